@@ -1,0 +1,165 @@
+"""kubeshift's own error types, and the one place foreign errors are mapped onto them.
+
+Every error carries a kind that decides what the runner does next (retry, stop, ask
+the user to fix something) and the CLI's exit code. Pulumi ``CommandError``s,
+kubernetes ``ApiException``s and botocore ``ClientError``s are translated here and
+nowhere else, always with ``raise ... from exc`` so the cause stays inspectable.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class ErrorKind(enum.Enum):
+    USER = "user"  # bad input: config, flags, kubeconfig, missing CLI
+    PRECONDITION = "precondition"  # the world is not in a state where the step is safe
+    RETRYABLE = "retryable"  # transient: throttling, conflicts, budgets not yet allowing
+    GATE_TIMEOUT = "gate-timeout"  # a gate's deadline passed with work still pending
+    FATAL = "fatal"  # a step failed and must not be retried blindly
+    LOCKED = "locked"  # another run holds the stack
+
+
+EXIT_CODES: dict[ErrorKind, int] = {
+    ErrorKind.USER: 2,
+    ErrorKind.PRECONDITION: 3,
+    ErrorKind.GATE_TIMEOUT: 4,
+    ErrorKind.FATAL: 5,
+    ErrorKind.RETRYABLE: 5,
+    ErrorKind.LOCKED: 6,
+}
+
+
+class KubeshiftError(Exception):
+    """Base error: one sentence for a human, a kind for the machine."""
+
+    kind: ErrorKind = ErrorKind.FATAL
+
+    def __init__(self, message: str, *, kind: ErrorKind | None = None) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.kind]
+
+
+class UserError(KubeshiftError):
+    kind = ErrorKind.USER
+
+
+class ConfigError(UserError):
+    """The stack configuration is invalid; the message names the key."""
+
+
+class EngineMissingError(UserError):
+    """The ``pulumi`` CLI is not installed or not on PATH."""
+
+
+class StackNotFoundError(UserError):
+    """The named stack does not exist in the backend."""
+
+
+class StackLockedError(KubeshiftError):
+    """Another update (or another kubeshift run) holds the stack."""
+
+    kind = ErrorKind.LOCKED
+
+
+class PreconditionFailed(KubeshiftError):
+    kind = ErrorKind.PRECONDITION
+
+
+class BlastRadiusError(PreconditionFailed):
+    """A preview contains changes the phase does not allow."""
+
+
+class RetryableError(KubeshiftError):
+    kind = ErrorKind.RETRYABLE
+
+
+class GateTimeoutError(KubeshiftError):
+    kind = ErrorKind.GATE_TIMEOUT
+
+
+class StepFailedError(KubeshiftError):
+    kind = ErrorKind.FATAL
+
+
+# --- mapping foreign errors -------------------------------------------------------------
+
+_RETRYABLE_HTTP = {409, 429, 500, 502, 503, 504}
+_RETRYABLE_AWS_CODES = {
+    "Throttling",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "PriorRequestNotComplete",
+    "RequestExpired",
+    "ServiceUnavailable",
+    "InternalError",
+}
+_PRECONDITION_AWS_CODES = {
+    "RouteLimitExceeded",
+    "RulesPerSecurityGroupLimitExceeded",
+    "InvalidChangeBatch",
+    "InvalidVpcPeeringConnectionID.NotFound",
+    "DependencyViolation",
+}
+
+
+def from_client_error(exc: Any, action: str) -> KubeshiftError:
+    """Map a botocore ``ClientError`` raised while doing ``action``."""
+    error = getattr(exc, "response", {}).get("Error", {})
+    code = str(error.get("Code", "Unknown"))
+    message = str(error.get("Message", exc)).rstrip(".")
+    text = f"AWS refused to {action}: {code}: {message}."
+    if code in _RETRYABLE_AWS_CODES:
+        return RetryableError(text + " Will retry.")
+    if code in _PRECONDITION_AWS_CODES:
+        return PreconditionFailed(text)
+    if code in {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation"}:
+        return UserError(text + " Check the IAM permissions listed in the README.")
+    if code in {"ExpiredToken", "InvalidClientTokenId", "UnrecognizedClientException"}:
+        return UserError(text + " Refresh the AWS credentials of the profile in use.")
+    return StepFailedError(text)
+
+
+def from_api_exception(exc: Any, action: str) -> KubeshiftError:
+    """Map a kubernetes ``ApiException`` raised while doing ``action``."""
+    status = int(getattr(exc, "status", 0) or 0)
+    reason = str(getattr(exc, "reason", "") or "error")
+    text = f"Kubernetes answered {status} {reason} to {action}."
+    if status in _RETRYABLE_HTTP or status == 0:
+        return RetryableError(text + " Will retry.")
+    if status in {401, 403}:
+        return UserError(text + " Check the kubeconfig context's credentials and RBAC.")
+    if status == 404:
+        return PreconditionFailed(text)
+    return StepFailedError(text)
+
+
+def from_command_error(exc: Any, action: str) -> KubeshiftError:
+    """Map a Pulumi Automation API ``CommandError`` (or subclass) raised by ``action``."""
+    from pulumi.automation import errors as auto_errors
+
+    stderr = (getattr(exc, "stderr", "") or str(exc)).strip()
+    detail = _last_meaningful_line(stderr)
+    if isinstance(exc, auto_errors.ConcurrentUpdateError):
+        return StackLockedError(
+            f"The stack is locked by another update while trying to {action}; wait for it to "
+            "finish, or run `pulumi cancel` if it died."
+        )
+    if isinstance(exc, auto_errors.StackNotFoundError):
+        return StackNotFoundError(f"The stack does not exist ({action}): {detail}")
+    if isinstance(exc, auto_errors.CompilationError):
+        return UserError(f"The Pulumi program failed to load while trying to {action}: {detail}")
+    return StepFailedError(f"pulumi failed to {action}: {detail}")
+
+
+def _last_meaningful_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if line.lower().startswith("error")]
+    chosen = errors[-1] if errors else (lines[-1] if lines else "no output")
+    return chosen[:400]

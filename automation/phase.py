@@ -1,0 +1,164 @@
+"""The phase model: a scenario is an ordered tuple of frozen ``Phase`` records.
+
+A phase is data, not a script. It names the infrastructure state it wants (the
+Pulumi program reads ``kubeshift:phase``), the update targets, the preview changes it
+allows (the blast-radius guard), the steps to run before and after the update (hooks
+that act, gates that wait), whether it is destructive, and its way back. The runner
+executes any phase without knowing which one it is: adding a phase never touches it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from automation.waiting import Pending
+
+if TYPE_CHECKING:
+    from automation.context import HookContext
+
+
+@dataclass(frozen=True)
+class HookResult:
+    """What a hook did. ``changed`` is False when it found the work already done."""
+
+    changed: bool
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+HookFn = Callable[["HookContext"], HookResult]
+GateFn = Callable[["HookContext"], Pending]
+
+
+@dataclass(frozen=True)
+class Hook:
+    """An idempotent action run before or after a phase's update.
+
+    ``destructive`` hooks (drains, deletions, DNS switches) ask for confirmation and
+    are never run twice once the journal records them finished.
+    """
+
+    name: str
+    summary: str
+    run: HookFn
+    destructive: bool = False
+    retries: int = 2
+    retry_delay: float = 5.0
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A condition polled until it holds or its deadline passes; it blocks, never skips."""
+
+    name: str
+    summary: str
+    check: GateFn
+    timeout: float = 900.0
+    interval: float = 10.0
+
+
+Step = Hook | Gate
+
+
+@dataclass(frozen=True)
+class ChangePolicy:
+    """Which preview operations a phase allows; anything else stops the run before ``up``.
+
+    ``allowed_ops`` are allowed on any resource. ``scoped_ops`` are allowed only on
+    resources whose ``type::name`` matches one of ``scope`` (fnmatch patterns).
+    Resources matching ``protected`` may not change at all.
+    """
+
+    allowed_ops: frozenset[str] = frozenset({"same", "read", "create", "update"})
+    scoped_ops: frozenset[str] = frozenset()
+    scope: tuple[str, ...] = ()
+    protected: tuple[str, ...] = ()
+    summary: str = "creates and in-place updates"
+
+    def violation(self, op: str, resource_type: str, name: str) -> str | None:
+        """Why ``op`` on this resource is not allowed, or None when it is."""
+        key = f"{resource_type}::{name}"
+        if op in {"same", "read"}:
+            return None
+        if any(fnmatch.fnmatchcase(key, p) for p in self.protected):
+            return f"{op} of protected resource {key}"
+        if op in self.allowed_ops:
+            return None
+        if op in self.scoped_ops and any(fnmatch.fnmatchcase(key, p) for p in self.scope):
+            return None
+        return f"{op} of {key} is outside this phase's scope ({self.summary})"
+
+
+NO_OP_OPS = frozenset({"same", "read", "refresh", "read-replacement", "discard"})
+REPLACE_OPS = frozenset({"replace", "create-replacement", "delete-replaced"})
+
+CREATES_ONLY = ChangePolicy(
+    allowed_ops=frozenset({"same", "read", "create"}), summary="creates only"
+)
+CREATES_AND_UPDATES = ChangePolicy(summary="creates and in-place updates")
+
+
+def deletes_in(*scope: str, summary: str = "") -> ChangePolicy:
+    """Creates and updates anywhere; deletes and replaces only of resources in ``scope``."""
+    return ChangePolicy(
+        scoped_ops=frozenset({"delete", *REPLACE_OPS}),
+        scope=scope,
+        summary=summary or f"creates, updates; deletes/replaces only of {', '.join(scope)}",
+    )
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One named state of a scenario and what to run around reaching it."""
+
+    id: str
+    summary: str
+    before: tuple[Step, ...] = ()
+    after: tuple[Step, ...] = ()
+    targets: tuple[str, ...] = ()
+    changes: ChangePolicy = CREATES_AND_UPDATES
+    destructive: bool = False
+    way_back: str = ""
+
+    @property
+    def gates(self) -> tuple[Gate, ...]:
+        return tuple(s for s in (*self.before, *self.after) if isinstance(s, Gate))
+
+    @property
+    def hooks(self) -> tuple[Hook, ...]:
+        return tuple(s for s in (*self.before, *self.after) if isinstance(s, Hook))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """An ordered, readable list of phases."""
+
+    id: str
+    summary: str
+    phases: tuple[Phase, ...]
+
+    def phase(self, phase_id: str) -> Phase:
+        for phase in self.phases:
+            if phase.id == phase_id:
+                return phase
+        known = ", ".join(p.id for p in self.phases)
+        from automation.errors import UserError
+
+        raise UserError(f"Unknown phase '{phase_id}' for scenario {self.id}; known: {known}.")
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.phases)
+
+    def slice(self, start: str | None, stop: str | None) -> tuple[Phase, ...]:
+        """Phases from ``start`` to ``stop`` inclusive (either end open)."""
+        ids = self.ids()
+        lo = ids.index(self.phase(start).id) if start else 0
+        hi = ids.index(self.phase(stop).id) if stop else len(ids) - 1
+        if lo > hi:
+            from automation.errors import UserError
+
+            raise UserError(f"Phase '{start}' comes after '{stop}' in scenario {self.id}.")
+        return self.phases[lo : hi + 1]
