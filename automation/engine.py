@@ -1,0 +1,195 @@
+"""The adapter between kubeshift and the Pulumi engine (Automation API, local program).
+
+The runner talks to an ``Engine``: set the phase, preview, update, read outputs and
+URNs. ``PulumiEngine`` implements it with ``LocalWorkspace`` on the repository root,
+so the runner and a hand-run ``pulumi up`` execute the same ``__main__.py`` with the
+same ``stacks/Pulumi.<stack>.yaml`` (config goes through the CLI, which honours
+``stackConfigDir``; we never pass ``project_settings``). The SDK is imported lazily so
+the CLI starts fast, and every Pulumi failure is mapped to kubeshift's own errors here.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from automation.errors import EngineMissingError, KubeshiftError, from_command_error
+
+PHASE_KEY = "kubeshift:phase"
+
+
+@dataclass(frozen=True)
+class ResourceChange:
+    """One step the engine plans or takes for one resource."""
+
+    op: str
+    urn: str
+    type: str
+    name: str
+    diffs: tuple[str, ...] = ()
+
+    @classmethod
+    def from_urn(cls, op: str, urn: str, diffs: Sequence[str] = ()) -> ResourceChange:
+        return cls(op=op, urn=urn, type=urn_type(urn), name=urn_name(urn), diffs=tuple(diffs))
+
+
+@dataclass(frozen=True)
+class PreviewOutcome:
+    changes: tuple[ResourceChange, ...]
+    summary: dict[str, int] = field(default_factory=dict)
+
+    def changed(self) -> tuple[ResourceChange, ...]:
+        return tuple(c for c in self.changes if c.op not in {"same", "read"})
+
+
+@dataclass(frozen=True)
+class UpdateOutcome:
+    summary: dict[str, int]
+    outputs: dict[str, Any]
+
+
+def urn_name(urn: str) -> str:
+    return urn.rsplit("::", 1)[-1]
+
+
+def urn_type(urn: str) -> str:
+    qualified = urn.rsplit("::", 2)[-2] if urn.count("::") >= 2 else ""
+    return qualified.rsplit("$", 1)[-1]
+
+
+class Engine(Protocol):
+    """What the runner needs from Pulumi; a fake implements it in unit tests."""
+
+    def set_phase(self, phase: str) -> None: ...
+    def current_phase(self) -> str | None: ...
+    def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome: ...
+    def up(self, targets: Sequence[str] = ()) -> UpdateOutcome: ...
+    def outputs(self) -> dict[str, Any]: ...
+    def resource_urns(self) -> list[str]: ...
+
+
+OutputSink = Callable[[str], None]
+
+
+def require_pulumi_cli(command: str = "pulumi") -> str:
+    """Path of the ``pulumi`` CLI, or an ``EngineMissingError`` saying how to get one."""
+    found = shutil.which(command)
+    if not found:
+        raise EngineMissingError(
+            "The `pulumi` CLI was not found on PATH; install Pulumi "
+            "(https://www.pulumi.com/docs/install/) or build it with scripts/build-pulumi "
+            "and add its bin directory to PATH."
+        )
+    return found
+
+
+@contextmanager
+def mapped_errors(action: str) -> Iterator[None]:
+    """Translate Pulumi SDK exceptions raised inside the block into kubeshift errors."""
+    from pulumi.automation import errors as auto_errors
+
+    try:
+        yield
+    except KubeshiftError:
+        raise
+    except FileNotFoundError as exc:
+        raise EngineMissingError(
+            f"The `pulumi` CLI could not be run to {action}; install Pulumi or put it on PATH."
+        ) from exc
+    except auto_errors.CommandError as exc:
+        raise from_command_error(exc, action) from exc
+
+
+class PulumiEngine:
+    """``Engine`` over the Automation API in local-program mode."""
+
+    def __init__(
+        self,
+        project_dir: Path,
+        stack_name: str,
+        *,
+        create: bool = False,
+        pulumi_command: Any = None,
+        on_output: OutputSink | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        from pulumi import automation as auto
+
+        self._auto = auto
+        self._on_output = on_output
+        self.stack_name = stack_name
+        with mapped_errors(f"open stack '{stack_name}'"):
+            command = pulumi_command or auto.PulumiCommand()
+            options = auto.LocalWorkspaceOptions(
+                work_dir=str(project_dir), pulumi_command=command, env_vars=env or {}
+            )
+            if create:
+                self._stack = auto.create_or_select_stack(
+                    stack_name, work_dir=str(project_dir), opts=options
+                )
+            else:
+                self._stack = auto.select_stack(stack_name, work_dir=str(project_dir), opts=options)
+
+    # -- config ------------------------------------------------------------------------
+
+    def set_phase(self, phase: str) -> None:
+        with mapped_errors(f"set {PHASE_KEY} to {phase}"):
+            self._stack.set_config(PHASE_KEY, self._auto.ConfigValue(value=phase))
+
+    def current_phase(self) -> str | None:
+        with mapped_errors(f"read {PHASE_KEY}"):
+            try:
+                return str(self._stack.get_config(PHASE_KEY).value)
+            except self._auto.errors.CommandError:
+                return None
+
+    # -- operations --------------------------------------------------------------------
+
+    def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome:
+        changes: list[ResourceChange] = []
+
+        def on_event(event: Any) -> None:
+            pre = getattr(event, "resource_pre_event", None)
+            if pre is None:
+                return
+            meta = pre.metadata
+            op = getattr(meta.op, "value", meta.op)
+            changes.append(ResourceChange.from_urn(str(op), meta.urn, meta.diffs or ()))
+
+        with mapped_errors("preview the stack"):
+            result = self._stack.preview(
+                target=list(targets) or None,
+                target_dependents=bool(targets) or None,
+                diff=True,
+                on_output=self._on_output,
+                on_event=on_event,
+            )
+        summary = {str(getattr(k, "value", k)): int(v) for k, v in result.change_summary.items()}
+        return PreviewOutcome(changes=tuple(changes), summary=summary)
+
+    def up(self, targets: Sequence[str] = ()) -> UpdateOutcome:
+        with mapped_errors("update the stack"):
+            result = self._stack.up(
+                target=list(targets) or None,
+                target_dependents=bool(targets) or None,
+                on_output=self._on_output,
+            )
+        summary = {str(k): int(v) for k, v in (result.summary.resource_changes or {}).items()}
+        return UpdateOutcome(summary=summary, outputs=_plain_outputs(result.outputs))
+
+    def outputs(self) -> dict[str, Any]:
+        with mapped_errors("read stack outputs"):
+            return _plain_outputs(self._stack.outputs())
+
+    def resource_urns(self) -> list[str]:
+        with mapped_errors("export the stack"):
+            deployment = self._stack.export_stack().deployment or {}
+        return [r["urn"] for r in deployment.get("resources", []) if "urn" in r]
+
+
+def _plain_outputs(outputs: dict[str, Any]) -> dict[str, Any]:
+    return {key: getattr(value, "value", value) for key, value in outputs.items()}

@@ -1,0 +1,278 @@
+"""The phase runner: walks a scenario's phases, one journaled step at a time.
+
+Each phase becomes an ordered list of steps — ``config`` (set ``kubeshift:phase``),
+the phase's ``before`` hooks and gates, ``preview`` (the blast-radius guard),
+``update`` and the ``after`` hooks and gates. Before a step runs it is recorded as
+started, after it as succeeded or failed, so a killed run resumes at the first
+unfinished step and never repeats a finished one. The runner knows nothing about any
+particular phase: everything phase-specific is data in ``automation.scenarios``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from automation import guard
+from automation.context import HookContext
+from automation.engine import Engine, urn_name
+from automation.errors import (
+    KubeshiftError,
+    PreconditionFailed,
+    RetryableError,
+    StepFailedError,
+    UserError,
+)
+from automation.journal import Journal
+from automation.phase import Gate, Hook, Phase, Step
+from automation.waiting import wait_until
+
+CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
+
+Confirm = Callable[[str], bool]
+ContextFactory = Callable[[Phase, dict[str, Any], bool], HookContext]
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """One step of one phase as the runner will execute it."""
+
+    phase: str
+    key: str
+    summary: str
+    destructive: bool
+    kind: str  # config | hook | gate | preview | update
+    step: Step | None = None
+
+
+def plan_steps(phase: Phase) -> list[PlannedStep]:
+    """The steps of ``phase`` in execution order."""
+    steps = [PlannedStep(phase.id, CONFIG, f"set kubeshift:phase to {phase.id}", False, "config")]
+    steps += [_planned(phase.id, "before", s) for s in phase.before]
+    steps.append(
+        PlannedStep(phase.id, PREVIEW, f"preview ({phase.changes.summary})", False, "preview")
+    )
+    target_text = f" of {', '.join(phase.targets)}" if phase.targets else ""
+    steps.append(
+        PlannedStep(phase.id, UPDATE, f"pulumi up{target_text}", phase.destructive, "update")
+    )
+    steps += [_planned(phase.id, "after", s) for s in phase.after]
+    return steps
+
+
+def _planned(phase_id: str, where: str, step: Step) -> PlannedStep:
+    kind = "hook" if isinstance(step, Hook) else "gate"
+    destructive = isinstance(step, Hook) and step.destructive
+    return PlannedStep(phase_id, f"{where}:{step.name}", step.summary, destructive, kind, step)
+
+
+@dataclass
+class StepOutcome:
+    phase: str
+    step: str
+    status: str  # succeeded | skipped | failed | would-run | done
+    message: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class RunReport:
+    outcomes: list[StepOutcome] = field(default_factory=list)
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [o.__dict__.copy() for o in self.outcomes]
+
+
+class Runner:
+    """Executes phases against an engine, journaling every step."""
+
+    def __init__(
+        self,
+        engine: Engine | None,
+        journal: Journal | None,
+        context_factory: ContextFactory,
+        *,
+        confirm: Confirm | None = None,
+        log: logging.Logger | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.engine = engine
+        self.journal = journal
+        self.context_factory = context_factory
+        self.confirm = confirm
+        self.log = log or logging.getLogger("kubeshift.runner")
+        self.sleep = sleep
+        self._outputs: dict[str, Any] = {}
+
+    # -- public ------------------------------------------------------------------------
+
+    def pending_destructive(self, phases: Sequence[Phase]) -> list[PlannedStep]:
+        """Destructive steps in ``phases`` the journal does not record as finished."""
+        return [
+            s
+            for phase in phases
+            for s in plan_steps(phase)
+            if s.destructive and not (self.journal and self.journal.is_done(s.phase, s.key))
+        ]
+
+    def run(self, phases: Sequence[Phase]) -> RunReport:
+        """Run ``phases`` in order, resuming after the last finished step."""
+        if self.engine is None or self.journal is None:
+            raise UserError("A run needs a Pulumi engine and a journal; use dry_run for a plan.")
+        if self.confirm is None and self.pending_destructive(phases):
+            steps = ", ".join(f"{s.phase}/{s.key}" for s in self.pending_destructive(phases)[:5])
+            raise UserError(
+                f"This run includes destructive steps ({steps}) and no terminal to confirm "
+                "them; pass --yes to proceed non-interactively."
+            )
+        report = RunReport()
+        self._outputs = self.engine.outputs()
+        for phase in phases:
+            self._run_phase(phase, report)
+        return report
+
+    def dry_run(self, phases: Sequence[Phase]) -> RunReport:
+        """Say what a run would do; hooks run in dry-run mode, nothing is written."""
+        report = RunReport()
+        for phase in phases:
+            context: HookContext | None = None
+            for planned in plan_steps(phase):
+                if self.journal and self.journal.is_done(phase.id, planned.key):
+                    report.outcomes.append(StepOutcome(phase.id, planned.key, "done"))
+                    continue
+                message = planned.summary
+                if planned.step is not None:
+                    context = context or self.context_factory(phase, self._outputs, True)
+                    message = self._describe(planned.step, context)
+                report.outcomes.append(StepOutcome(phase.id, planned.key, "would-run", message))
+        return report
+
+    # -- phases and steps --------------------------------------------------------------
+
+    def _run_phase(self, phase: Phase, report: RunReport) -> None:
+        assert self.journal is not None
+        context: HookContext | None = None
+        for planned in plan_steps(phase):
+            # config and preview are cheap and must hold right before the update: they
+            # run again on resume until the update itself has finished.
+            update_done = self.journal.is_done(phase.id, UPDATE)
+            always = planned.key in {CONFIG, PREVIEW} and not update_done
+            if self.journal.is_done(phase.id, planned.key) and not always:
+                report.outcomes.append(
+                    StepOutcome(phase.id, planned.key, "skipped", "already done")
+                )
+                self.log.info("%s/%s skipped: finished in an earlier run", phase.id, planned.key)
+                continue
+            if planned.destructive:
+                self._confirm(planned)
+            if planned.step is not None and context is None:
+                context = self.context_factory(phase, self._outputs, False)
+            started = time.monotonic()
+            self.journal.start(phase.id, planned.key, destructive=planned.destructive)
+            self.log.info("%s/%s started: %s", phase.id, planned.key, planned.summary)
+            try:
+                message = self._execute(phase, planned, context)
+            except KubeshiftError as exc:
+                self.journal.fail(phase.id, planned.key, str(exc))
+                self.log.error("%s/%s failed: %s", phase.id, planned.key, exc)
+                raise
+            except Exception as exc:
+                text = f"{type(exc).__name__}: {exc}"
+                self.journal.fail(phase.id, planned.key, text)
+                self.log.error("%s/%s failed: %s", phase.id, planned.key, text)
+                raise StepFailedError(f"Step {phase.id}/{planned.key} failed: {text}") from exc
+            self.journal.finish(phase.id, planned.key, message)
+            self.log.info("%s/%s succeeded: %s", phase.id, planned.key, message)
+            report.outcomes.append(
+                StepOutcome(phase.id, planned.key, "succeeded", message, time.monotonic() - started)
+            )
+            if planned.key == UPDATE and context is not None:
+                context.outputs = self._outputs
+
+    def _confirm(self, planned: PlannedStep) -> None:
+        assert self.confirm is not None
+        if not self.confirm(f"{planned.phase}/{planned.key}: {planned.summary}. Proceed?"):
+            raise UserError(
+                f"Step {planned.phase}/{planned.key} was not confirmed; nothing changed."
+            )
+
+    def _execute(self, phase: Phase, planned: PlannedStep, context: HookContext | None) -> str:
+        assert self.engine is not None
+        if planned.kind == "config":
+            self.engine.set_phase(phase.id)
+            return f"kubeshift:phase = {phase.id}"
+        if planned.kind == "preview":
+            outcome = self.engine.preview(self._targets(phase))
+            guard.check(phase.id, outcome, phase.changes)
+            return _summary_text(outcome.summary)
+        if planned.kind == "update":
+            result = self.engine.up(self._targets(phase))
+            self._outputs = result.outputs
+            return _summary_text(result.summary)
+        assert context is not None and planned.step is not None
+        if isinstance(planned.step, Hook):
+            return self._run_hook(planned.step, context)
+        return self._run_gate(planned.step, context)
+
+    def _run_hook(self, hook: Hook, context: HookContext) -> str:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return hook.run(context).message
+            except RetryableError as exc:
+                if attempt > hook.retries:
+                    raise
+                self.log.warning(
+                    "hook %s: %s; will retry in %.0fs", hook.name, exc, hook.retry_delay
+                )
+                self.sleep(hook.retry_delay)
+
+    def _run_gate(self, gate: Gate, context: HookContext) -> str:
+        status = wait_until(
+            gate.summary,
+            lambda: gate.check(context),
+            timeout=gate.timeout,
+            interval=gate.interval,
+            on_progress=context.progress.on_wait,
+            sleep=self.sleep,
+        )
+        return status.detail or f"{gate.summary}: satisfied"
+
+    def _describe(self, step: Step, context: HookContext) -> str:
+        try:
+            if isinstance(step, Hook):
+                return step.run(context).message
+            status = step.check(context)
+        except KubeshiftError as exc:
+            return f"{step.summary} (could not evaluate now: {exc})"
+        if status.done:
+            return f"{step.summary}: already satisfied"
+        return f"would wait up to {step.timeout:.0f}s for {step.summary}; pending now: " + (
+            ", ".join(status.items[:5])
+        )
+
+    def _targets(self, phase: Phase) -> list[str]:
+        if not phase.targets:
+            return []
+        assert self.engine is not None
+        urns = self.engine.resource_urns()
+        chosen = []
+        for pattern in phase.targets:
+            matched = [u for u in urns if fnmatch.fnmatchcase(urn_name(u), pattern)]
+            if not matched:
+                raise PreconditionFailed(
+                    f"Phase '{phase.id}' targets '{pattern}', which matches no resource in "
+                    "the stack."
+                )
+            chosen += matched
+        return sorted(set(chosen))
+
+
+def _summary_text(summary: dict[str, int]) -> str:
+    parts = [f"{op} {n}" for op, n in sorted(summary.items()) if n and op != "same"]
+    return ", ".join(parts) if parts else "no changes"
