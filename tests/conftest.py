@@ -6,4 +6,5 @@ test directory shares a single instance of each service.
 """
 
 pytest_plugins: list[str] = [
+    "tests.support.controlplane_fixtures",
 ]

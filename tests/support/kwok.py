@@ -1,0 +1,111 @@
+"""kwok in front of a test cluster: plays kubelet for the nodes carrying a label.
+
+kwok needs Stage configurations to act. We take upstream's stages (copied into the
+testbin cache) and add one knob to the pod-ready stage: a delay before a pod turns
+Ready, set per cluster (``pod_ready_delay`` / ``KUBESHIFT_KWOK_POD_READY_DELAY``) or per
+pod with the ``kubeshift.io/pod-ready-delay`` annotation (a Go duration, e.g. ``"2s"``).
+Drain benchmarks use it to make replacement pods take realistic time to become Ready.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.support.processes import Daemon
+
+MANAGED_LABEL = "kwok.x-k8s.io/managed"
+MANAGED_SELECTOR = f"{MANAGED_LABEL}=true"
+POD_READY_DELAY_ANNOTATION = "kubeshift.io/pod-ready-delay"
+POD_READY_DELAY_ENV = "KUBESHIFT_KWOK_POD_READY_DELAY"
+# /10 gives ~4M pod IPs; kwok's default /24 runs out at 254 pods.
+POD_CIDR = "10.64.0.0/10"
+
+_STAGE_FILES = (
+    "node-initialize.yaml",
+    "node-heartbeat-with-lease.yaml",
+    "pod-ready.yaml",
+    "pod-complete.yaml",
+    "pod-delete.yaml",
+)
+
+
+def parse_duration_ms(text: str) -> int:
+    """``"1.5s"``, ``"250ms"``, ``"2m"`` or a bare number of milliseconds."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*", text)
+    if not match:
+        raise ValueError(f"not a duration: {text!r} (use e.g. 250ms, 2s, 1m)")
+    value, unit = float(match.group(1)), match.group(2) or "ms"
+    return int(value * {"ms": 1, "s": 1000, "m": 60000}[unit])
+
+
+def default_pod_ready_delay_ms() -> int:
+    return parse_duration_ms(os.environ.get(POD_READY_DELAY_ENV, "0"))
+
+
+def stages(stage_dir: Path, pod_ready_delay_ms: int) -> list[dict[str, Any]]:
+    """Upstream stages with a configurable pod-ready delay."""
+    docs: list[dict[str, Any]] = []
+    for name in _STAGE_FILES:
+        doc = yaml.safe_load((stage_dir / name).read_text())
+        if doc["metadata"]["name"] == "pod-ready":
+            doc["spec"]["delay"] = {
+                "durationMilliseconds": pod_ready_delay_ms,
+                "durationFrom": {
+                    "expressionFrom": f'.metadata.annotations["{POD_READY_DELAY_ANNOTATION}"]'
+                },
+            }
+        docs.append(doc)
+    return docs
+
+
+def write_config(path: Path, stage_dir: Path, pod_ready_delay_ms: int) -> Path:
+    """One multi-document kwok config: options plus stages."""
+    options = {
+        "apiVersion": "config.kwok.x-k8s.io/v1alpha1",
+        "kind": "KwokConfiguration",
+        "options": {
+            "cidr": POD_CIDR,
+            "manageAllNodes": False,
+            "manageNodesWithLabelSelector": MANAGED_SELECTOR,
+            "nodeLeaseDurationSeconds": 40,
+            "podPlayStageParallelism": 16,
+            "nodePlayStageParallelism": 8,
+            "nodeLeaseParallelism": 8,
+            "enableDebuggingHandlers": False,
+            "enableProfilingHandler": False,
+        },
+    }
+    path.write_text(yaml.safe_dump_all([options, *stages(stage_dir, pod_ready_delay_ms)]))
+    return path
+
+
+def start_kwok(
+    binary: Path,
+    stage_dir: Path,
+    kubeconfig: Path,
+    workdir: Path,
+    *,
+    name: str,
+    pod_ready_delay_ms: int,
+) -> Daemon:
+    """Start kwok managing only nodes labelled ``kwok.x-k8s.io/managed=true``."""
+    config = write_config(workdir / "kwok.yaml", stage_dir, pod_ready_delay_ms)
+    return Daemon.start(
+        name,
+        [
+            binary,
+            f"--config={config}",
+            f"--kubeconfig={kubeconfig}",
+            "--manage-all-nodes=false",
+            f"--manage-nodes-with-label-selector={MANAGED_SELECTOR}",
+            f"--cidr={POD_CIDR}",
+            "--server-address=",
+        ],
+        workdir / "logs",
+        env={"HOME": str(workdir)},  # keeps kwok away from ~/.kwok
+    )
