@@ -1,0 +1,172 @@
+"""The one place Kubernetes API clients are built.
+
+Hooks and gates receive a ``KubeClients``; they never read kubeconfigs themselves. The
+clients carry a default request timeout (the generated client has none, so a dead
+apiserver would hang a hook forever), a connection pool large enough for concurrent
+drains, and a request counter the benchmark reads (API requests per evicted pod).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kubernetes import client, config
+from kubernetes.config.config_exception import ConfigException
+from pydantic import BaseModel, Field
+
+from automation.errors import UserError, from_api_exception
+
+
+class ClusterAccess(BaseModel):
+    """How to reach one cluster: a kubeconfig file and context, or in-cluster credentials."""
+
+    kubeconfig: Path | None = Field(
+        default=None, description="Kubeconfig file; default $KUBECONFIG or ~/.kube/config."
+    )
+    context: str | None = Field(default=None, description="Context name; default current.")
+    in_cluster: bool = Field(default=False, description="Use the pod's service account.")
+    request_timeout: float = Field(default=30.0, gt=0, description="Seconds per API request.")
+    pool_size: int = Field(default=64, ge=1, description="HTTP connections kept open.")
+
+    def kubeconfig_path(self) -> Path:
+        if self.kubeconfig is not None:
+            return self.kubeconfig.expanduser()
+        env = os.environ.get("KUBECONFIG", "")
+        first = env.split(os.pathsep)[0] if env else ""
+        return Path(first or "~/.kube/config").expanduser()
+
+
+class _CountingApiClient(client.ApiClient):
+    """An ``ApiClient`` that applies a default timeout and counts requests."""
+
+    def __init__(self, configuration: client.Configuration, timeout: float) -> None:
+        super().__init__(configuration)
+        self.default_timeout = timeout
+        self._lock = threading.Lock()
+        self.requests = 0
+
+    def call_api(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if kwargs.get("_request_timeout") is None:
+            kwargs["_request_timeout"] = self.default_timeout
+        with self._lock:
+            self.requests += 1
+        return super().call_api(*args, **kwargs)
+
+
+@dataclass
+class KubeClients:
+    """Typed accessors over one authenticated ``ApiClient``."""
+
+    api_client: client.ApiClient
+    name: str = "cluster"
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def _api(self, cls: type) -> Any:
+        key = cls.__name__
+        if key not in self._cache:
+            self._cache[key] = cls(self.api_client)
+        return self._cache[key]
+
+    @property
+    def core(self) -> client.CoreV1Api:
+        return self._api(client.CoreV1Api)
+
+    @property
+    def apps(self) -> client.AppsV1Api:
+        return self._api(client.AppsV1Api)
+
+    @property
+    def policy(self) -> client.PolicyV1Api:
+        return self._api(client.PolicyV1Api)
+
+    @property
+    def discovery(self) -> client.DiscoveryV1Api:
+        return self._api(client.DiscoveryV1Api)
+
+    @property
+    def request_count(self) -> int:
+        """API requests sent so far (0 when the client does not count)."""
+        return int(getattr(self.api_client, "requests", 0))
+
+    def close(self) -> None:
+        self.api_client.close()
+
+
+def build_clients(access: ClusterAccess) -> KubeClients:
+    """Build clients for ``access``; a missing kubeconfig or context is a ``UserError``."""
+    configuration = client.Configuration()
+    if access.in_cluster:
+        try:
+            config.load_incluster_config(client_configuration=configuration)
+        except ConfigException as exc:
+            raise UserError(f"In-cluster Kubernetes credentials are unavailable: {exc}.") from exc
+        name = "in-cluster"
+    else:
+        path = access.kubeconfig_path()
+        if not path.is_file():
+            raise UserError(
+                f"Kubeconfig {path} does not exist; pass --kubeconfig or set KUBECONFIG."
+            )
+        try:
+            contexts, active = config.list_kube_config_contexts(config_file=str(path))
+        except ConfigException as exc:
+            raise UserError(f"Kubeconfig {path} is not usable: {exc}.") from exc
+        known = sorted(c["name"] for c in contexts or [])
+        if access.context is not None and access.context not in known:
+            names = ", ".join(known) or "none"
+            raise UserError(
+                f"Context '{access.context}' is not in kubeconfig {path}; known: {names}."
+            )
+        if access.context is None and not active:
+            raise UserError(f"Kubeconfig {path} has no current context; pass --context.")
+        try:
+            config.load_kube_config(
+                config_file=str(path),
+                context=access.context,
+                client_configuration=configuration,
+                persist_config=False,
+            )
+        except ConfigException as exc:
+            raise UserError(f"Kubeconfig {path} is not usable: {exc}.") from exc
+        name = access.context or active["name"]
+    configuration.connection_pool_maxsize = access.pool_size
+    return KubeClients(_CountingApiClient(configuration, access.request_timeout), name=name)
+
+
+def raw(call: Any, *args: Any, action: str, **kwargs: Any) -> dict[str, Any]:
+    """Call a generated API method and return the decoded JSON body as plain dicts.
+
+    Drains and gates work on the API's JSON shape: it is faster than building pydantic
+    models for thousands of pods, and pure filters can be tested on literal dicts.
+    Errors are mapped through ``automation.errors`` with ``action`` naming the call.
+    """
+    try:
+        response = call(*args, _preload_content=False, **kwargs)
+    except client.ApiException as exc:
+        raise from_api_exception(exc, action) from exc
+    return json.loads(response.data or b"{}")
+
+
+def list_all(call: Any, *args: Any, action: str, page: int = 500, **kwargs: Any) -> dict[str, Any]:
+    """List every item of a collection, following ``continue`` tokens.
+
+    Returns ``{"items": [...], "resourceVersion": rv}`` where ``rv`` is the list's
+    resource version (a consistent point to start a watch from).
+    """
+    items: list[dict[str, Any]] = []
+    token: str | None = None
+    version = ""
+    while True:
+        extra = {"_continue": token} if token else {}
+        body = raw(call, *args, action=action, limit=page, **extra, **kwargs)
+        items.extend(body.get("items") or [])
+        meta = body.get("metadata") or {}
+        version = meta.get("resourceVersion", version)
+        token = meta.get("continue") or None
+        if not token:
+            return {"items": items, "resourceVersion": version}
