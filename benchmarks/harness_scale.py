@@ -1,0 +1,174 @@
+"""How long does the test control plane take to settle 200 kwok nodes and 5000 pods?
+
+Run on demand (not part of the test suite), after ``scripts/testbin``:
+
+    .venv/bin/python benchmarks/harness_scale.py [--nodes 200] [--pods 5000]
+
+It starts etcd and one cluster tuned for scale (higher client QPS and apiserver
+in-flight limits), creates the nodes as four kwok-managed pools across zones, then
+Deployments adding up to the pod count, and prints: cluster start-up time, time until
+every node is Ready, time until every pod is Ready, plus the testbin build figures
+recorded in the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kubernetes.client import AppsV1Api, CoreV1Api, V1Namespace, V1ObjectMeta
+
+from tests.support.controlplane import ClusterOptions, start_cluster
+from tests.support.etcd import start_etcd
+from tests.support.nodes import NodePools, NodePoolSpec
+from tests.support.testbin import MissingBinaries, cache_root, locate
+from tests.support.waiting import eventually
+from tests.support.workloads import deployment
+
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d")
+PODS_PER_DEPLOYMENT = 250
+BIG = {"cpu": "64", "memory": "256Gi", "pods": "110"}
+
+
+def _build_figures() -> None:
+    root = cache_root()
+    for stamp in sorted(root.glob("*/.testbin.json")):
+        data = json.loads(stamp.read_text())
+        size = sum(p.stat().st_size for p in stamp.parent.rglob("*") if p.is_file()) / 2**20
+        print(
+            f"build  {data['component']:<11} {data['version']:<8} "
+            f"{data['build_seconds']:>7.0f}s  {size:6.0f} MiB  ({data['go']})"
+        )
+    total = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
+    print(f"cache  {root}: {total:.0f} MiB")
+
+
+def _ready_nodes(core: CoreV1Api) -> int:
+    nodes = core.list_node(label_selector="kwok.x-k8s.io/managed=true").items
+    return sum(
+        any(c.type == "Ready" and c.status == "True" for c in n.status.conditions or [])
+        for n in nodes
+    )
+
+
+def _ready_pods(apps: AppsV1Api, namespace: str) -> int:
+    return sum(
+        d.status.ready_replicas or 0 for d in apps.list_namespaced_deployment(namespace).items
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=200)
+    parser.add_argument("--pods", type=int, default=5000)
+    parser.add_argument("--timeout", type=float, default=900.0, help="per phase, seconds")
+    args = parser.parse_args()
+    try:
+        bins = locate()
+    except MissingBinaries as exc:
+        print(f"harness_scale: {exc}", file=sys.stderr)
+        return 2
+    _build_figures()
+
+    with tempfile.TemporaryDirectory(prefix="kubeshift-scale-") as tmp:
+        workdir = Path(tmp)
+        etcd = start_etcd(bins.etcd, workdir)
+        t0 = time.monotonic()
+        cluster = start_cluster(
+            bins,
+            etcd.url,
+            workdir / "scale",
+            ClusterOptions(
+                name="scale", api_qps=2000, api_burst=4000,
+                max_requests_inflight=3000, max_mutating_requests_inflight=1500,
+            ),
+        )  # fmt: skip
+        print(f"start  cluster ready in {time.monotonic() - t0:.1f}s (etcd + 4 components)")
+        try:
+            with cluster.api_client() as client:
+                core, apps = CoreV1Api(client), AppsV1Api(client)
+                pools = NodePools(client)
+                per_zone = [args.nodes // len(ZONES)] * len(ZONES)
+                per_zone[0] += args.nodes - sum(per_zone)
+                t1 = time.monotonic()
+                with ThreadPoolExecutor(len(ZONES)) as ex:
+                    list(
+                        ex.map(
+                            lambda z: pools.create(
+                                NodePoolSpec(f"scale-{z[0]}", count=z[1], zone=z[0], capacity=BIG)
+                            ),
+                            zip(ZONES, per_zone, strict=True),
+                        )
+                    )  # fmt: skip
+                created = time.monotonic() - t1
+                eventually(
+                    f"{args.nodes} Ready nodes",
+                    lambda: _ready_nodes(core),
+                    until=lambda n: n == args.nodes,
+                    timeout=args.timeout,
+                    interval=1.0,
+                )
+                nodes_ready = time.monotonic() - t1
+                print(
+                    f"nodes  {args.nodes} created in {created:.1f}s, "
+                    f"all Ready after {nodes_ready:.1f}s"
+                )
+
+                ns = "scale"
+                core.create_namespace(V1Namespace(metadata=V1ObjectMeta(name=ns)))
+                eventually(
+                    "default ServiceAccount in scale namespace",
+                    lambda: core.read_namespaced_service_account("default", ns),
+                )
+                t2 = time.monotonic()
+                remaining, index = args.pods, 0
+                while remaining > 0:
+                    replicas = min(PODS_PER_DEPLOYMENT, remaining)
+                    apps.create_namespaced_deployment(
+                        ns, deployment(f"load-{index:03d}", replicas, node_selector={})
+                    )
+                    remaining -= replicas
+                    index += 1
+                last_print = [0.0]
+
+                def progress() -> int:
+                    ready = _ready_pods(apps, ns)
+                    now = time.monotonic() - t2
+                    if now - last_print[0] >= 15:
+                        print(
+                            f"       ... {ready}/{args.pods} pods Ready at {now:.0f}s", flush=True
+                        )
+                        last_print[0] = now
+                    return ready
+
+                eventually(
+                    f"{args.pods} Ready pods",
+                    progress,
+                    until=lambda n: n == args.pods,
+                    timeout=args.timeout,
+                    interval=2.0,
+                )
+                pods_ready = time.monotonic() - t2
+                pods = core.list_namespaced_pod(ns).items
+                running = sum(p.status.phase == "Running" for p in pods)
+                spread = len({p.spec.node_name for p in pods})
+                print(
+                    f"pods   {args.pods} pods in {index} Deployments Ready after {pods_ready:.1f}s "
+                    f"({args.pods / pods_ready:.0f} pods/s); {running} Running on {spread} nodes"
+                )
+                print(f"total  nodes + pods settled in {nodes_ready + pods_ready:.1f}s")
+        finally:
+            cluster.stop()
+            etcd.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
