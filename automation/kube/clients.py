@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 from pydantic import BaseModel, Field
@@ -113,16 +114,17 @@ def build_clients(access: ClusterAccess) -> KubeClients:
                 f"Kubeconfig {path} does not exist; pass --kubeconfig or set KUBECONFIG."
             )
         try:
-            contexts, active = config.list_kube_config_contexts(config_file=str(path))
-        except ConfigException as exc:
-            raise UserError(f"Kubeconfig {path} is not usable: {exc}.") from exc
-        known = sorted(c["name"] for c in contexts or [])
+            doc = yaml.safe_load(path.read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise UserError(f"Kubeconfig {path} is not readable YAML: {exc}.") from exc
+        known = sorted(c.get("name", "") for c in doc.get("contexts") or [])
+        active = doc.get("current-context") or ""
         if access.context is not None and access.context not in known:
             names = ", ".join(known) or "none"
             raise UserError(
                 f"Context '{access.context}' is not in kubeconfig {path}; known: {names}."
             )
-        if access.context is None and not active:
+        if access.context is None and active not in known:
             raise UserError(f"Kubeconfig {path} has no current context; pass --context.")
         try:
             config.load_kube_config(
@@ -133,7 +135,7 @@ def build_clients(access: ClusterAccess) -> KubeClients:
             )
         except ConfigException as exc:
             raise UserError(f"Kubeconfig {path} is not usable: {exc}.") from exc
-        name = access.context or active["name"]
+        name = access.context or active
     configuration.connection_pool_maxsize = access.pool_size
     return KubeClients(_CountingApiClient(configuration, access.request_timeout), name=name)
 
