@@ -257,20 +257,24 @@ class Runner:
         )
 
     def _targets(self, phase: Phase) -> list[str]:
-        if not phase.targets:
-            return []
         assert self.engine is not None
-        urns = self.engine.resource_urns()
-        chosen = []
-        for pattern in phase.targets:
-            matched = [u for u in urns if fnmatch.fnmatchcase(urn_name(u), pattern)]
-            if not matched:
-                raise PreconditionFailed(
-                    f"Phase '{phase.id}' targets '{pattern}', which matches no resource in "
-                    "the stack."
-                )
-            chosen += matched
-        return sorted(set(chosen))
+        return resolve_targets(self.engine, phase)
+
+
+def resolve_targets(engine: Engine, phase: Phase) -> list[str]:
+    """URNs of the resources ``phase.targets`` names (fnmatch on logical names); [] = all."""
+    if not phase.targets:
+        return []
+    urns = engine.resource_urns()
+    chosen: set[str] = set()
+    for pattern in phase.targets:
+        matched = [u for u in urns if fnmatch.fnmatchcase(urn_name(u), pattern)]
+        if not matched:
+            raise PreconditionFailed(
+                f"Phase '{phase.id}' targets '{pattern}', which matches no resource in the stack."
+            )
+        chosen.update(matched)
+    return sorted(chosen)
 
 
 def _summary_text(summary: dict[str, int]) -> str:

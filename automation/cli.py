@@ -1,0 +1,352 @@
+"""The ``kubeshift`` command line: plan, review, preview and run migrations phase by phase.
+
+Commands stay thin: they load and validate the stack, build the scenario, and hand
+work to the renderer, the runner or the journal. Heavy SDKs (Pulumi, boto3,
+kubernetes) are imported inside commands so ``kubeshift --help`` answers at once.
+Every ``KubeshiftError`` stops here as one line on stderr and a distinct exit code.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from automation.errors import KubeshiftError, UserError
+from automation.project import DEFAULT_STACK, project_dir
+
+app = typer.Typer(
+    name="kubeshift",
+    help="Zero-downtime migrations of live Kubernetes clusters on AWS, phase by phase.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+@dataclass
+class Globals:
+    stack: str = DEFAULT_STACK
+    json: bool = False
+    verbose: bool = False
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles_errors(func: F) -> F:
+    """Turn kubeshift errors into one line on stderr and their exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except KubeshiftError as exc:
+            err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            err.print("interrupted; run the same command again to resume.")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _globals(ctx: typer.Context) -> Globals:
+    return ctx.ensure_object(Globals)
+
+
+def _emit_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    stack: Annotated[
+        str, typer.Option("--stack", "-s", help="Stack name (stacks/Pulumi.NAME.yaml).")
+    ] = DEFAULT_STACK,
+    json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+) -> None:
+    """Zero-downtime migrations of live Kubernetes clusters on AWS, phase by phase."""
+    from automation import logs
+
+    ctx.obj = Globals(stack=stack, json=json_output, verbose=verbose)
+    logs.configure(verbose=verbose, json_lines=json_output, console=err)
+
+
+StackOpt = Annotated[
+    str | None, typer.Option("--stack", "-s", help="Stack name (overrides the global --stack).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+def _stack_name(ctx: typer.Context, stack: str | None) -> str:
+    return stack or _globals(ctx).stack
+
+
+# --- scenarios and plan ---------------------------------------------------------------------
+
+
+@app.command()
+@handles_errors
+def scenarios(ctx: typer.Context, json_output: JsonOpt = False) -> None:
+    """List the migration scenarios kubeshift knows."""
+    from automation.scenarios import SCENARIOS
+
+    rows = [
+        {"id": s.id, "summary": s.summary, "phases": list(s.phase_ids)} for s in SCENARIOS.values()
+    ]
+    if json_output or _globals(ctx).json:
+        _emit_json(rows)
+        return
+    table = Table("scenario", "phases", "summary")
+    for row in rows:
+        table.add_row(row["id"], str(len(row["phases"])), row["summary"])
+    out.print(table)
+
+
+@app.command()
+@handles_errors
+def plan(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = False) -> None:
+    """Show the phase table of a stack: id, summary, destructive, gates."""
+    from automation.project import load_stack
+    from automation.runner import plan_steps
+    from automation.scenarios import build_scenario
+
+    info = load_stack(project_dir(), _stack_name(ctx, stack))
+    scenario = build_scenario(info)
+    rows = []
+    for phase in scenario.phases:
+        rows.append(
+            {
+                "id": phase.id,
+                "summary": phase.summary,
+                "destructive": phase.destructive or any(s.destructive for s in plan_steps(phase)),
+                "gates": [g.summary for g in phase.gates],
+                "hooks": [h.summary for h in phase.hooks],
+                "changes": phase.changes.summary,
+                "targets": list(phase.targets),
+                "way_back": phase.way_back,
+            }
+        )
+    if json_output or _globals(ctx).json:
+        _emit_json({"stack": info.name, "scenario": scenario.id, "phases": rows})
+        return
+    table = Table(title=f"{info.name}: {scenario.id}", show_lines=True)
+    for column in ("#", "phase", "summary", "destructive", "gates"):
+        table.add_column(column)
+    for index, row in enumerate(rows, 1):
+        table.add_row(
+            str(index),
+            row["id"],
+            row["summary"],
+            "yes" if row["destructive"] else "no",
+            "\n".join(row["gates"]) or "-",
+        )
+    out.print(table)
+
+
+# --- offline review -------------------------------------------------------------------------
+
+
+@app.command()
+@handles_errors
+def render(
+    ctx: typer.Context,
+    phase: Annotated[str | None, typer.Option("--phase", "-p", help="Phase to render.")] = None,
+    stack: StackOpt = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Render this stack file instead.")
+    ] = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """List every resource the program declares for a phase, offline (Pulumi mocks)."""
+    from automation.project import load_stack
+    from automation.render import render as render_program
+
+    info = load_stack(project_dir(), _stack_name(ctx, stack), config)
+    chosen = _checked_phase(info, phase)
+    resources = render_program(info.values, chosen)
+    if json_output or _globals(ctx).json:
+        _emit_json(
+            [
+                {"type": r.type, "name": r.name, "parent": r.parent, "inputs": r.inputs}
+                for r in resources
+            ]
+        )
+        return
+    counts: dict[str, int] = {}
+    for resource in resources:
+        counts[resource.type] = counts.get(resource.type, 0) + 1
+    table = Table("type", "count", title=f"{info.name} @ {chosen}: {len(resources)} resources")
+    for type_token, count in sorted(counts.items()):
+        table.add_row(type_token, str(count))
+    out.print(table)
+
+
+@app.command()
+@handles_errors
+def diff(
+    ctx: typer.Context,
+    from_phase: Annotated[str, typer.Option("--from", help="Phase before.")],
+    to_phase: Annotated[str, typer.Option("--to", help="Phase after.")],
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Resources added, removed and changed between two phases (offline)."""
+    from automation.project import load_stack
+    from automation.render import render as render_program
+    from automation.review import count_by_type, diff_resources
+
+    info = load_stack(project_dir(), _stack_name(ctx, stack))
+    before = render_program(info.values, _checked_phase(info, from_phase))
+    after = render_program(info.values, _checked_phase(info, to_phase))
+    result = diff_resources(before, after)
+    if json_output or _globals(ctx).json:
+        _emit_json({"stack": info.name, "from": from_phase, "to": to_phase, **result.as_dict()})
+        return
+    out.print(
+        f"[bold]{info.name}[/]: {from_phase} → {to_phase}: {len(result.added)} added, "
+        f"{len(result.removed)} removed, {len(result.changed)} changed"
+    )
+    for label, keys, style in (
+        ("added", result.added, "green"),
+        ("removed", result.removed, "red"),
+    ):
+        for type_token, count in count_by_type(keys).items():
+            out.print(f"  [{style}]{label:8}[/] {count:4} x {type_token}")
+    for key, fields in result.changed.items():
+        out.print(f"  [yellow]changed [/]      {key}: {', '.join(fields)}")
+
+
+def _checked_phase(info: Any, phase: str | None) -> str:
+    from automation.scenarios import build_scenario
+
+    scenario = build_scenario(info)
+    chosen = phase or info.phase
+    scenario.phase(chosen)  # raises a UserError naming the known phases
+    return chosen
+
+
+# --- engine commands --------------------------------------------------------------------------
+
+
+@app.command()
+@handles_errors
+def preview(
+    ctx: typer.Context,
+    phase: Annotated[str, typer.Option("--phase", "-p", help="Phase to preview.")],
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Preview a phase with the real engine and check it against the phase's allowed changes."""
+    from automation import guard, logs
+    from automation.engine import PulumiEngine, require_pulumi_cli
+    from automation.project import load_stack
+    from automation.runner import resolve_targets
+    from automation.scenarios import build_scenario
+
+    project = project_dir()
+    info = load_stack(project, _stack_name(ctx, stack))
+    chosen = build_scenario(info).phase(phase)
+    require_pulumi_cli()
+    engine = PulumiEngine(project, info.name, create=True, on_output=logs.engine_output)
+    engine.set_phase(chosen.id)
+    outcome = engine.preview(resolve_targets(engine, chosen))
+    found = guard.violations(outcome, chosen.changes)
+    if json_output or _globals(ctx).json:
+        _emit_json(
+            {
+                "phase": chosen.id,
+                "summary": outcome.summary,
+                "changes": [c.__dict__ for c in outcome.changed()],
+                "violations": [v.reason for v in found],
+            }
+        )
+    else:
+        table = Table("op", "type", "name", title=f"preview of {info.name} @ {chosen.id}")
+        for change in outcome.changed():
+            table.add_row(change.op, change.type, change.name)
+        out.print(table)
+        for violation in found:
+            err.print(f"[red]not allowed:[/] {violation.reason}")
+    if found:
+        raise typer.Exit(3)
+
+
+@app.command()
+@handles_errors
+def run(
+    ctx: typer.Context,
+    from_phase: Annotated[str | None, typer.Option("--from", help="First phase.")] = None,
+    to_phase: Annotated[str | None, typer.Option("--to", help="Last phase.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm destructive steps.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would be done; change nothing.")
+    ] = False,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Forget the journal of the chosen phases first.")
+    ] = False,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Run the scenario's phases in order, resuming after the last finished step."""
+    from automation.session import RunRequest, execute
+
+    g = _globals(ctx)
+    request = RunRequest(
+        project=project_dir(),
+        stack=_stack_name(ctx, stack),
+        start=from_phase,
+        stop=to_phase,
+        yes=yes,
+        dry_run=dry_run,
+        fresh=fresh,
+        interactive=sys.stdin.isatty() and not (json_output or g.json),
+        json=json_output or g.json,
+    )
+    report = execute(request, console=err, confirm=typer.confirm)
+    if request.json:
+        _emit_json(report.as_dicts())
+        return
+    table = Table("phase", "step", "status", "message", title=f"run of {request.stack}")
+    for outcome in report.outcomes:
+        table.add_row(outcome.phase, outcome.step, outcome.status, outcome.message)
+    out.print(table)
+
+
+@app.command()
+@handles_errors
+def status(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = False) -> None:
+    """Show the journal of a stack: each step's status, attempts and message."""
+    from automation.journal import Journal, state_dir
+
+    name = _stack_name(ctx, stack)
+    path = state_dir(project_dir()) / f"{name}.journal.json"
+    if not path.exists():
+        raise UserError(f"Stack '{name}' has no journal yet ({path}); nothing has run.")
+    journal = Journal(path, name)
+    records = sorted(journal.records(), key=lambda r: r.started or 0.0)
+    if json_output or _globals(ctx).json:
+        _emit_json([{**r.__dict__, "status": r.status.value} for r in records])
+        return
+    table = Table("phase", "step", "status", "attempts", "message", title=f"journal of {name}")
+    for rec in records:
+        table.add_row(rec.phase, rec.step, rec.status.value, str(rec.attempts), rec.message)
+    out.print(table)
+
+
+def main() -> None:
+    app()

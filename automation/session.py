@@ -1,0 +1,116 @@
+"""Assembles one run: stack, scenario, settings, clients, engine, journal, lock, runner.
+
+This is the only place those pieces meet, so the CLI stays thin and tests can run
+the same assembly with a fake engine. The order matters and is deliberate: validate
+input, then check the ``pulumi`` CLI exists, then take the lock, and only then touch
+the journal — a user error never leaves a trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from automation.clients import LazyClients
+from automation.context import ClientSet, HookContext
+from automation.engine import Engine
+from automation.journal import Journal, stack_lock, state_dir
+from automation.phase import Phase
+from automation.progress import NullReporter, Reporter, RichReporter
+from automation.project import StackInfo, load_stack
+from automation.runner import Runner, RunReport
+from automation.scenarios import build_scenario
+from automation.settings import RuntimeSettings, load_runtime_settings
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    project: Path
+    stack: str
+    start: str | None = None
+    stop: str | None = None
+    yes: bool = False
+    dry_run: bool = False
+    fresh: bool = False
+    interactive: bool = False
+    json: bool = False
+
+
+EngineFactory = Callable[[Path, str], Engine]
+
+
+def pulumi_engine(project: Path, stack: str) -> Engine:
+    from automation import logs
+    from automation.engine import PulumiEngine, require_pulumi_cli
+
+    require_pulumi_cli()
+    return PulumiEngine(project, stack, create=True, on_output=logs.engine_output)
+
+
+def journal_path(project: Path, stack: str) -> Path:
+    return state_dir(project) / f"{stack}.journal.json"
+
+
+def context_factory(
+    info: StackInfo,
+    settings: RuntimeSettings,
+    clients: ClientSet,
+    reporter: Reporter,
+) -> Callable[[Phase, dict[str, Any], bool], HookContext]:
+    def build(phase: Phase, outputs: dict[str, Any], dry_run: bool) -> HookContext:
+        return HookContext(
+            stack=info.name,
+            scenario=info.scenario,
+            phase=phase.id,
+            clients=clients,
+            settings=settings,
+            outputs=outputs,
+            log=logging.getLogger("kubeshift.hooks"),
+            progress=reporter,
+            dry_run=dry_run,
+        )
+
+    return build
+
+
+def execute(
+    request: RunRequest,
+    *,
+    console: Any = None,
+    confirm: Callable[[str], bool] | None = None,
+    engine_factory: EngineFactory = pulumi_engine,
+    clients: ClientSet | None = None,
+) -> RunReport:
+    """Run (or dry-run) the requested phases of a stack."""
+    info = load_stack(request.project, request.stack)
+    phases = build_scenario(info).slice(request.start, request.stop)
+    settings = load_runtime_settings(info.values)
+    clients = clients or LazyClients(settings)
+    path = journal_path(request.project, request.stack)
+
+    if request.dry_run:
+        journal = Journal(path, request.stack) if path.exists() else None
+        factory = context_factory(info, settings, clients, NullReporter())
+        return Runner(None, journal, factory).dry_run(phases)
+
+    engine = engine_factory(request.project, request.stack)
+    if request.yes:
+        chooser: Callable[[str], bool] | None = lambda _question: True  # noqa: E731
+    else:
+        chooser = confirm if request.interactive else None
+
+    with stack_lock(state_dir(request.project) / f"{request.stack}.lock", request.stack):
+        journal = Journal(path, request.stack)
+        if request.fresh:
+            journal.forget(p.id for p in phases)
+        use_rich = console is not None and not request.json
+        reporter = RichReporter(console) if use_rich else NullReporter()
+        factory = context_factory(info, settings, clients, reporter)
+        runner = Runner(engine, journal, factory, confirm=chooser)
+        if isinstance(reporter, RichReporter):
+            with reporter:
+                return runner.run(phases)
+        return runner.run(phases)

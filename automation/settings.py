@@ -1,0 +1,87 @@
+"""Runtime settings: how the runner reaches clusters and AWS, and how hooks behave.
+
+They live beside the Pulumi configuration in the stack file under the key
+``kubeshift:runtime`` (the Pulumi program ignores it). Everything has a safe default,
+so a stack without the key runs against the current kubeconfig context and the
+default AWS profile. Validation errors name the key, in one sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from automation.aws.clients import AwsAccess
+from automation.errors import ConfigError
+from automation.kube.clients import ClusterAccess
+from automation.kube.drain.filters import DrainOptions
+
+RUNTIME_KEY = "kubeshift:runtime"
+
+
+class Taint(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = "kubeshift.io/migration"
+    value: str = "retiring"
+    effect: str = Field(default="NoSchedule", pattern="^(NoSchedule|PreferNoSchedule|NoExecute)$")
+
+
+class IngressSettings(BaseModel):
+    """The ingress controller the vpc-move switches to NodePort and moves to new nodes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    namespace: str = "ingress"
+    service: str = "ingress-controller"
+    pod_selector: dict[str, str] = Field(default_factory=lambda: {"app": "ingress-controller"})
+
+
+class DrainSettings(DrainOptions):
+    """kubectl's drain options plus kubeshift's concurrency and deadlines."""
+
+    max_nodes_in_flight: int = Field(default=10, ge=1, description="Nodes drained at once.")
+    max_pods_in_flight: int = Field(default=100, ge=1, description="Evictions pending at once.")
+    timeout: float = Field(default=3600.0, gt=0, description="Seconds for the whole drain.")
+
+
+class GateSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    nodes_ready_timeout: float = Field(default=900.0, gt=0)
+    targets_healthy_timeout: float = Field(default=600.0, gt=0)
+    dns_sync_timeout: float = Field(default=300.0, gt=0)
+    routes_timeout: float = Field(default=1800.0, gt=0)
+    interval: float = Field(default=10.0, gt=0)
+
+
+class RuntimeSettings(BaseModel):
+    """The ``kubeshift:runtime`` stack key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    clusters: dict[str, ClusterAccess] = Field(
+        default_factory=lambda: {"primary": ClusterAccess()},
+        description="Kubernetes access per cluster role: primary (and mirror for cni-swap).",
+    )
+    aws: AwsAccess = Field(default_factory=AwsAccess)
+    retiring_taint: Taint = Field(default_factory=Taint)
+    ingress: IngressSettings = Field(default_factory=IngressSettings)
+    drain: DrainSettings = Field(default_factory=DrainSettings)
+    gates: GateSettings = Field(default_factory=GateSettings)
+    probe_services: list[str] = Field(
+        default_factory=list,
+        description="namespace/name of Services the availability probe watches.",
+    )
+
+
+def load_runtime_settings(values: dict[str, Any]) -> RuntimeSettings:
+    """Validate ``kubeshift:runtime`` from a stack's config values."""
+    raw = values.get(RUNTIME_KEY) or {}
+    try:
+        return RuntimeSettings.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{RUNTIME_KEY}.{where}: {first['msg']}.") from exc

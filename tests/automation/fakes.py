@@ -1,0 +1,113 @@
+"""A recording fake at kubeshift's own engine boundary, and a small scenario to drive it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from automation.context import HookContext
+from automation.engine import PreviewOutcome, ResourceChange, UpdateOutcome
+from automation.phase import CREATES_ONLY, Gate, Hook, HookResult, Phase, Scenario, deletes_in
+from automation.waiting import DONE, Pending
+
+
+class Killed(BaseException):
+    """Stands in for SIGKILL: not an Exception, so nothing in the runner catches it."""
+
+
+@dataclass
+class FakeEngine:
+    """Records every call; previews answer from ``plans``; ``kill_on`` simulates a crash."""
+
+    plans: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    urns: list[str] = field(default_factory=list)
+    kill_on: str | None = None
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    phase: str | None = None
+
+    def _maybe_die(self, what: str) -> None:
+        if self.kill_on == what:
+            self.kill_on = None
+            raise Killed(what)
+
+    def set_phase(self, phase: str) -> None:
+        self.calls.append(("set_phase", phase))
+        self._maybe_die(f"set_phase:{phase}")
+        self.phase = phase
+
+    def current_phase(self) -> str | None:
+        return self.phase
+
+    def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome:
+        self.calls.append(("preview", (self.phase, tuple(targets))))
+        self._maybe_die(f"preview:{self.phase}")
+        changes = tuple(
+            ResourceChange(op=op, urn=f"urn:pulumi:s::p::{t}::{n}", type=t, name=n)
+            for op, t, n in self.plans.get(self.phase or "", [])
+        )
+        summary: dict[str, int] = {}
+        for change in changes:
+            summary[change.op] = summary.get(change.op, 0) + 1
+        return PreviewOutcome(changes=changes, summary=summary)
+
+    def up(self, targets: Sequence[str] = ()) -> UpdateOutcome:
+        self.calls.append(("up", (self.phase, tuple(targets))))
+        self._maybe_die(f"up:{self.phase}")
+        return UpdateOutcome(summary={"create": 1}, outputs={"phase": self.phase})
+
+    def outputs(self) -> dict[str, Any]:
+        return {"phase": self.phase}
+
+    def resource_urns(self) -> list[str]:
+        return list(self.urns)
+
+    def ups(self) -> list[str]:
+        return [args[0] for name, args in self.calls if name == "up"]
+
+
+@dataclass
+class Counter:
+    """Counts hook runs per name; optionally dies inside one run."""
+
+    runs: dict[str, int] = field(default_factory=dict)
+    kill_in: str | None = None
+
+    def hook(self, name: str, *, destructive: bool = False) -> Hook:
+        def run(ctx: HookContext) -> HookResult:
+            self.runs[name] = self.runs.get(name, 0) + 1
+            if self.kill_in == name:
+                self.kill_in = None
+                raise Killed(name)
+            return HookResult(changed=True, message=f"{name} done in {ctx.phase}")
+
+        return Hook(name=name, summary=f"run {name}", run=run, destructive=destructive)
+
+
+def gate(name: str, answers: Callable[[], Pending] = lambda: DONE) -> Gate:
+    return Gate(name=name, summary=f"{name} holds", check=lambda _ctx: answers(), interval=0.01)
+
+
+def small_scenario(counter: Counter) -> Scenario:
+    """Three phases shaped like vpc-move's: network, workers (+taint), drain (destructive)."""
+    return Scenario(
+        id="test",
+        summary="test scenario",
+        phases=(
+            Phase(id="network", summary="new network", changes=CREATES_ONLY),
+            Phase(
+                id="workers",
+                summary="new workers",
+                after=(gate("nodes-ready"), counter.hook("taint")),
+                changes=CREATES_ONLY,
+            ),
+            Phase(
+                id="drain",
+                summary="drain old workers",
+                before=(counter.hook("drain", destructive=True),),
+                after=(gate("no-pods-left"),),
+                changes=deletes_in("aws:autoscaling/group:Group::old-*"),
+                destructive=True,
+            ),
+        ),
+    )

@@ -1,0 +1,64 @@
+"""The blast-radius guard over previews: what each change policy lets through."""
+
+from __future__ import annotations
+
+import pytest
+
+from automation import guard
+from automation.engine import PreviewOutcome, ResourceChange
+from automation.errors import BlastRadiusError
+from automation.phase import CREATES_AND_UPDATES, CREATES_ONLY, ChangePolicy, deletes_in
+
+ASG = "aws:autoscaling/group:Group"
+VPC = "aws:ec2/vpc:Vpc"
+
+
+def preview(*changes: tuple[str, str, str]) -> PreviewOutcome:
+    return PreviewOutcome(
+        changes=tuple(
+            ResourceChange(op=op, urn=f"urn:pulumi:s::p::{t}::{n}", type=t, name=n)
+            for op, t, n in changes
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("policy", "change", "allowed"),
+    [
+        (CREATES_ONLY, ("create", ASG, "w-new"), True),
+        (CREATES_ONLY, ("same", VPC, "src"), True),
+        (CREATES_ONLY, ("update", ASG, "w-old"), False),
+        (CREATES_AND_UPDATES, ("update", ASG, "w-old"), True),
+        (CREATES_AND_UPDATES, ("delete", ASG, "w-old"), False),
+        (CREATES_AND_UPDATES, ("replace", VPC, "src"), False),
+        (deletes_in(f"{ASG}::w-old-*"), ("delete", ASG, "w-old-a"), True),
+        (deletes_in(f"{ASG}::w-old-*"), ("delete", ASG, "w-new-a"), False),
+        (deletes_in(f"{ASG}::w-old-*"), ("replace", ASG, "w-old-a"), True),
+        (ChangePolicy(protected=(f"{VPC}::*",)), ("update", VPC, "src"), False),
+    ],
+    ids=[
+        "create-ok",
+        "same-ok",
+        "update-refused",
+        "update-ok",
+        "delete-refused",
+        "replace-refused",
+        "scoped-delete-ok",
+        "unscoped-delete-refused",
+        "scoped-replace-ok",
+        "protected-update-refused",
+    ],
+)
+def test_policy(policy: ChangePolicy, change: tuple[str, str, str], allowed: bool) -> None:
+    assert (guard.violations(preview(change), policy) == []) is allowed
+
+
+def test_check_lists_every_offender_and_says_nothing_changed() -> None:
+    outcome = preview(("delete", ASG, "b"), ("replace", VPC, "a"), ("create", ASG, "c"))
+    with pytest.raises(BlastRadiusError) as info:
+        guard.check("dns-cutover", outcome, CREATES_ONLY)
+    text = str(info.value)
+    assert "Phase 'dns-cutover' stopped before update: its preview has 2 change(s)" in text
+    assert "delete of aws:autoscaling/group:Group::b" in text
+    assert "replace of aws:ec2/vpc:Vpc::a" in text
+    assert text.endswith("Nothing was changed.")

@@ -1,0 +1,86 @@
+"""The journal's persistence, redaction and the stack lock."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from automation.errors import StackLockedError
+from automation.journal import Journal, StepStatus, stack_lock
+
+
+def test_records_survive_a_reload(tmp_path: Path) -> None:
+    path = tmp_path / "j.json"
+    journal = Journal(path, "dev")
+    journal.start("drain-workers", "before:drain", destructive=True)
+    journal.finish("drain-workers", "before:drain", "evicted 12 pods")
+    journal.start("drain-workers", "update")
+
+    again = Journal(path, "dev")
+    done = again.get("drain-workers", "before:drain")
+    running = again.get("drain-workers", "update")
+    assert done is not None and done.status is StepStatus.SUCCEEDED and done.destructive
+    assert done.message == "evicted 12 pods" and done.attempts == 1
+    assert running is not None and running.status is StepStatus.RUNNING
+    assert again.is_done("drain-workers", "before:drain")
+    assert not again.is_done("drain-workers", "update")
+
+
+def test_writes_are_atomic_and_leave_no_temp_files(tmp_path: Path) -> None:
+    path = tmp_path / "j.json"
+    journal = Journal(path, "dev")
+    for i in range(20):
+        journal.start("p", f"s{i}")
+        journal.finish("p", f"s{i}")
+    assert json.loads(path.read_text())["stack"] == "dev"
+    assert [p.name for p in tmp_path.iterdir()] == ["j.json"]
+
+
+def test_secret_values_never_reach_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "j.json"
+    journal = Journal(path, "dev", secrets=["hunter2-token"])
+    journal.start("p", "hook")
+    journal.fail("p", "hook", "login with hunter2-token refused")
+    assert "hunter2-token" not in path.read_text()
+    assert "[secret]" in path.read_text()
+
+
+def test_forget_drops_only_the_named_phases(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.json", "dev")
+    for phase in ("a", "b"):
+        journal.start(phase, "update")
+        journal.finish(phase, "update")
+    journal.forget(["a"])
+    assert [r.phase for r in Journal(tmp_path / "j.json", "dev").records()] == ["b"]
+
+
+def test_lock_refuses_a_second_run_in_another_process(tmp_path: Path) -> None:
+    lock = tmp_path / "dev.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from automation.journal import stack_lock\n"
+            f"with stack_lock(__import__('pathlib').Path({str(lock)!r}), 'dev'):\n"
+            "    print('held', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with (
+            pytest.raises(StackLockedError, match="locked by another kubeshift run"),
+            stack_lock(lock, "dev"),
+        ):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    # The kernel released the dead holder's lock: a new run proceeds.
+    with stack_lock(lock, "dev"):
+        pass
