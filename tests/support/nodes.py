@@ -39,6 +39,7 @@ from kubernetes.client import (
 )
 from kubernetes.client.exceptions import ApiException
 
+from tests.support.kubeapi import STRATEGIC_MERGE
 from tests.support.kwok import MANAGED_LABEL
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -234,7 +235,7 @@ class NodePools:
         """Merge conditions into a node's status via the ``status`` subresource."""
         now = _now()
         body = {"status": {"conditions": [c.to_dict(now) for c in conditions]}}
-        self._core.patch_node_status(node, body)
+        self._core.patch_node_status(node, body, _content_type=STRATEGIC_MERGE)
 
     def set_condition(self, node: str, condition: Condition) -> None:
         """Post one condition (e.g. :data:`NO_ROUTE`) on a node."""

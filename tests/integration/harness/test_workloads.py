@@ -17,6 +17,7 @@ from kubernetes.client import (
 )
 from kubernetes.client.exceptions import ApiException
 
+from tests.support.kubeapi import STRATEGIC_MERGE
 from tests.support.kwok import POD_CIDR
 from tests.support.nodes import NodePools, NodePoolSpec
 from tests.support.waiting import eventually
@@ -140,7 +141,9 @@ def test_evicted_pod_is_recreated_on_another_node(
         namespace, deployment("worker", 1, node_selector={"kubeshift.io/pool": pool.name})
     )
     (old,) = _ready_pods(primary_client, namespace, "worker", 1)
-    CoreV1Api(primary_client).patch_node(old.spec.node_name, {"spec": {"unschedulable": True}})
+    CoreV1Api(primary_client).patch_node(
+        old.spec.node_name, {"spec": {"unschedulable": True}}, _content_type=STRATEGIC_MERGE
+    )
 
     _evict(primary_client, old)
 
@@ -180,6 +183,7 @@ def test_endpointslice_lists_exactly_the_ready_pods(
         failing.metadata.name,
         namespace,
         {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "ProbeFailed"}]}},
+        _content_type=STRATEGIC_MERGE,
     )
 
     def ready_endpoint_ips() -> tuple[set[str], set[str]]:
