@@ -1,0 +1,264 @@
+"""Offline rendering: run the real Pulumi program under the SDK's mocks and list what it declares.
+
+No ``pulumi`` CLI, no plugins, no credentials: the program in ``__main__.py`` runs in
+this process against a fresh :class:`pulumi.runtime.MockMonitor` per call, which
+records every resource registration (type, logical name, parent, inputs as the engine
+sees them, aliases and the options that decide replacements). ``kubeshift render`` and
+``kubeshift diff`` are built on :func:`render`; tests use :func:`record` to run a
+single component the same way.
+"""
+
+from __future__ import annotations
+
+import runpy
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from components import config as stack_config
+
+PROJECT = "kubeshift"
+PROGRAM = Path(__file__).resolve().parent.parent / "__main__.py"
+SECRET = "[secret]"
+
+
+@dataclass(frozen=True)
+class RenderedResource:
+    """One resource the program declared, as the engine would receive it."""
+
+    type: str
+    name: str
+    parent: str | None
+    """Logical name of the parent resource (``None`` for children of the stack)."""
+    inputs: dict[str, Any]
+    """Inputs with the engine's camelCase keys; secrets replaced by ``"[secret]"``."""
+    urn: str
+    id: str = ""
+    """The mock's physical id (``<name>-id``), used by other resources' inputs."""
+    custom: bool = True
+    """False for component resources."""
+    aliases: tuple[dict[str, Any], ...] = ()
+    """Alias specs (``name``/``parent`` URN/``noParent``) or alias URNs (``urn``)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Options that shape the engine's plan: deleteBeforeReplace, replaceOnChanges,
+    ignoreChanges, protect, dependsOn."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "name": self.name,
+            "parent": self.parent,
+            "urn": self.urn,
+            "inputs": self.inputs,
+            "aliases": list(self.aliases),
+            "options": self.options,
+        }
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """Everything one run declared: resources sorted by URN, and the stack outputs."""
+
+    resources: list[RenderedResource]
+    outputs: dict[str, Any]
+    seconds: float
+
+
+class _Mocks(pulumi.runtime.Mocks):
+    """Returns inputs as outputs plus the computed attributes the program reads."""
+
+    def __init__(self, region: str) -> None:
+        self.region = region
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+        state = dict(args.inputs)
+        rid = f"{args.name}-id"
+        kind = args.typ.rsplit(":", 1)[-1]
+        state.setdefault("arn", f"arn:aws:mock:{self.region}:000000000000:{kind}/{args.name}")
+        if args.typ == "aws:lb/loadBalancer:LoadBalancer":
+            state["dnsName"] = f"{state.get('name', args.name)}.elb.{self.region}.amazonaws.com"
+            state["zoneId"] = "Z0MOCKELB"
+            state["arnSuffix"] = f"net/{state.get('name', args.name)}/0"
+        elif args.typ == "aws:ec2/networkInterface:NetworkInterface":
+            ips = state.get("privateIps") or []
+            state["privateIp"] = ips[0] if ips else "10.255.255.254"
+        elif args.typ == "aws:ec2/eip:Eip":
+            state["allocationId"] = f"eipalloc-{args.name}"
+            state["publicIp"] = "203.0.113.10"
+        elif args.typ == "aws:ec2/launchTemplate:LaunchTemplate":
+            state["latestVersion"] = 1
+        elif args.typ == "aws:acm/certificate:Certificate":
+            state["domainValidationOptions"] = []
+        elif args.typ == "aws:route53/zone:Zone":
+            state["zoneId"] = f"Z{args.name}"
+            state["nameServers"] = []
+        return rid, state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+        return {}, None
+
+
+class _RecordingMonitor(pulumi_mocks.MockMonitor):
+    """A MockMonitor that also keeps each registration's parent, aliases and options."""
+
+    def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
+        super().__init__(mocks)
+        self.records: list[tuple[Any, str, str, dict[str, Any]]] = []
+
+    def RegisterResource(self, request: Any) -> Any:
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            inputs = rpc.deserialize_properties(request.object, keep_unknowns=True)
+            self.records.append((request, response.urn, response.id, inputs))
+        return response
+
+
+def _redact(value: Any) -> Any:
+    if rpc.is_rpc_secret(value):
+        return SECRET
+    if isinstance(value, dict):
+        return {k: _redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact(v) for v in value]
+    if value is rpc.UNKNOWN or type(value).__name__ == "Unknown":
+        return "[unknown]"
+    return value
+
+
+def _aliases(request: Any) -> tuple[dict[str, Any], ...]:
+    found: list[dict[str, Any]] = []
+    for alias in request.aliases:
+        if alias.HasField("spec"):
+            spec = alias.spec
+            entry: dict[str, Any] = {"name": spec.name} if spec.name else {}
+            if spec.type:
+                entry["type"] = spec.type
+            if spec.parentUrn:
+                entry["parentUrn"] = spec.parentUrn
+            if spec.noParent:
+                entry["noParent"] = True
+            found.append(entry)
+        else:
+            found.append({"urn": alias.urn})
+    return tuple(found)
+
+
+def _options(request: Any) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if request.deleteBeforeReplace:
+        options["deleteBeforeReplace"] = True
+    if request.replaceOnChanges:
+        options["replaceOnChanges"] = list(request.replaceOnChanges)
+    if request.ignoreChanges:
+        options["ignoreChanges"] = list(request.ignoreChanges)
+    if request.protect:
+        options["protect"] = True
+    if request.dependencies:
+        options["dependsOn"] = sorted(urn.rsplit("::", 1)[-1] for urn in request.dependencies)
+    return options
+
+
+def _config_strings(values: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """Config as ``set_all_config`` wants it: strings, objects as JSON, secrets hidden."""
+    import json
+
+    flat: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in values.items():
+        if isinstance(value, dict) and set(value) == {"secure"}:
+            flat[key] = SECRET
+            secret_keys.append(key)
+        elif isinstance(value, str):
+            flat[key] = value
+        else:
+            flat[key] = json.dumps(value)
+    return flat, secret_keys
+
+
+def record(
+    program: Callable[[], Any],
+    *,
+    config: Mapping[str, Any] | None = None,
+    stack: str = "render",
+    region: str = "us-east-1",
+) -> Rendering:
+    """Run ``program`` under fresh mocks and return what it registered.
+
+    Safe to call repeatedly in one process: every call installs a new monitor and a
+    new root stack. ``program`` may return a dict of outputs to resolve.
+    """
+    started = time.perf_counter()
+    monitor = _RecordingMonitor(_Mocks(region))
+    settings.ROOT.set(None)
+    pulumi.runtime.set_mocks(
+        monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor
+    )
+    flat, secret_keys = _config_strings(config or {})
+    pulumi.runtime.set_all_config(flat, secret_keys)
+    settings.SETTINGS.rpc_manager.clear()
+    settings.SETTINGS.outputs.clear()
+    resolved: dict[str, Any] = {}
+
+    def run() -> Any:
+        returned = program()
+        root = settings.get_root_resource()
+        exported = dict(getattr(root, "outputs", {}) or {})
+        if isinstance(returned, dict):
+            exported.update(returned)
+
+        def keep(values: Any) -> None:
+            resolved.update(values)
+
+        return pulumi.Output.from_input(exported).apply(keep).future()
+
+    _sync_await(run_pulumi_func(run))
+    resources = _collect(monitor)
+    return Rendering(resources, _redact(resolved), time.perf_counter() - started)
+
+
+def _collect(monitor: _RecordingMonitor) -> list[RenderedResource]:
+    names = {urn: urn.rsplit("::", 1)[-1] for _, urn, _, _ in monitor.records}
+    resources: list[RenderedResource] = []
+    for request, urn, rid, inputs in monitor.records:
+        resources.append(
+            RenderedResource(
+                type=request.type,
+                name=request.name,
+                parent=names.get(request.parent),
+                inputs=_redact(inputs),
+                urn=urn,
+                id=rid,
+                custom=bool(request.custom),
+                aliases=_aliases(request),
+                options=_options(request),
+            )
+        )
+    resources.sort(key=lambda r: r.urn)
+    return resources
+
+
+def render_program(config: Mapping[str, Any], phase: str | None = None) -> Rendering:
+    """Validate ``config`` (raising ``ConfigError``) and run ``__main__.py`` under mocks."""
+    values = dict(config)
+    if phase is not None:
+        values[stack_config.PHASE_KEY] = phase
+    validated = stack_config.load_config(values)
+    return record(
+        lambda: runpy.run_path(str(PROGRAM), run_name="__main__"),
+        config=values,
+        stack=validated.cluster.name,
+        region=validated.region,
+    )
+
+
+def render(config: Mapping[str, Any], phase: str | None = None) -> list[RenderedResource]:
+    """Every resource the program declares for ``config`` at ``phase`` (default: its own)."""
+    return render_program(config, phase).resources

@@ -1,0 +1,541 @@
+"""Typed, validated stack configuration: the only door from Pulumi config into the program.
+
+``__main__.py`` (and the offline renderer) hand the raw ``kubeshift:*``/``aws:*``
+values to :func:`load_config`; everything downstream receives frozen pydantic
+models. Every problem is reported as one :class:`ConfigError` whose message is a
+single sentence naming the key, e.g. ``kubeshift:migration.target_network.cidr
+10.0.0.0/16 overlaps the source VPC 10.0.0.0/16.``
+
+Keys (see ``stacks/Pulumi.vpc-move-example.yaml`` for a full example):
+
+- ``kubeshift:scenario`` — ``vpc-move`` | ``cni-swap`` | ``overlay-switch``.
+- ``kubeshift:phase`` — one of the scenario's phase ids (``components.phases``).
+- ``kubeshift:cluster`` — :class:`ClusterConfig`: ``name``, ``image_id``,
+  ``network`` (the source VPC), ``control_plane``, ``worker_pools``, ``ingress``,
+  ``api``, ``dns``, ``tags``.
+- ``kubeshift:migration`` — :class:`MigrationConfig`: ``suffix`` for duplicated
+  resources, ``target_network`` (vpc-move), ``mirror`` (cni-swap), ``overlay``
+  (overlay-switch).
+- ``aws:region`` — the region of both networks.
+
+Other top-level ``kubeshift:`` keys (e.g. ``kubeshift:runtime``, owned by the
+runner) are ignored here.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from components import phases
+
+PREFIX = "kubeshift:"
+SCENARIO_KEY = "kubeshift:scenario"
+PHASE_KEY = "kubeshift:phase"
+CLUSTER_KEY = "kubeshift:cluster"
+MIGRATION_KEY = "kubeshift:migration"
+REGION_KEY = "aws:region"
+
+CLUSTER_NAME_MAX = 40
+SUFFIX_MAX = 12
+_CLUSTER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
+_SUFFIX = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
+_POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
+_DNS_NAME = re.compile(r"^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+\.?$")
+_INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
+
+
+class ConfigError(ValueError):
+    """The stack configuration is invalid; ``key`` names the offending setting."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_M = TypeVar("_M", bound=_Model)
+
+
+class NetworkConfig(_Model):
+    """One VPC: CIDR, AZs, and one public and one private subnet per AZ (same order)."""
+
+    cidr: ipaddress.IPv4Network
+    azs: list[str] = Field(min_length=1)
+    public_subnets: list[ipaddress.IPv4Network]
+    private_subnets: list[ipaddress.IPv4Network]
+    enable_internet_gateway: bool = True
+    enable_nat_gateway: bool = True
+    single_nat_gateway: bool = False
+    """One NAT gateway for all AZs instead of one per AZ (cheaper, less available)."""
+
+    def private_subnet_in(self, az: str) -> ipaddress.IPv4Network:
+        return self.private_subnets[self.azs.index(az)]
+
+
+class Taint(_Model):
+    """A node taint, passed to the kubelet with ``--register-with-taints``."""
+
+    key: str
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+
+
+class WorkerPoolConfig(_Model):
+    """A worker pool: one ASG per instance type x AZ x capacity type."""
+
+    name: str
+    instance_types: list[str]
+    azs: list[str] | None = None
+    """AZs of the pool; default: every AZ of the network."""
+    capacity_types: list[Literal["on-demand", "spot"]] = ["on-demand", "spot"]
+    min_size: int = Field(default=0, ge=0)
+    desired_size: int = Field(default=1, ge=0)
+    max_size: int = Field(default=3, ge=1)
+    """Sizes of EACH auto scaling group of the pool."""
+    labels: dict[str, str] = {}
+    taints: list[Taint] = []
+    root_volume_size: int = Field(default=100, ge=8)
+
+
+class ControlPlaneConfig(_Model):
+    """The etcd/control-plane members: one single-instance ASG per member."""
+
+    members: int = 3
+    instance_type: str = "m5.xlarge"
+    azs: list[str] | None = None
+    """AZs the members rotate over; default: every AZ of the network. Each must exist
+    in both networks, because a member's etcd volume stays in its AZ when it moves."""
+    etcd_volume_size: int = Field(default=50, ge=1)
+    etcd_volume_type: Literal["gp3", "gp2", "io1", "io2"] = "gp3"
+    host_index: int = Field(default=10, ge=4)
+    """Member k gets the fixed address ``<private subnet network> + host_index + k - 1``."""
+    api_port: int = Field(default=6443, ge=1, le=65535)
+
+
+class ListenerConfig(_Model):
+    """A TCP listener of the ingress load balancer forwarding to a node port."""
+
+    port: int = Field(ge=1, le=65535)
+    node_port: int = Field(ge=30000, le=32767)
+
+
+class IngressConfig(_Model):
+    internal: bool = True
+    """False makes the ingress LB internet-facing: its listener ports open to 0.0.0.0/0."""
+    listeners: list[ListenerConfig] = [
+        ListenerConfig(port=80, node_port=30080),
+        ListenerConfig(port=443, node_port=30443),
+    ]
+    allowed_cidrs: list[ipaddress.IPv4Network] = []
+    """Who may reach an internal ingress LB (both VPCs are always allowed)."""
+
+
+class ApiConfig(_Model):
+    internal: bool = True
+    allowed_cidrs: list[ipaddress.IPv4Network] = []
+
+
+class DnsConfig(_Model):
+    """Records kubeshift manages in an existing Route53 hosted zone."""
+
+    zone_id: str
+    api_record: str
+    ingress_records: list[str] = []
+    ttl: int = Field(default=60, ge=0)
+
+
+class ClusterConfig(_Model):
+    name: str
+    image_id: str = Field(pattern=r"^ami-[0-9a-f]{8,17}$")
+    network: NetworkConfig
+    control_plane: ControlPlaneConfig = ControlPlaneConfig()
+    worker_pools: list[WorkerPoolConfig] = Field(min_length=1)
+    ingress: IngressConfig = IngressConfig()
+    api: ApiConfig = ApiConfig()
+    dns: DnsConfig
+    tags: dict[str, str] = {}
+
+
+class MirrorConfig(_Model):
+    """cni-swap: the mirror cluster's DNS and the dependencies it must be granted."""
+
+    zone_name: str
+    """Own (private) hosted zone of the mirror, e.g. ``mirror.example.com``."""
+    certificate_domains: list[str] = []
+    """Primary domains whose certificates get the mirror domains as SANs."""
+    dependency_security_group_ids: list[str] = []
+    """SGs (RDS, caches...) that must admit the mirror's nodes too."""
+
+
+class OverlayConfig(_Model):
+    """overlay-switch: the pod CIDR and the route-table quota to precheck."""
+
+    pod_cidr: ipaddress.IPv4Network
+    node_pod_prefix: int = Field(default=24, ge=16, le=28)
+    routes_per_table_quota: int = Field(default=50, ge=1)
+
+
+class MigrationConfig(_Model):
+    suffix: str
+    target_network: NetworkConfig | None = None
+    retire_source_network: bool = False
+    """vpc-move cleanup also deletes the peering and the source VPC (only when nothing
+    else lives there)."""
+    mirror: MirrorConfig | None = None
+    overlay: OverlayConfig | None = None
+
+
+class StackConfig(_Model):
+    """The whole validated configuration of one stack."""
+
+    scenario: str
+    phase: str
+    region: str
+    cluster: ClusterConfig
+    migration: MigrationConfig
+
+    @property
+    def phase_ids(self) -> tuple[str, ...]:
+        return phases.scenario_phases(self.scenario, self.cluster.control_plane.members)
+
+    @property
+    def cursor(self) -> phases.PhaseCursor:
+        return phases.PhaseCursor(self.phase_ids, self.phase)
+
+
+# --- loading -------------------------------------------------------------------------
+
+
+def load_config(values: Mapping[str, Any]) -> StackConfig:
+    """Validate raw config values (``{"kubeshift:cluster": {...}, "aws:region": ...}``).
+
+    Object values may be dicts or JSON strings (as ``pulumi.Config`` stores them).
+    Raises :class:`ConfigError` with a one-sentence message naming the key.
+    """
+    scenario = _require_str(values, SCENARIO_KEY)
+    if scenario not in phases.SCENARIOS:
+        raise ConfigError(
+            SCENARIO_KEY,
+            f"{SCENARIO_KEY} {scenario!r} is not a known scenario "
+            f"(choose one of {', '.join(phases.SCENARIOS)}).",
+        )
+    phase = _require_str(values, PHASE_KEY)
+    region = _require_str(values, REGION_KEY)
+    if not _REGION.match(region):
+        raise ConfigError(REGION_KEY, f"{REGION_KEY} {region!r} is not an AWS region name.")
+    cluster = _parse(ClusterConfig, _require_object(values, CLUSTER_KEY), CLUSTER_KEY)
+    migration = _parse(MigrationConfig, _require_object(values, MIGRATION_KEY), MIGRATION_KEY)
+    config = StackConfig(
+        scenario=scenario, phase=phase, region=region, cluster=cluster, migration=migration
+    )
+    _check(config)
+    return config
+
+
+def load_stack_file(path: str | Path) -> dict[str, Any]:
+    """Read ``stacks/Pulumi.<name>.yaml`` into the raw dict :func:`load_config` takes.
+
+    Secure values (``{secure: ...}``) are kept as they are; they never reach a name.
+    """
+    file = Path(path)
+    try:
+        document = yaml.safe_load(file.read_text())
+    except FileNotFoundError as exc:
+        raise ConfigError("stack", f"Stack file {file} does not exist.") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError("stack", f"Stack file {file} is not valid YAML ({exc}).") from exc
+    section = (document or {}).get("config") if isinstance(document, dict) else None
+    if not isinstance(section, dict):
+        raise ConfigError("config", f"Stack file {file} has no 'config:' mapping.")
+    return dict(section)
+
+
+def stack_file(stacks_dir: str | Path, stack: str) -> Path:
+    """Path of the stack file for ``stack`` under ``stacks_dir``."""
+    return Path(stacks_dir) / f"Pulumi.{stack}.yaml"
+
+
+def _require_str(values: Mapping[str, Any], key: str) -> str:
+    value = values.get(key)
+    if value is None or value == "":
+        raise ConfigError(key, f"{key} is required; set it with `pulumi config set {key} ...`.")
+    if not isinstance(value, str):
+        raise ConfigError(key, f"{key} must be a string (got {_show(value)}).")
+    return value
+
+
+def _require_object(values: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = values.get(key)
+    if value is None:
+        raise ConfigError(key, f"{key} is required; set it with `pulumi config set --path`.")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(key, f"{key} is not a valid JSON object ({exc.msg}).") from exc
+    if not isinstance(value, dict):
+        raise ConfigError(key, f"{key} must be an object (got {_show(value)}).")
+    return value
+
+
+def _parse(model: type[_M], data: dict[str, Any], key: str) -> _M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        path = _join(key, error["loc"])
+        raise ConfigError(path, _sentence(path, error)) from None
+
+
+def _join(key: str, loc: tuple[Any, ...]) -> str:
+    path = key
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _sentence(path: str, error: Any) -> str:
+    kind = error["type"]
+    if kind == "missing":
+        return f"{path} is required."
+    if kind == "extra_forbidden":
+        return f"{path} is not a known setting (check its spelling)."
+    message = str(error["msg"])
+    message = message[0].lower() + message[1:]
+    message = message.removeprefix("value error, ")
+    return f"{path} is invalid: {message} (got {_show(error.get('input'))})."
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- semantic checks -------------------------------------------------------------------
+
+
+def _fail(key: str, message: str) -> None:
+    raise ConfigError(key, message)
+
+
+def _check(config: StackConfig) -> None:
+    cluster, migration = config.cluster, config.migration
+    _check_cluster_name(cluster.name)
+    _check_suffix(migration.suffix)
+    _check_control_plane(cluster.control_plane)
+    if config.phase not in config.phase_ids:
+        _fail(
+            PHASE_KEY,
+            f"{PHASE_KEY} {config.phase!r} is not a phase of {config.scenario} "
+            f"(choose one of {', '.join(config.phase_ids)}).",
+        )
+    source_key = f"{CLUSTER_KEY}.network"
+    _check_network(cluster.network, source_key)
+    networks = [(source_key, cluster.network)]
+    if config.scenario == phases.VPC_MOVE:
+        target_key = f"{MIGRATION_KEY}.target_network"
+        target = migration.target_network
+        if target is None:
+            _fail(target_key, f"{target_key} is required for the vpc-move scenario.")
+            return
+        if target.cidr.overlaps(cluster.network.cidr):
+            _fail(
+                f"{target_key}.cidr",
+                f"{target_key}.cidr {target.cidr} overlaps the source VPC {cluster.network.cidr}.",
+            )
+        _check_network(target, target_key)
+        networks.append((target_key, target))
+    if config.scenario == phases.CNI_SWAP and migration.mirror is None:
+        _fail(f"{MIGRATION_KEY}.mirror", f"{MIGRATION_KEY}.mirror is required for cni-swap.")
+    if config.scenario == phases.OVERLAY_SWITCH:
+        overlay = migration.overlay
+        if overlay is None:
+            _fail(
+                f"{MIGRATION_KEY}.overlay",
+                f"{MIGRATION_KEY}.overlay is required for overlay-switch.",
+            )
+        elif overlay.pod_cidr.overlaps(cluster.network.cidr):
+            _fail(
+                f"{MIGRATION_KEY}.overlay.pod_cidr",
+                f"{MIGRATION_KEY}.overlay.pod_cidr {overlay.pod_cidr} overlaps the VPC "
+                f"{cluster.network.cidr}.",
+            )
+    _check_pools(cluster, networks)
+    _check_member_azs(cluster.control_plane, networks)
+    _check_dns(cluster.dns)
+    _check_names_fit(config)
+
+
+def _check_cluster_name(name: str) -> None:
+    key = f"{CLUSTER_KEY}.name"
+    if len(name) > CLUSTER_NAME_MAX or len(name) < 2 or not _CLUSTER_NAME.match(name):
+        _fail(
+            key,
+            f"{key} {name!r} must be 2-{CLUSTER_NAME_MAX} lower-case letters, digits or "
+            "hyphens, starting with a letter and not ending with a hyphen.",
+        )
+
+
+def _check_suffix(suffix: str) -> None:
+    key = f"{MIGRATION_KEY}.suffix"
+    if not (1 <= len(suffix) <= SUFFIX_MAX) or not _SUFFIX.match(suffix):
+        _fail(
+            key,
+            f"{key} {suffix!r} cannot be carried by AWS names: use 1-{SUFFIX_MAX} lower-case "
+            "letters, digits or inner hyphens.",
+        )
+
+
+def _check_control_plane(cp: ControlPlaneConfig) -> None:
+    key = f"{CLUSTER_KEY}.control_plane.members"
+    if cp.members < 3 or cp.members % 2 == 0:
+        _fail(
+            key,
+            f"{key} is {cp.members}; etcd needs an odd number of members, at least 3, "
+            "to keep quorum while one moves.",
+        )
+    if not _INSTANCE_TYPE.match(cp.instance_type):
+        key = f"{CLUSTER_KEY}.control_plane.instance_type"
+        _fail(key, f"{key} {cp.instance_type!r} is not an EC2 instance type.")
+
+
+def _check_network(net: NetworkConfig, key: str) -> None:
+    if len(set(net.azs)) != len(net.azs):
+        _fail(f"{key}.azs", f"{key}.azs lists an AZ twice.")
+    for tier in ("public_subnets", "private_subnets"):
+        subnets: list[ipaddress.IPv4Network] = getattr(net, tier)
+        if len(subnets) != len(net.azs):
+            _fail(
+                f"{key}.{tier}",
+                f"{key}.{tier} has {len(subnets)} subnets for {len(net.azs)} AZs; "
+                "give exactly one per AZ, in the order of azs.",
+            )
+        for i, subnet in enumerate(subnets):
+            if not subnet.subnet_of(net.cidr):
+                _fail(
+                    f"{key}.{tier}[{i}]",
+                    f"{key}.{tier}[{i}] {subnet} is outside its VPC {net.cidr}.",
+                )
+            if subnet.prefixlen > 28:
+                _fail(f"{key}.{tier}[{i}]", f"{key}.{tier}[{i}] {subnet} is smaller than /28.")
+    everything = [
+        (t, i, s)
+        for t in ("public_subnets", "private_subnets")
+        for i, s in enumerate(getattr(net, t))
+    ]
+    for n, (tier, i, subnet) in enumerate(everything):
+        for other_tier, j, other in everything[n + 1 :]:
+            if subnet.overlaps(other):
+                _fail(
+                    f"{key}.{other_tier}[{j}]",
+                    f"{key}.{other_tier}[{j}] {other} overlaps {key}.{tier}[{i}] {subnet}.",
+                )
+
+
+def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig]]) -> None:
+    names: set[str] = set()
+    for i, pool in enumerate(cluster.worker_pools):
+        key = f"{CLUSTER_KEY}.worker_pools[{i}]"
+        if not _POOL_NAME.match(pool.name):
+            _fail(
+                f"{key}.name",
+                f"{key}.name {pool.name!r} must be 1-24 lower-case letters, digits or hyphens.",
+            )
+        if pool.name in names:
+            _fail(f"{key}.name", f"{key}.name {pool.name!r} is used by another pool.")
+        names.add(pool.name)
+        if not pool.instance_types:
+            _fail(
+                f"{key}.instance_types",
+                f"{key}.instance_types is empty; list at least one EC2 instance type.",
+            )
+        for t in pool.instance_types:
+            if not _INSTANCE_TYPE.match(t):
+                _fail(f"{key}.instance_types", f"{key}.instance_types has {t!r}, not a type.")
+        if len(set(pool.instance_types)) != len(pool.instance_types):
+            _fail(f"{key}.instance_types", f"{key}.instance_types lists a type twice.")
+        if not pool.capacity_types:
+            _fail(f"{key}.capacity_types", f"{key}.capacity_types is empty.")
+        if not pool.min_size <= pool.desired_size <= pool.max_size:
+            _fail(
+                f"{key}.desired_size",
+                f"{key}.desired_size {pool.desired_size} is not between min_size "
+                f"{pool.min_size} and max_size {pool.max_size}.",
+            )
+        for net_key, net in networks:
+            missing = [az for az in (pool.azs or []) if az not in net.azs]
+            if missing:
+                _fail(f"{key}.azs", f"{key}.azs {missing[0]} is not an AZ of {net_key}.")
+
+
+def _check_member_azs(cp: ControlPlaneConfig, networks: list[tuple[str, NetworkConfig]]) -> None:
+    key = f"{CLUSTER_KEY}.control_plane"
+    source = networks[0][1]
+    azs = cp.azs or source.azs
+    for net_key, net in networks:
+        for az in azs:
+            if az not in net.azs:
+                _fail(
+                    f"{key}.azs",
+                    f"{key}.azs {az} is not an AZ of {net_key}; a member's etcd volume "
+                    "cannot leave its AZ.",
+                )
+        for member in range(1, cp.members + 1):
+            subnet = net.private_subnet_in(member_az(cp, source, member))
+            index = cp.host_index + member - 1
+            if index >= subnet.num_addresses - 1:
+                _fail(
+                    f"{key}.host_index",
+                    f"{key}.host_index {cp.host_index} puts member {member} outside "
+                    f"{net_key} subnet {subnet}.",
+                )
+
+
+def _check_dns(dns: DnsConfig) -> None:
+    key = f"{CLUSTER_KEY}.dns"
+    fields = (("api_record", [dns.api_record]), ("ingress_records", dns.ingress_records))
+    for field, names in fields:
+        for name in names:
+            if not _DNS_NAME.match(name):
+                _fail(f"{key}.{field}", f"{key}.{field} {name!r} is not a DNS name.")
+
+
+def _check_names_fit(config: StackConfig) -> None:
+    """Build every name once so a cluster/suffix combination AWS refuses fails here."""
+    from components.naming import NameKind, physical_name
+
+    for suffix in ("", config.migration.suffix):
+        for kind in NameKind:
+            try:
+                physical_name(config.cluster.name, "ingress-65535", suffix, kind=kind)
+            except ValueError as exc:  # pragma: no cover - naming shortens everything valid
+                _fail(f"{MIGRATION_KEY}.suffix", f"{MIGRATION_KEY}.suffix: {exc}.")
+
+
+def member_az(cp: ControlPlaneConfig, source: NetworkConfig, member: int) -> str:
+    """AZ of control-plane member ``member`` (1-based), the same in both networks.
+
+    Members rotate over ``cp.azs`` (default: the source network's AZs).
+    """
+    azs = cp.azs or source.azs
+    return azs[(member - 1) % len(azs)]
+
+
+def member_address(
+    cp: ControlPlaneConfig, source: NetworkConfig, placement: NetworkConfig, member: int
+) -> str:
+    """Fixed private address of member ``member`` when it lives in ``placement``."""
+    subnet = placement.private_subnet_in(member_az(cp, source, member))
+    return str(subnet.network_address + cp.host_index + member - 1)

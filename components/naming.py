@@ -1,0 +1,120 @@
+"""Deterministic physical names for every AWS resource kubeshift creates.
+
+AWS refuses duplicate names for load balancers, target groups, auto scaling groups,
+launch templates, IAM roles and instance profiles, and each kind has its own length
+and character rules. A migration duplicates most of them (the seed's "suffix"), so
+every name is built here, from the cluster name, a role and the migration suffix,
+and checked against the kind's limits. A name that would be too long keeps a readable
+head, a stable hash of the full name and the suffix, so it stays unique and
+reviewable for any valid cluster name.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import re
+from dataclasses import dataclass
+
+HASH_LENGTH = 8
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """AWS's rules for one kind of name."""
+
+    max_length: int
+    allowed: re.Pattern[str]
+    forbidden_prefixes: tuple[str, ...] = ()
+
+
+_LB_CHARS = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$")
+_GENERIC_CHARS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/()+=,@-]*$")
+_IAM_CHARS = re.compile(r"^[A-Za-z0-9+=,.@_-]+$")
+_LT_CHARS = re.compile(r"^[A-Za-z0-9()./_-]+$")
+
+
+class NameKind(enum.Enum):
+    """Kinds of physical names, with the limits AWS enforces on each."""
+
+    LOAD_BALANCER = NameRule(32, _LB_CHARS, ("internal-",))
+    TARGET_GROUP = NameRule(32, _LB_CHARS, ("internal-",))
+    AUTOSCALING_GROUP = NameRule(255, _GENERIC_CHARS)
+    LAUNCH_TEMPLATE = NameRule(128, _LT_CHARS)
+    IAM_ROLE = NameRule(64, _IAM_CHARS)
+    INSTANCE_PROFILE = NameRule(64, _IAM_CHARS)
+    SECURITY_GROUP = NameRule(255, _GENERIC_CHARS, ("sg-",))
+    TAG = NameRule(255, _GENERIC_CHARS)
+
+
+def stable_hash(text: str, length: int = HASH_LENGTH) -> str:
+    """Lower-case hex digest prefix of ``text``: the same input gives the same hash."""
+    return hashlib.sha256(text.encode()).hexdigest()[:length]
+
+
+def physical_name(cluster: str, role: str, suffix: str = "", *, kind: NameKind) -> str:
+    """Name of the ``role`` resource of ``cluster`` (plus ``suffix``), valid for ``kind``.
+
+    Short enough names are ``<cluster>-<role>[-<suffix>]``. Longer ones become
+    ``<head>-<hash>[-<suffix>]`` where the hash covers the full untruncated name.
+    """
+    rule = kind.value
+    parts = [p for p in (cluster, role, suffix) if p]
+    full = "-".join(parts)
+    if len(full) <= rule.max_length and not full.startswith(rule.forbidden_prefixes):
+        name = full
+    else:
+        tail = f"-{stable_hash(full)}" + (f"-{suffix}" if suffix else "")
+        head = "-".join(p for p in (cluster, role) if p)
+        if head.startswith(rule.forbidden_prefixes):
+            head = "k-" + head
+        head = head[: max(rule.max_length - len(tail), 1)].rstrip("-._") or "k"
+        name = head + tail
+    check_name(name, kind)
+    return name
+
+
+def check_name(name: str, kind: NameKind) -> None:
+    """Raise ``ValueError`` when ``name`` breaks the rules of ``kind``."""
+    rule = kind.value
+    if not name or len(name) > rule.max_length:
+        raise ValueError(f"{kind.name} name {name!r} is not 1..{rule.max_length} characters")
+    if not rule.allowed.match(name):
+        raise ValueError(f"{kind.name} name {name!r} has characters AWS does not accept")
+    if name.startswith(rule.forbidden_prefixes):
+        raise ValueError(f"{kind.name} name {name!r} starts with a prefix AWS reserves")
+
+
+@dataclass(frozen=True)
+class Namer:
+    """Names for one cluster and one side of a migration (``suffix`` empty = original)."""
+
+    cluster: str
+    suffix: str = ""
+
+    def name(self, role: str, kind: NameKind) -> str:
+        return physical_name(self.cluster, role, self.suffix, kind=kind)
+
+    def load_balancer(self, role: str) -> str:
+        return self.name(role, NameKind.LOAD_BALANCER)
+
+    def target_group(self, role: str) -> str:
+        return self.name(role, NameKind.TARGET_GROUP)
+
+    def autoscaling_group(self, role: str) -> str:
+        return self.name(role, NameKind.AUTOSCALING_GROUP)
+
+    def launch_template(self, role: str) -> str:
+        return self.name(role, NameKind.LAUNCH_TEMPLATE)
+
+    def iam_role(self, role: str) -> str:
+        return self.name(role, NameKind.IAM_ROLE)
+
+    def instance_profile(self, role: str) -> str:
+        return self.name(role, NameKind.INSTANCE_PROFILE)
+
+    def security_group(self, role: str) -> str:
+        return self.name(role, NameKind.SECURITY_GROUP)
+
+    def tag(self, role: str) -> str:
+        return self.name(role, NameKind.TAG)

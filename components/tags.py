@@ -1,0 +1,29 @@
+"""Tags every kubeshift resource carries, merged in one fixed order.
+
+Order: user tags from config, then cluster tags, then the resource's own tags; later
+wins. The cluster tags are what the runner (and the seed's shell loop) use to find
+instances: ``KubernetesCluster=<name>`` and ``kubernetes.io/cluster/<name>=owned``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+MANAGED_BY = "kubeshift"
+
+
+def cluster_tags(cluster: str) -> dict[str, str]:
+    """Tags that mark a resource as part of ``cluster``."""
+    return {
+        "KubernetesCluster": cluster,
+        f"kubernetes.io/cluster/{cluster}": "owned",
+        "managed-by": MANAGED_BY,
+    }
+
+
+def merge_tags(*layers: Mapping[str, str] | None) -> dict[str, str]:
+    """Merge tag layers left to right (later layers win)."""
+    merged: dict[str, str] = {}
+    for layer in layers:
+        merged.update(layer or {})
+    return merged

@@ -1,0 +1,29 @@
+"""Fixtures for component tests: a valid raw config and a way to run code under mocks.
+
+Every test that builds resources goes through ``automation.render.record``, which
+installs a fresh ``MockMonitor`` per call, so tests never share registrations.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from components.config import load_stack_file
+
+REPO = Path(__file__).resolve().parents[2]
+STACKS = REPO / "stacks"
+
+
+def stack_values(name: str) -> dict[str, Any]:
+    """Raw config of ``stacks/Pulumi.<name>.yaml``."""
+    return load_stack_file(STACKS / f"Pulumi.{name}.yaml")
+
+
+@pytest.fixture
+def small_values() -> dict[str, Any]:
+    """A deep copy of the small vpc-move stack, safe to mutate."""
+    return copy.deepcopy(stack_values("vpc-move-small"))

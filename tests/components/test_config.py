@@ -1,0 +1,196 @@
+"""Stack configuration: valid stacks load; each mistake is one sentence naming the key."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from components.config import ConfigError, load_config, load_stack_file
+from tests.components.conftest import STACKS, stack_values
+
+Values = dict[str, Any]
+
+
+def _cluster(v: Values) -> Values:
+    return v["kubeshift:cluster"]
+
+
+def _target(v: Values) -> Values:
+    return v["kubeshift:migration"]["target_network"]
+
+
+def _set(path: str, value: Any) -> Callable[[Values], None]:
+    """Mutation setting a dotted path (``kubeshift:cluster.network.cidr``)."""
+    top, *rest = path.split(".")
+
+    def mutate(v: Values) -> None:
+        node = v[top] if rest else v
+        keys = rest or [top]
+        for key in keys[:-1]:
+            node = node[int(key)] if key.isdigit() else node[key]
+        last = keys[-1]
+        if value is _DELETE:
+            del node[last]
+        else:
+            node[int(last) if last.isdigit() else last] = value
+
+    return mutate
+
+
+_DELETE = object()
+
+CASES: list[tuple[str, Callable[[Values], None], str, str]] = [
+    (
+        "overlapping-cidrs",
+        _set("kubeshift:migration.target_network.cidr", "10.0.0.0/16"),
+        "kubeshift:migration.target_network.cidr",
+        "kubeshift:migration.target_network.cidr 10.0.0.0/16 overlaps the source VPC 10.0.0.0/16.",
+    ),
+    (
+        "source-subnet-outside-vpc",
+        _set("kubeshift:cluster.network.private_subnets.1", "10.9.0.0/19"),
+        "kubeshift:cluster.network.private_subnets[1]",
+        "outside its VPC 10.0.0.0/16",
+    ),
+    (
+        "target-subnet-outside-vpc",
+        _set("kubeshift:migration.target_network.public_subnets.0", "10.0.0.0/20"),
+        "kubeshift:migration.target_network.public_subnets[0]",
+        "outside its VPC 10.20.0.0/16",
+    ),
+    (
+        "unknown-scenario",
+        _set("kubeshift:scenario", "vpc-teleport"),
+        "kubeshift:scenario",
+        "is not a known scenario",
+    ),
+    (
+        "unknown-phase",
+        _set("kubeshift:phase", "control-plane-4"),
+        "kubeshift:phase",
+        "is not a phase of vpc-move",
+    ),
+    (
+        "even-members",
+        _set("kubeshift:cluster.control_plane.members", 4),
+        "kubeshift:cluster.control_plane.members",
+        "odd number of members",
+    ),
+    (
+        "too-few-members",
+        _set("kubeshift:cluster.control_plane.members", 1),
+        "kubeshift:cluster.control_plane.members",
+        "at least 3",
+    ),
+    (
+        "empty-instance-types",
+        _set("kubeshift:cluster.worker_pools.0.instance_types", []),
+        "kubeshift:cluster.worker_pools[0].instance_types",
+        "is empty",
+    ),
+    (
+        "suffix-with-underscore",
+        _set("kubeshift:migration.suffix", "new_vpc"),
+        "kubeshift:migration.suffix",
+        "cannot be carried by AWS names",
+    ),
+    (
+        "suffix-too-long",
+        _set("kubeshift:migration.suffix", "migration-2025-q4"),
+        "kubeshift:migration.suffix",
+        "cannot be carried by AWS names",
+    ),
+    (
+        "suffix-empty",
+        _set("kubeshift:migration.suffix", ""),
+        "kubeshift:migration.suffix",
+        "cannot be carried by AWS names",
+    ),
+    (
+        "bad-cidr",
+        _set("kubeshift:cluster.network.cidr", "10.0.0.1/16"),
+        "kubeshift:cluster.network.cidr",
+        "is invalid",
+    ),
+    (
+        "missing-target-network",
+        _set("kubeshift:migration.target_network", _DELETE),
+        "kubeshift:migration.target_network",
+        "is required for the vpc-move scenario",
+    ),
+    (
+        "typo-key",
+        _set("kubeshift:cluster.worker_pools.0.instance_type", ["m5.large"]),
+        "kubeshift:cluster.worker_pools[0].instance_type",
+        "is not a known setting",
+    ),
+    (
+        "subnets-per-az",
+        _set("kubeshift:cluster.network.public_subnets", ["10.0.0.0/20"]),
+        "kubeshift:cluster.network.public_subnets",
+        "give exactly one per AZ",
+    ),
+    (
+        "cluster-name",
+        _set("kubeshift:cluster.name", "Prod_Cluster"),
+        "kubeshift:cluster.name",
+        "lower-case letters",
+    ),
+    (
+        "missing-phase",
+        _set("kubeshift:phase", _DELETE),
+        "kubeshift:phase",
+        "is required",
+    ),
+    (
+        "member-az-not-in-target",
+        _set("kubeshift:migration.target_network.azs", ["us-west-2a", "us-west-2c"]),
+        "kubeshift:cluster.control_plane.azs",
+        "etcd volume cannot leave its AZ",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "key", "fragment"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_validation_errors(small_values: Values, mutate: Any, key: str, fragment: str) -> None:
+    mutate(small_values)
+    with pytest.raises(ConfigError) as caught:
+        load_config(small_values)
+    message = str(caught.value)
+    assert caught.value.key == key
+    assert fragment in message
+    assert message.startswith(key.split(".")[0])
+    assert message.endswith(".") and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in STACKS.glob("*"))
+)
+def test_every_stack_file_is_valid(name: str) -> None:
+    config = load_config(stack_values(name))
+    assert config.phase in config.phase_ids
+
+
+def test_objects_may_arrive_as_json_strings(small_values: Values) -> None:
+    import json
+
+    raw = copy.deepcopy(small_values)
+    raw["kubeshift:cluster"] = json.dumps(raw["kubeshift:cluster"])
+    assert load_config(raw).cluster.name == "demo"
+
+
+def test_unknown_top_level_keys_are_ignored(small_values: Values) -> None:
+    small_values["kubeshift:runtime"] = {"anything": True}
+    assert load_config(small_values).scenario == "vpc-move"
+
+
+def test_missing_stack_file_is_a_config_error(tmp_path: Any) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_stack_file(tmp_path / "Pulumi.nope.yaml")
