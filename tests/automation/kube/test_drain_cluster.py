@@ -1,0 +1,227 @@
+"""The drain against a real control plane: budgets, endpoints, deadlines, limits, restarts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from kubernetes.client import AppsV1Api, CoreV1Api, V1Pod
+
+from automation.errors import GateTimeoutError
+from automation.kube.drain import DrainLimits, drain_nodes
+from automation.kube.gates import no_evictable_pods, workloads_available
+from automation.kube.probe import AvailabilityProbe
+from tests.automation.kube.conftest import Fleet
+from tests.support.controlplane import Cluster
+from tests.support.waiting import eventually
+from tests.support.workloads import PAUSE_IMAGE
+
+pytestmark = pytest.mark.controlplane
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_drain_honours_budgets_and_keeps_endpoints(fleet: Fleet) -> None:
+    old = fleet.pool("old", 3)
+    fleet.deploy("web", 4, ready_delay="1s", min_available=3, with_service=True)
+    fleet.deploy("api", 4, ready_delay="1s", max_unavailable=1, with_service=True)
+    fleet.wait_ready("web", 4)
+    fleet.wait_ready("api", 4)
+    fleet.wait_budget("web")
+    fleet.wait_budget("api")
+    new = fleet.pool("new", 3)
+    services = [f"{fleet.namespace}/web", f"{fleet.namespace}/api"]
+
+    with AvailabilityProbe(fleet.kube.discovery, services) as probe:
+        summary = drain_nodes(
+            fleet.kube,
+            old.node_names,
+            limits=DrainLimits(max_nodes_in_flight=3, max_pods_in_flight=8, timeout=120),
+        )
+        fleet.wait_ready("web", 4)
+        fleet.wait_ready("api", 4)
+        report = probe.report()
+
+    assert summary.complete, summary.message()
+    assert sorted(summary.drained_nodes) == sorted(old.node_names)
+    assert len(summary.evicted) == 8
+    assert fleet.nodes_of(fleet.pods()) <= set(new.node_names)
+    assert report.zero_downtime, report.as_dict()
+    assert report.services[services[0]].min_ready >= 1
+    assert no_evictable_pods(fleet.kube, old.node_names).done
+    gate = eventually(
+        "workloads available again",
+        lambda: workloads_available(fleet.kube, [fleet.namespace]),
+        until=lambda p: p.done,
+    )
+    assert gate.done
+
+
+def test_budget_that_never_allows_ends_at_deadline_naming_it(fleet: Fleet) -> None:
+    old = fleet.pool("stuck", 2)
+    fleet.deploy("db", 2, min_available=2)
+    fleet.wait_ready("db", 2)
+    fleet.wait_budget("db")
+    fleet.pool("spare", 2)
+
+    started = time.monotonic()
+    summary = drain_nodes(fleet.kube, old.node_names, limits=DrainLimits(timeout=6))
+    elapsed = time.monotonic() - started
+
+    assert 6 <= elapsed < 20
+    assert not summary.complete
+    assert len(summary.blocked) == 2
+    budget = (
+        f"{fleet.namespace}/db (minAvailable 2; currentHealthy 2, desiredHealthy 2, "
+        "disruptionsAllowed 0)"
+    )
+    assert set(summary.blocked.values()) == {budget}
+    with pytest.raises(GateTimeoutError, match=r"2 blocked by .*/db \(minAvailable 2"):
+        summary.raise_for_incomplete()
+    assert len(fleet.pods("db")) == 2  # nothing was evicted
+
+
+def test_concurrency_limits_hold(fleet: Fleet) -> None:
+    old = fleet.pool("busy", 6)
+    fleet.deploy("batch", 24)
+    fleet.wait_ready("batch", 24)
+    fleet.pool("fresh", 6)
+
+    summary = drain_nodes(
+        fleet.kube,
+        old.node_names,
+        limits=DrainLimits(max_nodes_in_flight=2, max_pods_in_flight=3, timeout=120),
+    )
+
+    assert summary.complete, summary.message()
+    assert len(summary.evicted) == 24
+    assert summary.max_nodes_in_flight == 2
+    assert 1 <= summary.max_pods_in_flight <= 3
+
+
+def test_daemonset_and_mirror_pods_are_left_alone(fleet: Fleet) -> None:
+    old = fleet.pool("ds", 1)
+    (node,) = old.node_names
+    apps = AppsV1Api(fleet.kube.api_client)
+    ds = {
+        "metadata": {"name": "agent"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "agent"}},
+            "template": {
+                "metadata": {"labels": {"app": "agent"}},
+                "spec": {
+                    "nodeSelector": {"kubernetes.io/hostname": node},
+                    "containers": [{"name": "a", "image": PAUSE_IMAGE}],
+                    "tolerations": [{"operator": "Exists"}],
+                },
+            },
+        },
+    }
+    apps.create_namespaced_daemon_set(fleet.namespace, ds)
+    node_uid = CoreV1Api(fleet.kube.api_client).read_node(node).metadata.uid
+    owner = {"apiVersion": "v1", "kind": "Node", "name": node, "uid": node_uid}
+    mirror = V1Pod.from_dict(
+        {
+            "metadata": {
+                "name": f"static-{node}",
+                "annotations": {"kubernetes.io/config.mirror": "hash"},
+                "ownerReferences": [{**owner, "controller": True}],
+            },
+            "spec": {"nodeName": node, "containers": [{"name": "s", "image": PAUSE_IMAGE}]},
+        }
+    )
+    CoreV1Api(fleet.kube.api_client).create_namespaced_pod(fleet.namespace, mirror)
+    fleet.deploy("app", 2)
+    fleet.wait_ready("agent", 1)
+    fleet.wait_ready("app", 2)
+    fleet.pool("other", 1)
+
+    summary = drain_nodes(fleet.kube, [node], limits=DrainLimits(timeout=60))
+
+    assert summary.complete, summary.message()
+    assert len(summary.evicted) == 2
+    skipped = {k.split("/", 1)[1].split("-")[0]: v for k, v in summary.skipped.items()}
+    assert "DaemonSet-managed (agent)" in skipped.values()
+    assert summary.skipped[f"{fleet.namespace}/static-{node}"] == "mirror (static) pod"
+    left = {p.metadata.name.split("-")[0] for p in fleet.pods() if p.spec.node_name == node}
+    assert left == {"agent", "static"}
+
+
+def test_dry_run_changes_nothing_and_names_pods(fleet: Fleet) -> None:
+    old = fleet.pool("dry", 1)
+    fleet.deploy("w", 2)
+    before = {p.metadata.name for p in fleet.wait_ready("w", 2)}
+
+    summary = drain_nodes(fleet.kube, [*old.node_names, "ip-10-255-0-1.ec2.internal"], dry_run=True)
+
+    text = summary.message()
+    assert text.startswith("dry-run: would drain 1 node(s):")
+    assert f"cordon and drain node {old.node_names[0]} — evict 2:" in text
+    assert all(f"{fleet.namespace}/{name}" in text for name in before)
+    assert "not found (already gone): ip-10-255-0-1.ec2.internal" in text
+    node = CoreV1Api(fleet.kube.api_client).read_node(old.node_names[0])
+    assert not node.spec.unschedulable
+    assert {p.metadata.name for p in fleet.pods("w")} == before
+
+
+CRASHING_DRAIN = textwrap.dedent(
+    """
+    import sys
+    from automation.kube.clients import ClusterAccess, build_clients
+    from automation.kube.drain import DrainLimits, drain_nodes
+    clients = build_clients(ClusterAccess(kubeconfig=sys.argv[1], context=sys.argv[2]))
+    drain_nodes(clients, sys.argv[3:], limits=DrainLimits(max_nodes_in_flight=1, timeout=300))
+    """
+)
+
+
+def test_rerun_after_crash_finishes_without_double_work(
+    fleet: Fleet, primary_cluster: Cluster
+) -> None:
+    old = fleet.pool("crash", 3)
+    fleet.deploy("slow", 9, ready_delay="1s", max_unavailable=1)
+    fleet.wait_ready("slow", 9)
+    fleet.wait_budget("slow")
+    fleet.pool("after", 3)
+    original = {p.metadata.uid for p in fleet.pods("slow")}
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CRASHING_DRAIN,
+            str(primary_cluster.kubeconfig_path),
+            primary_cluster.context,
+            *old.node_names,
+        ],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    try:
+        eventually(
+            "the first drain to evict a few pods",
+            lambda: len(original - {p.metadata.uid for p in fleet.pods("slow")}),
+            until=lambda gone: gone >= 3,
+            timeout=60,
+            interval=0.1,
+        )
+    finally:
+        proc.kill()  # SIGKILL: no cleanup, like a crashed operator laptop
+        proc.wait()
+    remaining = {
+        f"{fleet.namespace}/{p.metadata.name}"
+        for p in fleet.pods("slow")
+        if p.spec.node_name in old.node_names and p.metadata.uid in original
+    }
+    assert 0 < len(remaining) < 9, "the crash should leave the drain half done"
+
+    summary = drain_nodes(fleet.kube, old.node_names, limits=DrainLimits(timeout=120))
+
+    assert summary.complete, summary.message()
+    assert set(summary.evicted) == remaining  # nothing evicted twice, nothing missed
+    assert fleet.nodes_of(fleet.pods("slow")).isdisjoint(old.node_names)
