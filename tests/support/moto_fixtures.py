@@ -9,6 +9,7 @@ built in the session — ours included — talks to the server and never to AWS.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import urllib.request
@@ -65,6 +66,8 @@ def moto_server() -> Iterator[MotoServer]:
         patch.delenv("AWS_PROFILE", raising=False)
 
         from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access line per call
 
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         server.start()

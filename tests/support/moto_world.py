@@ -25,8 +25,8 @@ def make_network(ec2: Any, cidr: str = "10.0.0.0/16", subnet: str | None = None)
     return Network(vpc_id, subnet_id, cidr)
 
 
-def image_id(ec2: Any) -> str:
-    return str(ec2.describe_images()["Images"][0]["ImageId"])
+# An AMI moto ships in every region; listing all ~1300 images costs seconds per call.
+MOTO_AMI = "ami-12c6146b"
 
 
 def run_instances(
@@ -39,7 +39,7 @@ def run_instances(
             {"ResourceType": "instance", "Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
         ]
     answer = ec2.run_instances(
-        ImageId=image_id(ec2), MinCount=count, MaxCount=count, SubnetId=network.subnet_id, **spec
+        ImageId=MOTO_AMI, MinCount=count, MaxCount=count, SubnetId=network.subnet_id, **spec
     )
     return list(answer["Instances"])
 
