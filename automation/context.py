@@ -1,6 +1,7 @@
 """The one object every hook and gate receives.
 
-It carries the clients (built elsewhere, in ``automation.clients``; hooks never build
+It carries the stack's validated configuration (``config``), the runtime settings
+(``settings``), the clients (built elsewhere, in ``automation.clients``; hooks never build
 their own), the stack's settings and outputs, a logger, a progress reporter and the
 dry-run flag. A hook that honours dry-run says what it would do, to which nodes and
 pods, and changes nothing.
@@ -31,6 +32,7 @@ class HookContext:
     phase: str
     clients: ClientSet
     settings: Any = None
+    config: Any = None
     outputs: Mapping[str, Any] = field(default_factory=dict)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("kubeshift"))
     progress: Reporter = field(default_factory=NullReporter)

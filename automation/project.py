@@ -72,7 +72,7 @@ def load_stack(project: Path, stack: str, config_file: Path | None = None) -> St
         raise UserError(f"Config file {path} does not exist.")
     try:
         values = stack_config.load_stack_file(path)
-        typed = stack_config.parse_config(values)
+        typed = stack_config.load_config(values)
     except stack_config.ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
     return StackInfo(name=stack, path=path, values=values, config=typed)

@@ -67,6 +67,7 @@ def context_factory(
             phase=phase.id,
             clients=clients,
             settings=settings,
+            config=info.config,
             outputs=outputs,
             log=logging.getLogger("kubeshift.hooks"),
             progress=reporter,

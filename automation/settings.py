@@ -16,16 +16,10 @@ from automation.aws.clients import AwsAccess
 from automation.errors import ConfigError
 from automation.kube.clients import ClusterAccess
 from automation.kube.drain.filters import DrainOptions
+from automation.kube.drain.run import DrainLimits
+from automation.kube.nodes import Taint
 
 RUNTIME_KEY = "kubeshift:runtime"
-
-
-class Taint(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    key: str = "kubeshift.io/migration"
-    value: str = "retiring"
-    effect: str = Field(default="NoSchedule", pattern="^(NoSchedule|PreferNoSchedule|NoExecute)$")
 
 
 class IngressSettings(BaseModel):
@@ -38,12 +32,14 @@ class IngressSettings(BaseModel):
     pod_selector: dict[str, str] = Field(default_factory=lambda: {"app": "ingress-controller"})
 
 
-class DrainSettings(DrainOptions):
-    """kubectl's drain options plus kubeshift's concurrency and deadlines."""
+class CalicoSettings(BaseModel):
+    """Where Calico lives (overlay-switch)."""
 
-    max_nodes_in_flight: int = Field(default=10, ge=1, description="Nodes drained at once.")
-    max_pods_in_flight: int = Field(default=100, ge=1, description="Evictions pending at once.")
-    timeout: float = Field(default=3600.0, gt=0, description="Seconds for the whole drain.")
+    model_config = ConfigDict(extra="forbid")
+
+    ip_pool: str = "default-ipv4-ippool"
+    namespace: str = "kube-system"
+    daemonset: str = "calico-node"
 
 
 class GateSettings(BaseModel):
@@ -66,10 +62,15 @@ class RuntimeSettings(BaseModel):
         description="Kubernetes access per cluster role: primary (and mirror for cni-swap).",
     )
     aws: AwsAccess = Field(default_factory=AwsAccess)
-    retiring_taint: Taint = Field(default_factory=Taint)
+    retiring_taint: Taint = Field(
+        default_factory=lambda: Taint(key="kubeshift.io/migration", value="retiring"),
+        description="Taint put on nodes that are about to be drained (seed: migration=migration).",
+    )
     ingress: IngressSettings = Field(default_factory=IngressSettings)
-    drain: DrainSettings = Field(default_factory=DrainSettings)
+    drain: DrainOptions = Field(default_factory=DrainOptions)
+    drain_limits: DrainLimits = Field(default_factory=DrainLimits)
     gates: GateSettings = Field(default_factory=GateSettings)
+    calico: CalicoSettings = Field(default_factory=CalicoSettings)
     probe_services: list[str] = Field(
         default_factory=list,
         description="namespace/name of Services the availability probe watches.",

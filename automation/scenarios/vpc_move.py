@@ -1,0 +1,228 @@
+"""vpc-move (seed 001): move a running cluster to a new VPC over peering, live.
+
+Read top to bottom, this is the procedure: build the new network and peer it; add
+suffixed shared resources; put ingress on NodePort so old target groups reach pods on
+new nodes; start new workers and taint the old ones; move DNS once the new targets
+serve; move ingress; drain old workers under their PDBs; retire them (aliases, not
+``terraform state mv``); move etcd members one at a time, never below quorum; clean up.
+"""
+
+from __future__ import annotations
+
+from automation.phase import (
+    CREATES_AND_UPDATES,
+    CREATES_ONLY,
+    ChangePolicy,
+    Gate,
+    Hook,
+    Phase,
+    Scenario,
+    deletes_in,
+)
+from automation.steps import ingress, nodes, traffic
+from components import phases
+
+SOURCE_WORKERS = (
+    "aws:autoscaling/group:Group::*-source-*",
+    "aws:ec2/launchTemplate:LaunchTemplate::*-source-*",
+)
+
+TAINT_OLD = Hook(
+    name="taint-old-nodes",
+    summary="taint source-VPC nodes NoSchedule (EC2 vpc-id + cluster tag)",
+    run=nodes.taint_retiring_nodes,
+)
+NEW_WORKERS_READY = Gate(
+    name="new-workers-ready",
+    summary="every new worker joined and Ready",
+    check=nodes.target_workers_ready,
+    timeout=1800,
+    interval=15,
+)
+NEW_TARGETS_HEALTHY = Gate(
+    name="new-targets-healthy",
+    summary="new ingress target groups report every target healthy",
+    check=traffic.new_ingress_targets_healthy,
+    timeout=900,
+    interval=10,
+)
+CONTROL_PLANE_QUORUM = Gate(
+    name="control-plane-ready",
+    summary="every control-plane member Ready (one may go without losing quorum)",
+    check=nodes.control_plane_ready,
+    timeout=1800,
+    interval=15,
+)
+
+
+def _control_plane_phase(member: int, members: int) -> Phase:
+    first = member == 1
+    dns = (
+        "API record becomes an A record to this member while no LB spans both VPCs"
+        if first
+        else "API record stays on the new API load balancer"
+    )
+    return Phase(
+        id=phases.control_plane_phase(member),
+        summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
+        before=(CONTROL_PLANE_QUORUM,),
+        after=(
+            Gate(
+                name="member-back",
+                summary=f"member {member} rejoined; all members Ready",
+                check=nodes.control_plane_ready,
+                timeout=1800,
+                interval=15,
+            ),
+            Gate(
+                name="api-targets-healthy",
+                summary="the API load balancer has a healthy server",
+                check=traffic.api_targets_healthy,
+                timeout=900,
+                interval=10,
+            ),
+        ),
+        changes=deletes_in(
+            f"*::*-cp-{member}*",
+            "aws:lb/*::*-api*",
+            "aws:route53/record:Record::*api*",
+            "aws:ec2/securityGroup*::*-cp*",
+            summary=f"replaces only member {member}'s resources, the API LB and record",
+        ),
+        destructive=True,
+        way_back="none once the member's instance is replaced; etcd keeps quorum throughout",
+    )
+
+
+def scenario(control_plane_members: int) -> Scenario:
+    head = (
+        Phase(
+            id="baseline",
+            summary="the cluster as it runs today in the source VPC",
+            changes=CREATES_AND_UPDATES,
+        ),
+        Phase(
+            id="target-network",
+            summary="new VPC, subnets per AZ, peering and routes both ways",
+            changes=ChangePolicy(
+                allowed_ops=frozenset({"create", "update"}),
+                summary="creates; in-place updates (peering options)",
+            ),
+            way_back="delete the target network (nothing uses it yet)",
+        ),
+        Phase(
+            id="shared-resources",
+            summary="suffixed SGs, LBs and TGs in the new VPC; shared SG admits old and new nodes",
+            changes=CREATES_AND_UPDATES,
+        ),
+        Phase(
+            id="ingress-nodeport",
+            summary="ingress Service to NodePort so old target groups still reach it",
+            before=(
+                Hook(
+                    name="ingress-to-nodeport",
+                    summary="switch the ingress Service to NodePort, keeping its node ports",
+                    run=ingress.ingress_to_nodeport,
+                ),
+            ),
+            changes=CREATES_AND_UPDATES,
+            way_back="switch the Service back to LoadBalancer",
+        ),
+        Phase(
+            id="target-workers",
+            summary="suffixed ASGs per instance type x AZ x capacity type in the new VPC",
+            after=(NEW_WORKERS_READY, TAINT_OLD),
+            changes=CREATES_ONLY,
+            way_back="untaint the old nodes; delete the new ASGs",
+        ),
+        Phase(
+            id="dns-cutover",
+            summary="point ingress records at the new load balancers",
+            before=(NEW_TARGETS_HEALTHY,),
+            after=(NEW_TARGETS_HEALTHY,),
+            changes=deletes_in(
+                "aws:route53/record:Record::*",
+                summary="record updates and replacements only",
+            ),
+            destructive=True,
+            way_back="run target-workers' configuration again: records back to the old LBs",
+        ),
+        Phase(
+            id="ingress-move",
+            summary="evict ingress pods onto new nodes; Service back to LoadBalancer",
+            before=(
+                Hook(
+                    name="move-ingress-pods",
+                    summary="evict ingress pods; wait for replacements Ready on new nodes",
+                    run=ingress.move_ingress_pods,
+                    destructive=True,
+                ),
+            ),
+            after=(
+                Hook(
+                    name="ingress-to-loadbalancer",
+                    summary="switch the ingress Service back to LoadBalancer",
+                    run=ingress.ingress_to_loadbalancer,
+                ),
+            ),
+            changes=CREATES_AND_UPDATES,
+        ),
+        Phase(
+            id="drain-workers",
+            summary="drain old workers concurrently under their PodDisruptionBudgets",
+            before=(
+                Hook(
+                    name="drain-old-nodes",
+                    summary="evict every pod from source-VPC nodes, PDB-respecting",
+                    run=nodes.drain_retiring_nodes,
+                    destructive=True,
+                    retries=0,
+                ),
+            ),
+            after=(
+                Gate(
+                    name="old-nodes-empty",
+                    summary="no evictable pod left on source-VPC nodes",
+                    check=nodes.no_pods_left_on_retiring_nodes,
+                    timeout=600,
+                    interval=10,
+                ),
+            ),
+            changes=CREATES_AND_UPDATES,
+            destructive=True,
+            way_back="untaint and uncordon the old nodes; workloads spread back over time",
+        ),
+        Phase(
+            id="retire-old-workers",
+            summary="delete the old ASGs; shared resources move by alias (no state surgery)",
+            changes=deletes_in(
+                *SOURCE_WORKERS,
+                "aws:ec2/securityGroupRule:SecurityGroupRule::*source*",
+                "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule::*source*",
+                "aws:lb/*::*source*",
+                "aws:autoscaling/attachment:Attachment::*source*",
+                summary="deletes of the old workers and their attachments only",
+            ),
+            destructive=True,
+        ),
+    )
+    moves = tuple(
+        _control_plane_phase(m, control_plane_members) for m in range(1, control_plane_members + 1)
+    )
+    tail = (
+        Phase(
+            id="cleanup",
+            summary="remove migration-only resources (and the source network when asked)",
+            changes=deletes_in(
+                "*::*source*",
+                "*::*peer*",
+                summary="deletes of source-side and peering resources only",
+            ),
+            destructive=True,
+        ),
+    )
+    return Scenario(
+        id=phases.VPC_MOVE,
+        summary="Move a live cluster to a new VPC over peering (seed 001).",
+        phases=head + moves + tail,
+    )

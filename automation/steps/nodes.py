@@ -1,0 +1,133 @@
+"""Node-level steps: find the old and new workers, taint, drain, and wait on them.
+
+Old-VPC nodes are found the seed's way — EC2 instances carrying the cluster tag in the
+source VPC — then mapped to Kubernetes node names through ``providerID``.
+"""
+
+from __future__ import annotations
+
+from automation.context import HookContext
+from automation.phase import HookResult
+from automation.steps import outputs
+from automation.waiting import Pending
+
+NETWORK_LABEL = "kubeshift.io/network"
+
+
+def nodes_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
+    """Names of the cluster's nodes whose instances run in the VPC of ``vpc_output``."""
+    from automation.aws.nodes import cluster_node_names
+    from automation.kube.clients import list_all
+
+    kube = ctx.clients.kube("primary")
+    vpc_id = outputs.require(ctx.outputs, vpc_output, ctx.phase)
+    listed = list_all(kube.core.list_node, action="list nodes")["items"]
+    provider_ids = {n["metadata"]["name"]: (n.get("spec") or {}).get("providerID") for n in listed}
+    match = cluster_node_names(
+        ctx.clients.aws().ec2, cluster=ctx.config.cluster.name, vpc_id=vpc_id, nodes=provider_ids
+    )
+    if match.unmatched:
+        ctx.log.warning(
+            "%d instance(s) in %s have no Kubernetes node yet: %s",
+            len(match.unmatched),
+            vpc_id,
+            ", ".join(sorted(i.instance_id for i in match.unmatched)[:5]),
+        )
+    return list(match.names)
+
+
+def taint_retiring_nodes(ctx: HookContext) -> HookResult:
+    """Taint every source-VPC node NoSchedule so rescheduled pods land on new workers."""
+    from automation.kube.nodes import NodeSelection, taint_nodes
+
+    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    if not names:
+        return HookResult(changed=False, message="no nodes left in the source VPC to taint")
+    change = taint_nodes(
+        ctx.clients.kube("primary").core,
+        NodeSelection(names=names),
+        ctx.settings.retiring_taint,
+        dry_run=ctx.dry_run,
+    )
+    return HookResult(changed=bool(change.changed), message=change.message)
+
+
+def untaint_retiring_nodes(ctx: HookContext) -> HookResult:
+    """The way back of the taint: make source-VPC nodes schedulable for new pods again."""
+    from automation.kube.nodes import NodeSelection, untaint_nodes
+
+    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    if not names:
+        return HookResult(changed=False, message="no nodes in the source VPC")
+    change = untaint_nodes(
+        ctx.clients.kube("primary").core,
+        NodeSelection(names=names),
+        ctx.settings.retiring_taint,
+        dry_run=ctx.dry_run,
+    )
+    return HookResult(changed=bool(change.changed), message=change.message)
+
+
+def drain_retiring_nodes(ctx: HookContext) -> HookResult:
+    """Drain source-VPC nodes concurrently, never violating a PodDisruptionBudget."""
+    from automation.kube.drain.run import drain_nodes
+
+    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    summary = drain_nodes(
+        ctx.clients.kube("primary"),
+        names,
+        options=ctx.settings.drain,
+        limits=ctx.settings.drain_limits,
+        reporter=ctx.progress,
+        dry_run=ctx.dry_run,
+    )
+    if not ctx.dry_run:
+        summary.raise_for_incomplete()
+    return HookResult(changed=bool(summary.evicted), message=summary.message())
+
+
+def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:
+    from automation.kube.gates import no_evictable_pods
+
+    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    return no_evictable_pods(ctx.clients.kube("primary"), names, ctx.settings.drain)
+
+
+def expected_target_workers(ctx: HookContext) -> int:
+    """Nodes the target worker pools start with: desired size x ASGs, over every pool."""
+    cluster = ctx.config.cluster
+    network = ctx.config.migration.target_network or cluster.network
+    total = 0
+    for pool in cluster.worker_pools:
+        azs = pool.azs or network.azs
+        total += pool.desired_size * len(pool.instance_types) * len(azs) * len(pool.capacity_types)
+    return total
+
+
+def target_workers_ready(ctx: HookContext) -> Pending:
+    """Every new worker has joined and is Ready (labelled by network in its kubelet args)."""
+    from automation.kube.gates import nodes_ready
+
+    return nodes_ready(
+        ctx.clients.kube("primary"),
+        f"{NETWORK_LABEL}=target",
+        expected=expected_target_workers(ctx),
+    )
+
+
+def control_plane_ready(ctx: HookContext) -> Pending:
+    """All control-plane members are Ready nodes: losing one more keeps etcd's quorum."""
+    from automation.kube.gates import nodes_ready
+
+    return nodes_ready(
+        ctx.clients.kube("primary"),
+        "node-role.kubernetes.io/control-plane",
+        expected=ctx.config.cluster.control_plane.members,
+    )
+
+
+def routes_created(ctx: HookContext) -> Pending:
+    """Every node reports NetworkUnavailable=False with reason RouteCreated."""
+    from automation.kube.gates import routes_created as created
+
+    return created(ctx.clients.kube("primary"))
