@@ -1,0 +1,142 @@
+"""The CLI through Typer's CliRunner: exit codes, one-line errors, JSON, no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from automation.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+STACK = "vpc-move-small"
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("KUBESHIFT_PROJECT_DIR", str(REPO))
+    monkeypatch.setenv("KUBESHIFT_STATE_DIR", str(tmp_path / "state"))
+    return CliRunner()
+
+
+def one_line_error(result) -> str:  # type: ignore[no-untyped-def]
+    """The CLI's error output: exactly one line, no traceback."""
+    text = result.stderr.strip()
+    assert "Traceback" not in result.output + result.stderr
+    assert len(text.splitlines()) == 1, text
+    return text
+
+
+def test_scenarios_lists_all_three(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["scenarios", "--json"])
+    assert result.exit_code == 0, result.output
+    ids = [row["id"] for row in json.loads(result.stdout)]
+    assert ids == ["vpc-move", "cni-swap", "overlay-switch"]
+
+
+def test_plan_lists_phases_in_order(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["--stack", STACK, "plan", "--json"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert [p["id"] for p in plan["phases"]] == [
+        "baseline",
+        "target-network",
+        "shared-resources",
+        "ingress-nodeport",
+        "target-workers",
+        "dns-cutover",
+        "ingress-move",
+        "drain-workers",
+        "retire-old-workers",
+        "control-plane-1",
+        "control-plane-2",
+        "control-plane-3",
+        "cleanup",
+    ]
+    by_id = {p["id"]: p for p in plan["phases"]}
+    assert by_id["drain-workers"]["destructive"] is True
+    assert by_id["target-network"]["destructive"] is False
+    assert "every new worker joined and Ready" in by_id["target-workers"]["gates"]
+
+
+def test_plan_table_output(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["--stack", STACK, "plan"])
+    assert result.exit_code == 0
+    assert "dns-cutover" in result.stdout and "control-plane-3" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--stack", "nope", "plan"], 2, "Stack 'nope' has no file"),
+        (["--stack", STACK, "render", "--phase", "warp"], 2, "Unknown phase 'warp'"),
+        (["--stack", STACK, "run", "--from", "cleanup", "--to", "baseline"], 2, "comes after"),
+        (["--stack", "nope", "status"], 2, "has no journal yet"),
+    ],
+    ids=["unknown-stack", "unknown-phase", "reversed-range", "no-journal"],
+)
+def test_user_errors_are_one_line(cli: CliRunner, args: list[str], code: int, message: str) -> None:
+    result = cli.invoke(app, args)
+    assert result.exit_code == code, result.output
+    assert message in one_line_error(result)
+
+
+def _bad_stack(tmp_path: Path, edit) -> Path:  # type: ignore[no-untyped-def]
+    document = yaml.safe_load((REPO / "stacks" / f"Pulumi.{STACK}.yaml").read_text())
+    edit(document["config"])
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+def test_overlapping_cidrs_are_refused_in_one_sentence(cli: CliRunner, tmp_path: Path) -> None:
+    def overlap(config: dict) -> None:
+        config["kubeshift:migration"]["target_network"]["cidr"] = "10.0.0.0/16"
+
+    result = cli.invoke(app, ["render", "--config", str(_bad_stack(tmp_path, overlap))])
+    assert result.exit_code == 2
+    line = one_line_error(result)
+    assert "overlaps" in line and "target_network" in line
+
+
+def test_run_without_pulumi_cli_says_so_and_leaves_no_journal(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    result = cli.invoke(app, ["--stack", STACK, "run", "--yes"])
+    assert result.exit_code == 2
+    assert "`pulumi` CLI was not found" in one_line_error(result)
+    assert not (tmp_path / "state").exists()
+
+
+def test_dry_run_needs_no_engine_and_writes_nothing(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    result = cli.invoke(
+        app, ["--stack", STACK, "run", "--dry-run", "--to", "target-network", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    steps = json.loads(result.stdout)
+    assert [s["step"] for s in steps] == ["config", "preview", "update"] * 2
+    assert {s["status"] for s in steps} == {"would-run"}
+    assert not (tmp_path / "state").exists()
+
+
+def test_help_is_fast() -> None:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", "from automation.cli import main; main()", "--help"],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.5, f"kubeshift --help took {elapsed:.2f}s"
