@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Benchmark: kubeshift's concurrent, budget-following drain vs a node-by-node ``kubectl drain``.
+
+Why: the drain should approach the bound set by the PodDisruptionBudgets and the pods'
+time to become Ready, where ``kubectl drain`` (serial across nodes, 429s retried every
+5 s) does not. Both contenders drain an identical fleet, built fresh on the same real
+control plane (apiserver, controller-manager, scheduler, etcd, kwok from
+``scripts/testbin``) in the same run: old nodes full of Deployments, each with a PDB and
+a Service, whose pods take ``--ready-delay`` to become Ready (a kwok stage delay), and
+empty new nodes. Printed: wall time of each, their ratio, the lower bound the PDBs and
+ready time imply, API requests per evicted pod, and the availability probe's minimum
+ready endpoints per Service.
+
+Run on demand (not in CI's timed path):
+
+    .venv/bin/python benchmarks/drain.py                       # the issue's full scale
+    .venv/bin/python benchmarks/drain.py --old-nodes 10 --new-nodes 10 \\
+        --deployments 10 --pods 250                              # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from kubernetes import client as k8s  # noqa: E402
+
+from automation.kube.clients import ClusterAccess, KubeClients, build_clients, list_all  # noqa: E402
+from automation.kube.drain import DrainLimits, DrainOptions, drain_nodes  # noqa: E402
+from automation.kube.probe import AvailabilityProbe  # noqa: E402
+from tests.support.controlplane import Cluster, ClusterOptions, start_cluster  # noqa: E402
+from tests.support.etcd import start_etcd  # noqa: E402
+from tests.support.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
+from tests.support.nodes import NodePool, NodePools, NodePoolSpec  # noqa: E402
+from tests.support.testbin import locate  # noqa: E402
+from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
+
+GROUP_LABEL = "kubeshift.io/bench-group"
+KUBECTL_REQUEST = re.compile(r"\] (GET|POST|PUT|PATCH|DELETE) https?://")
+
+
+@dataclass
+class Outcome:
+    name: str
+    seconds: float = 0.0
+    evicted: int = 0
+    requests: int = 0
+    complete: bool = False
+    min_ready: int | None = None
+    zero_intervals: int = 0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def requests_per_pod(self) -> float:
+        return self.requests / self.evicted if self.evicted else float("nan")
+
+
+def log(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def lower_bound(replicas: list[int], max_unavailable: int, ready_seconds: float) -> float:
+    """Every Deployment can lose at most ``max_unavailable`` pods per 'replacement Ready'
+    round, and rounds of different Deployments overlap: the slowest one bounds the drain."""
+    rounds = max(math.ceil(r / max_unavailable) for r in replicas)
+    return rounds * ready_seconds
+
+
+class Fleet:
+    """One contender's identical world: a namespace, old and new pools, workloads."""
+
+    def __init__(self, kube: KubeClients, name: str, args: argparse.Namespace) -> None:
+        self.kube, self.name, self.args = kube, name, args
+        self.namespace = f"bench-{name}"
+        self.pools = NodePools(kube.api_client)
+        self.old: NodePool | None = None
+        self.new: NodePool | None = None
+        self.replicas = split(args.pods, args.deployments)
+
+    def build(self) -> None:
+        core, apps = self.kube.core, self.kube.apps
+        core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=self.namespace)))
+        labels = {GROUP_LABEL: self.name}
+        self.old = self.pools.create(
+            NodePoolSpec(f"{self.name}-old", count=self.args.old_nodes, labels=labels)
+        )
+        for i, count in enumerate(self.replicas):
+            app = f"app{i:03d}"
+            match = {"app": app}
+            apps.create_namespaced_deployment(
+                self.namespace,
+                k8s.V1Deployment(
+                    metadata=k8s.V1ObjectMeta(name=app),
+                    spec=k8s.V1DeploymentSpec(
+                        replicas=count,
+                        selector=k8s.V1LabelSelector(match_labels=match),
+                        template=k8s.V1PodTemplateSpec(
+                            metadata=k8s.V1ObjectMeta(
+                                labels=match,
+                                annotations={POD_READY_DELAY_ANNOTATION: self.args.ready_delay},
+                            ),
+                            spec=k8s.V1PodSpec(
+                                containers=[k8s.V1Container(name="app", image=PAUSE_IMAGE)],
+                                node_selector=labels,
+                                termination_grace_period_seconds=0,
+                            ),
+                        ),
+                    ),
+                ),
+            )
+            self.kube.policy.create_namespaced_pod_disruption_budget(
+                self.namespace,
+                k8s.V1PodDisruptionBudget(
+                    metadata=k8s.V1ObjectMeta(name=app),
+                    spec=k8s.V1PodDisruptionBudgetSpec(
+                        max_unavailable=self.args.max_unavailable,
+                        selector=k8s.V1LabelSelector(match_labels=match),
+                    ),
+                ),
+            )
+            core.create_namespaced_service(
+                self.namespace,
+                k8s.V1Service(
+                    metadata=k8s.V1ObjectMeta(name=app),
+                    spec=k8s.V1ServiceSpec(selector=match, ports=[k8s.V1ServicePort(port=80)]),
+                ),
+            )
+        self.wait_ready("all pods Ready on the old nodes")
+        self.wait_budgets()
+        self.new = self.pools.create(
+            NodePoolSpec(f"{self.name}-new", count=self.args.new_nodes, labels=labels)
+        )
+
+    def ready_pods(self) -> int:
+        pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
+            "items"
+        ]
+        return sum(
+            1
+            for p in pods
+            if not p["metadata"].get("deletionTimestamp")
+            and any(
+                c.get("type") == "Ready" and c.get("status") == "True"
+                for c in (p.get("status") or {}).get("conditions") or []
+            )
+        )
+
+    def wait_ready(self, what: str, timeout: float = 1800) -> None:
+        started = time.monotonic()
+        while (ready := self.ready_pods()) < self.args.pods:
+            if time.monotonic() - started > timeout:
+                raise SystemExit(f"timed out waiting for {what}: {ready}/{self.args.pods}")
+            time.sleep(2)
+        log(f"{self.name}: {what} ({self.args.pods}) after {time.monotonic() - started:.0f}s")
+
+    def wait_budgets(self, timeout: float = 600) -> None:
+        started = time.monotonic()
+        while True:
+            pdbs = list_all(
+                self.kube.policy.list_namespaced_pod_disruption_budget,
+                self.namespace,
+                action="list PDBs",
+            )["items"]
+            ok = [
+                p
+                for p in pdbs
+                if (p.get("status") or {}).get("observedGeneration") == p["metadata"]["generation"]
+                and (p["status"].get("currentHealthy") == p["status"].get("expectedPods"))
+            ]
+            if len(ok) == self.args.deployments:
+                return
+            if time.monotonic() - started > timeout:
+                raise SystemExit(f"PDBs not observed: {len(ok)}/{self.args.deployments}")
+            time.sleep(1)
+
+    def services(self) -> list[str]:
+        return [f"{self.namespace}/app{i:03d}" for i in range(self.args.deployments)]
+
+    def teardown(self) -> None:
+        self.pools.cleanup()
+        try:
+            self.kube.core.delete_namespace(self.namespace, propagation_policy="Background")
+        except k8s.ApiException:
+            pass
+
+
+def run_kubeshift(kube: KubeClients, fleet: Fleet, args: argparse.Namespace) -> Outcome:
+    assert fleet.old is not None
+    summary = drain_nodes(
+        kube,
+        fleet.old.node_names,
+        options=DrainOptions(),
+        limits=DrainLimits(
+            max_nodes_in_flight=args.max_nodes_in_flight,
+            max_pods_in_flight=args.max_pods_in_flight,
+            timeout=args.timeout,
+        ),
+    )
+    log(summary.message())
+    return Outcome(
+        "kubeshift",
+        seconds=summary.seconds,
+        evicted=len(summary.evicted),
+        requests=summary.requests,
+        complete=summary.complete,
+        detail={
+            "max_pods_in_flight": summary.max_pods_in_flight,
+            "max_nodes_in_flight": summary.max_nodes_in_flight,
+        },
+    )
+
+
+def run_kubectl(cluster: Cluster, fleet: Fleet, args: argparse.Namespace) -> Outcome:
+    assert fleet.old is not None
+    outcome = Outcome("kubectl")
+    started = time.monotonic()
+    complete = True
+    for node in fleet.old.node_names:
+        proc = subprocess.run(
+            [
+                args.kubectl,
+                f"--kubeconfig={cluster.kubeconfig_path}",
+                f"--context={cluster.context}",
+                "drain",
+                node,
+                "--ignore-daemonsets",
+                "--delete-emptydir-data",
+                f"--timeout={int(args.timeout)}s",
+                "-v=6",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        outcome.requests += len(KUBECTL_REQUEST.findall(proc.stderr))
+        outcome.evicted += proc.stdout.count(" evicted")
+        if proc.returncode != 0:
+            complete = False
+            log(f"kubectl drain {node} failed: {proc.stderr.strip().splitlines()[-1:]}")
+    outcome.seconds = time.monotonic() - started
+    outcome.complete = complete
+    return outcome
+
+
+def contend(name: str, cluster: Cluster, kube: KubeClients, args: argparse.Namespace) -> Outcome:
+    fleet = Fleet(kube, name, args)
+    log(f"{name}: building {args.old_nodes}+{args.new_nodes} nodes, {args.pods} pods")
+    fleet.build()
+    log(f"{name}: draining {args.old_nodes} old nodes")
+    with AvailabilityProbe(kube.discovery, fleet.services()) as probe:
+        if name == "kubeshift":
+            outcome = run_kubeshift(kube, fleet, args)
+        else:
+            outcome = run_kubectl(cluster, fleet, args)
+        fleet.wait_ready("all pods Ready again")
+        report = probe.report()
+    outcome.min_ready = report.min_ready
+    outcome.zero_intervals = sum(len(s.zero_intervals) for s in report.services.values())
+    log(f"{name}: {outcome.seconds:.1f}s, probe: {report.message()}")
+    fleet.teardown()
+    return outcome
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old-nodes", type=int, default=100)
+    parser.add_argument("--new-nodes", type=int, default=100)
+    parser.add_argument("--deployments", type=int, default=100)
+    parser.add_argument("--pods", type=int, default=5000)
+    parser.add_argument("--ready-delay", default="2s", help="kwok pod-ready delay (Go duration)")
+    parser.add_argument("--max-unavailable", type=int, default=1, help="each PDB's maxUnavailable")
+    parser.add_argument("--max-nodes-in-flight", type=int, default=20)
+    parser.add_argument("--max-pods-in-flight", type=int, default=200)
+    parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
+    parser.add_argument("--skip-kubectl", action="store_true")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+
+    bins = locate()
+    workdir = Path(tempfile.mkdtemp(prefix="kubeshift-bench-"))
+    etcd = start_etcd(bins.etcd, workdir)
+    cluster = start_cluster(
+        bins,
+        etcd.url,
+        workdir / "bench",
+        ClusterOptions(name="bench", api_qps=2000, api_burst=4000, max_requests_inflight=2000),
+    )
+    log(f"control plane up in {cluster.startup_seconds:.1f}s ({bins.versions})")
+    kube = build_clients(
+        ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context, pool_size=128)
+    )
+    outcomes: list[Outcome] = []
+    try:
+        outcomes.append(contend("kubeshift", cluster, kube, args))
+        if not args.skip_kubectl:
+            outcomes.append(contend("kubectl", cluster, kube, args))
+    finally:
+        kube.close()
+        cluster.stop()
+        etcd.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    ready_s = parse_duration_ms(args.ready_delay) / 1000
+    bound = lower_bound(split(args.pods, args.deployments), args.max_unavailable, ready_s)
+    print()
+    print(
+        f"fleet: {args.old_nodes} old + {args.new_nodes} new nodes, {args.pods} pods in "
+        f"{args.deployments} Deployments (PDB maxUnavailable {args.max_unavailable}), "
+        f"pods Ready after {args.ready_delay}"
+    )
+    print(f"lower bound from PDBs and ready time: {bound:.1f}s")
+    print(
+        f"{'contender':<10} {'wall s':>8} {'evicted':>8} {'req/pod':>8} {'min ready':>10} {'zero':>5}"
+    )
+    for o in outcomes:
+        print(
+            f"{o.name:<10} {o.seconds:>8.1f} {o.evicted:>8} {o.requests_per_pod:>8.2f} "
+            f"{o.min_ready!s:>10} {o.zero_intervals:>5}{'' if o.complete else '  INCOMPLETE'}"
+        )
+    figures: dict[str, Any] = {
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "lower_bound_seconds": bound,
+        "outcomes": [{**o.__dict__, "requests_per_pod": o.requests_per_pod} for o in outcomes],
+    }
+    if len(outcomes) == 2 and outcomes[0].seconds:
+        ratio = outcomes[1].seconds / outcomes[0].seconds
+        figures["kubectl_over_kubeshift"] = ratio
+        print(
+            f"kubectl / kubeshift wall time: {ratio:.2f}x; kubeshift / bound: "
+            f"{outcomes[0].seconds / bound:.2f}x"
+            if bound
+            else ""
+        )
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, default=str))
+    return 0 if all(o.complete for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
