@@ -5,7 +5,7 @@ Its answers: 201 evicted; 404 already gone (done); 409 with our UID precondition
 name now belongs to a replacement, so ours is gone too; 429 blocked by a budget (the
 body names the PDB: "The disruption budget X needs N healthy pods and has M
 currently"); 403 with cause ``NamespaceTerminating``: the namespace is being deleted
-(its own case: the pod will go with it). Anything else is mapped by
+(its own case: the pod will go with it). Connection errors are transient. Anything else is mapped by
 ``automation.errors`` and reported as a failure of that pod.
 """
 
@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import urllib3
 from kubernetes import client
 
 from automation.errors import from_api_exception
@@ -32,6 +33,7 @@ class EvictStatus(enum.Enum):
     GONE = "gone"
     BLOCKED = "blocked"
     NAMESPACE_TERMINATING = "namespace-terminating"
+    TRANSIENT = "transient"  # connection trouble: retry later
     FAILED = "failed"
 
 
@@ -90,6 +92,8 @@ def evict_pod(
     )
     try:
         core.create_namespaced_pod_eviction(name, namespace, body, _preload_content=False)
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        return EvictOutcome(EvictStatus.TRANSIENT, f"connection error: {exc}")
     except client.ApiException as exc:
         status = int(exc.status or 0)
         payload = _status_body(exc)

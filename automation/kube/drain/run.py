@@ -347,7 +347,10 @@ class _Run:
             while True:
                 active = [w for w in work.values() if w.state not in (GONE, FAILED)]
                 if not active:
-                    self.summary.drained_nodes.append(node)
+                    if any(w.state == FAILED for w in work.values()):
+                        self.summary.incomplete_nodes.append(node)
+                    else:
+                        self.summary.drained_nodes.append(node)
                     if self.nodes_task is not None:
                         self.nodes_task.advance()
                     return
@@ -420,7 +423,7 @@ class _Run:
         elif status is EvictStatus.FAILED:
             item.state = FAILED
             self.summary.failed[pod.key] = outcome.message
-        else:  # BLOCKED or NAMESPACE_TERMINATING: retry with backoff
+        else:  # BLOCKED, NAMESPACE_TERMINATING or TRANSIENT: retry with backoff
             item.state = BLOCKED
             item.blocked_by = outcome.pdb or outcome.message
             if outcome.pdb and outcome.pdb not in item.budgets:

@@ -96,3 +96,13 @@ def test_blocked_outcome_keeps_server_hint_and_message() -> None:
     assert outcome.retry_after == 10.0
     assert "still being processed" in outcome.message
     assert blocked_outcome("ns", {}).pdb is None
+
+
+def test_connection_errors_are_transient() -> None:
+    class Broken:
+        def create_namespaced_pod_eviction(self, *a: Any, **kw: Any) -> None:
+            raise ConnectionResetError("reset by peer")
+
+    outcome = evict_pod(Broken(), "ns", "p")  # type: ignore[arg-type]
+    assert outcome.status is EvictStatus.TRANSIENT
+    assert "reset by peer" in outcome.message
