@@ -49,7 +49,7 @@ def routes_created(clients: KubeClients, label_selector: str | None = None) -> P
     Gardener's rule for leaving the overlay: calico-node's own ``CalicoIsUp`` does not
     prove the cloud route exists, and a node without the condition is not done either.
     """
-    kwargs = {"label_selector": label_selector} if label_selector else {}
+    kwargs: dict[str, Any] = {"label_selector": label_selector} if label_selector else {}
     nodes = list_all(clients.core.list_node, action="list nodes", **kwargs)["items"]
     items = []
     for node in nodes:
@@ -106,7 +106,7 @@ def workloads_available(
 
     ``namespaces`` None means all namespaces; ``label_selector`` narrows the objects.
     """
-    kwargs = {"label_selector": label_selector} if label_selector else {}
+    kwargs: dict[str, Any] = {"label_selector": label_selector} if label_selector else {}
     checks: list[tuple[str, Any, Any, Any]] = [
         (
             "deployment",

@@ -282,7 +282,7 @@ def set_service_type(
             "spec": patch_spec,
         }
         try:
-            response = core.patch_namespaced_service(
+            response: Any = core.patch_namespaced_service(
                 name, namespace, patch, _content_type=MERGE_PATCH, _preload_content=False
             )
         except client.ApiException as exc:

@@ -87,7 +87,9 @@ class NodeChange:
 
 def select_nodes(core: client.CoreV1Api, selection: NodeSelection) -> tuple[list[dict], list[str]]:
     """The selected nodes (JSON) sorted by name, and the asked-for names that do not exist."""
-    kwargs = {"label_selector": selection.label_selector} if selection.label_selector else {}
+    kwargs: dict[str, Any] = (
+        {"label_selector": selection.label_selector} if selection.label_selector else {}
+    )
     items = list_all(core.list_node, action="list nodes", **kwargs)["items"]
     by_name = {n["metadata"]["name"]: n for n in items}
     if not selection.names:
