@@ -51,6 +51,7 @@ from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
 GROUP_LABEL = "kubeshift.io/bench-group"
 KUBECTL_REQUEST = re.compile(r"\] (GET|POST|PUT|PATCH|DELETE) https?://")
+KUBECTL_EVICTED = re.compile(r"^pod/\S+ evicted$", re.M)
 
 
 @dataclass
@@ -249,7 +250,7 @@ def run_kubectl(cluster: Cluster, fleet: Fleet, args: argparse.Namespace) -> Out
             check=False,
         )
         outcome.requests += len(KUBECTL_REQUEST.findall(proc.stderr))
-        outcome.evicted += proc.stdout.count(" evicted")
+        outcome.evicted += len(KUBECTL_EVICTED.findall(proc.stdout))
         if proc.returncode != 0:
             complete = False
             log(f"kubectl drain {node} failed: {proc.stderr.strip().splitlines()[-1:]}")
@@ -303,6 +304,11 @@ def main() -> int:
         ClusterOptions(name="bench", api_qps=2000, api_burst=4000, max_requests_inflight=2000),
     )
     log(f"control plane up in {cluster.startup_seconds:.1f}s ({bins.versions})")
+    if not args.skip_kubectl:
+        version = subprocess.run(
+            [args.kubectl, "version", "--client"], capture_output=True, text=True, check=True
+        ).stdout.splitlines()[0]
+        log(f"kubectl: {args.kubectl} ({version})")
     kube = build_clients(
         ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context, pool_size=128)
     )
