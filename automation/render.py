@@ -10,16 +10,20 @@ single component the same way.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import runpy
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import resource as pulumi_resource_runtime
 from pulumi.runtime import rpc, settings
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -168,8 +172,6 @@ def _options(request: Any) -> dict[str, Any]:
 
 def _config_strings(values: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
     """Config as ``set_all_config`` wants it: strings, objects as JSON, secrets hidden."""
-    import json
-
     flat: dict[str, str] = {}
     secret_keys: list[str] = []
     for key, value in values.items():
@@ -196,6 +198,28 @@ def record(
     new root stack. ``program`` may return a dict of outputs to resolve.
     """
     started = time.perf_counter()
+    with _without_stack_traces():
+        rendering = _record(program, config, stack, region)
+    return Rendering(rendering.resources, rendering.outputs, time.perf_counter() - started)
+
+
+@contextlib.contextmanager
+def _without_stack_traces() -> Iterator[None]:
+    """Skip the SDK's per-resource Python stack capture (source positions for the engine).
+
+    It costs ~2 ms per resource and mocks have no use for it; restored on exit.
+    """
+    original = pulumi_resource_runtime._get_stack_trace
+    pulumi_resource_runtime._get_stack_trace = lambda: source_pb2.StackTrace()
+    try:
+        yield
+    finally:
+        pulumi_resource_runtime._get_stack_trace = original
+
+
+def _record(
+    program: Callable[[], Any], config: Mapping[str, Any] | None, stack: str, region: str
+) -> Rendering:
     monitor = _RecordingMonitor(_Mocks(region))
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(
@@ -220,8 +244,7 @@ def record(
         return pulumi.Output.from_input(exported).apply(keep).future()
 
     _sync_await(run_pulumi_func(run))
-    resources = _collect(monitor)
-    return Rendering(resources, _redact(resolved), time.perf_counter() - started)
+    return Rendering(_collect(monitor), _redact(resolved), 0.0)
 
 
 def _collect(monitor: _RecordingMonitor) -> list[RenderedResource]:
@@ -245,6 +268,10 @@ def _collect(monitor: _RecordingMonitor) -> list[RenderedResource]:
     return resources
 
 
+def _run_main() -> None:
+    runpy.run_path(str(PROGRAM), run_name="__main__")
+
+
 def render_program(config: Mapping[str, Any], phase: str | None = None) -> Rendering:
     """Validate ``config`` (raising ``ConfigError``) and run ``__main__.py`` under mocks."""
     values = dict(config)
@@ -252,7 +279,7 @@ def render_program(config: Mapping[str, Any], phase: str | None = None) -> Rende
         values[stack_config.PHASE_KEY] = phase
     validated = stack_config.load_config(values)
     return record(
-        lambda: runpy.run_path(str(PROGRAM), run_name="__main__"),
+        lambda: _run_main(),
         config=values,
         stack=validated.cluster.name,
         region=validated.region,

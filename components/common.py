@@ -1,0 +1,58 @@
+"""The per-side "common" resources of a cluster: security groups and, on one side only,
+the workers' IAM identity (the seed's ``worker-common`` module and its ``-migration``
+twin).
+
+When the original side is retired, its identity moves to the other side's Common with
+aliases (see ``components.moves``) instead of being recreated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+
+from components.identity import NodeIdentity, NodeIdentityArgs
+from components.moves import Move
+from components.naming import Namer
+from components.security_groups import SecurityGroups, SecurityGroupsArgs
+
+TYPE = "kubeshift:cluster:Common"
+
+
+@dataclass
+class CommonArgs:
+    """Inputs of :class:`Common`."""
+
+    security_groups: SecurityGroupsArgs
+    create_node_identity: bool = False
+    identity_namer: Namer | None = None
+    """Namer of the identity's ORIGINAL side (its physical names never change)."""
+    identity_moved_from: Move | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+class Common(pulumi.ComponentResource):
+    """Security groups of one side, plus the node identity where it lives."""
+
+    groups: SecurityGroups
+    instance_profile_name: pulumi.Output[str] | None
+
+    def __init__(
+        self, name: str, args: CommonArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(TYPE, name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.groups = SecurityGroups(f"{name}-sg", args.security_groups, child)
+        self.instance_profile_name = None
+        if args.create_node_identity:
+            namer = args.identity_namer or args.security_groups.namer
+            identity = NodeIdentity(
+                f"{name}-node-identity",
+                NodeIdentityArgs(
+                    namer=namer, role="node", moved_from=args.identity_moved_from, tags=args.tags
+                ),
+                child,
+            )
+            self.instance_profile_name = identity.instance_profile_name
+        self.register_outputs({"instance_profile_name": self.instance_profile_name})

@@ -1,0 +1,165 @@
+"""Control plane: one single-instance ASG per etcd member, each with its own etcd volume.
+
+Each member is placed in the source or the target network independently, which is how
+the control plane moves one member per phase without losing etcd quorum. A member's
+etcd volume stays put (same AZ in both networks); its network interface, launch
+template and ASG are per placement: moving a member deletes the old set and creates
+the new one, whose instance attaches the volume once the old instance has released it.
+The member's interface has a fixed private address so DNS can point at it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components import userdata
+from components.naming import Namer
+from components.tags import cluster_tags, merge_tags
+
+SOURCE = "source"
+TARGET = "target"
+
+
+@dataclass(frozen=True)
+class MemberPlacement:
+    """Where one member lives: its network side and that network's ids."""
+
+    index: int
+    """1-based member number."""
+    az: str
+    side: str
+    """``source`` or ``target``."""
+    subnet_id: pulumi.Input[str]
+    security_group_ids: list[pulumi.Input[str]]
+    address: str
+    """Fixed private address of the member's interface in this placement."""
+
+
+@dataclass
+class ControlPlaneArgs:
+    """Inputs of :class:`ControlPlane`."""
+
+    namer: Namer
+    """Cluster name and the migration suffix (used for members placed in the target)."""
+    members: list[MemberPlacement]
+    instance_type: str
+    image_id: str
+    instance_profile_name: pulumi.Input[str]
+    api_endpoint: str
+    etcd_volume_size: int = 50
+    etcd_volume_type: str = "gp3"
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+class ControlPlane(pulumi.ComponentResource):
+    """Members (volume + interface + launch template + ASG each)."""
+
+    group_names: dict[int, pulumi.Output[str]]
+    addresses: dict[int, pulumi.Output[str]]
+    placements: dict[int, str]
+
+    def __init__(
+        self, name: str, args: ControlPlaneArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("kubeshift:compute:ControlPlane", name, None, opts)
+        self.group_names = {}
+        self.addresses = {}
+        self.placements = {}
+        base_tags = merge_tags(args.tags, cluster_tags(args.namer.cluster))
+        for member in args.members:
+            self._member(name, args, member, base_tags)
+        self.register_outputs(
+            {
+                "group_names": {str(k): v for k, v in self.group_names.items()},
+                "placements": {str(k): v for k, v in self.placements.items()},
+            }
+        )
+
+    def _member(
+        self, name: str, args: ControlPlaneArgs, m: MemberPlacement, base_tags: dict[str, str]
+    ) -> None:
+        child = pulumi.ResourceOptions(parent=self)
+        stable = Namer(args.namer.cluster)
+        placed = args.namer if m.side == TARGET else stable
+        side = "" if m.side == SOURCE else f"-{args.namer.suffix}"
+        member_tags = merge_tags(
+            base_tags,
+            {"kubeshift.io/member": str(m.index), "k8s.io/role/master": "1"},
+        )
+        volume_name = stable.tag(f"etcd-{m.index}")
+        volume = aws.ebs.Volume(
+            f"{name}-etcd-{m.index}",
+            availability_zone=m.az,
+            size=args.etcd_volume_size,
+            type=args.etcd_volume_type,
+            encrypted=True,
+            tags=merge_tags(member_tags, {"Name": volume_name}),
+            opts=pulumi.ResourceOptions(parent=self, retain_on_delete=False),
+        )
+        eni_name = placed.tag(f"control-plane-{m.index}")
+        interface = aws.ec2.NetworkInterface(
+            f"{name}-eni-{m.index}{side}",
+            subnet_id=m.subnet_id,
+            private_ips=[m.address],
+            security_groups=m.security_group_ids,
+            description=f"etcd member {m.index} of {args.namer.cluster}",
+            tags=merge_tags(member_tags, {"Name": eni_name, "kubeshift.io/network": m.side}),
+            opts=child,
+        )
+        lt_name = placed.launch_template(f"control-plane-{m.index}")
+        script = pulumi.Output.all(volume.id, interface.id).apply(
+            lambda ids: userdata.encode(
+                userdata.node_script(
+                    cluster_name=args.namer.cluster,
+                    api_endpoint=args.api_endpoint,
+                    labels={"node-role.kubernetes.io/control-plane": ""},
+                    taints=[("node-role.kubernetes.io/control-plane", "", "NoSchedule")],
+                    role="control-plane",
+                    extra=userdata.member_attach_script(ids[0], ids[1]),
+                )
+            )
+        )
+        instance_tags = merge_tags(member_tags, {"Name": lt_name})
+        lt = aws.ec2.LaunchTemplate(
+            f"{name}-lt-{m.index}{side}",
+            name=lt_name,
+            image_id=args.image_id,
+            instance_type=args.instance_type,
+            user_data=script,
+            iam_instance_profile={"name": args.instance_profile_name},
+            vpc_security_group_ids=m.security_group_ids,
+            metadata_options={"http_endpoint": "enabled", "http_tokens": "required"},
+            tag_specifications=[{"resource_type": "instance", "tags": instance_tags}],
+            update_default_version=True,
+            tags=merge_tags(member_tags, {"Name": lt_name}),
+            opts=child,
+        )
+        asg_name = placed.autoscaling_group(f"control-plane-{m.index}")
+        group = aws.autoscaling.Group(
+            f"{name}-asg-{m.index}{side}",
+            name=asg_name,
+            min_size=1,
+            max_size=1,
+            desired_capacity=1,
+            vpc_zone_identifiers=[m.subnet_id],
+            health_check_type="EC2",
+            health_check_grace_period=600,
+            launch_template={"id": lt.id, "version": lt.latest_version.apply(str)},
+            tags=[
+                {"key": k, "value": v, "propagate_at_launch": True}
+                for k, v in sorted(
+                    merge_tags(
+                        member_tags, {"Name": asg_name, "kubeshift.io/network": m.side}
+                    ).items()
+                )
+            ],
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=["targetGroupArns", "loadBalancers"]
+            ),
+        )
+        self.group_names[m.index] = group.name
+        self.addresses[m.index] = interface.private_ip
+        self.placements[m.index] = m.side

@@ -1,0 +1,61 @@
+"""Route53 records kubeshift switches during a migration: CNAMEs to load balancers or
+A records to fixed member addresses.
+
+A record that changes type (the API record goes CNAME -> A -> CNAME during the
+control-plane move) is replaced; Route53 refuses a CNAME and an A record on the same
+name, so the old record is deleted before the new one is created.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pulumi
+import pulumi_aws as aws
+
+
+@dataclass(frozen=True)
+class RecordSpec:
+    """One record: its DNS name, type and values (LB DNS names or addresses)."""
+
+    name: str
+    type: Literal["CNAME", "A"]
+    records: list[pulumi.Input[str]]
+
+
+@dataclass
+class DnsArgs:
+    """Inputs of :class:`Dns`."""
+
+    zone_id: str
+    records: dict[str, RecordSpec]
+    """Records by a stable key (``api``, ``ingress-0``...): the key names the resource."""
+    ttl: int = 60
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class Dns(pulumi.ComponentResource):
+    """The managed records of one hosted zone."""
+
+    fqdns: dict[str, pulumi.Output[str]]
+
+    def __init__(
+        self, name: str, args: DnsArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("kubeshift:dns:Dns", name, None, opts)
+        self.fqdns = {}
+        for key, spec in args.records.items():
+            if spec.type == "CNAME" and len(spec.records) != 1:
+                raise ValueError(f"CNAME {spec.name} needs exactly one target")
+            record = aws.route53.Record(
+                f"{name}-{key}",
+                zone_id=args.zone_id,
+                name=spec.name,
+                type=spec.type,
+                ttl=args.ttl,
+                records=spec.records,
+                opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
+            )
+            self.fqdns[key] = record.fqdn
+        self.register_outputs({"fqdns": self.fqdns})

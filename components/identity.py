@@ -1,0 +1,125 @@
+"""IAM identity of cluster instances: role, instance profile, policies.
+
+IAM is global, not per VPC, so a vpc-move does not duplicate it (the seed's flag to
+"not create the InstanceProfile" on the migration side). When the original side is
+retired, the identity moves under the surviving side's component with aliases: its
+physical names never change.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.moves import Move, child_options, moved_options
+from components.naming import Namer
+from components.tags import merge_tags
+
+TYPE = "kubeshift:iam:NodeIdentity"
+
+ASSUME_EC2 = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "ec2.amazonaws.com"},
+                "Action": "sts:AssumeRole",
+            }
+        ],
+    }
+)
+
+WORKER_POLICIES = (
+    "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+    "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
+)
+
+CONTROL_PLANE_INLINE = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "AttachOwnEtcdVolumeAndInterface",
+                "Effect": "Allow",
+                "Action": [
+                    "ec2:AttachVolume",
+                    "ec2:DescribeVolumes",
+                    "ec2:AttachNetworkInterface",
+                    "ec2:DescribeNetworkInterfaces",
+                    "ec2:DescribeInstances",
+                ],
+                "Resource": "*",
+            }
+        ],
+    }
+)
+
+
+@dataclass
+class NodeIdentityArgs:
+    """Inputs of :class:`NodeIdentity`."""
+
+    namer: Namer
+    """Always the ORIGINAL side's namer: a moved identity keeps its physical names."""
+    role: str
+    """``node`` or ``control-plane``."""
+    managed_policy_arns: tuple[str, ...] = WORKER_POLICIES
+    inline_policy: str | None = None
+    moved_from: Move | None = None
+    """Set when this identity used to live under another component."""
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+class NodeIdentity(pulumi.ComponentResource):
+    """IAM role + instance profile (+ policy attachments) for one kind of instance."""
+
+    instance_profile_name: pulumi.Output[str]
+    role_name: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: NodeIdentityArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(TYPE, name, None, moved_options(args.moved_from, opts))
+        move = args.moved_from
+
+        def child(role: str) -> pulumi.ResourceOptions:
+            return child_options(self, TYPE, role, move)
+
+        role_name = args.namer.iam_role(f"{args.role}-role")
+        role = aws.iam.Role(
+            f"{name}-role",
+            name=role_name,
+            assume_role_policy=ASSUME_EC2,
+            tags=merge_tags(args.tags, {"Name": role_name}),
+            opts=child("role"),
+        )
+        for arn in args.managed_policy_arns:
+            short = arn.rsplit("/", 1)[-1]
+            aws.iam.RolePolicyAttachment(
+                f"{name}-{short}", role=role.name, policy_arn=arn, opts=child(short)
+            )
+        if args.inline_policy:
+            aws.iam.RolePolicy(
+                f"{name}-inline",
+                name=f"{args.role}-inline",
+                role=role.name,
+                policy=args.inline_policy,
+                opts=child("inline"),
+            )
+        profile_name = args.namer.instance_profile(f"{args.role}-profile")
+        profile = aws.iam.InstanceProfile(
+            f"{name}-profile",
+            name=profile_name,
+            role=role.name,
+            tags=merge_tags(args.tags, {"Name": profile_name}),
+            opts=child("profile"),
+        )
+        self.instance_profile_name = profile.name
+        self.role_name = role.name
+        self.register_outputs(
+            {"instance_profile_name": self.instance_profile_name, "role_name": self.role_name}
+        )

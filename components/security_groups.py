@@ -1,0 +1,205 @@
+"""Security groups of one side of the cluster: nodes, control plane, shared, and LBs.
+
+The *shared* group is attached to every cluster instance in its VPC and admits all
+intra-cluster traffic. During a vpc-move it also admits the node and control-plane
+groups of the peered VPC (SG references work across a same-region peering), which is
+the seed's "shared SG references both the old and the new IDs". Nothing admits
+0.0.0.0/0 except the listener ports of a load balancer declared public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.naming import Namer
+from components.tags import merge_tags
+
+ANYWHERE = "0.0.0.0/0"
+
+
+@dataclass
+class SecurityGroupsArgs:
+    """Inputs of :class:`SecurityGroups`."""
+
+    namer: Namer
+    """Physical names: cluster name and this side's suffix."""
+    vpc_id: pulumi.Input[str]
+    ingress_node_ports: list[int]
+    """Node ports the ingress LB forwards to."""
+    ingress_ports: list[int]
+    """Listener ports of the ingress LB."""
+    api_port: int = 6443
+    client_cidrs: list[str] = field(default_factory=list)
+    """CIDRs allowed to reach the LB listeners (both VPCs, corporate ranges...)."""
+    public_ingress: bool = False
+    """Open the ingress listener ports to 0.0.0.0/0 (an internet-facing ingress LB)."""
+    public_api: bool = False
+    create_node_group: bool = True
+    """False once this side has no workers left (retire-old-workers)."""
+    create_ingress_group: bool = True
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+def _key(cidr: str) -> str:
+    """A CIDR as a logical-name fragment: ``10.0.0.0/16`` -> ``10-0-0-0-16``."""
+    return cidr.replace(".", "-").replace("/", "-")
+
+
+class SecurityGroups(pulumi.ComponentResource):
+    """Node, control-plane, shared, ingress-LB and API-LB security groups with rules."""
+
+    node_id: pulumi.Output[str] | None
+    control_plane_id: pulumi.Output[str]
+    shared_id: pulumi.Output[str]
+    ingress_lb_id: pulumi.Output[str] | None
+    api_lb_id: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: SecurityGroupsArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("kubeshift:network:SecurityGroups", name, None, opts)
+        self._name = name
+        self._child = pulumi.ResourceOptions(parent=self)
+        namer = args.namer
+
+        def group(role: str, description: str) -> aws.ec2.SecurityGroup:
+            physical = namer.security_group(role)
+            sg = aws.ec2.SecurityGroup(
+                f"{name}-{role}",
+                name=physical,
+                description=description,
+                vpc_id=args.vpc_id,
+                revoke_rules_on_delete=True,
+                tags=merge_tags(args.tags, {"Name": physical, "kubeshift.io/role": role}),
+                opts=self._child,
+            )
+            self._egress(role, sg.id)
+            return sg
+
+        control_plane = group("control-plane", "Kubernetes control-plane members")
+        shared = group("shared", "Intra-cluster traffic between all cluster instances")
+        api_lb = group("api-lb", "Kubernetes API load balancer")
+        node = group("node", "Kubernetes worker nodes") if args.create_node_group else None
+        ingress_lb = (
+            group("ingress-lb", "Ingress load balancer") if args.create_ingress_group else None
+        )
+
+        # The API: clients -> API LB -> control plane.
+        api_clients = [ANYWHERE] if args.public_api else args.client_cidrs
+        for cidr in api_clients:
+            self._from_cidr(f"api-lb-{args.api_port}-{_key(cidr)}", api_lb.id, cidr, args.api_port)
+        self._from_group(
+            "control-plane-from-api-lb", control_plane.id, api_lb.id, args.api_port, args.api_port
+        )
+
+        # Ingress: clients -> ingress LB -> node ports on the workers.
+        if ingress_lb is not None:
+            ingress_clients = [ANYWHERE] if args.public_ingress else args.client_cidrs
+            for port in args.ingress_ports:
+                for cidr in ingress_clients:
+                    self._from_cidr(f"ingress-lb-{port}-{_key(cidr)}", ingress_lb.id, cidr, port)
+            if node is not None:
+                for port in args.ingress_node_ports:
+                    self._from_group(
+                        f"node-from-ingress-lb-{port}", node.id, ingress_lb.id, port, port
+                    )
+
+        # Intra-cluster: everything from our own groups and from the peer VPC's groups.
+        members: dict[str, pulumi.Input[str]] = {"control-plane": control_plane.id}
+        if node is not None:
+            members["node"] = node.id
+        for key, source in members.items():
+            self._from_group(f"shared-from-{key}", shared.id, source, None, None)
+
+        self.node_id = node.id if node is not None else None
+        self.control_plane_id = control_plane.id
+        self.shared_id = shared.id
+        self.ingress_lb_id = ingress_lb.id if ingress_lb is not None else None
+        self.api_lb_id = api_lb.id
+        self.register_outputs(
+            {
+                "node_id": self.node_id,
+                "control_plane_id": self.control_plane_id,
+                "shared_id": self.shared_id,
+                "ingress_lb_id": self.ingress_lb_id,
+                "api_lb_id": self.api_lb_id,
+            }
+        )
+
+    def _egress(self, role: str, group_id: pulumi.Input[str]) -> None:
+        aws.vpc.SecurityGroupEgressRule(
+            f"{self._name}-{role}-egress",
+            security_group_id=group_id,
+            ip_protocol="-1",
+            cidr_ipv4=ANYWHERE,
+            description="All outbound traffic",
+            opts=self._child,
+        )
+
+    def _from_cidr(self, key: str, group_id: pulumi.Input[str], cidr: str, port: int) -> None:
+        aws.vpc.SecurityGroupIngressRule(
+            f"{self._name}-{key}",
+            security_group_id=group_id,
+            cidr_ipv4=cidr,
+            ip_protocol="tcp",
+            from_port=port,
+            to_port=port,
+            description=f"Listener {port} from {cidr}",
+            opts=self._child,
+        )
+
+    def _from_group(
+        self,
+        key: str,
+        group_id: pulumi.Input[str],
+        source: pulumi.Input[str],
+        from_port: int | None,
+        to_port: int | None,
+    ) -> None:
+        all_traffic = from_port is None
+        aws.vpc.SecurityGroupIngressRule(
+            f"{self._name}-{key}",
+            security_group_id=group_id,
+            referenced_security_group_id=source,
+            ip_protocol="-1" if all_traffic else "tcp",
+            from_port=None if all_traffic else from_port,
+            to_port=None if all_traffic else to_port,
+            description=f"From {key.rsplit('from-', 1)[-1]}",
+            opts=self._child,
+        )
+
+
+@dataclass
+class PeerAccessArgs:
+    """Inputs of :class:`PeerAccess`."""
+
+    shared_group_id: pulumi.Input[str]
+    """The shared group that must admit the peer VPC's groups."""
+    peer_group_ids: dict[str, pulumi.Input[str]]
+    """Groups of the peered VPC, by a stable key (``node``, ``control-plane``)."""
+
+
+class PeerAccess(pulumi.ComponentResource):
+    """Rules letting one side's shared group admit the other VPC's node/control-plane groups.
+
+    Separate from :class:`SecurityGroups` because both sides reference each other: the
+    two groups components exist first, then one PeerAccess per direction.
+    """
+
+    def __init__(
+        self, name: str, args: PeerAccessArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("kubeshift:network:PeerAccess", name, None, opts)
+        for key, source in args.peer_group_ids.items():
+            aws.vpc.SecurityGroupIngressRule(
+                f"{name}-from-{key}",
+                security_group_id=args.shared_group_id,
+                referenced_security_group_id=source,
+                ip_protocol="-1",
+                description=f"From peer VPC {key}",
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+        self.register_outputs({})

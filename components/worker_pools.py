@@ -1,0 +1,215 @@
+"""Worker pools: a launch template per pool and capacity type, one ASG per
+instance type x AZ x capacity type (the seed's 72 groups), with node labels and taints
+carried to the kubelet and the cluster tags the runner uses to find instances.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components import userdata
+from components.naming import Namer
+from components.tags import cluster_tags, merge_tags
+
+ON_DEMAND = "on-demand"
+SPOT = "spot"
+
+
+@dataclass(frozen=True)
+class WorkerPoolSpec:
+    """One pool as the component needs it (built from the config's worker pool)."""
+
+    name: str
+    instance_types: tuple[str, ...]
+    azs: tuple[str, ...]
+    capacity_types: tuple[str, ...] = (ON_DEMAND, SPOT)
+    min_size: int = 0
+    desired_size: int = 1
+    max_size: int = 3
+    labels: tuple[tuple[str, str], ...] = ()
+    taints: tuple[tuple[str, str, str], ...] = ()
+    """(key, value, effect) triples."""
+    root_volume_size: int = 100
+
+
+def group_key(pool: str, instance_type: str, az: str, capacity: str) -> str:
+    """Stable key (and logical-name fragment) of one auto scaling group."""
+    return f"{pool}-{instance_type.replace('.', '-')}-{az}-{capacity}"
+
+
+@dataclass
+class WorkerPoolsArgs:
+    """Inputs of :class:`WorkerPools`."""
+
+    namer: Namer
+    """Cluster name + this side's suffix (empty for the original workers)."""
+    pools: list[WorkerPoolSpec]
+    subnet_ids: dict[str, pulumi.Input[str]]
+    """Private subnet per AZ of the network the workers live in."""
+    security_group_ids: list[pulumi.Input[str]]
+    instance_profile_name: pulumi.Input[str]
+    image_id: str
+    api_endpoint: str
+    generation: str
+    """Value of the ``kubeshift.io/generation`` node label (drains select on it)."""
+    network_label: str = "source"
+    """Value of the ``kubeshift.io/network`` tag on the groups (source or target)."""
+    suspended_processes: list[str] = field(default_factory=list)
+    """ASG processes to suspend, e.g. ``Launch`` while the pool is being drained."""
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+class WorkerPools(pulumi.ComponentResource):
+    """All worker auto scaling groups of one side."""
+
+    group_names: dict[str, pulumi.Output[str]]
+    """ASG name per :func:`group_key`."""
+    group_subnets: dict[str, pulumi.Input[str]]
+
+    def __init__(
+        self, name: str, args: WorkerPoolsArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("kubeshift:compute:WorkerPools", name, None, opts)
+        self.group_names = {}
+        self.group_subnets = {}
+        cluster = args.namer.cluster
+        base_tags = merge_tags(args.tags, cluster_tags(cluster))
+        for pool in args.pools:
+            for capacity in pool.capacity_types:
+                lt = self._launch_template(name, args, pool, capacity, base_tags)
+                for instance_type in pool.instance_types:
+                    for az in pool.azs:
+                        key = group_key(pool.name, instance_type, az, capacity)
+                        self._group(
+                            name, args, pool, capacity, instance_type, az, key, lt, base_tags
+                        )
+        self.register_outputs({"group_names": self.group_names})
+
+    def _labels(self, args: WorkerPoolsArgs, pool: WorkerPoolSpec, capacity: str) -> dict:
+        return {
+            **dict(pool.labels),
+            userdata.POOL_LABEL: pool.name,
+            userdata.GENERATION_LABEL: args.generation,
+            userdata.LIFECYCLE_LABEL: capacity,
+        }
+
+    def _launch_template(
+        self,
+        name: str,
+        args: WorkerPoolsArgs,
+        pool: WorkerPoolSpec,
+        capacity: str,
+        base_tags: dict[str, str],
+    ) -> aws.ec2.LaunchTemplate:
+        lt_name = args.namer.launch_template(f"workers-{pool.name}-{capacity}")
+        script = userdata.node_script(
+            cluster_name=args.namer.cluster,
+            api_endpoint=args.api_endpoint,
+            labels=self._labels(args, pool, capacity),
+            taints=pool.taints,
+        )
+        instance_tags = merge_tags(base_tags, {"Name": lt_name, "kubeshift.io/pool": pool.name})
+        return aws.ec2.LaunchTemplate(
+            f"{name}-{pool.name}-{capacity}-lt",
+            name=lt_name,
+            image_id=args.image_id,
+            user_data=userdata.encode(script),
+            iam_instance_profile={"name": args.instance_profile_name},
+            vpc_security_group_ids=args.security_group_ids,
+            metadata_options={
+                "http_endpoint": "enabled",
+                "http_tokens": "required",
+                "http_put_response_hop_limit": 2,
+                "instance_metadata_tags": "disabled",
+            },
+            block_device_mappings=[
+                {
+                    "device_name": "/dev/xvda",
+                    "ebs": {
+                        "volume_size": pool.root_volume_size,
+                        "volume_type": "gp3",
+                        "encrypted": "true",
+                        "delete_on_termination": "true",
+                    },
+                }
+            ],
+            tag_specifications=[
+                {"resource_type": "instance", "tags": instance_tags},
+                {"resource_type": "volume", "tags": instance_tags},
+            ],
+            update_default_version=True,
+            tags=merge_tags(base_tags, {"Name": lt_name}),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+
+    def _group(
+        self,
+        name: str,
+        args: WorkerPoolsArgs,
+        pool: WorkerPoolSpec,
+        capacity: str,
+        instance_type: str,
+        az: str,
+        key: str,
+        lt: aws.ec2.LaunchTemplate,
+        base_tags: dict[str, str],
+    ) -> None:
+        asg_name = args.namer.autoscaling_group(f"workers-{key}")
+        cluster = args.namer.cluster
+        labels = self._labels(args, pool, capacity)
+        tags = merge_tags(
+            base_tags,
+            {
+                "Name": asg_name,
+                "kubeshift.io/pool": pool.name,
+                "kubeshift.io/network": args.network_label,
+                "kubeshift.io/generation": args.generation,
+                "k8s.io/cluster-autoscaler/enabled": "true",
+                f"k8s.io/cluster-autoscaler/{cluster}": "owned",
+            },
+            {f"k8s.io/cluster-autoscaler/node-template/label/{k}": v for k, v in labels.items()},
+            {
+                f"k8s.io/cluster-autoscaler/node-template/taint/{k}": f"{v}:{e}"
+                for k, v, e in pool.taints
+            },
+        )
+        on_demand = capacity == ON_DEMAND
+        group = aws.autoscaling.Group(
+            f"{name}-{key}",
+            name=asg_name,
+            min_size=pool.min_size,
+            max_size=pool.max_size,
+            desired_capacity=pool.desired_size,
+            vpc_zone_identifiers=[args.subnet_ids[az]],
+            capacity_rebalance=not on_demand,
+            health_check_type="EC2",
+            health_check_grace_period=300,
+            suspended_processes=list(args.suspended_processes) or None,
+            mixed_instances_policy={
+                "instances_distribution": {
+                    "on_demand_base_capacity": 0,
+                    "on_demand_percentage_above_base_capacity": 100 if on_demand else 0,
+                    "spot_allocation_strategy": "price-capacity-optimized",
+                },
+                "launch_template": {
+                    "launch_template_specification": {
+                        "launch_template_id": lt.id,
+                        "version": lt.latest_version.apply(str),
+                    },
+                    "overrides": [{"instance_type": instance_type}],
+                },
+            },
+            tags=[
+                {"key": k, "value": v, "propagate_at_launch": True} for k, v in sorted(tags.items())
+            ],
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                # cluster-autoscaler owns desired capacity; attachments own target groups.
+                ignore_changes=["desiredCapacity", "targetGroupArns", "loadBalancers"],
+            ),
+        )
+        self.group_names[key] = group.name
+        self.group_subnets[key] = args.subnet_ids[az]
