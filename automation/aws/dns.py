@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from botocore.exceptions import ClientError, WaiterError
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from automation.aws.probe import HttpProbe, ProbeResult, probe_http
 from automation.aws.targets import targets_pending
@@ -113,12 +113,6 @@ class RecordCutover(_Frozen):
     target: RecordTarget
     weighted: WeightedShift | None = None
     check: TargetCheck = TargetCheck()
-
-    @model_validator(mode="after")
-    def _weighted_type(self) -> RecordCutover:
-        if self.weighted and isinstance(self.target, ARecordTarget) and not self.target.addresses:
-            raise ValueError("a weighted A record needs addresses")
-        return self
 
     @property
     def fqdn(self) -> str:
