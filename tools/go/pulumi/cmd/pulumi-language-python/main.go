@@ -32,9 +32,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/logging"
@@ -48,6 +50,9 @@ import (
 
 // bailExitCode is the shim's exit code for "a message was already shown to the user".
 const bailExitCode = 32
+
+// healthInterval is how often the host checks that the engine is still alive.
+const healthInterval = 10 * time.Second
 
 func main() {
 	var tracing, virtualenv, toolchainName, executor, root string
@@ -78,11 +83,26 @@ func main() {
 		tracing:       tracing,
 		defaults:      map[string]any{"virtualenv": virtualenv, "toolchain": toolchainName},
 	}
+	// Stop serving when the engine goes away (as upstream hosts do), so a killed
+	// `pulumi` does not leave this process behind.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	stop := make(chan bool)
+	go func() {
+		<-ctx.Done()
+		close(stop)
+	}()
+	if engineAddress != "" {
+		if err := rpcutil.Healthcheck(ctx, engineAddress, healthInterval, cancel); err != nil {
+			cmdutil.Exit(fmt.Errorf("could not start health check against the engine: %w", err))
+		}
+	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {
 			pulumirpc.RegisterLanguageRuntimeServer(srv, host)
 			return nil
 		},
+		Cancel:  stop,
 		Options: rpcutil.TracingServerInterceptorOptions(nil),
 	})
 	if err != nil {

@@ -1,0 +1,120 @@
+"""Entry of the engine-test project: builds the resources of phase ``kubeshift:phase``.
+
+Phases are cumulative, like a real scenario:
+
+=============  ==============================================================
+network        Network ``net``: a VPC record and two subnet records
+workers        + Workers ``workers``: two groups of size 2
+scale-workers  workers resized to 3 (update) and the VPC re-tagged (update)
+move-vpc       the VPC's CIDR changes: VPC and subnets are replaced
+fleet          + Workers ``fleet``: five chained slow groups (kill/resume tests)
+=============  ==============================================================
+
+``Record`` is a Python dynamic resource: no provider plugin is needed. Its provider
+mirrors every record as a JSON file in ``kubeshift-test:store`` so tests can see what
+really exists outside Pulumi's state. It lives here so dill pickles it by value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi.dynamic as dynamic
+from records import Network, NetworkArgs, Workers, WorkersArgs
+
+PHASES = ("network", "workers", "scale-workers", "move-vpc", "fleet")
+
+
+class RecordProvider(dynamic.ResourceProvider):
+    """Stores each record as ``<store>/<id>.json``; ``identity`` changes force a replace."""
+
+    def _write(self, record_id: str, props: dict[str, Any]) -> None:
+        time.sleep(float(props.get("delay") or 0))
+        path = Path(props["store"]) / f"{record_id}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(props, sort_keys=True))
+        os.replace(tmp, path)
+
+    def create(self, props: dict[str, Any]) -> dynamic.CreateResult:
+        digest = hashlib.sha256(json.dumps(props["identity"], sort_keys=True).encode())
+        record_id = f"{props['label']}-{digest.hexdigest()[:8]}"
+        self._write(record_id, props)
+        return dynamic.CreateResult(record_id, {**props, "record_id": record_id})
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dynamic.DiffResult:
+        replaces = ["identity"] if olds.get("identity") != news.get("identity") else []
+        changed = [k for k in ("identity", "settings", "store") if olds.get(k) != news.get(k)]
+        return dynamic.DiffResult(changes=bool(changed), replaces=replaces)
+
+    def update(
+        self, record_id: str, _olds: dict[str, Any], news: dict[str, Any]
+    ) -> dynamic.UpdateResult:
+        self._write(record_id, news)
+        return dynamic.UpdateResult({**news, "record_id": record_id})
+
+    def delete(self, record_id: str, props: dict[str, Any]) -> None:
+        Path(props["store"], f"{record_id}.json").unlink(missing_ok=True)
+
+
+class Record(dynamic.Resource):
+    """One record; ``record_id`` is derived from its identity."""
+
+    record_id: pulumi.Output[str]
+    settings: pulumi.Output[dict[str, Any]]
+
+    def __init__(
+        self,
+        name: str,
+        identity: dict[str, Any],
+        settings: dict[str, Any],
+        delay: float = 0.0,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        props = {
+            "label": name,
+            "identity": identity,
+            "settings": settings,
+            "delay": delay,
+            "store": STORE,
+            "record_id": None,
+        }
+        super().__init__(RecordProvider(), name, props, opts)
+
+
+config = pulumi.Config("kubeshift")
+phase = config.get("phase") or PHASES[0]
+if phase not in PHASES:
+    raise ValueError(f"kubeshift:phase must be one of {', '.join(PHASES)}, not {phase!r}")
+step = PHASES.index(phase)
+STORE = pulumi.Config("kubeshift-test").require("store")
+Path(STORE).mkdir(parents=True, exist_ok=True)
+
+network = Network(
+    "net",
+    NetworkArgs(
+        cidr="10.1.0.0/16" if step >= PHASES.index("move-vpc") else "10.0.0.0/16",
+        subnet_cidrs=("a", "b"),
+        tags={"stage": "scaled" if step >= PHASES.index("scale-workers") else "initial"},
+    ),
+    Record,
+)
+pulumi.export("phase", phase)
+pulumi.export("vpc_id", network.vpc_id)
+
+if step >= PHASES.index("workers"):
+    size = 3 if step >= PHASES.index("scale-workers") else 2
+    workers = Workers("workers", WorkersArgs(network.vpc_id, count=2, size=size), Record)
+    pulumi.export("worker_group_ids", workers.group_ids)
+
+if step >= PHASES.index("fleet"):
+    delay = float(pulumi.Config("kubeshift-test").get("fleet_delay") or 2.0)
+    fleet = Workers(
+        "fleet", WorkersArgs(network.vpc_id, count=5, size=1, delay=delay, chained=True), Record
+    )
+    pulumi.export("fleet_group_ids", fleet.group_ids)
