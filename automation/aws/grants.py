@@ -1,0 +1,164 @@
+"""Security-group grants on a migration's dependencies, added and removed idempotently.
+
+A mirror cluster (seed 000) or the new VPC's nodes (seed 001) must reach what the old
+nodes reached — a database, a cache — whose security groups admit the old nodes' SG
+by reference. These functions add the extra ingress rule before traffic moves and
+remove it at teardown. Each checks the group first and also treats AWS's
+``InvalidPermission.Duplicate``/``NotFound`` as "already so", so a rerun or a race
+changes nothing. Dry runs ask EC2 itself (``DryRun=True``), which also proves the
+caller holds the permission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from botocore.exceptions import ClientError
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from automation.errors import from_client_error
+
+
+class SgGrant(BaseModel):
+    """Ingress on ``group_id`` from members of ``source_group_id``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    group_id: str = Field(description="The dependency's security group, e.g. the database's.")
+    source_group_id: str = Field(description="The group to admit, e.g. the new nodes' SG.")
+    protocol: str = Field(default="tcp", description="tcp, udp, icmp or -1 (all).")
+    from_port: int | None = None
+    to_port: int | None = None
+    source_owner_id: str | None = Field(default=None, description="Account of the source SG.")
+    description: str = "kubeshift migration grant"
+
+    @model_validator(mode="after")
+    def _ports(self) -> SgGrant:
+        if self.protocol != "-1" and self.from_port is None:
+            raise ValueError(f"protocol {self.protocol} needs from_port")
+        return self
+
+    @property
+    def ports(self) -> tuple[int | None, int | None]:
+        if self.protocol == "-1":
+            return (None, None)
+        return (self.from_port, self.to_port if self.to_port is not None else self.from_port)
+
+    def permission(self, with_description: bool = True) -> dict[str, Any]:
+        pair: dict[str, Any] = {"GroupId": self.source_group_id}
+        if self.source_owner_id:
+            pair["UserId"] = self.source_owner_id
+        if with_description:
+            pair["Description"] = self.description
+        perm: dict[str, Any] = {"IpProtocol": self.protocol, "UserIdGroupPairs": [pair]}
+        low, high = self.ports
+        if low is not None:
+            perm.update(FromPort=low, ToPort=high)
+        return perm
+
+    def describe(self) -> str:
+        low, high = self.ports
+        ports = "all" if low is None else (f"{low}" if low == high else f"{low}-{high}")
+        return f"{self.group_id} <- {self.source_group_id} {self.protocol}/{ports}"
+
+
+GrantAction = Literal["added", "removed", "present", "absent", "would-add", "would-remove"]
+
+
+@dataclass(frozen=True)
+class GrantResult:
+    grant: SgGrant
+    action: GrantAction
+
+    @property
+    def changed(self) -> bool:
+        return self.action in {"added", "removed"}
+
+    @property
+    def message(self) -> str:
+        return f"{self.action}: {self.grant.describe()}"
+
+
+def existing_pair(ec2: Any, grant: SgGrant) -> dict[str, Any] | None:
+    """The group's rule entry admitting the source on exactly these ports, if any."""
+    try:
+        groups = ec2.describe_security_groups(GroupIds=[grant.group_id])["SecurityGroups"]
+    except ClientError as exc:
+        raise from_client_error(exc, f"read security group {grant.group_id}") from exc
+    low, high = grant.ports
+    for perm in groups[0].get("IpPermissions", []) if groups else []:
+        if perm.get("IpProtocol") != grant.protocol:
+            continue
+        if grant.protocol != "-1" and (perm.get("FromPort"), perm.get("ToPort")) != (low, high):
+            continue
+        for pair in perm.get("UserIdGroupPairs", []):
+            if pair.get("GroupId") == grant.source_group_id:
+                return dict(pair)
+    return None
+
+
+def grant_present(ec2: Any, grant: SgGrant) -> bool:
+    """Whether the group already admits the source on exactly these ports."""
+    return existing_pair(ec2, grant) is not None
+
+
+def _dry_run(call: Any, grant: SgGrant, action: str, **kwargs: Any) -> None:
+    try:
+        call(GroupId=grant.group_id, DryRun=True, **kwargs)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "DryRunOperation":
+            return
+        raise from_client_error(exc, f"{action} {grant.describe()} (dry run)") from exc
+
+
+def add_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
+    """Authorize the ingress rule unless it is there already."""
+    if existing_pair(ec2, grant) is not None:
+        return GrantResult(grant, "present")
+    perms = [grant.permission()]
+    if dry_run:
+        _dry_run(ec2.authorize_security_group_ingress, grant, "add", IpPermissions=perms)
+        return GrantResult(grant, "would-add")
+    try:
+        ec2.authorize_security_group_ingress(GroupId=grant.group_id, IpPermissions=perms)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "InvalidPermission.Duplicate":
+            return GrantResult(grant, "present")
+        raise from_client_error(exc, f"add grant {grant.describe()}") from exc
+    return GrantResult(grant, "added")
+
+
+def remove_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
+    """Revoke the ingress rule if it is there."""
+    pair = existing_pair(ec2, grant)
+    if pair is None:
+        return GrantResult(grant, "absent")
+    # AWS ignores the description when matching; moto needs the one the rule has.
+    perm = grant.permission(with_description=False)
+    if pair.get("Description"):
+        perm["UserIdGroupPairs"][0]["Description"] = pair["Description"]
+    perms = [perm]
+    if dry_run:
+        _dry_run(ec2.revoke_security_group_ingress, grant, "remove", IpPermissions=perms)
+        return GrantResult(grant, "would-remove")
+    try:
+        ec2.revoke_security_group_ingress(GroupId=grant.group_id, IpPermissions=perms)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "InvalidPermission.NotFound":
+            return GrantResult(grant, "absent")
+        raise from_client_error(exc, f"remove grant {grant.describe()}") from exc
+    return GrantResult(grant, "removed")
+
+
+def add_grants(
+    ec2: Any, grants: Sequence[SgGrant], *, dry_run: bool = False
+) -> tuple[GrantResult, ...]:
+    return tuple(add_grant(ec2, g, dry_run=dry_run) for g in grants)
+
+
+def remove_grants(
+    ec2: Any, grants: Sequence[SgGrant], *, dry_run: bool = False
+) -> tuple[GrantResult, ...]:
+    return tuple(remove_grant(ec2, g, dry_run=dry_run) for g in grants)
