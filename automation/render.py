@@ -47,6 +47,8 @@ class RenderedResource:
     urn: str
     id: str = ""
     """The mock's physical id (``<name>-id``), used by other resources' inputs."""
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """The mock's state: inputs plus computed attributes (``arn``, ``dnsName``...)."""
     custom: bool = True
     """False for component resources."""
     aliases: tuple[dict[str, Any], ...] = ()
@@ -115,13 +117,13 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
 
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
         super().__init__(mocks)
-        self.records: list[tuple[Any, str, str, dict[str, Any]]] = []
+        self.records: list[tuple[Any, Any, dict[str, Any]]] = []
 
     def RegisterResource(self, request: Any) -> Any:
         response = super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
             inputs = rpc.deserialize_properties(request.object, keep_unknowns=True)
-            self.records.append((request, response.urn, response.id, inputs))
+            self.records.append((request, response, inputs))
         return response
 
 
@@ -248,17 +250,19 @@ def _record(
 
 
 def _collect(monitor: _RecordingMonitor) -> list[RenderedResource]:
-    names = {urn: urn.rsplit("::", 1)[-1] for _, urn, _, _ in monitor.records}
+    names = {response.urn: request.name for request, response, _ in monitor.records}
     resources: list[RenderedResource] = []
-    for request, urn, rid, inputs in monitor.records:
+    for request, response, inputs in monitor.records:
+        state = rpc.deserialize_properties(response.object, keep_unknowns=True)
         resources.append(
             RenderedResource(
                 type=request.type,
                 name=request.name,
                 parent=names.get(request.parent),
                 inputs=_redact(inputs),
-                urn=urn,
-                id=rid,
+                urn=response.urn,
+                id=response.id,
+                outputs=_redact(state),
                 custom=bool(request.custom),
                 aliases=_aliases(request),
                 options=_options(request),

@@ -7,6 +7,7 @@ target groups through attachments, which is what a phase adds or removes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
@@ -36,7 +37,7 @@ class LoadBalancerArgs:
     security_group_ids: list[pulumi.Input[str]]
     listeners: list[LbListener]
     internal: bool = True
-    attachments: dict[str, pulumi.Input[str]] = field(default_factory=dict)
+    attachments: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
     """Auto scaling groups registered with every target group, by a stable key."""
     deregistration_delay: int = 30
     tags: dict[str, str] = field(default_factory=dict)

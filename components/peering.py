@@ -7,6 +7,7 @@ enables DNS resolution across the peering so private names resolve to private IP
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
@@ -21,11 +22,11 @@ class PeeringArgs:
 
     requester_vpc_id: pulumi.Input[str]
     requester_cidr: str
-    requester_route_table_ids: dict[str, pulumi.Input[str]]
+    requester_route_table_ids: Mapping[str, pulumi.Input[str]]
     """Every route table of the requester VPC, by a stable key."""
     accepter_vpc_id: pulumi.Input[str]
     accepter_cidr: str
-    accepter_route_table_ids: dict[str, pulumi.Input[str]]
+    accepter_route_table_ids: Mapping[str, pulumi.Input[str]]
     name_tag: str
     peer_region: str | None = None
     """Region of the accepter VPC when it differs from the provider's."""

@@ -9,6 +9,7 @@ the seed's "shared SG references both the old and the new IDs". Nothing admits
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
@@ -107,7 +108,7 @@ class SecurityGroups(pulumi.ComponentResource):
                         f"node-from-ingress-lb-{port}", node.id, ingress_lb.id, port, port
                     )
 
-        # Intra-cluster: everything from our own groups and from the peer VPC's groups.
+        # Intra-cluster: everything from our own groups (PeerAccess adds the peer VPC's).
         members: dict[str, pulumi.Input[str]] = {"control-plane": control_plane.id}
         if node is not None:
             members["node"] = node.id
@@ -178,7 +179,7 @@ class PeerAccessArgs:
 
     shared_group_id: pulumi.Input[str]
     """The shared group that must admit the peer VPC's groups."""
-    peer_group_ids: dict[str, pulumi.Input[str]]
+    peer_group_ids: Mapping[str, pulumi.Input[str]]
     """Groups of the peered VPC, by a stable key (``node``, ``control-plane``)."""
 
 

@@ -5,6 +5,7 @@ carried to the kubelet and the cluster tags the runner uses to find instances.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
@@ -47,7 +48,7 @@ class WorkerPoolsArgs:
     namer: Namer
     """Cluster name + this side's suffix (empty for the original workers)."""
     pools: list[WorkerPoolSpec]
-    subnet_ids: dict[str, pulumi.Input[str]]
+    subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet per AZ of the network the workers live in."""
     security_group_ids: list[pulumi.Input[str]]
     instance_profile_name: pulumi.Input[str]

@@ -7,11 +7,13 @@ installs a fresh ``MockMonitor`` per call, so tests never share registrations.
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from automation.render import RenderedResource, Rendering, render_program
 from components.config import load_stack_file
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,3 +29,17 @@ def stack_values(name: str) -> dict[str, Any]:
 def small_values() -> dict[str, Any]:
     """A deep copy of the small vpc-move stack, safe to mutate."""
     return copy.deepcopy(stack_values("vpc-move-small"))
+
+
+@functools.cache
+def rendered(stack: str, phase: str) -> Rendering:
+    """Render ``stack`` at ``phase`` once per test session (renders are pure)."""
+    return render_program(stack_values(stack), phase)
+
+
+def by_type(resources: list[RenderedResource], type_token: str) -> list[RenderedResource]:
+    return [r for r in resources if r.type == type_token]
+
+
+def by_name(resources: list[RenderedResource]) -> dict[str, RenderedResource]:
+    return {r.name: r for r in resources}
