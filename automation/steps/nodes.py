@@ -49,7 +49,7 @@ def taint_retiring_nodes(ctx: HookContext) -> HookResult:
         ctx.settings.retiring_taint,
         dry_run=ctx.dry_run,
     )
-    return HookResult(changed=bool(change.changed), message=change.message)
+    return HookResult(changed=bool(change.changed) and not ctx.dry_run, message=change.message)
 
 
 def untaint_retiring_nodes(ctx: HookContext) -> HookResult:
@@ -65,7 +65,7 @@ def untaint_retiring_nodes(ctx: HookContext) -> HookResult:
         ctx.settings.retiring_taint,
         dry_run=ctx.dry_run,
     )
-    return HookResult(changed=bool(change.changed), message=change.message)
+    return HookResult(changed=bool(change.changed) and not ctx.dry_run, message=change.message)
 
 
 def drain_retiring_nodes(ctx: HookContext) -> HookResult:

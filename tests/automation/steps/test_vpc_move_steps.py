@@ -1,0 +1,155 @@
+"""vpc-move's node steps across real services: EC2 on moto, nodes on a real apiserver.
+
+The seed's loop — ``describe-instances`` by cluster tag and ``vpc-id``, then
+``kubectl taint`` each PrivateDnsName — runs here as the ``taint-old-nodes`` hook:
+only the cluster's nodes in the source VPC are tainted, twice is the same as once,
+and a dry run changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from kubernetes import client
+
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.clients import StaticClients
+from automation.context import HookContext
+from automation.kube.clients import KubeClients
+from automation.settings import RuntimeSettings
+from automation.steps import nodes, outputs
+from components.config import load_config, load_stack_file
+
+REPO = Path(__file__).resolve().parents[3]
+pytestmark = [pytest.mark.controlplane, pytest.mark.moto]
+
+
+@dataclass
+class World:
+    source_vpc: str
+    target_vpc: str
+    source_nodes: list[str]
+    target_nodes: list[str]
+    foreign_node: str
+
+
+def _instances(ec2, subnet: str, count: int, cluster: str | None) -> list[dict]:  # type: ignore[no-untyped-def]
+    tags = [{"Key": "KubernetesCluster", "Value": cluster}] if cluster else []
+    reply = ec2.run_instances(
+        ImageId="ami-0123456789abcdef0",
+        MinCount=count,
+        MaxCount=count,
+        InstanceType="m5.large",
+        SubnetId=subnet,
+        TagSpecifications=[
+            {"ResourceType": "instance", "Tags": tags or [{"Key": "x", "Value": "y"}]}
+        ],
+    )
+    return list(reply["Instances"])
+
+
+@pytest.fixture
+def world(moto, primary_cluster) -> Iterator[World]:  # type: ignore[no-untyped-def]
+    ec2 = moto.client("ec2")
+    vpcs = {}
+    subnets = {}
+    for side, cidr in (("source", "10.0.0.0/16"), ("target", "10.20.0.0/16")):
+        vpcs[side] = ec2.create_vpc(CidrBlock=cidr)["Vpc"]["VpcId"]
+        subnets[side] = ec2.create_subnet(
+            VpcId=vpcs[side], CidrBlock=cidr.replace("/16", "/20"), AvailabilityZone="us-east-1a"
+        )["Subnet"]["SubnetId"]
+    placed = {
+        "source": _instances(ec2, subnets["source"], 2, "demo"),
+        "target": _instances(ec2, subnets["target"], 2, "demo"),
+        "foreign": _instances(ec2, subnets["source"], 1, "other-cluster"),
+    }
+    core = client.CoreV1Api(primary_cluster.api_client())
+    created: dict[str, list[str]] = {}
+    for side, instances in placed.items():
+        for instance in instances:
+            name = instance["PrivateDnsName"]
+            core.create_node(
+                client.V1Node(
+                    metadata=client.V1ObjectMeta(name=name, labels={"test": "vpc-move-steps"}),
+                    spec=client.V1NodeSpec(
+                        provider_id=f"aws:///us-east-1a/{instance['InstanceId']}"
+                    ),
+                )
+            )
+            created.setdefault(side, []).append(name)
+    try:
+        yield World(
+            source_vpc=vpcs["source"],
+            target_vpc=vpcs["target"],
+            source_nodes=sorted(created["source"]),
+            target_nodes=sorted(created["target"]),
+            foreign_node=created["foreign"][0],
+        )
+    finally:
+        for names in created.values():
+            for name in names:
+                core.delete_node(name)
+
+
+@pytest.fixture
+def context(world: World, moto, primary_cluster) -> HookContext:  # type: ignore[no-untyped-def]
+    values = load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml")
+    return HookContext(
+        stack="test",
+        scenario="vpc-move",
+        phase="target-workers",
+        clients=StaticClients(
+            kube={"primary": KubeClients(primary_cluster.api_client())},
+            aws=AwsClients(AwsAccess(region=moto.region, endpoint_url=moto.endpoint_url)),
+        ),
+        config=load_config(values),
+        settings=RuntimeSettings(),
+        outputs={outputs.SOURCE_VPC_ID: world.source_vpc, outputs.TARGET_VPC_ID: world.target_vpc},
+    )
+
+
+def _tainted(context: HookContext, names: list[str]) -> list[str]:
+    core = context.clients.kube("primary").core
+    key = context.settings.retiring_taint.key
+    return sorted(
+        n for n in names if any(t.key == key for t in core.read_node(n).spec.taints or [])
+    )
+
+
+def test_old_vpc_nodes_are_found_through_ec2(context: HookContext, world: World) -> None:
+    assert nodes.nodes_in_vpc(context, outputs.SOURCE_VPC_ID) == world.source_nodes
+    assert nodes.nodes_in_vpc(context, outputs.TARGET_VPC_ID) == world.target_nodes
+
+
+def test_taint_hook_taints_only_the_source_vpc_and_is_idempotent(
+    context: HookContext, world: World
+) -> None:
+    everyone = world.source_nodes + world.target_nodes + [world.foreign_node]
+
+    context.dry_run = True
+    preview = nodes.taint_retiring_nodes(context)
+    assert not preview.changed and "would" in preview.message
+    assert _tainted(context, everyone) == []
+
+    context.dry_run = False
+    first = nodes.taint_retiring_nodes(context)
+    assert first.changed
+    assert _tainted(context, everyone) == world.source_nodes
+
+    second = nodes.taint_retiring_nodes(context)
+    assert not second.changed
+    assert _tainted(context, everyone) == world.source_nodes
+
+    undone = nodes.untaint_retiring_nodes(context)
+    assert undone.changed and _tainted(context, everyone) == []
+
+
+def test_missing_output_is_a_clear_precondition(context: HookContext) -> None:
+    from automation.errors import PreconditionFailed
+
+    context.outputs = {}
+    with pytest.raises(PreconditionFailed, match="needs the stack output 'source_vpc_id'"):
+        nodes.taint_retiring_nodes(context)
