@@ -50,7 +50,10 @@ class RecordProvider(dynamic.ResourceProvider):
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dynamic.DiffResult:
         replaces = ["identity"] if olds.get("identity") != news.get("identity") else []
         changed = [k for k in ("identity", "settings", "store") if olds.get(k) != news.get(k)]
-        return dynamic.DiffResult(changes=bool(changed), replaces=replaces)
+        # An in-place update keeps the id: saying so keeps dependents' inputs known in
+        # preview (otherwise they would show as replaced until the update is applied).
+        stables = [] if replaces else ["record_id"]
+        return dynamic.DiffResult(changes=bool(changed), replaces=replaces, stables=stables)
 
     def update(
         self, record_id: str, _olds: dict[str, Any], news: dict[str, Any]
@@ -109,12 +112,12 @@ pulumi.export("vpc_id", network.vpc_id)
 
 if step >= PHASES.index("workers"):
     size = 3 if step >= PHASES.index("scale-workers") else 2
-    workers = Workers("workers", WorkersArgs(network.vpc_id, count=2, size=size), Record)
+    workers = Workers("workers", WorkersArgs(network, count=2, size=size), Record)
     pulumi.export("worker_group_ids", workers.group_ids)
 
 if step >= PHASES.index("fleet"):
     delay = float(pulumi.Config("kubeshift-test").get("fleet_delay") or 2.0)
     fleet = Workers(
-        "fleet", WorkersArgs(network.vpc_id, count=5, size=1, delay=delay, chained=True), Record
+        "fleet", WorkersArgs(network, count=5, size=1, delay=delay, chained=True), Record
     )
     pulumi.export("fleet_group_ids", fleet.group_ids)

@@ -42,24 +42,29 @@ class Network(pulumi.ComponentResource):
         self.vpc = record(
             f"{name}-vpc", identity={"cidr": args.cidr}, settings={"tags": args.tags}, opts=child
         )
+        # Identities name the VPC by its CIDR (an input), not by its id (an output):
+        # the Python dynamic provider cannot mark outputs stable, so an id would turn
+        # unknown in the preview of any VPC update and show every subnet as replaced.
+        in_vpc = pulumi.ResourceOptions(parent=self, depends_on=[self.vpc])
         self.subnets = [
             record(
                 f"{name}-subnet-{i}",
-                identity={"cidr": cidr, "vpc": self.vpc.record_id},
+                identity={"cidr": cidr, "vpc": args.cidr},
                 settings={},
-                opts=child,
+                opts=in_vpc,
             )
             for i, cidr in enumerate(args.subnet_cidrs)
         ]
+        self.cidr = args.cidr
         self.vpc_id = self.vpc.record_id
         self.register_outputs({"vpc_id": self.vpc_id})
 
 
 @dataclass(frozen=True)
 class WorkersArgs:
-    """``count`` worker groups of ``size`` nodes each in ``vpc_id``."""
+    """``count`` worker groups of ``size`` nodes each in the network ``vpc``."""
 
-    vpc_id: pulumi.Input[str]
+    vpc: Network
     count: int
     size: int
     delay: float = 0.0
@@ -80,10 +85,12 @@ class Workers(pulumi.ComponentResource):
         self.groups: list[Any] = []
         previous: Any = None
         for i in range(args.count):
-            depends = [previous] if args.chained and previous is not None else []
+            depends = [args.vpc.vpc]
+            if args.chained and previous is not None:
+                depends.append(previous)
             previous = record(
                 f"{name}-group-{i}",
-                identity={"vpc": args.vpc_id, "index": i},
+                identity={"vpc": args.vpc.cidr, "index": i},
                 settings={"size": args.size},
                 delay=args.delay,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=depends),

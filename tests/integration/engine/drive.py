@@ -1,0 +1,50 @@
+"""A ``kubeshift run`` for the engine-test project, as a separate process.
+
+Why this exists: ``kubeshift run`` only knows the real scenarios and their stack files;
+the kill/resume and locking tests need a run they can kill and race, with the CLI's own
+error handling. This is that run: the CLI's ``handles_errors`` (one line on stderr, the
+error kind's exit code), then the lock, the journal and the runner, as
+``automation.session.execute`` does.
+
+Usage: python -m tests.integration.engine.drive PROJECT STATE_DIR [--start ID] [--stop ID]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from automation.cli import handles_errors
+from automation.journal import stack_lock
+from tests.integration.engine.scenario import STACK, build_runner, lock_path, scenario
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+def _echo(line: str) -> None:
+    sys.stdout.write(line if line.endswith("\n") else line + "\n")
+    sys.stdout.flush()
+
+
+@app.command()
+@handles_errors
+def run(
+    project: Path,
+    state: Path,
+    start: Annotated[str | None, typer.Option()] = None,
+    stop: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Run the phases from START to STOP of the engine-test scenario."""
+    phases = scenario().slice(start, stop)
+    with stack_lock(lock_path(state), STACK):
+        _engine, _journal, runner = build_runner(project, state, on_output=_echo)
+        report = runner.run(phases)
+    for outcome in report.outcomes:
+        _echo(f"{outcome.phase}/{outcome.step}: {outcome.status} {outcome.message}")
+
+
+if __name__ == "__main__":
+    app()
