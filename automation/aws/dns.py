@@ -442,12 +442,10 @@ def wait_insync(
         try:
             waiter.wait(Id=change_id, WaiterConfig={"Delay": 1, "MaxAttempts": 1})
         except WaiterError as exc:
-            last = exc.last_response or {}
+            last: dict[str, Any] = dict(exc.last_response or {})
             if "Error" in last:
-                raise from_client_error(
-                    ClientError(last, "GetChange"),
-                    f"read change {change_id}",  # type: ignore[arg-type]
-                ) from exc
+                error = ClientError(last, "GetChange")  # type: ignore[arg-type]
+                raise from_client_error(error, f"read change {change_id}") from exc
             status = last.get("ChangeInfo", {}).get("Status", "unknown")
             return Pending.of([f"{change_id} {status}"], detail=what)
         return DONE

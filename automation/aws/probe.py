@@ -32,6 +32,9 @@ class HttpProbe(BaseModel):
     expected_status: tuple[int, ...] = Field(default=(200,), min_length=1)
     timeout: float = Field(default=5.0, gt=0)
     verify_tls: bool = True
+    ca_file: str | None = Field(
+        default=None, description="PEM bundle to trust instead of the system's (private CAs)."
+    )
 
     @field_validator("url")
     @classmethod
@@ -73,7 +76,7 @@ def probe_http(probe: HttpProbe, connect_to: str | None = None) -> ProbeResult:
     try:
         sock = socket.create_connection(address, timeout=probe.timeout)
         if https:
-            context = ssl.create_default_context()
+            context = ssl.create_default_context(cafile=probe.ca_file)
             if not probe.verify_tls:
                 context.check_hostname = False
                 context.verify_mode = ssl.CERT_NONE

@@ -20,6 +20,7 @@ from automation.aws.dns import (
     cutover_record,
     cutover_records,
     read_records,
+    wait_insync,
 )
 from automation.aws.probe import HttpProbe
 from automation.errors import PreconditionFailed, StepFailedError
@@ -479,3 +480,14 @@ def test_reading_a_weighted_set_follows_next_record_identifier() -> None:
         stub.assert_no_pending_responses()
     assert [rr["SetIdentifier"] for rr in found] == ["s1", "s2", "s3"]
     assert all(rr["Name"] == NAME for rr in found)
+
+
+def test_a_failing_get_change_is_an_error_not_a_wait() -> None:
+    """moto's GetChange never fails: Stubber plays Route53's ``NoSuchChange``."""
+    route53 = boto3.client(
+        "route53", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    with Stubber(route53) as stub:
+        stub.add_client_error("get_change", service_error_code="NoSuchChange", http_status_code=404)
+        with pytest.raises(StepFailedError, match="AWS refused to read change C1: NoSuchChange"):
+            wait_insync(route53, "C1", what="app", options=FAST, sleep=lambda _: None)
