@@ -255,17 +255,22 @@ def preview(
     from automation import guard, logs
     from automation.engine import PulumiEngine, require_pulumi_cli
     from automation.project import load_stack
-    from automation.runner import resolve_targets
+    from automation.review import program_scope
+    from automation.runner import Runner, resolve_targets
     from automation.scenarios import build_scenario
 
     project = project_dir()
     info = load_stack(project, _stack_name(ctx, stack))
-    chosen = build_scenario(info).phase(phase)
+    scenario = build_scenario(info)
+    chosen = scenario.phase(phase)
     require_pulumi_cli()
     engine = PulumiEngine(project, info.name, create=True, on_output=logs.engine_output)
     engine.set_phase(chosen.id)
     outcome = engine.preview(resolve_targets(engine, chosen))
-    found = guard.violations(outcome, chosen.changes)
+    scope = Runner(
+        engine, None, _no_hooks, scope=lambda p: program_scope(info.values, scenario.ids(), p.id)
+    )
+    found = guard.violations(outcome, scope.policy(chosen))
     if json_output or _globals(ctx).json:
         _emit_json(
             {
@@ -284,6 +289,10 @@ def preview(
             err.print(f"[red]not allowed:[/] {violation.reason}")
     if found:
         raise typer.Exit(3)
+
+
+def _no_hooks(*_: Any) -> Any:
+    raise UserError("preview runs no hooks.")
 
 
 @app.command()

@@ -69,14 +69,24 @@ class ChangePolicy:
 
     ``allowed_ops`` are allowed on any resource. ``scoped_ops`` are allowed only on
     resources whose ``type::name`` matches one of ``scope`` (fnmatch patterns).
-    Resources matching ``protected`` may not change at all.
+    Resources matching ``protected`` may not change at all. With ``program_scope``,
+    the scope also holds every resource the program itself removes or changes in this
+    phase — found offline by rendering the previous phase and this one — so the guard
+    lets through exactly the declared intent and stops anything else.
     """
 
     allowed_ops: frozenset[str] = frozenset({"same", "read", "create", "update"})
     scoped_ops: frozenset[str] = frozenset()
     scope: tuple[str, ...] = ()
     protected: tuple[str, ...] = ()
+    program_scope: bool = False
     summary: str = "creates and in-place updates"
+
+    def widened(self, extra_scope: tuple[str, ...]) -> ChangePolicy:
+        """This policy with ``extra_scope`` added to its scope."""
+        from dataclasses import replace
+
+        return replace(self, scope=self.scope + tuple(extra_scope))
 
     def violation(self, op: str, resource_type: str, name: str) -> str | None:
         """Why ``op`` on this resource is not allowed, or None when it is."""
@@ -107,6 +117,16 @@ def deletes_in(*scope: str, summary: str = "") -> ChangePolicy:
         scoped_ops=frozenset({"delete", *REPLACE_OPS}),
         scope=scope,
         summary=summary or f"creates, updates; deletes/replaces only of {', '.join(scope)}",
+    )
+
+
+def retires_what_the_program_retires(*scope: str, summary: str = "") -> ChangePolicy:
+    """Deletes and replaces only of what this phase's program removes or changes (+ ``scope``)."""
+    return ChangePolicy(
+        scoped_ops=frozenset({"delete", *REPLACE_OPS}),
+        scope=scope,
+        program_scope=True,
+        summary=summary or "creates, updates; deletes/replaces only of what this phase retires",
     )
 
 

@@ -61,3 +61,26 @@ def count_by_type(keys: Iterable[ResourceKey]) -> dict[str, int]:
     for key in keys:
         counts[key.type] = counts.get(key.type, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def _escape(text: str) -> str:
+    """Make ``text`` match itself literally as an fnmatch pattern."""
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in text)
+
+
+def program_scope(
+    values: dict[str, Any], phase_ids: tuple[str, ...], phase: str
+) -> tuple[str, ...]:
+    """``type::name`` patterns of what the program removes or changes entering ``phase``.
+
+    Rendered offline (mocks) from the previous phase to ``phase``; the first phase has
+    no previous one and so retires nothing.
+    """
+    from automation.render import render
+
+    index = phase_ids.index(phase)
+    if index == 0:
+        return ()
+    diff = diff_resources(render(values, phase_ids[index - 1]), render(values, phase))
+    keys = [*diff.removed, *diff.changed]
+    return tuple(_escape(str(key)) for key in sorted(keys, key=str))

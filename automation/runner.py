@@ -28,13 +28,14 @@ from automation.errors import (
     UserError,
 )
 from automation.journal import Journal
-from automation.phase import Gate, Hook, Phase, Step
+from automation.phase import ChangePolicy, Gate, Hook, Phase, Step
 from automation.waiting import wait_until
 
 CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
 
 Confirm = Callable[[str], bool]
 ContextFactory = Callable[[Phase, dict[str, Any], bool], HookContext]
+ScopeResolver = Callable[[Phase], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Runner:
         context_factory: ContextFactory,
         *,
         confirm: Confirm | None = None,
+        scope: ScopeResolver | None = None,
         log: logging.Logger | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -104,6 +106,7 @@ class Runner:
         self.journal = journal
         self.context_factory = context_factory
         self.confirm = confirm
+        self.scope = scope
         self.log = log or logging.getLogger("kubeshift.runner")
         self.sleep = sleep
         self._outputs: dict[str, Any] = {}
@@ -193,6 +196,12 @@ class Runner:
             if planned.key == UPDATE and context is not None:
                 context.outputs = self._outputs
 
+    def policy(self, phase: Phase) -> ChangePolicy:
+        """The phase's change policy, widened by the program's own scope when it asks."""
+        if phase.changes.program_scope and self.scope is not None:
+            return phase.changes.widened(self.scope(phase))
+        return phase.changes
+
     def _confirm(self, planned: PlannedStep) -> None:
         assert self.confirm is not None
         if not self.confirm(f"{planned.phase}/{planned.key}: {planned.summary}. Proceed?"):
@@ -207,7 +216,7 @@ class Runner:
             return f"kubeshift:phase = {phase.id}"
         if planned.kind == "preview":
             outcome = self.engine.preview(self._targets(phase))
-            guard.check(phase.id, outcome, phase.changes)
+            guard.check(phase.id, outcome, self.policy(phase))
             return _summary_text(outcome.summary)
         if planned.kind == "update":
             result = self.engine.up(self._targets(phase))

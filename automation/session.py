@@ -21,6 +21,7 @@ from automation.journal import Journal, stack_lock, state_dir
 from automation.phase import Phase
 from automation.progress import NullReporter, Reporter, RichReporter
 from automation.project import StackInfo, load_stack
+from automation.review import program_scope
 from automation.runner import Runner, RunReport
 from automation.scenarios import build_scenario
 from automation.settings import RuntimeSettings, load_runtime_settings
@@ -110,7 +111,14 @@ def execute(
         use_rich = console is not None and not request.json
         reporter = RichReporter(console) if use_rich else NullReporter()
         factory = context_factory(info, settings, clients, reporter)
-        runner = Runner(engine, journal, factory, confirm=chooser)
+        scenario_ids = tuple(p.id for p in build_scenario(info).phases)
+        runner = Runner(
+            engine,
+            journal,
+            factory,
+            confirm=chooser,
+            scope=lambda phase: program_scope(info.values, scenario_ids, phase.id),
+        )
         if isinstance(reporter, RichReporter):
             with reporter:
                 return runner.run(phases)

@@ -17,15 +17,10 @@ from automation.phase import (
     Hook,
     Phase,
     Scenario,
-    deletes_in,
+    retires_what_the_program_retires,
 )
 from automation.steps import ingress, nodes, traffic
 from components import phases
-
-SOURCE_WORKERS = (
-    "aws:autoscaling/group:Group::*-source-*",
-    "aws:ec2/launchTemplate:LaunchTemplate::*-source-*",
-)
 
 TAINT_OLD = Hook(
     name="taint-old-nodes",
@@ -46,6 +41,13 @@ NEW_TARGETS_HEALTHY = Gate(
     timeout=900,
     interval=10,
 )
+NEW_API_TARGETS_HEALTHY = Gate(
+    name="api-targets-healthy",
+    summary="the new API load balancer has a healthy API server",
+    check=traffic.new_api_targets_healthy,
+    timeout=900,
+    interval=10,
+)
 CONTROL_PLANE_QUORUM = Gate(
     name="control-plane-ready",
     summary="every control-plane member Ready (one may go without losing quorum)",
@@ -62,32 +64,20 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         if first
         else "API record stays on the new API load balancer"
     )
+    member_back = Gate(
+        name="member-back",
+        summary=f"member {member} rejoined; all members Ready",
+        check=nodes.control_plane_ready,
+        timeout=1800,
+        interval=15,
+    )
     return Phase(
         id=phases.control_plane_phase(member),
         summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
         before=(CONTROL_PLANE_QUORUM,),
-        after=(
-            Gate(
-                name="member-back",
-                summary=f"member {member} rejoined; all members Ready",
-                check=nodes.control_plane_ready,
-                timeout=1800,
-                interval=15,
-            ),
-            Gate(
-                name="api-targets-healthy",
-                summary="the API load balancer has a healthy server",
-                check=traffic.api_targets_healthy,
-                timeout=900,
-                interval=10,
-            ),
-        ),
-        changes=deletes_in(
-            f"*::*-cp-{member}*",
-            "aws:lb/*::*-api*",
-            "aws:route53/record:Record::*api*",
-            "aws:ec2/securityGroup*::*-cp*",
-            summary=f"replaces only member {member}'s resources, the API LB and record",
+        after=(member_back, *(() if first else (NEW_API_TARGETS_HEALTHY,))),
+        changes=retires_what_the_program_retires(
+            summary=f"replaces only member {member}'s resources and the API record"
         ),
         destructive=True,
         way_back="none once the member's instance is replaced; etcd keeps quorum throughout",
@@ -140,10 +130,7 @@ def scenario(control_plane_members: int) -> Scenario:
             summary="point ingress records at the new load balancers",
             before=(NEW_TARGETS_HEALTHY,),
             after=(NEW_TARGETS_HEALTHY,),
-            changes=deletes_in(
-                "aws:route53/record:Record::*",
-                summary="record updates and replacements only",
-            ),
+            changes=retires_what_the_program_retires(summary="record changes only"),
             destructive=True,
             way_back="run target-workers' configuration again: records back to the old LBs",
         ),
@@ -195,13 +182,8 @@ def scenario(control_plane_members: int) -> Scenario:
         Phase(
             id="retire-old-workers",
             summary="delete the old ASGs; shared resources move by alias (no state surgery)",
-            changes=deletes_in(
-                *SOURCE_WORKERS,
-                "aws:ec2/securityGroupRule:SecurityGroupRule::*source*",
-                "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule::*source*",
-                "aws:lb/*::*source*",
-                "aws:autoscaling/attachment:Attachment::*source*",
-                summary="deletes of the old workers and their attachments only",
+            changes=retires_what_the_program_retires(
+                summary="deletes of the old workers and what only they used"
             ),
             destructive=True,
         ),
@@ -213,10 +195,8 @@ def scenario(control_plane_members: int) -> Scenario:
         Phase(
             id="cleanup",
             summary="remove migration-only resources (and the source network when asked)",
-            changes=deletes_in(
-                "*::*source*",
-                "*::*peer*",
-                summary="deletes of source-side and peering resources only",
+            changes=retires_what_the_program_retires(
+                summary="deletes of migration-only resources only"
             ),
             destructive=True,
         ),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from automation.context import HookContext
 from automation.phase import HookResult
-from automation.steps import nodes
+from automation.steps import outputs
 
 
 def _switch(ctx: HookContext, service_type: str) -> HookResult:
@@ -44,7 +44,9 @@ def move_ingress_pods(ctx: HookContext) -> HookResult:
     move = PodMove(
         namespace=ingress.namespace,
         pod_selector=to_string(ingress.pod_selector),
-        target=NodeSelection(label_selector=f"{nodes.NETWORK_LABEL}=target"),
+        target=NodeSelection(
+            label_selector=outputs.worker_selector(ctx.outputs, "target", ctx.phase)
+        ),
     )
     result = move_pods(
         ctx.clients.kube("primary"), move, reporter=ctx.progress, dry_run=ctx.dry_run

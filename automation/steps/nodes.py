@@ -11,8 +11,6 @@ from automation.phase import HookResult
 from automation.steps import outputs
 from automation.waiting import Pending
 
-NETWORK_LABEL = "kubeshift.io/network"
-
 
 def nodes_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
     """Names of the cluster's nodes whose instances run in the VPC of ``vpc_output``."""
@@ -105,12 +103,12 @@ def expected_target_workers(ctx: HookContext) -> int:
 
 
 def target_workers_ready(ctx: HookContext) -> Pending:
-    """Every new worker has joined and is Ready (labelled by network in its kubelet args)."""
+    """Every new worker has joined and is Ready (selected by the label its kubelet sets)."""
     from automation.kube.gates import nodes_ready
 
     return nodes_ready(
         ctx.clients.kube("primary"),
-        f"{NETWORK_LABEL}=target",
+        outputs.worker_selector(ctx.outputs, "target", ctx.phase),
         expected=expected_target_workers(ctx),
     )
 

@@ -9,11 +9,9 @@ from automation.errors import PreconditionFailed
 
 SOURCE_VPC_ID = "source_vpc_id"
 TARGET_VPC_ID = "target_vpc_id"
-TARGET_INGRESS_TARGET_GROUP_ARNS = "target_ingress_target_group_arns"
-SOURCE_INGRESS_TARGET_GROUP_ARNS = "source_ingress_target_group_arns"
-API_TARGET_GROUP_ARNS = "api_target_group_arns"
-ROUTE_TABLE_IDS = "route_table_ids"
-NODE_SECURITY_GROUP_IDS = "node_security_group_ids"
+TARGET_GROUP_ARNS = "target_group_arns"  # {lb key: {port: arn}}; keys like "ingress-target"
+WORKER_LABEL_SELECTORS = "worker_label_selectors"  # {"source"|"target": "label=value"}
+API_RECORD_TARGET = "api_record_target"  # "source-lb" | "member-1" | "target-lb"
 
 
 def require(outputs: Mapping[str, Any], key: str, phase: str) -> Any:
@@ -25,3 +23,20 @@ def require(outputs: Mapping[str, Any], key: str, phase: str) -> Any:
             "yet; run the earlier phases first."
         )
     return value
+
+
+def target_group_arns(outputs: Mapping[str, Any], lb_key: str, phase: str) -> list[str]:
+    """Every target group ARN of load balancer ``lb_key`` (e.g. ``ingress-target``)."""
+    groups = require(outputs, TARGET_GROUP_ARNS, phase)
+    by_port = groups.get(lb_key) or {}
+    if not by_port:
+        raise PreconditionFailed(
+            f"Phase '{phase}' needs the target groups of load balancer '{lb_key}', which the "
+            "stack does not have yet."
+        )
+    return [by_port[port] for port in sorted(by_port)]
+
+
+def worker_selector(outputs: Mapping[str, Any], side: str, phase: str) -> str:
+    """Label selector of the source or target workers (set on them by their kubelet)."""
+    return str(require(outputs, WORKER_LABEL_SELECTORS, phase)[side])

@@ -14,16 +14,16 @@ from automation.waiting import Pending
 
 
 def new_ingress_targets_healthy(ctx: HookContext) -> Pending:
-    """Every target of the new ingress target groups is healthy."""
+    """Every target of the new ingress load balancer's target groups is healthy."""
     from automation.aws.targets import targets_pending
 
-    arns = outputs.require(ctx.outputs, outputs.TARGET_INGRESS_TARGET_GROUP_ARNS, ctx.phase)
-    return targets_pending(ctx.clients.aws().elbv2, list(arns))
+    arns = outputs.target_group_arns(ctx.outputs, "ingress-target", ctx.phase)
+    return targets_pending(ctx.clients.aws().elbv2, arns)
 
 
-def api_targets_healthy(ctx: HookContext) -> Pending:
-    """At least one healthy API server behind the API load balancer."""
+def new_api_targets_healthy(ctx: HookContext) -> Pending:
+    """At least one healthy API server behind the new API load balancer."""
     from automation.aws.targets import targets_pending
 
-    arns = outputs.require(ctx.outputs, outputs.API_TARGET_GROUP_ARNS, ctx.phase)
-    return targets_pending(ctx.clients.aws().elbv2, list(arns), min_healthy=1)
+    arns = outputs.target_group_arns(ctx.outputs, "api-target", ctx.phase)
+    return targets_pending(ctx.clients.aws().elbv2, arns, min_healthy=1)

@@ -206,3 +206,31 @@ def test_targets_resolve_to_urns_and_unknown_targets_fail(journal_path: Path) ->
     missing = Phase(id="cp9", summary="cp", targets=("cp-9-*",))
     with pytest.raises(Exception, match="matches no resource"):
         make_runner(engine, Journal(journal_path, "s")).run((missing,))
+
+
+def test_program_scope_lets_through_exactly_what_the_program_retires(journal_path: Path) -> None:
+    from automation.phase import retires_what_the_program_retires
+
+    phase = Phase(id="retire", summary="r", changes=retires_what_the_program_retires())
+    engine = FakeEngine(
+        plans={
+            "retire": [
+                ("delete", "aws:autoscaling/group:Group", "old-a"),
+                ("delete", "aws:ec2/vpc:Vpc", "target-vpc"),
+            ]
+        }
+    )
+    scoped = Runner(
+        engine,
+        Journal(journal_path, "s"),
+        make_context,
+        confirm=lambda _q: True,
+        scope=lambda _p: ("aws:autoscaling/group:Group::old-a",),
+    )
+    with pytest.raises(BlastRadiusError) as info:
+        scoped.run((phase,))
+    assert "target-vpc" in str(info.value) and "old-a" not in str(info.value)
+    # Without a resolver the policy fails closed: no delete is in scope.
+    unscoped = make_runner(engine, Journal(journal_path, "s"))
+    with pytest.raises(BlastRadiusError, match="2 change"):
+        unscoped.run((phase,))

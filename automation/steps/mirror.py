@@ -1,0 +1,391 @@
+"""cni-swap steps (seed 000): copy to the mirror, move DNS per service, swap the CNI.
+
+Thin adapters from a ``HookContext`` to ``automation.kube.copy``,
+``automation.kube.service_dns``, ``automation.kube.cni``, ``automation.aws.dns`` and
+``automation.aws.grants``. What to copy, how to rewrite images and which DaemonSets
+are the old and new CNI are runtime settings (:class:`MirrorSettings`, read from
+``kubeshift:runtime.mirror``); the mirror's DNS zone and dependency security groups
+come from the stack config (``kubeshift:migration.mirror``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from automation.context import HookContext
+from automation.errors import ConfigError, PreconditionFailed, UserError
+from automation.kube.copy import DEFAULT_KINDS, CopyOptions, RegistryRewrite
+from automation.phase import HookResult
+from automation.steps import outputs
+from automation.waiting import Pending, summarize
+
+PRIMARY = "primary"
+MIRROR = "mirror"
+# Stack output the mirror-cluster phase exports: the mirror nodes' security group ids.
+MIRROR_NODE_SECURITY_GROUP_IDS = "mirror_node_security_group_ids"
+SETTINGS_KEY = "kubeshift:runtime.mirror"
+
+
+class DaemonSetRef(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespace: str = "kube-system"
+    name: str
+    pod_selector: str | None = Field(
+        default=None, description="Labels of its pods (default name=<name>)."
+    )
+
+
+class MirrorSettings(BaseModel):
+    """``kubeshift:runtime.mirror``: how cni-swap copies, moves DNS and judges the CNI."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespaces: tuple[str, ...] = Field(default=(), description="Namespaces to copy.")
+    kinds: tuple[str, ...] = DEFAULT_KINDS
+    registry_rewrites: tuple[RegistryRewrite, ...] = ()
+    label_selector: str | None = None
+    dns_namespaces: tuple[str, ...] | None = Field(
+        default=None, description="Where Services with DNS names live; default: namespaces."
+    )
+    zones: dict[str, str] = Field(
+        default_factory=dict,
+        description="Hosted zone name -> id; default: the cluster's dns.zone_id.",
+    )
+    dns_ttl: int = Field(default=60, ge=0)
+    probe_path: str | None = Field(
+        default=None, description="HTTP(S) path probed through each new LB before its move."
+    )
+    new_cni: DaemonSetRef = DaemonSetRef(name="calico-node", pod_selector="k8s-app=calico-node")
+    old_cni: DaemonSetRef = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
+
+
+def mirror_settings(ctx: HookContext) -> MirrorSettings:
+    """The mirror settings of this run (defaults when the stack sets none)."""
+    raw = getattr(ctx.settings, "mirror", None)
+    if isinstance(raw, MirrorSettings):
+        return raw
+    try:
+        if raw is None:
+            return MirrorSettings()
+        data = raw.model_dump() if isinstance(raw, BaseModel) else raw
+        return MirrorSettings.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{SETTINGS_KEY}.{where}: {first['msg']}.") from exc
+
+
+def copy_options(ctx: HookContext) -> CopyOptions:
+    settings = mirror_settings(ctx)
+    if not settings.namespaces:
+        raise UserError(
+            f"{SETTINGS_KEY}.namespaces is empty; list the namespaces to copy to the mirror."
+        )
+    try:
+        return CopyOptions(
+            namespaces=settings.namespaces,
+            kinds=settings.kinds,
+            registry_rewrites=settings.registry_rewrites,
+            label_selector=settings.label_selector,
+        )
+    except ValidationError as exc:
+        raise ConfigError(f"{SETTINGS_KEY}: {exc.errors()[0]['msg']}.") from exc
+
+
+def _dns_namespaces(ctx: HookContext) -> tuple[str, ...]:
+    settings = mirror_settings(ctx)
+    scope = settings.dns_namespaces if settings.dns_namespaces is not None else settings.namespaces
+    if not scope:
+        raise UserError(
+            f"{SETTINGS_KEY}.namespaces is empty; list the namespaces whose Services move."
+        )
+    return scope
+
+
+# --- copy -------------------------------------------------------------------------------
+
+
+def copy_to_mirror(ctx: HookContext) -> HookResult:
+    """Copy the chosen namespaces to the mirror: stripped, images rewritten, idempotent."""
+    from automation.kube.copy import copy_namespaces
+
+    report = copy_namespaces(
+        ctx.clients.kube(PRIMARY),
+        ctx.clients.kube(MIRROR),
+        copy_options(ctx),
+        dry_run=ctx.dry_run,
+        reporter=ctx.progress,
+    )
+    for line in report.table().splitlines():
+        ctx.log.info("%s", line)
+    return report.as_hook_result()
+
+
+def mirror_matches_primary(ctx: HookContext) -> Pending:
+    """Freeze gate: nothing copied has changed on the primary since the copy."""
+    from automation.kube.copy import drift_since_copy
+
+    return drift_since_copy(ctx.clients.kube(PRIMARY), ctx.clients.kube(MIRROR), copy_options(ctx))
+
+
+def mirror_workloads_available(ctx: HookContext) -> Pending:
+    """Every copied Deployment/StatefulSet is available on the mirror, PDBs satisfied."""
+    from automation.kube.gates import workloads_available
+
+    return workloads_available(ctx.clients.kube(MIRROR), copy_options(ctx).namespaces)
+
+
+def primary_workloads_available(ctx: HookContext) -> Pending:
+    """After the swap the primary's workloads are available again (their probes pass)."""
+    from automation.kube.gates import workloads_available
+
+    return workloads_available(ctx.clients.kube(PRIMARY), copy_options(ctx).namespaces)
+
+
+def mirror_nodes_ready(ctx: HookContext) -> Pending:
+    """The mirror's workers joined and are Ready: as many as the primary's pools start."""
+    from automation.kube.gates import nodes_ready
+
+    cluster = ctx.config.cluster
+    expected = sum(
+        pool.desired_size
+        * len(pool.instance_types)
+        * len(pool.azs or cluster.network.azs)
+        * len(pool.capacity_types)
+        for pool in cluster.worker_pools
+    )
+    return nodes_ready(
+        ctx.clients.kube(MIRROR), "!node-role.kubernetes.io/control-plane", expected=expected
+    )
+
+
+# --- DNS --------------------------------------------------------------------------------
+
+
+def hosted_zones(ctx: HookContext) -> dict[str, str]:
+    """Zone name -> id: the settings' zones, else the name of the cluster's zone id."""
+    settings = mirror_settings(ctx)
+    if settings.zones:
+        return dict(settings.zones)
+    from botocore.exceptions import ClientError
+
+    from automation.errors import from_client_error
+
+    zone_id = ctx.config.cluster.dns.zone_id
+    try:
+        zone = ctx.clients.aws().route53.get_hosted_zone(Id=zone_id)["HostedZone"]
+    except ClientError as exc:
+        raise from_client_error(exc, f"read hosted zone {zone_id}") from exc
+    return {str(zone["Name"]).rstrip("."): zone_id}
+
+
+def _plan(ctx: HookContext, destination: str, other: str) -> Any:
+    from automation.kube.service_dns import plan_service_dns
+
+    settings = mirror_settings(ctx)
+    return plan_service_dns(
+        ctx.clients.kube(destination),
+        hosted_zones(ctx),
+        _dns_namespaces(ctx),
+        expected=ctx.clients.kube(other),
+        ttl=settings.dns_ttl,
+        probe_path=settings.probe_path,
+    )
+
+
+def _serving(ctx: HookContext, destination: str, other: str) -> Pending:
+    from automation.kube.service_dns import services_serving
+
+    return services_serving(
+        ctx.clients.kube(destination), _dns_namespaces(ctx), expected=ctx.clients.kube(other)
+    )
+
+
+def services_serve_on_mirror(ctx: HookContext) -> Pending:
+    """Every Service with DNS names has a load balancer and ready endpoints on the mirror."""
+    return _serving(ctx, MIRROR, PRIMARY)
+
+
+def services_serve_on_primary(ctx: HookContext) -> Pending:
+    """Every Service with DNS names has a load balancer and ready endpoints on the primary."""
+    return _serving(ctx, PRIMARY, MIRROR)
+
+
+def _move_dns(ctx: HookContext, destination: str, other: str) -> HookResult:
+    from automation.aws.dns import SyncOptions, cutover_records
+
+    plan = _plan(ctx, destination, other)
+    if ctx.dry_run and plan.not_ready:
+        return HookResult(
+            False,
+            f"dry-run: would refuse to move any record; not serving on {destination}: "
+            f"{summarize(plan.items(), 3)}",
+            {"not_ready": plan.items(), "records": plan.describe()},
+        )
+    plan.raise_if_not_ready()
+    if not plan.cutovers:
+        return HookResult(False, "no Service in scope declares a DNS name; nothing to move")
+    gates = getattr(ctx.settings, "gates", None)
+    sync = SyncOptions(
+        timeout=getattr(gates, "dns_sync_timeout", 300.0),
+        interval=getattr(gates, "interval", 10.0),
+    )
+    report = cutover_records(
+        ctx.clients.aws().route53,
+        None,  # no target groups: the Kubernetes-side check above proved the service serves
+        list(plan.cutovers),
+        dry_run=ctx.dry_run,
+        sync=sync,
+        reporter=ctx.progress,
+    )
+    return report.as_hook_result()
+
+
+def dns_to_mirror(ctx: HookContext) -> HookResult:
+    """Point each service's records at its load balancer on the mirror, validated."""
+    return _move_dns(ctx, MIRROR, PRIMARY)
+
+
+def dns_to_primary(ctx: HookContext) -> HookResult:
+    """Point each service's records back at its load balancer on the primary, validated."""
+    return _move_dns(ctx, PRIMARY, MIRROR)
+
+
+def records_on_primary(ctx: HookContext) -> Pending:
+    """Teardown gate: no record still points at the mirror (each is at the primary's LB)."""
+    from automation.aws.dns import plan_states, read_records
+
+    plan = _plan(ctx, PRIMARY, MIRROR)
+    route53 = ctx.clients.aws().route53
+    items = list(plan.items())
+    for cutover in plan.cutovers:
+        if plan_states(cutover, read_records(route53, cutover.zone_id, cutover.name)):
+            items.append(f"record {cutover.fqdn}: does not point at {cutover.endpoint} yet")
+    return Pending.of(items, f"{len(plan.cutovers)} record(s) checked")
+
+
+# --- the CNI ----------------------------------------------------------------------------
+
+
+def remove_old_cni(ctx: HookContext) -> HookResult:
+    """Delete the old CNI's DaemonSet on the primary (seed: delete Weave before rolling)."""
+    from automation.kube.cni import remove_daemonset
+
+    old = mirror_settings(ctx).old_cni
+    removal = remove_daemonset(
+        ctx.clients.kube(PRIMARY), old.namespace, old.name, dry_run=ctx.dry_run
+    )
+    return HookResult(removal.changed, removal.message)
+
+
+def old_cni_gone(ctx: HookContext) -> Pending:
+    from automation.kube.cni import cni_gone
+
+    old = mirror_settings(ctx).old_cni
+    return cni_gone(ctx.clients.kube(PRIMARY), old.namespace, old.name, old.pod_selector)
+
+
+def new_cni_on_every_node(ctx: HookContext) -> Pending:
+    from automation.kube.cni import cni_ready_on_all_nodes
+
+    new = mirror_settings(ctx).new_cni
+    return cni_ready_on_all_nodes(ctx.clients.kube(PRIMARY), new.namespace, new.name)
+
+
+# --- grants on dependencies ---------------------------------------------------------------
+
+
+def mirror_grants(ctx: HookContext) -> list[Any]:
+    """The ingress rules the mirror's nodes need: each rule that admits the primary's nodes.
+
+    For every dependency SG (``kubeshift:migration.mirror.dependency_security_group_ids``)
+    each rule referencing one of the primary's node SGs is mirrored for each of the
+    mirror's node SGs, same protocol and ports.
+    """
+    from botocore.exceptions import ClientError
+
+    from automation.aws.grants import SgGrant
+    from automation.errors import from_client_error
+
+    mirror_cfg = ctx.config.migration.mirror
+    dependencies = list(mirror_cfg.dependency_security_group_ids) if mirror_cfg else []
+    if not dependencies:
+        return []
+    primary_sgs = set(outputs.require(ctx.outputs, outputs.NODE_SECURITY_GROUP_IDS, ctx.phase))
+    mirror_sgs = list(outputs.require(ctx.outputs, MIRROR_NODE_SECURITY_GROUP_IDS, ctx.phase))
+    try:
+        groups = ctx.clients.aws().ec2.describe_security_groups(GroupIds=dependencies)
+    except ClientError as exc:
+        raise from_client_error(exc, f"read security groups {', '.join(dependencies)}") from exc
+    grants: list[Any] = []
+    for group in groups["SecurityGroups"]:
+        admitted = [
+            perm
+            for perm in group.get("IpPermissions", [])
+            if any(p.get("GroupId") in primary_sgs for p in perm.get("UserIdGroupPairs", []))
+        ]
+        if not admitted:
+            raise PreconditionFailed(
+                f"Security group {group['GroupId']} admits none of the primary's node groups "
+                f"({', '.join(sorted(primary_sgs))}), so there is nothing to mirror; remove it "
+                "from kubeshift:migration.mirror.dependency_security_group_ids."
+            )
+        for perm in admitted:
+            for source in mirror_sgs:
+                grants.append(
+                    SgGrant(
+                        group_id=group["GroupId"],
+                        source_group_id=source,
+                        protocol=str(perm["IpProtocol"]),
+                        from_port=perm.get("FromPort"),
+                        to_port=perm.get("ToPort"),
+                        description="kubeshift cni-swap mirror",
+                    )
+                )
+    return grants
+
+
+def _grant_result(results: Any, verb: str) -> HookResult:
+    changed = any(r.changed for r in results)
+    if not results:
+        return HookResult(False, f"no dependency security groups to {verb}")
+    return HookResult(
+        changed,
+        "; ".join(r.message for r in results),
+        {"grants": [r.message for r in results]},
+    )
+
+
+def grant_mirror_access(ctx: HookContext) -> HookResult:
+    """Let the mirror's nodes reach the dependencies (RDS, caches) the primary's reach."""
+    from automation.aws.grants import add_grants
+
+    grants = mirror_grants(ctx)
+    return _grant_result(
+        add_grants(ctx.clients.aws().ec2, grants, dry_run=ctx.dry_run) if grants else (), "grant"
+    )
+
+
+def revoke_mirror_access(ctx: HookContext) -> HookResult:
+    """Remove the mirror's grants on the dependencies before the mirror is torn down."""
+    from automation.aws.grants import remove_grants
+
+    grants = mirror_grants(ctx)
+    return _grant_result(
+        remove_grants(ctx.clients.aws().ec2, grants, dry_run=ctx.dry_run) if grants else (),
+        "revoke",
+    )
+
+
+def describe_settings(settings: Mapping[str, Any] | None) -> MirrorSettings:
+    """Validate a raw ``kubeshift:runtime.mirror`` mapping (for the CLI and tests)."""
+    try:
+        return MirrorSettings.model_validate(settings or {})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{SETTINGS_KEY}.{where}: {first['msg']}.") from exc
