@@ -732,7 +732,8 @@ def snapshot_from_mirror(
         for spec in options.specs:
             for obj in _list(apis, spec, namespace, None):
                 ann = obj["metadata"].get("annotations") or {}
-                if SOURCE_DIGEST in ann:
+                # Copies never have owners; a ReplicaSet inherits its Deployment's stamps.
+                if SOURCE_DIGEST in ann and not obj["metadata"].get("ownerReferences"):
                     found[(spec.kind, namespace, obj["metadata"]["name"])] = SourceStamp(
                         ann[SOURCE_DIGEST],
                         ann.get(SOURCE_RESOURCE_VERSION, ""),
