@@ -1,0 +1,68 @@
+"""Control plane: per member an etcd volume, a fixed-address interface, an LT and an ASG of 1."""
+
+from __future__ import annotations
+
+import base64
+
+from automation.render import record
+from components.control_plane import ControlPlane, ControlPlaneArgs, MemberPlacement
+from components.naming import Namer
+from tests.components.conftest import by_type
+
+
+def _program(moved: int) -> None:
+    members = [
+        MemberPlacement(
+            index=i,
+            az=f"az{i}",
+            side="target" if i <= moved else "source",
+            subnet_id=f"subnet-{'t' if i <= moved else 's'}{i}",
+            security_group_ids=["sg-cp", "sg-shared"],
+            address=f"10.{20 if i <= moved else 0}.0.{9 + i}",
+        )
+        for i in (1, 2, 3)
+    ]
+    ControlPlane(
+        "cp",
+        ControlPlaneArgs(
+            namer=Namer("prod", "mig"),
+            members=members,
+            instance_type="m5.large",
+            image_id="ami-12345678",
+            instance_profile_name="prod-control-plane-profile",
+            api_endpoint="https://api:6443",
+        ),
+    )
+
+
+def test_members_and_their_placement() -> None:
+    resources = record(lambda: _program(moved=1)).resources
+    groups = {g.inputs["name"]: g for g in by_type(resources, "aws:autoscaling/group:Group")}
+    assert sorted(groups) == [
+        "prod-control-plane-1-mig",
+        "prod-control-plane-2",
+        "prod-control-plane-3",
+    ]
+    for g in groups.values():
+        assert (g.inputs["minSize"], g.inputs["maxSize"], g.inputs["desiredCapacity"]) == (1, 1, 1)
+    assert groups["prod-control-plane-1-mig"].inputs["vpcZoneIdentifiers"] == ["subnet-t1"]
+    volumes = by_type(resources, "aws:ebs/volume:Volume")
+    assert sorted(v.name for v in volumes) == ["cp-etcd-1", "cp-etcd-2", "cp-etcd-3"]
+    enis = {e.name: e for e in by_type(resources, "aws:ec2/networkInterface:NetworkInterface")}
+    assert enis["cp-eni-1-mig"].inputs["privateIps"] == ["10.20.0.10"]
+    lt = next(
+        t
+        for t in by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")
+        if t.name == "cp-lt-1-mig"
+    )
+    script = base64.b64decode(lt.inputs["userData"]).decode()
+    assert "--volume-id cp-etcd-1-id" in script
+    assert "--network-interface-id cp-eni-1-mig-id" in script
+
+
+def test_moving_a_member_keeps_its_volume_and_renames_the_rest() -> None:
+    before = {r.name for r in record(lambda: _program(moved=0)).resources}
+    after = {r.name for r in record(lambda: _program(moved=1)).resources}
+    assert "cp-etcd-1" in before and "cp-etcd-1" in after
+    assert before - after == {"cp-eni-1", "cp-lt-1", "cp-asg-1"}
+    assert after - before == {"cp-eni-1-mig", "cp-lt-1-mig", "cp-asg-1-mig"}

@@ -1,0 +1,40 @@
+"""DNS component: CNAMEs to LBs, A records to addresses, delete-before-replace on type change."""
+
+from __future__ import annotations
+
+import pytest
+
+from automation.render import record
+from components.dns import Dns, DnsArgs, RecordSpec
+from tests.components.conftest import by_type
+
+
+def test_records() -> None:
+    def program() -> None:
+        Dns(
+            "dns",
+            DnsArgs(
+                zone_id="Z1",
+                records={
+                    "api": RecordSpec("api.example.com", "A", ["10.1.0.10"]),
+                    "ingress-0": RecordSpec("*.apps.example.com", "CNAME", ["lb.elb.aws"]),
+                },
+                ttl=30,
+            ),
+        )
+
+    records = {r.name: r for r in by_type(record(program).resources, "aws:route53/record:Record")}
+    assert records["dns-api"].inputs == {
+        "zoneId": "Z1",
+        "name": "api.example.com",
+        "type": "A",
+        "ttl": 30,
+        "records": ["10.1.0.10"],
+    }
+    assert records["dns-ingress-0"].inputs["records"] == ["lb.elb.aws"]
+    assert all(r.options.get("deleteBeforeReplace") for r in records.values())
+
+
+def test_cname_needs_one_target() -> None:
+    with pytest.raises(ValueError, match="exactly one target"):
+        record(lambda: Dns("d", DnsArgs("Z1", {"x": RecordSpec("x.example.com", "CNAME", [])})))

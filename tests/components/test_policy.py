@@ -1,0 +1,133 @@
+"""Policy checks catch what they are for (each fed one bad resource set)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from components import policy
+
+
+@dataclass
+class Fake:
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    id: str = ""
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+
+def _sg(name: str, role: str) -> Fake:
+    return Fake(policy.SG, name, {"name": name, "tags": {"kubeshift.io/role": role}}, f"{name}-id")
+
+
+def _rule(name: str, group: str, cidr: str, port: int) -> Fake:
+    return Fake(
+        policy.SG_RULE,
+        name,
+        {"securityGroupId": f"{group}-id", "cidrIpv4": cidr, "fromPort": port, "toPort": port},
+    )
+
+
+def _asg(name: str, subnet: str, tags: dict[str, str]) -> Fake:
+    return Fake(
+        policy.ASG,
+        name,
+        {
+            "name": name,
+            "vpcZoneIdentifiers": [subnet],
+            "tags": [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in tags.items()],
+        },
+    )
+
+
+CLUSTER_TAGS = {"KubernetesCluster": "c", "kubernetes.io/cluster/c": "owned"}
+
+CASES = [
+    (
+        "open-node-port",
+        lambda: policy.no_open_ingress(
+            [_sg("node", "node"), _rule("r", "node", "0.0.0.0/0", 30080)], public_ports={30080}
+        ),
+    ),
+    (
+        "open-undeclared-listener",
+        lambda: policy.no_open_ingress(
+            [_sg("lb", "ingress-lb"), _rule("r", "lb", "0.0.0.0/0", 22)], public_ports={443}
+        ),
+    ),
+    (
+        "asg-without-cluster-tag",
+        lambda: policy.asgs_tagged([_asg("a", "s", {"KubernetesCluster": "c"})], "c"),
+    ),
+    (
+        "lb-name-too-long",
+        lambda: policy.names_valid_and_unique(
+            [
+                Fake(
+                    policy.NAMED_KINDS and "aws:lb/loadBalancer:LoadBalancer",
+                    "lb",
+                    {"name": "x" * 33},
+                )
+            ]
+        ),
+    ),
+    (
+        "duplicate-asg-names",
+        lambda: policy.names_valid_and_unique(
+            [_asg("a", "s", {}), Fake(policy.ASG, "b", {"name": "a"})]
+        ),
+    ),
+    ("asg-without-name", lambda: policy.names_valid_and_unique([Fake(policy.ASG, "a", {})])),
+    (
+        "attachment-across-vpcs",
+        lambda: policy.attachments_same_vpc(
+            [
+                Fake(policy.SUBNET, "s", {"vpcId": "vpc-old"}, "s-id"),
+                _asg("a", "s-id", {}),
+                Fake(policy.TG, "tg", {"vpcId": "vpc-new"}, "tg-id", {"arn": "arn:tg"}),
+                Fake(
+                    policy.ATTACHMENT,
+                    "att",
+                    {"autoscalingGroupName": "a", "lbTargetGroupArn": "arn:tg"},
+                ),
+            ]
+        ),
+    ),
+    (
+        "cname-and-a",
+        lambda: policy.records_consistent(
+            [
+                Fake(policy.RECORD, "r1", {"name": "api.x", "type": "CNAME", "records": ["lb"]}),
+                Fake(policy.RECORD, "r2", {"name": "api.x", "type": "A", "records": ["10.0.0.1"]}),
+            ]
+        ),
+    ),
+    (
+        "user-data-not-base64",
+        lambda: policy.user_data_encoded(
+            [Fake(policy.LAUNCH_TEMPLATE, "lt", {"userData": "#!/bin/bash\necho hi"})]
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("check", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_violations_are_found(check: Any) -> None:
+    violations = check()
+    assert violations, "expected a violation"
+    assert all(str(v).startswith("[") for v in violations)
+
+
+def test_compliant_set_passes() -> None:
+    resources = [
+        _sg("lb", "ingress-lb"),
+        _rule("r", "lb", "0.0.0.0/0", 443),
+        Fake(policy.SUBNET, "s", {"vpcId": "vpc-1"}, "s-id"),
+        _asg("a", "s-id", CLUSTER_TAGS),
+        Fake(policy.TG, "tg", {"vpcId": "vpc-1", "name": "tg"}, "tg-id", {"arn": "arn:tg"}),
+        Fake(policy.ATTACHMENT, "att", {"autoscalingGroupName": "a", "lbTargetGroupArn": "arn:tg"}),
+    ]
+    assert policy.check_all(resources, "c", public_ports={443}) == []

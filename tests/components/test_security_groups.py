@@ -1,0 +1,88 @@
+"""Security groups: LB -> nodes and control plane, shared, peer access, no open ingress."""
+
+from __future__ import annotations
+
+import pytest
+
+from automation.render import record
+from components import policy
+from components.naming import Namer
+from components.security_groups import (
+    PeerAccess,
+    PeerAccessArgs,
+    SecurityGroups,
+    SecurityGroupsArgs,
+)
+from tests.components.conftest import by_type
+
+RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+
+
+def _args(**overrides: object) -> SecurityGroupsArgs:
+    base: dict[str, object] = dict(
+        namer=Namer("prod", "mig"),
+        vpc_id="vpc-1",
+        ingress_node_ports=[30080, 30443],
+        ingress_ports=[80, 443],
+        client_cidrs=["10.0.0.0/16"],
+    )
+    base.update(overrides)
+    return SecurityGroupsArgs(**base)  # type: ignore[arg-type]
+
+
+def _rules_into(resources: list, group_name: str) -> list[dict]:
+    ids = {r.id for r in resources if r.inputs.get("name") == group_name}
+    return [r.inputs for r in by_type(resources, RULE) if r.inputs["securityGroupId"] in ids]
+
+
+def test_groups_and_rules() -> None:
+    resources = record(lambda: SecurityGroups("sg", _args())).resources
+    names = sorted(
+        r.inputs["name"] for r in by_type(resources, "aws:ec2/securityGroup:SecurityGroup")
+    )
+    assert names == [
+        "prod-api-lb-mig",
+        "prod-control-plane-mig",
+        "prod-ingress-lb-mig",
+        "prod-node-mig",
+        "prod-shared-mig",
+    ]
+    node_rules = _rules_into(resources, "prod-node-mig")
+    assert sorted(r["fromPort"] for r in node_rules) == [30080, 30443]
+    assert all(r["referencedSecurityGroupId"] == "sg-ingress-lb-id" for r in node_rules)
+    shared = {r["referencedSecurityGroupId"] for r in _rules_into(resources, "prod-shared-mig")}
+    assert shared == {"sg-node-id", "sg-control-plane-id"}
+    assert policy.no_open_ingress(resources, public_ports=()) == []
+
+
+def test_public_ingress_opens_only_listener_ports() -> None:
+    resources = record(lambda: SecurityGroups("sg", _args(public_ingress=True))).resources
+    open_rules = [r for r in by_type(resources, RULE) if r.inputs.get("cidrIpv4") == "0.0.0.0/0"]
+    assert sorted(r.inputs["fromPort"] for r in open_rules) == [80, 443]
+    assert policy.no_open_ingress(resources, public_ports={80, 443}) == []
+    # Undeclared, the same rules are violations.
+    assert len(policy.no_open_ingress(resources, public_ports=())) == 2
+
+
+@pytest.mark.parametrize("create_nodes", [True, False], ids=["with-nodes", "retired"])
+def test_node_group_switch(create_nodes: bool) -> None:
+    resources = record(
+        lambda: SecurityGroups(
+            "sg", _args(create_node_group=create_nodes, create_ingress_group=create_nodes)
+        )
+    ).resources
+    names = {r.inputs["name"] for r in by_type(resources, "aws:ec2/securityGroup:SecurityGroup")}
+    assert ("prod-node-mig" in names) is create_nodes
+    assert ("prod-ingress-lb-mig" in names) is create_nodes
+
+
+def test_peer_access_admits_the_other_vpc() -> None:
+    resources = record(
+        lambda: PeerAccess(
+            "pa", PeerAccessArgs("sg-shared", {"node": "sg-n", "control-plane": "sg-c"})
+        )
+    ).resources
+    rules = by_type(resources, RULE)
+    assert {r.inputs["referencedSecurityGroupId"] for r in rules} == {"sg-n", "sg-c"}
+    assert all(r.inputs["securityGroupId"] == "sg-shared" for r in rules)
+    assert all(r.inputs["ipProtocol"] == "-1" for r in rules)

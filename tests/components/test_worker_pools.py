@@ -1,0 +1,83 @@
+"""Worker pools: one ASG per type x AZ x capacity, labels/taints in user data, cluster tags."""
+
+from __future__ import annotations
+
+import base64
+
+from automation.render import record
+from components import policy
+from components.naming import Namer
+from components.worker_pools import WorkerPools, WorkerPoolsArgs, WorkerPoolSpec
+from tests.components.conftest import by_type
+
+POOL = WorkerPoolSpec(
+    name="memory",
+    instance_types=("r5.large", "r6i.large"),
+    azs=("a", "b", "c"),
+    labels=(("workload", "memory"),),
+    taints=(("workload", "memory", "NoSchedule"),),
+    desired_size=2,
+)
+
+
+def _render(**overrides: object) -> list:
+    args: dict[str, object] = dict(
+        namer=Namer("prod", "mig"),
+        pools=[POOL],
+        subnet_ids={"a": "s-a", "b": "s-b", "c": "s-c"},
+        security_group_ids=["sg-node", "sg-shared"],
+        instance_profile_name="prod-node-profile",
+        image_id="ami-12345678",
+        api_endpoint="https://api.example.com:6443",
+        generation="mig",
+        network_label="target",
+    )
+    args.update(overrides)
+    return record(lambda: WorkerPools("w", WorkerPoolsArgs(**args))).resources  # type: ignore[arg-type]
+
+
+def _tags(group) -> dict[str, str]:
+    return {t["key"]: t["value"] for t in group.inputs["tags"]}
+
+
+def test_one_group_per_type_az_and_capacity() -> None:
+    resources = _render()
+    groups = by_type(resources, "aws:autoscaling/group:Group")
+    assert len(groups) == 2 * 3 * 2
+    assert len(by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")) == 2
+    names = {g.inputs["name"] for g in groups}
+    assert "prod-workers-memory-r5-large-b-spot-mig" in names
+    spot = next(g for g in groups if g.inputs["name"] == "prod-workers-memory-r5-large-b-spot-mig")
+    policy_ = spot.inputs["mixedInstancesPolicy"]
+    assert policy_["instancesDistribution"]["onDemandPercentageAboveBaseCapacity"] == 0
+    assert policy_["launchTemplate"]["overrides"] == [{"instanceType": "r5.large"}]
+    assert spot.inputs["vpcZoneIdentifiers"] == ["s-b"]
+    assert spot.inputs["desiredCapacity"] == 2
+    assert "desiredCapacity" in spot.options["ignoreChanges"]
+    on_demand = next(g for g in groups if g.inputs["name"].endswith("-a-on-demand-mig"))
+    od = on_demand.inputs["mixedInstancesPolicy"]["instancesDistribution"]
+    assert od["onDemandPercentageAboveBaseCapacity"] == 100
+    assert policy.asgs_tagged(resources, "prod") == []
+    tags = _tags(spot)
+    assert tags["kubeshift.io/network"] == "target"
+    assert tags["k8s.io/cluster-autoscaler/node-template/taint/workload"] == "memory:NoSchedule"
+
+
+def test_labels_and_taints_reach_the_kubelet() -> None:
+    resources = _render()
+    templates = {
+        t.inputs["name"]: t for t in by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")
+    }
+    script = base64.b64decode(templates["prod-workers-memory-spot-mig"].inputs["userData"]).decode()
+    assert "--register-with-taints=workload=memory:NoSchedule" in script
+    assert "kubeshift.io/generation=mig" in script
+    assert "node.kubernetes.io/lifecycle=spot" in script
+    assert "workload=memory" in script
+    assert templates["prod-workers-memory-spot-mig"].inputs["iamInstanceProfile"] == {
+        "name": "prod-node-profile"
+    }
+
+
+def test_suspended_processes() -> None:
+    groups = by_type(_render(suspended_processes=["Launch"]), "aws:autoscaling/group:Group")
+    assert all(g.inputs["suspendedProcesses"] == ["Launch"] for g in groups)
