@@ -374,6 +374,8 @@ def plan_states(cutover: RecordCutover, current: Sequence[RecordSet]) -> list[_S
     final_plain = (_record_set(cutover),)
     if not transition(base, final_plain):
         return []
+    if not base:  # nothing serves the name yet: no traffic to shift
+        return [_Step("create", final_plain)]
     by_id = {rr.get("SetIdentifier"): rr for rr in base}
     old = by_id.get(shift.old_set_identifier)
     new_now = by_id.get(shift.new_set_identifier)
@@ -528,6 +530,9 @@ def cutover_record(
     if not steps:
         return RecordReport(name, "unchanged", "already points at the target", before, before)
 
+    if dry_run:
+        return _dry_run_report(elbv2, cutover, base, steps, prober)
+
     problems = check_target(elbv2, cutover, prober=prober, reporter=reporter, sleep=sleep)
     if problems:
         return RecordReport(
@@ -536,19 +541,6 @@ def cutover_record(
             f"new target not serving, record left alone: {'; '.join(problems)}",
             before,
             before,
-        )
-
-    if dry_run:
-        plans = [
-            f"{s.label}: " + ", ".join(_describe_change(c) for c in transition(prev, s.records))
-            for prev, s in zip([base, *[x.records for x in steps]], steps, strict=False)
-        ]
-        return RecordReport(
-            name,
-            "would-switch",
-            "would " + " then ".join(plans),
-            before,
-            tuple(describe_record(rr) for rr in steps[-1].records),
         )
 
     state: tuple[RecordSet, ...] = base
@@ -582,6 +574,41 @@ def cutover_record(
     return RecordReport(
         name, "switched", f"now {'; '.join(after)}", before, after, tuple(change_ids)
     )
+
+
+def _dry_run_report(
+    elbv2: Any,
+    cutover: RecordCutover,
+    base: Sequence[RecordSet],
+    steps: Sequence[_Step],
+    prober: Prober,
+) -> RecordReport:
+    """What a real run would send; the target is checked once, without waiting.
+
+    In a dry run of a whole scenario the new target usually does not exist yet, so a
+    failing check is reported, not fatal: the real run waits for it and refuses.
+    """
+    plans = [
+        f"{s.label}: " + ", ".join(_describe_change(c) for c in transition(prev, s.records))
+        for prev, s in zip([base, *[x.records for x in steps]], steps, strict=False)
+    ]
+    try:
+        problems = check_target(elbv2, cutover, prober=prober, wait=False)
+    except KubeshiftError as exc:
+        problems = [str(exc)]
+    note = f" (once the new target serves; now: {'; '.join(problems)})" if problems else ""
+    return RecordReport(
+        cutover.fqdn,
+        "would-switch",
+        "would " + " then ".join(plans) + note,
+        tuple(describe_record(rr) for rr in base),
+        tuple(describe_record(rr) for rr in steps[-1].records),
+    )
+
+
+def is_cut_over(route53: Any, cutover: RecordCutover) -> bool:
+    """Whether the record is already in its final state (nothing left to change)."""
+    return not plan_states(cutover, read_records(route53, cutover.zone_id, cutover.name))
 
 
 def _describe_change(change: Mapping[str, Any]) -> str:

@@ -19,6 +19,7 @@ from automation.aws.dns import (
     WeightedShift,
     cutover_record,
     cutover_records,
+    is_cut_over,
     read_records,
     wait_insync,
 )
@@ -491,3 +492,35 @@ def test_a_failing_get_change_is_an_error_not_a_wait() -> None:
         stub.add_client_error("get_change", service_error_code="NoSuchChange", http_status_code=404)
         with pytest.raises(StepFailedError, match="AWS refused to read change C1: NoSuchChange"):
             wait_insync(route53, "C1", what="app", options=FAST, sleep=lambda _: None)
+
+
+@pytest.mark.moto
+def test_dry_run_reports_a_target_that_does_not_serve_yet(
+    aws: AwsClients, zone: str, site: Site
+) -> None:
+    """In a scenario dry run the new target is not up yet: reported, not fatal, no wait."""
+    put_record(aws.route53, zone, cname("old-lb"))
+    site.answer(503)
+    cutover = RecordCutover(
+        zone_id=zone,
+        name=NAME,
+        target=CnameTarget(value="new-lb"),
+        check=TargetCheck(
+            target_group_arns=("arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/gone/1",),
+            probe=HttpProbe(url=f"http://{NAME}/", connect_to=site.address),
+        ),
+    )
+    report = run(aws, cutover, dry_run=True)
+    assert report.status == "would-switch"
+    assert "once the new target serves; now: AWS refused to describe targets" in report.message
+    assert values(aws.route53, zone) == [("CNAME", None, None, "old-lb")]
+    assert not is_cut_over(aws.route53, cutover)
+
+
+@pytest.mark.moto
+def test_weighted_shift_of_a_new_name_just_creates_it(aws: AwsClients, zone: str) -> None:
+    cutover = _weighted(zone)
+    report = run(aws, cutover)
+    assert report.status == "switched" and len(report.change_ids) == 1
+    assert values(aws.route53, zone) == [("CNAME", None, None, "new-lb")]
+    assert is_cut_over(aws.route53, cutover)
