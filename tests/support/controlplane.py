@@ -191,6 +191,9 @@ def start_cluster(bins: Binaries, etcd_url: str, workdir: Path, opts: ClusterOpt
                 bins.kube_controller_manager,
                 f"--kubeconfig={cm_kc}",
                 "--leader-elect=false",
+                # each controller acts as its own ServiceAccount, with the bootstrap RBAC
+                # roles a real cluster has (system:kube-controller-manager alone cannot)
+                "--use-service-account-credentials=true",
                 f"--controllers={CONTROLLERS}",
                 f"--bind-address={LOOPBACK}",
                 f"--secure-port={cm_port}",
