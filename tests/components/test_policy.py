@@ -67,7 +67,7 @@ CASES = [
         lambda: policy.names_valid_and_unique(
             [
                 Fake(
-                    policy.NAMED_KINDS and "aws:lb/loadBalancer:LoadBalancer",
+                    "aws:lb/loadBalancer:LoadBalancer",
                     "lb",
                     {"name": "x" * 33},
                 )
