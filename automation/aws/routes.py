@@ -20,7 +20,12 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from automation.aws.nodes import LEGACY_CLUSTER_TAG, ClusterInstance, cluster_tag_key
+from automation.aws.nodes import (
+    LEGACY_CLUSTER_TAG,
+    ClusterInstance,
+    cluster_node_names,
+    cluster_tag_key,
+)
 from automation.errors import PreconditionFailed, UserError, from_client_error
 from automation.waiting import Pending, summarize
 
@@ -61,6 +66,27 @@ def node_routes(
         NodeRoute.for_instance(name, str(pod_cidrs[name]), instance)
         for name, instance in sorted(nodes.items())
     )
+
+
+def cluster_node_routes(
+    ec2: Any,
+    *,
+    cluster: str,
+    vpc_ids: Sequence[str],
+    provider_ids: Mapping[str, str | None],
+    pod_cidrs: Mapping[str, str | None],
+) -> tuple[NodeRoute, ...]:
+    """The routes every node of ``cluster`` in ``vpc_ids`` needs (both VPCs while both exist).
+
+    ``provider_ids`` and ``pod_cidrs`` map Kubernetes node names to ``spec.providerID``
+    and ``spec.podCIDR``; instances that are no node (yet) need no route.
+    """
+    matched: dict[str, ClusterInstance] = {}
+    for vpc_id in vpc_ids:
+        matched.update(
+            cluster_node_names(ec2, cluster=cluster, vpc_id=vpc_id, nodes=provider_ids).nodes
+        )
+    return node_routes(matched, pod_cidrs)
 
 
 # --- the limit ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from automation.aws.routes import (
     AWS_DEFAULT_ROUTES_PER_TABLE,
     NodeRoute,
     RouteLimit,
+    cluster_node_routes,
     cluster_route_tables,
     node_routes,
     require_route_capacity,
@@ -129,16 +130,23 @@ def test_existing_node_routes_count_once_and_both_vpcs_count(
 ) -> None:
     _route_all(aws.ec2, cluster)
     new = make_network(aws.ec2, "10.1.0.0/16")
-    run_instances(aws.ec2, new, 2, {"KubernetesCluster": "prod"})
-    new_match = cluster_node_names(aws.ec2, cluster="prod", vpc_id=new.vpc_id)
-    new_nodes = node_routes(
-        new_match.nodes, {n: f"100.97.{i}.0/24" for i, n in enumerate(new_match.names)}
-    )
-    report = require_route_capacity(
+    new_instances = run_instances(aws.ec2, new, 3, {"KubernetesCluster": "prod"})
+    provider_ids = {n.node: None for n in cluster.nodes}  # old nodes: named by private DNS
+    pod_cidrs: dict[str, str | None] = {n.node: n.pod_cidr for n in cluster.nodes}
+    for i, instance in enumerate(new_instances[:2]):  # the third has not joined yet
+        az, iid = instance["Placement"]["AvailabilityZone"], instance["InstanceId"]
+        provider_ids[f"new-{i}"] = f"aws:///{az}/{iid}"
+        pod_cidrs[f"new-{i}"] = f"100.97.{i}.0/24"
+    nodes = cluster_node_routes(
         aws.ec2,
-        aws.service_quotas,
-        route_table_ids=cluster.tables,
-        nodes=[*cluster.nodes, *new_nodes],
+        cluster="prod",
+        vpc_ids=[cluster.network.vpc_id, new.vpc_id],
+        provider_ids=provider_ids,
+        pod_cidrs=pod_cidrs,
+    )
+    assert sorted(n.node for n in nodes) == sorted(pod_cidrs)
+    report = require_route_capacity(
+        aws.ec2, aws.service_quotas, route_table_ids=cluster.tables, nodes=nodes
     )
     assert [(t.node_routes, t.other_routes, t.needed) for t in report.tables] == [(5, 2, 7)] * 2
     assert report.message().startswith("2 route table(s) fit (Service Quotas vpc/L-93826ACB)")
