@@ -104,30 +104,47 @@ def grant_present(ec2: Any, grant: SgGrant) -> bool:
     return existing_pair(ec2, grant) is not None
 
 
-def _dry_run(call: Any, grant: SgGrant, action: str, **kwargs: Any) -> None:
+def _apply(
+    call: Any,
+    grant: SgGrant,
+    perms: list[dict[str, Any]],
+    *,
+    dry_run: bool,
+    verb: str,
+    already_code: str,
+    done: GrantAction,
+    already: GrantAction,
+    would: GrantAction,
+) -> GrantResult:
+    """Call authorize/revoke (or its ``DryRun``); AWS's "already so" code means no change."""
     try:
-        call(GroupId=grant.group_id, DryRun=True, **kwargs)
+        call(GroupId=grant.group_id, IpPermissions=perms, DryRun=dry_run)
     except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") == "DryRunOperation":
-            return
-        raise from_client_error(exc, f"{action} {grant.describe()} (dry run)") from exc
+        code = exc.response.get("Error", {}).get("Code")
+        if dry_run and code == "DryRunOperation":
+            return GrantResult(grant, would)
+        if code == already_code:
+            return GrantResult(grant, already)
+        suffix = " (dry run)" if dry_run else ""
+        raise from_client_error(exc, f"{verb} grant {grant.describe()}{suffix}") from exc
+    return GrantResult(grant, would if dry_run else done)
 
 
 def add_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
     """Authorize the ingress rule unless it is there already."""
     if existing_pair(ec2, grant) is not None:
         return GrantResult(grant, "present")
-    perms = [grant.permission()]
-    if dry_run:
-        _dry_run(ec2.authorize_security_group_ingress, grant, "add", IpPermissions=perms)
-        return GrantResult(grant, "would-add")
-    try:
-        ec2.authorize_security_group_ingress(GroupId=grant.group_id, IpPermissions=perms)
-    except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") == "InvalidPermission.Duplicate":
-            return GrantResult(grant, "present")
-        raise from_client_error(exc, f"add grant {grant.describe()}") from exc
-    return GrantResult(grant, "added")
+    return _apply(
+        ec2.authorize_security_group_ingress,
+        grant,
+        [grant.permission()],
+        dry_run=dry_run,
+        verb="add",
+        already_code="InvalidPermission.Duplicate",
+        done="added",
+        already="present",
+        would="would-add",
+    )
 
 
 def remove_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
@@ -139,17 +156,17 @@ def remove_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantRes
     perm = grant.permission(with_description=False)
     if pair.get("Description"):
         perm["UserIdGroupPairs"][0]["Description"] = pair["Description"]
-    perms = [perm]
-    if dry_run:
-        _dry_run(ec2.revoke_security_group_ingress, grant, "remove", IpPermissions=perms)
-        return GrantResult(grant, "would-remove")
-    try:
-        ec2.revoke_security_group_ingress(GroupId=grant.group_id, IpPermissions=perms)
-    except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") == "InvalidPermission.NotFound":
-            return GrantResult(grant, "absent")
-        raise from_client_error(exc, f"remove grant {grant.describe()}") from exc
-    return GrantResult(grant, "removed")
+    return _apply(
+        ec2.revoke_security_group_ingress,
+        grant,
+        [perm],
+        dry_run=dry_run,
+        verb="remove",
+        already_code="InvalidPermission.NotFound",
+        done="removed",
+        already="absent",
+        would="would-remove",
+    )
 
 
 def add_grants(
