@@ -1,23 +1,35 @@
 """Start and stop the control plane's daemons as process groups with their own logs.
 
 Every daemon runs in a new session, so stopping it signals its whole process group and
-nothing it spawned outlives the test session. Output goes to a log file whose path is
-printed when something fails, so a broken start-up can be diagnosed after the run.
+nothing it spawned outlives the test session; each also asks the kernel for SIGTERM
+when the test process dies (``PR_SET_PDEATHSIG``), so a killed pytest leaks nothing.
+Output goes to a log file whose path is printed when something fails, so a broken
+start-up can be diagnosed after the run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
+_PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM when the test process dies, even by SIGKILL."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class StartupError(RuntimeError):
@@ -61,6 +73,7 @@ class Daemon:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
                 env={**os.environ, **(env or {})},
             )
         finally:
