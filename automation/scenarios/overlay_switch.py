@@ -1,0 +1,94 @@
+"""overlay-switch (seed 002): Calico from IPIP to native routing, only when routes exist.
+
+baseline (IPIP) → routes (capacity precheck; source/dest check off) → route-readiness
+(every node NetworkUnavailable=False/RouteCreated, every route table complete) →
+native-routing (IPIP off, calico-node rolled) → verify.
+"""
+
+from __future__ import annotations
+
+from automation.phase import CREATES_AND_UPDATES, CREATES_ONLY, Gate, Hook, Phase, Scenario
+from automation.steps import nodes, overlay, routes
+from components import phases
+
+ROUTES_CREATED = Gate(
+    name="routes-created",
+    summary="every node NetworkUnavailable=False with reason RouteCreated",
+    check=nodes.routes_created,
+    timeout=1800,
+    interval=15,
+)
+ROUTE_TABLES_COMPLETE = Gate(
+    name="route-tables-complete",
+    summary="every route table has an active route to every node's pod CIDR",
+    check=routes.route_tables_complete,
+    timeout=1800,
+    interval=15,
+)
+
+
+def scenario() -> Scenario:
+    return Scenario(
+        id=phases.OVERLAY_SWITCH,
+        summary="Switch Calico from IPIP to native routing once every route exists (seed 002).",
+        phases=(
+            Phase(id="baseline", summary="the cluster on Calico IPIP", changes=CREATES_AND_UPDATES),
+            Phase(
+                id="routes",
+                summary="route-table capacity precheck; source/dest check off on nodes",
+                before=(
+                    Hook(
+                        name="route-capacity",
+                        summary="refuse when a route table cannot hold a route per node",
+                        run=routes.check_route_capacity,
+                    ),
+                ),
+                changes=CREATES_AND_UPDATES,
+                way_back="source/dest check back on (harmless while on IPIP)",
+            ),
+            Phase(
+                id="route-readiness",
+                summary="wait until every node's route exists; stay on the overlay until then",
+                after=(ROUTES_CREATED, ROUTE_TABLES_COMPLETE),
+                changes=CREATES_ONLY,
+            ),
+            Phase(
+                id="native-routing",
+                summary="IPIP off in the IP pool; roll calico-node",
+                before=(ROUTES_CREATED, ROUTE_TABLES_COMPLETE),
+                after=(
+                    Hook(
+                        name="disable-ipip",
+                        summary="set the Calico IP pool's ipipMode to Never",
+                        run=overlay.disable_ipip,
+                        destructive=True,
+                    ),
+                    Hook(
+                        name="roll-calico",
+                        summary="restart calico-node on every node",
+                        run=overlay.roll_calico,
+                        destructive=True,
+                    ),
+                ),
+                changes=CREATES_AND_UPDATES,
+                destructive=True,
+                way_back="ipipMode back to Always and roll calico-node again",
+            ),
+            Phase(
+                id="verify",
+                summary="calico-node rolled everywhere; routes still complete",
+                after=(
+                    Gate(
+                        name="calico-rolled",
+                        summary="calico-node updated and available on every node",
+                        check=overlay.calico_rolled,
+                        timeout=1800,
+                        interval=10,
+                    ),
+                    ROUTES_CREATED,
+                    ROUTE_TABLES_COMPLETE,
+                ),
+                changes=CREATES_ONLY,
+            ),
+        ),
+    )

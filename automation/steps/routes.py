@@ -1,0 +1,78 @@
+"""Route steps for native routing (seed 002): capacity before, completeness after.
+
+Native routing needs one route per node's pod CIDR in every route table of the
+cluster. Before switching, the tables must have room (the account's quota, AWS's
+default 50 otherwise); before and after, every table must hold an active route to
+every node — a node condition alone can be wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from automation.context import HookContext
+from automation.phase import HookResult
+from automation.steps import outputs
+from automation.waiting import Pending
+
+
+def _cluster_vpcs(ctx: HookContext) -> list[str]:
+    vpcs = [ctx.outputs.get(outputs.SOURCE_VPC_ID), ctx.outputs.get(outputs.TARGET_VPC_ID)]
+    found = [v for v in vpcs if v]
+    if not found:
+        outputs.require(ctx.outputs, outputs.SOURCE_VPC_ID, ctx.phase)
+    return found
+
+
+def _node_routes(ctx: HookContext, vpc_ids: list[str]) -> tuple[Any, ...]:
+    """Every node of the cluster (both VPCs while both exist) with its pod CIDR."""
+    from automation.aws.nodes import cluster_node_names
+    from automation.aws.routes import node_routes
+    from automation.kube.clients import list_all
+
+    listed = list_all(ctx.clients.kube("primary").core.list_node, action="list nodes")["items"]
+    provider_ids = {n["metadata"]["name"]: (n.get("spec") or {}).get("providerID") for n in listed}
+    pod_cidrs = {n["metadata"]["name"]: (n.get("spec") or {}).get("podCIDR") for n in listed}
+    matched: dict[str, Any] = {}
+    for vpc_id in vpc_ids:
+        match = cluster_node_names(
+            ctx.clients.aws().ec2,
+            cluster=ctx.config.cluster.name,
+            vpc_id=vpc_id,
+            nodes=provider_ids,
+        )
+        matched.update(match.nodes)
+    return node_routes(matched, pod_cidrs)
+
+
+def _route_tables(ctx: HookContext, vpc_ids: list[str]) -> tuple[str, ...]:
+    from automation.aws.routes import cluster_route_tables
+
+    return cluster_route_tables(ctx.clients.aws().ec2, vpc_ids=vpc_ids)
+
+
+def check_route_capacity(ctx: HookContext) -> HookResult:
+    """Refuse (PreconditionFailed) when a route table cannot hold a route per node."""
+    from automation.aws.routes import require_route_capacity
+
+    vpc_ids = _cluster_vpcs(ctx)
+    aws = ctx.clients.aws()
+    report = require_route_capacity(
+        aws.ec2,
+        aws.service_quotas,
+        route_table_ids=_route_tables(ctx, vpc_ids),
+        nodes=_node_routes(ctx, vpc_ids),
+    )
+    return HookResult(changed=False, message=report.message())
+
+
+def route_tables_complete(ctx: HookContext) -> Pending:
+    """Every route table holds an active route to every node's pod CIDR."""
+    from automation.aws.routes import routes_pending
+
+    vpc_ids = _cluster_vpcs(ctx)
+    return routes_pending(
+        ctx.clients.aws().ec2,
+        route_table_ids=_route_tables(ctx, vpc_ids),
+        nodes=list(_node_routes(ctx, vpc_ids)),
+    )

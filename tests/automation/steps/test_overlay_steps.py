@@ -1,0 +1,223 @@
+"""overlay-switch steps on real services: Calico objects on a real apiserver, routes on moto.
+
+The Calico IPPool is a real CustomResourceDefinition served by the apiserver and
+calico-node a real DaemonSet whose pods kwok runs, so "rolled" means the DaemonSet
+controller really replaced every pod. Route tables live in moto's EC2.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from kubernetes import client
+
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.clients import StaticClients
+from automation.context import HookContext
+from automation.kube.clients import KubeClients
+from automation.settings import CalicoSettings, RuntimeSettings
+from automation.steps import outputs, overlay, routes
+from automation.waiting import wait_until
+from components.config import load_config, load_stack_file
+from tests.support.nodes import NodePools, NodePoolSpec
+
+REPO = Path(__file__).resolve().parents[3]
+IPPOOL_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "ippools.crd.projectcalico.org"},
+    "spec": {
+        "group": "crd.projectcalico.org",
+        "scope": "Cluster",
+        "names": {"plural": "ippools", "singular": "ippool", "kind": "IPPool"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "x-kubernetes-preserve-unknown-fields": True,
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
+def _context(cluster, settings: RuntimeSettings, aws=None, outs=None) -> HookContext:  # type: ignore[no-untyped-def]
+    values = load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml")
+    return HookContext(
+        stack="test",
+        scenario="overlay-switch",
+        phase="native-routing",
+        clients=StaticClients(kube={"primary": KubeClients(cluster.api_client())}, aws=aws),
+        config=load_config(values),
+        settings=settings,
+        outputs=outs or {},
+    )
+
+
+@pytest.fixture
+def ip_pool(primary_cluster) -> str:  # type: ignore[no-untyped-def]
+    api = primary_cluster.api_client()
+    extensions = client.ApiextensionsV1Api(api)
+    try:
+        extensions.create_custom_resource_definition(IPPOOL_CRD)
+    except client.ApiException as exc:
+        if exc.status != 409:
+            raise
+    custom = client.CustomObjectsApi(api)
+
+    def served() -> object:
+        from automation.waiting import DONE, Pending
+
+        try:
+            custom.list_cluster_custom_object("crd.projectcalico.org", "v1", "ippools")
+        except client.ApiException:
+            return Pending.of(["ippools not served yet"])
+        return DONE
+
+    wait_until("IPPool CRD served", served, timeout=30, interval=0.2)  # type: ignore[arg-type]
+    name = f"pool-{uuid.uuid4().hex[:6]}"
+    custom.create_cluster_custom_object(
+        "crd.projectcalico.org",
+        "v1",
+        "ippools",
+        {
+            "apiVersion": "crd.projectcalico.org/v1",
+            "kind": "IPPool",
+            "metadata": {"name": name},
+            "spec": {"cidr": "100.64.0.0/16", "ipipMode": "Always", "natOutgoing": True},
+        },
+    )
+    return name
+
+
+@pytest.mark.controlplane
+def test_native_routing_switch_is_idempotent_and_rolls_calico_once(
+    primary_cluster,
+    ip_pool: str,
+    namespace: str,
+    node_pools: NodePools,  # type: ignore[no-untyped-def]
+) -> None:
+    pool = node_pools.create(NodePoolSpec(name="calico", count=2))
+    apps = client.AppsV1Api(primary_cluster.api_client())
+    labels = {"k8s-app": "calico-node"}
+    apps.create_namespaced_daemon_set(
+        namespace,
+        client.V1DaemonSet(
+            metadata=client.V1ObjectMeta(name="calico-node"),
+            spec=client.V1DaemonSetSpec(
+                selector=client.V1LabelSelector(match_labels=labels),
+                template=client.V1PodTemplateSpec(
+                    metadata=client.V1ObjectMeta(labels=labels),
+                    spec=client.V1PodSpec(
+                        node_selector={"kubeshift.io/pool": pool.name},
+                        containers=[client.V1Container(name="calico-node", image="calico/node")],
+                    ),
+                ),
+            ),
+        ),
+    )
+    settings = RuntimeSettings(
+        calico=CalicoSettings(ip_pool=ip_pool, namespace=namespace, daemonset="calico-node")
+    )
+    ctx = _context(primary_cluster, settings)
+    wait_until("calico-node up", lambda: overlay.calico_rolled(ctx), timeout=120, interval=0.5)
+
+    ctx.dry_run = True
+    assert "would set" in overlay.disable_ipip(ctx).message
+    ctx.dry_run = False
+    assert overlay.disable_ipip(ctx).changed
+    assert not overlay.disable_ipip(ctx).changed
+    custom = client.CustomObjectsApi(primary_cluster.api_client())
+    spec = custom.get_cluster_custom_object("crd.projectcalico.org", "v1", "ippools", ip_pool)
+    assert spec["spec"]["ipipMode"] == "Never"
+
+    before = {
+        p.metadata.uid
+        for p in client.CoreV1Api(primary_cluster.api_client())
+        .list_namespaced_pod(namespace, label_selector="k8s-app=calico-node")
+        .items
+    }
+    assert len(before) == 2
+    assert overlay.roll_calico(ctx).changed
+    assert not overlay.roll_calico(ctx).changed  # a resumed run does not roll again
+    wait_until("calico-node rolled", lambda: overlay.calico_rolled(ctx), timeout=120, interval=0.5)
+    after = {
+        p.metadata.uid
+        for p in client.CoreV1Api(primary_cluster.api_client())
+        .list_namespaced_pod(namespace, label_selector="k8s-app=calico-node")
+        .items
+        if p.metadata.deletion_timestamp is None
+    }
+    assert len(after) == 2 and not (after & before)
+
+
+@pytest.mark.controlplane
+@pytest.mark.moto
+def test_route_tables_gate_reports_missing_routes_until_every_node_has_one(
+    primary_cluster,
+    moto,  # type: ignore[no-untyped-def]
+) -> None:
+    ec2 = moto.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.1.0/24")["Subnet"]["SubnetId"]
+    extra_table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    instances = ec2.run_instances(
+        ImageId="ami-0123456789abcdef0",
+        MinCount=2,
+        MaxCount=2,
+        SubnetId=subnet,
+        TagSpecifications=[
+            {"ResourceType": "instance", "Tags": [{"Key": "KubernetesCluster", "Value": "demo"}]}
+        ],
+    )["Instances"]
+    core = client.CoreV1Api(primary_cluster.api_client())
+    names = []
+    for index, instance in enumerate(instances):
+        name = instance["PrivateDnsName"]
+        core.create_node(
+            client.V1Node(
+                metadata=client.V1ObjectMeta(name=name),
+                spec=client.V1NodeSpec(
+                    provider_id=f"aws:///us-east-1a/{instance['InstanceId']}",
+                    pod_cidr=f"100.64.{index}.0/24",
+                ),
+            )
+        )
+        names.append(name)
+    try:
+        aws = AwsClients(AwsAccess(region=moto.region, endpoint_url=moto.endpoint_url))
+        ctx = _context(primary_cluster, RuntimeSettings(), aws, {outputs.SOURCE_VPC_ID: vpc})
+
+        capacity = routes.check_route_capacity(ctx)
+        assert not capacity.changed
+        assert "2 route table(s) fit" in capacity.message
+        pending = routes.route_tables_complete(ctx)
+        assert not pending.done
+        assert len(pending.items) == 2 * 2  # two nodes x (main table + extra table)
+        assert any(extra_table in item for item in pending.items)
+
+        tables = [
+            t["RouteTableId"]
+            for t in ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
+                "RouteTables"
+            ]
+        ]
+        for table in tables:
+            for index, instance in enumerate(instances):
+                ec2.create_route(
+                    RouteTableId=table,
+                    DestinationCidrBlock=f"100.64.{index}.0/24",
+                    InstanceId=instance["InstanceId"],
+                )
+        assert routes.route_tables_complete(ctx).done
+    finally:
+        for name in names:
+            core.delete_node(name)
