@@ -23,8 +23,9 @@ MIGRATION = Taint(key="migration", value="migration", effect="NoSchedule")
 
 
 def taints(fleet: Fleet, node: str) -> list[tuple[str, str | None, str]]:
+    """The node's migration taints (the node controller adds and removes its own)."""
     spec = CoreV1Api(fleet.kube.api_client).read_node(node).spec
-    return [(t.key, t.value, t.effect) for t in spec.taints or []]
+    return [(t.key, t.value, t.effect) for t in spec.taints or [] if t.key == MIGRATION.key]
 
 
 def test_taint_is_idempotent_and_dry_run_changes_nothing(fleet: Fleet) -> None:
