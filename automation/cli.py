@@ -105,15 +105,17 @@ def scenarios(ctx: typer.Context, json_output: JsonOpt = False) -> None:
     """List the migration scenarios kubeshift knows."""
     from automation.scenarios import SCENARIOS
 
-    rows = [
-        {"id": s.id, "summary": s.summary, "phases": list(s.phase_ids)} for s in SCENARIOS.values()
-    ]
     if json_output or _globals(ctx).json:
-        _emit_json(rows)
+        _emit_json(
+            [
+                {"id": s.id, "summary": s.summary, "phases": list(s.phase_ids)}
+                for s in SCENARIOS.values()
+            ]
+        )
         return
     table = Table("scenario", "phases", "summary")
-    for row in rows:
-        table.add_row(row["id"], str(len(row["phases"])), row["summary"])
+    for entry in SCENARIOS.values():
+        table.add_row(entry.id, str(len(entry.phase_ids)), entry.summary)
     out.print(table)
 
 
@@ -127,7 +129,7 @@ def plan(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fals
 
     info = load_stack(project_dir(), _stack_name(ctx, stack))
     scenario = build_scenario(info)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for phase in scenario.phases:
         rows.append(
             {

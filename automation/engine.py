@@ -11,7 +11,7 @@ the CLI starts fast, and every Pulumi failure is mapped to kubeshift's own error
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,5 +191,5 @@ class PulumiEngine:
         return [r["urn"] for r in deployment.get("resources", []) if "urn" in r]
 
 
-def _plain_outputs(outputs: dict[str, Any]) -> dict[str, Any]:
+def _plain_outputs(outputs: Mapping[str, Any]) -> dict[str, Any]:
     return {key: getattr(value, "value", value) for key, value in outputs.items()}

@@ -35,7 +35,9 @@ def set_ipip_mode(
 ) -> CalicoChange:
     """Set ``spec.ipipMode`` of IPPool ``pool`` (no-op when it already has ``mode``)."""
     try:
-        current = custom.get_cluster_custom_object(GROUP, VERSION, PLURAL, pool)
+        current: dict[str, Any] = custom.get_cluster_custom_object(  # type: ignore[assignment]
+            GROUP, VERSION, PLURAL, pool
+        )
     except client.ApiException as exc:
         raise from_api_exception(exc, f"read Calico IPPool {pool}") from exc
     before = (current.get("spec") or {}).get("ipipMode", "Never")
@@ -58,7 +60,7 @@ def restart_daemonset(
     """Roll DaemonSet ``namespace/name`` once per ``token`` (a pod-template annotation)."""
     what = f"DaemonSet {namespace}/{name}"
     try:
-        ds = apps.read_namespaced_daemon_set(name, namespace)
+        ds: Any = apps.read_namespaced_daemon_set(name, namespace)
     except client.ApiException as exc:
         raise from_api_exception(exc, f"read {what}") from exc
     annotations = ds.spec.template.metadata.annotations or {}
