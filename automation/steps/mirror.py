@@ -24,9 +24,12 @@ from automation.waiting import Pending, summarize
 
 PRIMARY = "primary"
 MIRROR = "mirror"
-# Stack output the mirror-cluster phase exports: the mirror nodes' security group ids.
+# Stack outputs (components.cni_swap / components.baseline): node security group ids.
+PRIMARY_NODE_SECURITY_GROUP_IDS = "node_security_group_ids"
 MIRROR_NODE_SECURITY_GROUP_IDS = "mirror_node_security_group_ids"
 SETTINGS_KEY = "kubeshift:runtime.mirror"
+# Worker generations (components.userdata.GENERATION_LABEL, components.cni_swap).
+GENERATION_LABEL = "kubeshift.io/generation"
 
 
 class DaemonSetRef(BaseModel):
@@ -61,6 +64,12 @@ class MirrorSettings(BaseModel):
     )
     new_cni: DaemonSetRef = DaemonSetRef(name="calico-node", pod_selector="k8s-app=calico-node")
     old_cni: DaemonSetRef = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
+    new_nodes_selector: str = Field(
+        default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."
+    )
+    old_nodes_selector: str = Field(
+        default=f"{GENERATION_LABEL}=original", description="The generation that is drained."
+    )
 
 
 def mirror_settings(ctx: HookContext) -> MirrorSettings:
@@ -68,11 +77,13 @@ def mirror_settings(ctx: HookContext) -> MirrorSettings:
     raw = getattr(ctx.settings, "mirror", None)
     if isinstance(raw, MirrorSettings):
         return raw
+    return parse_settings(raw.model_dump() if isinstance(raw, BaseModel) else raw)
+
+
+def parse_settings(raw: Mapping[str, Any] | None) -> MirrorSettings:
+    """Validate a raw ``kubeshift:runtime.mirror`` mapping; one-sentence ``ConfigError``."""
     try:
-        if raw is None:
-            return MirrorSettings()
-        data = raw.model_dump() if isinstance(raw, BaseModel) else raw
-        return MirrorSettings.model_validate(data)
+        return MirrorSettings.model_validate(raw or {})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -146,20 +157,26 @@ def primary_workloads_available(ctx: HookContext) -> Pending:
     return workloads_available(ctx.clients.kube(PRIMARY), copy_options(ctx).namespaces)
 
 
-def mirror_nodes_ready(ctx: HookContext) -> Pending:
-    """The mirror's workers joined and are Ready: as many as the primary's pools start."""
-    from automation.kube.gates import nodes_ready
-
+def expected_workers(ctx: HookContext) -> int:
+    """Workers one generation of the cluster's pools starts (mirror and new generation alike)."""
     cluster = ctx.config.cluster
-    expected = sum(
+    return sum(
         pool.desired_size
         * len(pool.instance_types)
         * len(pool.azs or cluster.network.azs)
         * len(pool.capacity_types)
         for pool in cluster.worker_pools
     )
+
+
+def mirror_nodes_ready(ctx: HookContext) -> Pending:
+    """The mirror's workers joined and are Ready: as many as the primary's pools start."""
+    from automation.kube.gates import nodes_ready
+
     return nodes_ready(
-        ctx.clients.kube(MIRROR), "!node-role.kubernetes.io/control-plane", expected=expected
+        ctx.clients.kube(MIRROR),
+        "!node-role.kubernetes.io/control-plane",
+        expected=expected_workers(ctx),
     )
 
 
@@ -290,10 +307,53 @@ def old_cni_gone(ctx: HookContext) -> Pending:
 
 
 def new_cni_on_every_node(ctx: HookContext) -> Pending:
+    """The new CNI has a Ready pod on every node of the new generation."""
     from automation.kube.cni import cni_ready_on_all_nodes
 
-    new = mirror_settings(ctx).new_cni
-    return cni_ready_on_all_nodes(ctx.clients.kube(PRIMARY), new.namespace, new.name)
+    settings = mirror_settings(ctx)
+    new = settings.new_cni
+    return cni_ready_on_all_nodes(
+        ctx.clients.kube(PRIMARY), new.namespace, new.name, settings.new_nodes_selector
+    )
+
+
+def new_generation_ready(ctx: HookContext) -> Pending:
+    """The primary's doubled nodes (the new generation) joined and are Ready."""
+    from automation.kube.gates import nodes_ready
+
+    return nodes_ready(
+        ctx.clients.kube(PRIMARY),
+        mirror_settings(ctx).new_nodes_selector,
+        expected=expected_workers(ctx),
+    )
+
+
+def drain_old_generation(ctx: HookContext) -> HookResult:
+    """Seed: "double the nodes, then scale in the old ones" — drain the old generation."""
+    from automation.kube.clients import list_all
+    from automation.kube.drain.run import drain_nodes
+
+    kube = ctx.clients.kube(PRIMARY)
+    selector = mirror_settings(ctx).old_nodes_selector
+    names = [
+        n["metadata"]["name"]
+        for n in list_all(kube.core.list_node, action="list nodes", label_selector=selector)[
+            "items"
+        ]
+    ]
+    if not names:
+        return HookResult(False, f"no node matches '{selector}'; nothing to drain")
+    summary = drain_nodes(
+        kube,
+        names,
+        options=ctx.settings.drain,
+        limits=ctx.settings.drain_limits,
+        reporter=ctx.progress,
+        dry_run=ctx.dry_run,
+    )
+    if not ctx.dry_run:
+        summary.raise_for_incomplete()
+    return HookResult(changed=bool(summary.evicted), message=summary.message())
 
 
 # --- grants on dependencies ---------------------------------------------------------------
@@ -315,7 +375,7 @@ def mirror_grants(ctx: HookContext) -> list[Any]:
     dependencies = list(mirror_cfg.dependency_security_group_ids) if mirror_cfg else []
     if not dependencies:
         return []
-    primary_sgs = set(outputs.require(ctx.outputs, outputs.NODE_SECURITY_GROUP_IDS, ctx.phase))
+    primary_sgs = set(outputs.require(ctx.outputs, PRIMARY_NODE_SECURITY_GROUP_IDS, ctx.phase))
     mirror_sgs = list(outputs.require(ctx.outputs, MIRROR_NODE_SECURITY_GROUP_IDS, ctx.phase))
     try:
         groups = ctx.clients.aws().ec2.describe_security_groups(GroupIds=dependencies)
@@ -379,13 +439,3 @@ def revoke_mirror_access(ctx: HookContext) -> HookResult:
         remove_grants(ctx.clients.aws().ec2, grants, dry_run=ctx.dry_run) if grants else (),
         "revoke",
     )
-
-
-def describe_settings(settings: Mapping[str, Any] | None) -> MirrorSettings:
-    """Validate a raw ``kubeshift:runtime.mirror`` mapping (for the CLI and tests)."""
-    try:
-        return MirrorSettings.model_validate(settings or {})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{SETTINGS_KEY}.{where}: {first['msg']}.") from exc

@@ -1,0 +1,228 @@
+"""cni-swap (seed 000): swap the primary's CNI while a mirror cluster serves its traffic.
+
+Read top to bottom, this is the procedure: add the mirror's domains to the primary's
+certificates; build the mirror (own names, own zone, mirrored roles and SGs) and let it
+reach the primary's dependencies; copy the workloads with images pointing at the mirror
+registry, then keep deploys frozen; move each service's records to the mirror once it
+serves there; delete Weave, install Calico and roll the primary's nodes; move the
+records back once each service serves on the primary again; revoke the grants and
+tear the mirror down — only when no record still points at it.
+"""
+
+from __future__ import annotations
+
+from automation.phase import (
+    CREATES_AND_UPDATES,
+    CREATES_ONLY,
+    ChangePolicy,
+    Gate,
+    Hook,
+    Phase,
+    Scenario,
+    retires_what_the_program_retires,
+)
+from automation.steps import mirror
+from components import phases
+
+NO_INFRASTRUCTURE_CHANGES = ChangePolicy(
+    allowed_ops=frozenset(), summary="no infrastructure changes (hooks only)"
+)
+
+MIRROR_NODES_READY = Gate(
+    name="mirror-nodes-ready",
+    summary="the mirror's workers joined and are Ready",
+    check=mirror.mirror_nodes_ready,
+    timeout=1800,
+    interval=15,
+)
+GRANT_MIRROR = Hook(
+    name="grant-mirror-access",
+    summary="dependency SGs (RDS, caches) admit the mirror's nodes as they admit the primary's",
+    run=mirror.grant_mirror_access,
+)
+COPY = Hook(
+    name="copy-to-mirror",
+    summary="copy namespaces to the mirror: server fields stripped, image registry rewritten",
+    run=mirror.copy_to_mirror,
+)
+MIRROR_WORKLOADS = Gate(
+    name="mirror-workloads-available",
+    summary="every copied Deployment/StatefulSet available on the mirror, PDBs satisfied",
+    check=mirror.mirror_workloads_available,
+    timeout=1200,
+    interval=10,
+)
+FROZEN = Gate(
+    name="deploys-frozen",
+    summary="nothing copied changed on the primary since the copy (re-run the copy if so)",
+    check=mirror.mirror_matches_primary,
+    timeout=60,
+    interval=10,
+)
+SERVE_ON_MIRROR = Gate(
+    name="services-serve-on-mirror",
+    summary="each Service with DNS names has a load balancer and ready endpoints on the mirror",
+    check=mirror.services_serve_on_mirror,
+    timeout=900,
+    interval=10,
+)
+SERVE_ON_PRIMARY = Gate(
+    name="services-serve-on-primary",
+    summary="each Service with DNS names has a load balancer and ready endpoints on the primary",
+    check=mirror.services_serve_on_primary,
+    timeout=900,
+    interval=10,
+)
+NEW_CNI_EVERYWHERE = Gate(
+    name="new-cni-on-every-node",
+    summary="the new CNI DaemonSet has a Ready pod on every node (names the nodes missing)",
+    check=mirror.new_cni_on_every_node,
+    timeout=1800,
+    interval=15,
+)
+OLD_CNI_GONE = Gate(
+    name="old-cni-gone",
+    summary="the old CNI's DaemonSet and pods are gone",
+    check=mirror.old_cni_gone,
+    timeout=600,
+    interval=10,
+)
+NEW_GENERATION_READY = Gate(
+    name="new-generation-ready",
+    summary="the primary's doubled nodes (new worker generation) joined and are Ready",
+    check=mirror.new_generation_ready,
+    timeout=1800,
+    interval=15,
+)
+DRAIN_OLD_GENERATION = Hook(
+    name="drain-old-generation",
+    summary="drain the primary's old worker generation (scaled in at teardown-mirror)",
+    run=mirror.drain_old_generation,
+    destructive=True,
+    retries=0,
+)
+PRIMARY_WORKLOADS = Gate(
+    name="primary-workloads-available",
+    summary="the primary's workloads are available again on the new network",
+    check=mirror.primary_workloads_available,
+    timeout=1800,
+    interval=15,
+)
+
+
+def scenario() -> Scenario:
+    plan = (
+        Phase(
+            id="baseline",
+            summary="the primary as it runs today, on its old CNI",
+            changes=CREATES_AND_UPDATES,
+        ),
+        Phase(
+            id="certificates",
+            summary="the mirror's domains added as SANs to the primary's certificates",
+            changes=CREATES_ONLY,
+            way_back="delete the new certificates (nothing serves the mirror domains yet)",
+        ),
+        Phase(
+            id="mirror-cluster",
+            summary="the mirror: own names and zone, mirrored IAM roles and SGs, grants",
+            after=(MIRROR_NODES_READY, GRANT_MIRROR),
+            changes=CREATES_ONLY,
+            way_back="teardown-mirror: revoke the grants, delete the mirror's resources",
+        ),
+        Phase(
+            id="copy",
+            summary="freeze deploys; copy namespaced resources to the mirror",
+            before=(COPY,),
+            after=(MIRROR_WORKLOADS, FROZEN),
+            changes=NO_INFRASTRUCTURE_CHANGES,
+            way_back="delete the copied namespaces on the mirror (no traffic reaches them)",
+        ),
+        Phase(
+            id="dns-to-mirror",
+            summary="per service: validate it serves on the mirror, then switch its records",
+            before=(
+                FROZEN,
+                SERVE_ON_MIRROR,
+                Hook(
+                    name="dns-to-mirror",
+                    summary="point each service's records at its load balancer on the mirror",
+                    run=mirror.dns_to_mirror,
+                    destructive=True,
+                ),
+            ),
+            after=(SERVE_ON_MIRROR,),
+            changes=NO_INFRASTRUCTURE_CHANGES,
+            destructive=True,
+            way_back="run dns-to-primary's hook: every record back to the primary's LBs",
+        ),
+        Phase(
+            id="cni-swap",
+            summary="on the primary: old CNI out, new CNI in, nodes doubled, old ones drained",
+            before=(
+                SERVE_ON_MIRROR,
+                Hook(
+                    name="remove-old-cni",
+                    summary="delete the old CNI's DaemonSet (breaks the primary's network)",
+                    run=mirror.remove_old_cni,
+                    destructive=True,
+                    retries=0,
+                ),
+            ),
+            after=(
+                NEW_GENERATION_READY,
+                DRAIN_OLD_GENERATION,
+                OLD_CNI_GONE,
+                NEW_CNI_EVERYWHERE,
+                PRIMARY_WORKLOADS,
+            ),
+            changes=CREATES_AND_UPDATES,
+            destructive=True,
+            way_back="none for the primary's network; traffic stays on the mirror meanwhile",
+        ),
+        Phase(
+            id="dns-to-primary",
+            summary="per service: validate it serves on the primary, then switch its records back",
+            before=(
+                SERVE_ON_PRIMARY,
+                Hook(
+                    name="dns-to-primary",
+                    summary="point each service's records back at the primary's load balancers",
+                    run=mirror.dns_to_primary,
+                    destructive=True,
+                ),
+            ),
+            after=(SERVE_ON_PRIMARY,),
+            changes=NO_INFRASTRUCTURE_CHANGES,
+            destructive=True,
+            way_back="run dns-to-mirror's hook: every record back to the mirror's LBs",
+        ),
+        Phase(
+            id="teardown-mirror",
+            summary="revoke the grants; delete the mirror and the primary's old workers",
+            before=(
+                Gate(
+                    name="no-record-on-mirror",
+                    summary="every service's records point at the primary",
+                    check=mirror.records_on_primary,
+                    timeout=300,
+                    interval=10,
+                ),
+                Hook(
+                    name="revoke-mirror-access",
+                    summary="remove the mirror's ingress rules from dependency SGs",
+                    run=mirror.revoke_mirror_access,
+                ),
+            ),
+            changes=retires_what_the_program_retires(
+                summary="deletes of the mirror and of the primary's old worker generation only"
+            ),
+            destructive=True,
+            way_back="none: build the mirror again with mirror-cluster",
+        ),
+    )
+    return Scenario(
+        id=phases.CNI_SWAP,
+        summary="Swap the CNI behind a mirror cluster, moving traffic by DNS (seed 000).",
+        phases=plan,
+    )

@@ -1,0 +1,324 @@
+"""cni-swap: the phase plan as data, and its steps run through a HookContext.
+
+The first tests read the scenario like a reviewer would: phase order, which phases are
+destructive and how to go back, which hooks and gates each runs, what preview changes
+each allows. The last ones run the scenario's own step functions against the two
+session clusters and moto (copy, freeze gate, DNS to the mirror, SG grants), the way
+the runner calls them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from kubernetes.client import AppsV1Api, CoreV1Api
+
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.clients import StaticClients
+from automation.context import HookContext
+from automation.errors import ConfigError, PreconditionFailed, UserError
+from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.service_dns import EXTERNAL_DNS_HOSTNAME
+from automation.phase import Gate, Hook, Scenario
+from automation.scenarios import SCENARIOS
+from automation.scenarios.cni_swap import scenario
+from automation.settings import GateSettings
+from automation.steps import mirror as steps
+from components import phases
+from tests.support.controlplane import Cluster
+from tests.support.moto_fixtures import MotoServer
+from tests.support.moto_world import make_network, make_zone, put_record, records_named
+from tests.support.nodes import NodePools, NodePoolSpec
+from tests.support.waiting import eventually
+from tests.support.workloads import deployment, service
+
+# --- the plan ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def plan() -> Scenario:
+    return scenario()
+
+
+def test_phases_are_the_shared_vocabulary_in_order(plan: Scenario) -> None:
+    assert plan.id == phases.CNI_SWAP
+    assert plan.ids() == phases.CNI_SWAP_PHASES
+    built = SCENARIOS[phases.CNI_SWAP].build(SimpleNamespace())
+    assert built.ids() == phases.CNI_SWAP_PHASES
+
+
+def test_destructive_phases_say_how_to_go_back(plan: Scenario) -> None:
+    destructive = [p.id for p in plan.phases if p.destructive]
+    assert destructive == ["dns-to-mirror", "cni-swap", "dns-to-primary", "teardown-mirror"]
+    for phase in plan.phases:
+        assert phase.summary, phase.id
+        if phase.destructive or phase.id in {"certificates", "mirror-cluster", "copy"}:
+            assert phase.way_back, f"{phase.id} has no way back"
+    assert "dns-to-primary" in plan.phase("dns-to-mirror").way_back
+    assert "dns-to-mirror" in plan.phase("dns-to-primary").way_back
+
+
+def _steps(plan: Scenario, phase: str) -> list[tuple[str, str, bool]]:
+    p = plan.phase(phase)
+    return [
+        (s.name, "hook" if isinstance(s, Hook) else "gate", getattr(s, "destructive", False))
+        for s in (*p.before, *p.after)
+    ]
+
+
+EXPECTED_STEPS = {
+    "baseline": [],
+    "certificates": [],
+    "mirror-cluster": [("mirror-nodes-ready", "gate", False),
+                       ("grant-mirror-access", "hook", False)],
+    "copy": [("copy-to-mirror", "hook", False), ("mirror-workloads-available", "gate", False),
+             ("deploys-frozen", "gate", False)],
+    "dns-to-mirror": [("deploys-frozen", "gate", False),
+                      ("services-serve-on-mirror", "gate", False),
+                      ("dns-to-mirror", "hook", True), ("services-serve-on-mirror", "gate", False)],
+    "cni-swap": [("services-serve-on-mirror", "gate", False), ("remove-old-cni", "hook", True),
+                 ("new-generation-ready", "gate", False), ("drain-old-generation", "hook", True),
+                 ("old-cni-gone", "gate", False), ("new-cni-on-every-node", "gate", False),
+                 ("primary-workloads-available", "gate", False)],
+    "dns-to-primary": [("services-serve-on-primary", "gate", False),
+                       ("dns-to-primary", "hook", True),
+                       ("services-serve-on-primary", "gate", False)],
+    "teardown-mirror": [("no-record-on-mirror", "gate", False),
+                        ("revoke-mirror-access", "hook", False)],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("phase", list(EXPECTED_STEPS), ids=list(EXPECTED_STEPS))
+def test_hooks_and_gates_per_phase(plan: Scenario, phase: str) -> None:
+    assert _steps(plan, phase) == EXPECTED_STEPS[phase]
+    for step in (*plan.phase(phase).before, *plan.phase(phase).after):
+        assert callable(step.run if isinstance(step, Hook) else step.check)
+        if isinstance(step, Gate):
+            assert 0 < step.interval < step.timeout
+
+
+def test_hooks_come_from_the_mirror_steps(plan: Scenario) -> None:
+    hooks = {h.name: h.run for p in plan.phases for h in p.hooks}
+    assert hooks == {
+        "grant-mirror-access": steps.grant_mirror_access,
+        "copy-to-mirror": steps.copy_to_mirror,
+        "dns-to-mirror": steps.dns_to_mirror,
+        "remove-old-cni": steps.remove_old_cni,
+        "drain-old-generation": steps.drain_old_generation,
+        "dns-to-primary": steps.dns_to_primary,
+        "revoke-mirror-access": steps.revoke_mirror_access,
+    }
+    assert [h.retries for h in plan.phase("cni-swap").hooks] == [0, 0]
+
+
+POLICIES = [
+    ("copy", "create", "kubernetes:core/v1:Namespace", "shop", False),
+    ("dns-to-mirror", "update", "aws:route53/record:Record", "shop", False),
+    ("dns-to-primary", "create", "aws:route53/record:Record", "shop", False),
+    ("mirror-cluster", "create", "aws:ec2/securityGroup:SecurityGroup", "shop-mirror-nodes", True),
+    ("mirror-cluster", "delete", "aws:ec2/securityGroup:SecurityGroup", "shop-nodes", False),
+    ("certificates", "create", "aws:acm/certificate:Certificate", "shop", True),
+    ("certificates", "replace", "aws:acm/certificate:Certificate", "shop", False),
+    ("cni-swap", "create", "aws:autoscaling/group:Group", "workers-cni", True),
+    ("cni-swap", "delete", "aws:autoscaling/group:Group", "workers", False),
+    ("cni-swap", "delete", "aws:rds/instance:Instance", "db", False),
+    ("teardown-mirror", "delete", "aws:ec2/instance:Instance", "shop-mirror-cp-1", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("phase", "op", "type_", "name", "allowed"),
+    POLICIES,
+    ids=[f"{p}-{op}-{n}" for p, op, _, n, _ in POLICIES],
+)
+def test_change_policies(
+    plan: Scenario, phase: str, op: str, type_: str, name: str, allowed: bool
+) -> None:
+    violation = plan.phase(phase).changes.violation(op, type_, name)
+    assert (violation is None) is allowed, violation
+
+
+def test_teardown_deletes_exactly_what_the_program_retires(plan: Scenario) -> None:
+    """The guard widens teardown's scope with the offline render's removals, nothing else."""
+    policy = plan.phase("teardown-mirror").changes
+    assert policy.program_scope and policy.scope == ()
+    widened = policy.widened(("aws:ec2/instance:Instance::shop-mirror-cp-1",))
+    assert widened.violation("delete", "aws:ec2/instance:Instance", "shop-mirror-cp-1") is None
+    assert widened.violation("delete", "aws:ec2/instance:Instance", "shop-cp-1") is not None
+
+
+# --- settings --------------------------------------------------------------------------
+
+
+def _ctx(clients: Any = None, dry_run: bool = False, **settings: Any) -> HookContext:
+    return HookContext(
+        stack="test",
+        scenario=phases.CNI_SWAP,
+        phase="copy",
+        clients=clients or StaticClients(),
+        settings=SimpleNamespace(mirror=settings or None, gates=GateSettings(interval=0.01)),
+        dry_run=dry_run,
+    )
+
+
+def test_copy_needs_namespaces_and_valid_settings() -> None:
+    with pytest.raises(UserError, match=r"kubeshift:runtime.mirror.namespaces is empty"):
+        steps.copy_options(_ctx())
+    with pytest.raises(ConfigError, match=r"kubeshift:runtime.mirror.registry_rewrites"):
+        steps.mirror_settings(_ctx(registry_rewrites=[{"source": "https://x", "target": "y"}]))
+    with pytest.raises(ConfigError, match="kube-system"):
+        steps.copy_options(_ctx(namespaces=["kube-system"]))
+    options = steps.copy_options(_ctx(namespaces=["shop"], kinds=["Deployment"]))
+    assert options.namespaces == ("shop",) and options.kinds == ("Deployment",)
+
+
+# --- the steps against two clusters and moto ---------------------------------------------
+
+REWRITE = {"source": "registry.example.com", "target": "registry-mirror.example.com"}
+MIRROR_LB = "mirror-shop.elb.amazonaws.com"
+
+
+def _clients(cluster: Cluster) -> KubeClients:
+    return build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
+
+
+@pytest.fixture
+def clusters(primary_cluster: Cluster, mirror_cluster: Cluster) -> Iterator[dict[str, Any]]:
+    made = {"primary": _clients(primary_cluster), "mirror": _clients(mirror_cluster)}
+    yield made
+    for c in made.values():
+        c.close()
+
+
+@pytest.fixture
+def shop(
+    clusters: dict[str, KubeClients],
+    namespace: str,
+    mirror_cluster: Cluster,
+    node_pools: NodePools,
+    node_pools_factory: Callable[[Cluster], NodePools],
+) -> Iterator[str]:
+    """A namespace on the primary serving shop.example.com; worker nodes on both clusters."""
+    node_pools.create(NodePoolSpec("primary-workers", count=2))
+    node_pools_factory(mirror_cluster).create(NodePoolSpec("mirror-workers", count=2))
+    primary = clusters["primary"]
+    dep = deployment("web", 2)
+    dep.spec.template.spec.containers[0].image = "registry.example.com/shop/web:1"
+    AppsV1Api(primary.api_client).create_namespaced_deployment(namespace, dep)
+    svc = service("web", "web")
+    svc.metadata.annotations = {EXTERNAL_DNS_HOSTNAME: "shop.example.com"}
+    svc.spec.type = "LoadBalancer"
+    CoreV1Api(primary.api_client).create_namespaced_service(namespace, svc)
+    yield namespace
+    CoreV1Api(clusters["mirror"].api_client).delete_namespace(namespace)
+
+
+@pytest.mark.controlplane
+@pytest.mark.moto
+def test_copy_freeze_and_dns_to_mirror_through_the_steps(
+    clusters: dict[str, KubeClients], shop: str, moto: MotoServer
+) -> None:
+    aws = AwsClients(AwsAccess(region=moto.region))
+    zone = make_zone(aws.route53, "example.com")
+    put_record(aws.route53, zone, {"Name": "shop.example.com", "Type": "CNAME", "TTL": 60,
+                                   "ResourceRecords": [{"Value": "primary-shop.elb"}]})  # fmt: skip
+    clients = StaticClients(kube=clusters, aws=aws)
+    settings = {
+        "namespaces": [shop],
+        "registry_rewrites": [REWRITE],
+        "zones": {"example.com": zone},
+    }
+
+    dry = steps.copy_to_mirror(_ctx(clients, dry_run=True, **settings))
+    assert not dry.changed and dry.message.startswith("dry-run: copy to mirror: 2 would-create")
+    result = steps.copy_to_mirror(_ctx(clients, **settings))
+    assert result.changed and result.details["copied"] == [
+        f"Service {shop}/web",
+        f"Deployment {shop}/web",
+    ]
+    again = steps.copy_to_mirror(_ctx(clients, **settings))
+    assert not again.changed
+    eventually(
+        "web available on the mirror",
+        lambda: steps.mirror_workloads_available(_ctx(clients, **settings)),
+        until=lambda p: p.done,
+        timeout=90,
+    )
+    assert steps.mirror_matches_primary(_ctx(clients, **settings)).done
+
+    # the mirror's Service has no load balancer yet: the move is refused, nothing changes
+    waiting = steps.services_serve_on_mirror(_ctx(clients, **settings))
+    assert waiting.items == (
+        f"service {shop}/web (shop.example.com): no load balancer address yet",
+    )
+    refused = steps.dns_to_mirror(_ctx(clients, dry_run=True, **settings))
+    assert refused.message.startswith("dry-run: would refuse to move any record")
+    with pytest.raises(PreconditionFailed, match="do not serve on"):
+        steps.dns_to_mirror(_ctx(clients, **settings))
+
+    CoreV1Api(clusters["mirror"].api_client).patch_namespaced_service_status(
+        "web", shop, {"status": {"loadBalancer": {"ingress": [{"hostname": MIRROR_LB}]}}},
+        _content_type="application/merge-patch+json",
+    )  # fmt: skip
+    assert steps.services_serve_on_mirror(_ctx(clients, **settings)).done
+    would = steps.dns_to_mirror(_ctx(clients, dry_run=True, **settings))
+    assert not would.changed and would.message.startswith("dry-run: would-switch")
+    moved = steps.dns_to_mirror(_ctx(clients, **settings))
+    assert moved.changed, moved.message
+    values = [
+        rr["ResourceRecords"][0]["Value"]
+        for rr in records_named(aws.route53, zone, "shop.example.com")
+    ]
+    assert values == [MIRROR_LB]
+    assert not steps.dns_to_mirror(_ctx(clients, **settings)).changed
+
+    # teardown must wait: the record still points at the mirror
+    CoreV1Api(clusters["primary"].api_client).patch_namespaced_service_status(
+        "web", shop, {"status": {"loadBalancer": {"ingress": [{"hostname": "primary-shop.elb"}]}}},
+        _content_type="application/merge-patch+json",
+    )  # fmt: skip
+    blocked = steps.records_on_primary(_ctx(clients, **settings))
+    assert blocked.items == ("record shop.example.com.: does not point at primary-shop.elb yet",)
+
+
+@pytest.mark.moto
+def test_grants_mirror_the_rules_that_admit_the_primary(moto: MotoServer) -> None:
+    aws = AwsClients(AwsAccess(region=moto.region))
+    net = make_network(aws.ec2)
+
+    def sg(name: str) -> str:
+        made = aws.ec2.create_security_group(GroupName=name, Description=name, VpcId=net.vpc_id)
+        return str(made["GroupId"])
+
+    db, cache, primary_nodes, mirror_nodes = sg("db"), sg("cache"), sg("nodes"), sg("mirror")
+    aws.ec2.authorize_security_group_ingress(
+        GroupId=db,
+        IpPermissions=[{"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432,
+                        "UserIdGroupPairs": [{"GroupId": primary_nodes}]}],
+    )  # fmt: skip
+    ctx = HookContext(
+        stack="test",
+        scenario=phases.CNI_SWAP,
+        phase="mirror-cluster",
+        clients=StaticClients(aws=aws),
+        config=SimpleNamespace(
+            migration=SimpleNamespace(mirror=SimpleNamespace(dependency_security_group_ids=[db]))
+        ),
+        outputs={
+            "node_security_group_ids": [primary_nodes],
+            steps.MIRROR_NODE_SECURITY_GROUP_IDS: [mirror_nodes],
+        },
+    )
+    dry = steps.grant_mirror_access(HookContext(**{**ctx.__dict__, "dry_run": True}))
+    assert not dry.changed and dry.message == f"would-add: {db} <- {mirror_nodes} tcp/5432"
+    assert steps.grant_mirror_access(ctx).message == f"added: {db} <- {mirror_nodes} tcp/5432"
+    assert not steps.grant_mirror_access(ctx).changed
+    assert steps.revoke_mirror_access(ctx).message == f"removed: {db} <- {mirror_nodes} tcp/5432"
+    assert not steps.revoke_mirror_access(ctx).changed
+
+    ctx.config.migration.mirror.dependency_security_group_ids = [cache]
+    with pytest.raises(PreconditionFailed, match=f"{cache} admits none of the primary"):
+        steps.grant_mirror_access(ctx)
