@@ -1,9 +1,120 @@
-"""cni-swap scenario (seed 000)."""
+"""The cni-swap scenario (seed 000): a mirror cluster takes the traffic while the primary
+swaps its CNI, then traffic comes back and the mirror goes.
+
+Infrastructure per phase (hooks do the copying, the per-service DNS moves and the
+CNI work):
+
+================  ==============================================================
+baseline          the primary cluster (VPC, common, workers, control plane, LBs,
+                  records in the primary zone)
+certificates      + an ACM certificate per ``mirror.certificate_domains`` entry whose
+                  SANs also cover the mirror's zone
+mirror-cluster    + the mirror: same VPC, every name suffixed, its own private hosted
+                  zone and records, its own IAM identities and security groups
+copy              (no change)
+dns-to-mirror     (no change: hooks move each service's record, validated)
+cni-swap          + a second worker generation on the primary (nodes doubled: the
+                  new nodes come up with the new CNI, the old are drained)
+dns-to-primary    (no change: hooks move the records back)
+teardown-mirror   - the mirror, its zone, and the primary's old worker generation
+================  ==============================================================
+"""
+
+from __future__ import annotations
 
 from typing import Any
 
+import pulumi
+import pulumi_aws as aws
+
+from components import baseline
 from components.config import StackConfig
+from components.naming import Namer
+
+TYPE = "kubeshift:scenario:CniSwap"
+NEW_GENERATION = "cni"
+
+
+class CniSwap(pulumi.ComponentResource):
+    """Top component of a cni-swap stack; ``outputs`` are the stack outputs."""
+
+    outputs: dict[str, Any]
+
+    def __init__(
+        self, name: str, config: StackConfig, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(TYPE, name, None, opts)
+        cursor = config.cursor
+        mirror_cfg = config.migration.mirror
+        assert mirror_cfg is not None  # guaranteed by config validation
+        suffix = config.migration.suffix
+        child = pulumi.ResourceOptions(parent=self)
+        tags = baseline.tags_of(config)
+
+        net = baseline.network(f"{name}-network", config, config.cluster.network, self)
+        mirror_alive = cursor.reached("mirror-cluster") and cursor.before("teardown-mirror")
+        generations = ["original"]
+        if cursor.reached("cni-swap"):
+            generations = (
+                [NEW_GENERATION]
+                if cursor.reached("teardown-mirror")
+                else ["original", NEW_GENERATION]
+            )
+        primary = baseline.cluster(f"{name}-primary", config, net, self, generations=generations)
+
+        certificates: dict[str, Any] = {}
+        if cursor.reached("certificates"):
+            for domain in mirror_cfg.certificate_domains:
+                key = domain.replace("*.", "wildcard-").replace(".", "-")
+                cert = aws.acm.Certificate(
+                    f"{name}-cert-{key}",
+                    domain_name=domain,
+                    subject_alternative_names=sorted(
+                        {
+                            f"*.{domain.removeprefix('*.')}",
+                            mirror_cfg.zone_name,
+                            f"*.{mirror_cfg.zone_name}",
+                        }
+                        - {domain}
+                    ),
+                    validation_method="DNS",
+                    tags=tags,
+                    opts=child,
+                )
+                certificates[domain] = cert.arn
+
+        outputs = baseline.common_outputs(config, net, primary)
+        outputs["certificate_arns"] = certificates
+        outputs["mirror_node_security_group_ids"] = []
+        outputs["mirror"] = None
+        if mirror_alive:
+            zone = aws.route53.Zone(
+                f"{name}-mirror-zone",
+                name=mirror_cfg.zone_name,
+                comment=f"Mirror of {config.cluster.name} during its CNI swap",
+                vpcs=[{"vpc_id": net.vpc_id}],
+                force_destroy=True,
+                tags=tags,
+                opts=child,
+            )
+            mirror = baseline.cluster(
+                f"{name}-mirror",
+                config,
+                net,
+                self,
+                namer=Namer(config.cluster.name, suffix),
+                zone_id=zone.zone_id,
+                api_record=f"api.{mirror_cfg.zone_name}",
+                ingress_records=[f"*.{mirror_cfg.zone_name}"],
+                host_offset=config.cluster.control_plane.members,
+            )
+            outputs["mirror_node_security_group_ids"] = [mirror.node_security_group_id]
+            outputs["mirror"] = {**mirror.outputs, "zone_id": zone.zone_id}
+        outputs["worker_generations"] = generations
+        self.outputs = outputs
+        self.register_outputs(outputs)
 
 
 def build(config: StackConfig) -> dict[str, Any]:
-    raise NotImplementedError
+    """Declare the cni-swap infrastructure of ``config``'s phase; return stack outputs."""
+    return CniSwap(config.cluster.name, config).outputs

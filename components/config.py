@@ -373,7 +373,9 @@ def _check(config: StackConfig) -> None:
                 f"{cluster.network.cidr}.",
             )
     _check_pools(cluster, networks)
-    _check_member_azs(cluster.control_plane, networks)
+    # A cni-swap mirror shares the subnets: its members sit right after the primary's.
+    copies = 2 if config.scenario == phases.CNI_SWAP else 1
+    _check_member_azs(cluster.control_plane, networks, copies)
     _check_dns(cluster.dns)
     _check_names_fit(config)
 
@@ -480,7 +482,9 @@ def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig
                 _fail(f"{key}.azs", f"{key}.azs {missing[0]} is not an AZ of {net_key}.")
 
 
-def _check_member_azs(cp: ControlPlaneConfig, networks: list[tuple[str, NetworkConfig]]) -> None:
+def _check_member_azs(
+    cp: ControlPlaneConfig, networks: list[tuple[str, NetworkConfig]], copies: int = 1
+) -> None:
     key = f"{CLUSTER_KEY}.control_plane"
     source = networks[0][1]
     azs = cp.azs or source.azs
@@ -494,7 +498,7 @@ def _check_member_azs(cp: ControlPlaneConfig, networks: list[tuple[str, NetworkC
                 )
         for member in range(1, cp.members + 1):
             subnet = net.private_subnet_in(member_az(cp, source, member))
-            index = cp.host_index + member - 1
+            index = cp.host_index + cp.members * (copies - 1) + member - 1
             if index >= subnet.num_addresses - 1:
                 _fail(
                     f"{key}.host_index",

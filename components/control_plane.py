@@ -43,7 +43,7 @@ class ControlPlaneArgs:
     """Inputs of :class:`ControlPlane`."""
 
     namer: Namer
-    """Cluster name and the migration suffix (used for members placed in the target)."""
+    """Names of members placed in the source network (and of the etcd volumes)."""
     members: list[MemberPlacement]
     instance_type: str
     image_id: str
@@ -51,6 +51,8 @@ class ControlPlaneArgs:
     api_endpoint: str
     etcd_volume_size: int = 50
     etcd_volume_type: str = "gp3"
+    target_suffix: str = ""
+    """Suffix of the names of members placed in the target network (vpc-move)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -82,9 +84,10 @@ class ControlPlane(pulumi.ComponentResource):
         self, name: str, args: ControlPlaneArgs, m: MemberPlacement, base_tags: dict[str, str]
     ) -> None:
         child = pulumi.ResourceOptions(parent=self)
-        stable = Namer(args.namer.cluster)
-        placed = args.namer if m.side == TARGET else stable
-        side = "" if m.side == SOURCE else f"-{args.namer.suffix}"
+        stable = args.namer
+        moved = m.side == TARGET
+        placed = Namer(stable.cluster, args.target_suffix) if moved else stable
+        side = f"-{args.target_suffix}" if moved else ""
         member_tags = merge_tags(
             base_tags,
             {"kubeshift.io/member": str(m.index), "k8s.io/role/master": "1"},

@@ -94,8 +94,11 @@ class Network(pulumi.ComponentResource):
             self.public_subnet_ids[az] = public.id
             self.private_subnet_ids[az] = private.id
 
+        # Route tables carry the cluster tag: a cloud provider managing native pod routes
+        # (overlay-switch) only writes to tables tagged for its cluster.
+        owned = {f"kubernetes.io/cluster/{args.cluster_name}": "owned"}
         public_rt = aws.ec2.RouteTable(
-            f"{name}-public-rt", vpc_id=vpc.id, tags=tags("public"), opts=child
+            f"{name}-public-rt", vpc_id=vpc.id, tags=tags("public", owned), opts=child
         )
         self.route_table_ids = {"public": public_rt.id}
         for az, subnet in zip(args.azs, public_subnets, strict=True):
@@ -136,7 +139,10 @@ class Network(pulumi.ComponentResource):
 
         for az in args.azs:
             rt = aws.ec2.RouteTable(
-                f"{name}-private-rt-{az}", vpc_id=vpc.id, tags=tags(f"private-{az}"), opts=child
+                f"{name}-private-rt-{az}",
+                vpc_id=vpc.id,
+                tags=tags(f"private-{az}", owned),
+                opts=child,
             )
             self.route_table_ids[f"private-{az}"] = rt.id
             aws.ec2.RouteTableAssociation(

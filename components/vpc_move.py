@@ -324,7 +324,8 @@ class VpcMove(pulumi.ComponentResource):
         control_plane = ControlPlane(
             f"{name}-control-plane",
             ControlPlaneArgs(
-                namer=new,
+                namer=old,
+                target_suffix=suffix,
                 members=members,
                 instance_type=cp.instance_type,
                 image_id=cluster.image_id,

@@ -58,6 +58,8 @@ class WorkerPoolsArgs:
     """Value of the ``kubeshift.io/generation`` node label (drains select on it)."""
     network_label: str = "source"
     """Value of the ``kubeshift.io/network`` tag on the groups (source or target)."""
+    boot_extra: str = ""
+    """Extra shell run at boot before the kubelet starts (e.g. source/dest check off)."""
     suspended_processes: list[str] = field(default_factory=list)
     """ASG processes to suspend, e.g. ``Launch`` while the pool is being drained."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -111,6 +113,7 @@ class WorkerPools(pulumi.ComponentResource):
             api_endpoint=args.api_endpoint,
             labels=self._labels(args, pool, capacity),
             taints=pool.taints,
+            extra=args.boot_extra,
         )
         instance_tags = merge_tags(base_tags, {"Name": lt_name, "kubeshift.io/pool": pool.name})
         return aws.ec2.LaunchTemplate(

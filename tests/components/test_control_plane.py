@@ -25,7 +25,8 @@ def _program(moved: int) -> None:
     ControlPlane(
         "cp",
         ControlPlaneArgs(
-            namer=Namer("prod", "mig"),
+            namer=Namer("prod"),
+            target_suffix="mig",
             members=members,
             instance_type="m5.large",
             image_id="ami-12345678",

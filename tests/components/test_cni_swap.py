@@ -1,0 +1,69 @@
+"""cni-swap: the mirror cluster exists only between mirror-cluster and teardown-mirror,
+with unique names, its own zone and security groups; certificates carry mirror SANs."""
+
+from __future__ import annotations
+
+import pytest
+
+from components import policy
+from components.config import load_config
+from tests.components.conftest import by_type, rendered, stack_values
+
+STACK = "cni-swap-example"
+PHASES = load_config(stack_values(STACK)).phase_ids
+ASG = "aws:autoscaling/group:Group"
+
+
+def _mirror_alive(phase: str) -> bool:
+    return PHASES.index("mirror-cluster") <= PHASES.index(phase) < PHASES.index("teardown-mirror")
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_mirror_lifecycle_and_policies(phase: str) -> None:
+    rendering = rendered(STACK, phase)
+    resources = rendering.resources
+    mirror = [r for r in resources if r.name.startswith("shop-euw1-mirror")]
+    assert bool(mirror) is _mirror_alive(phase)
+    zones = by_type(resources, "aws:route53/zone:Zone")
+    assert len(zones) == int(_mirror_alive(phase))
+    assert policy.check_all(resources, "shop-euw1", public_ports={80, 443}) == []
+    if _mirror_alive(phase):
+        assert rendering.outputs["mirror_node_security_group_ids"] == [
+            "shop-euw1-mirror-common-sg-node-id"
+        ]
+        mirror_records = [
+            r
+            for r in by_type(resources, "aws:route53/record:Record")
+            if r.parent == "shop-euw1-mirror-dns"
+        ]
+        assert {r.inputs["zoneId"] for r in mirror_records} == {"Zshop-euw1-mirror-zone"}
+
+
+def test_mirror_names_are_suffixed_and_groups_distinct() -> None:
+    resources = rendered(STACK, "mirror-cluster").resources
+    mirror_groups = [r for r in by_type(resources, ASG) if r.parent.startswith("shop-euw1-mirror")]
+    assert mirror_groups and all(r.inputs["name"].endswith("-mirror") for r in mirror_groups)
+    sgs = by_type(resources, "aws:ec2/securityGroup:SecurityGroup")
+    assert sum(r.inputs["name"].endswith("-mirror") for r in sgs) == 5
+    roles = {r.inputs["name"] for r in by_type(resources, "aws:iam/role:Role")}
+    assert "shop-euw1-node-role-mirror" in roles and "shop-euw1-node-role" in roles
+
+
+def test_certificates_cover_the_mirror() -> None:
+    (cert,) = by_type(rendered(STACK, "certificates").resources, "aws:acm/certificate:Certificate")
+    assert cert.inputs["domainName"] == "shop.example.com"
+    assert "*.mirror.shop.example.com" in cert.inputs["subjectAlternativeNames"]
+    assert cert.inputs["validationMethod"] == "DNS"
+
+
+def test_nodes_doubled_during_the_swap_then_old_generation_goes() -> None:
+    def generations(phase: str) -> set[str]:
+        return {
+            {t["key"]: t["value"] for t in r.inputs["tags"]}["kubeshift.io/generation"]
+            for r in by_type(rendered(STACK, phase).resources, ASG)
+            if r.parent.startswith("shop-euw1-primary-workers")
+        }
+
+    assert generations("dns-to-mirror") == {"original"}
+    assert generations("cni-swap") == {"original", "cni"}
+    assert generations("teardown-mirror") == {"cni"}
