@@ -354,12 +354,14 @@ def _conflicting(current: Sequence[RecordSet], record_type: str) -> tuple[Record
 
 
 @dataclass(frozen=True)
-class _Step:
+class PlanStep:
+    """One state of a record on its way to the target: a label and its record sets."""
+
     label: str
     records: tuple[RecordSet, ...]
 
 
-def plan_states(cutover: RecordCutover, current: Sequence[RecordSet]) -> list[_Step]:
+def plan_states(cutover: RecordCutover, current: Sequence[RecordSet]) -> list[PlanStep]:
     """The states the record goes through, from (excluding) its current one.
 
     Empty when the record is already in its final state. A weighted shift resumes
@@ -369,13 +371,13 @@ def plan_states(cutover: RecordCutover, current: Sequence[RecordSet]) -> list[_S
     shift = cutover.weighted
     if shift is None:
         final = (_record_set(cutover),)
-        return [] if not transition(base, final) else [_Step("switch", final)]
+        return [] if not transition(base, final) else [PlanStep("switch", final)]
 
     final_plain = (_record_set(cutover),)
     if not transition(base, final_plain):
         return []
     if not base:  # nothing serves the name yet: no traffic to shift
-        return [_Step("create", final_plain)]
+        return [PlanStep("create", final_plain)]
     by_id = {rr.get("SetIdentifier"): rr for rr in base}
     old = by_id.get(shift.old_set_identifier)
     new_now = by_id.get(shift.new_set_identifier)
@@ -394,19 +396,19 @@ def plan_states(cutover: RecordCutover, current: Sequence[RecordSet]) -> list[_S
             f"type; the old is {old['Type']}, the new {cutover.record_type}. Switch at once."
         )
     done = int(new_now.get("Weight", 0)) if new_now else 0
-    steps: list[_Step] = []
+    steps: list[PlanStep] = []
     for percent in shift.steps:
         if percent < done or (percent == done and not (percent == 100 and shift.collapse)):
             continue
         if percent == 100 and shift.collapse:
-            steps.append(_Step("100% (plain record)", final_plain))
+            steps.append(PlanStep("100% (plain record)", final_plain))
             continue
         old_weighted = {k: v for k, v in old.items() if k not in {"SetIdentifier", "Weight"}} | {
             "SetIdentifier": shift.old_set_identifier,
             "Weight": 100 - percent,
         }
         new_weighted = _record_set(cutover, SetIdentifier=shift.new_set_identifier, Weight=percent)
-        steps.append(_Step(f"{percent}%", (old_weighted, new_weighted)))
+        steps.append(PlanStep(f"{percent}%", (old_weighted, new_weighted)))
     return steps
 
 
@@ -580,7 +582,7 @@ def _dry_run_report(
     elbv2: Any,
     cutover: RecordCutover,
     base: Sequence[RecordSet],
-    steps: Sequence[_Step],
+    steps: Sequence[PlanStep],
     prober: Prober,
 ) -> RecordReport:
     """What a real run would send; the target is checked once, without waiting.

@@ -9,7 +9,8 @@ report each unhealthy target with AWS's reason code (``Target.ResponseCodeMismat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,17 +132,16 @@ def wait_targets_healthy(
     timeout: float = 600.0,
     interval: float = 10.0,
     reporter: Reporter | None = None,
-    sleep: Any = None,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[TargetGroupHealth, ...]:
     """Block until every group is healthy enough; ``GateTimeoutError`` lists what is not."""
     what = f"healthy targets in {', '.join(short_tg_name(a) for a in target_group_arns)}"
-    extra = {"sleep": sleep} if sleep is not None else {}
     wait_until(
         what,
         lambda: targets_pending(elbv2, target_group_arns, min_healthy=min_healthy),
         timeout=timeout,
         interval=interval,
         on_progress=reporter.on_wait if reporter else None,
-        **extra,
+        sleep=sleep,
     )
     return tuple(group_health(elbv2, a, min_healthy=min_healthy) for a in target_group_arns)
