@@ -101,6 +101,12 @@ _RETRYABLE_AWS_CODES = {
     "InternalError",
 }
 _PRECONDITION_AWS_CODES = {
+    "NoSuchHostedZone",
+    "TargetGroupNotFound",
+    "LoadBalancerNotFound",
+    "InvalidGroup.NotFound",
+    "InvalidVpcID.NotFound",
+    "InvalidRouteTableID.NotFound",
     "RouteLimitExceeded",
     "RulesPerSecurityGroupLimitExceeded",
     "InvalidChangeBatch",
@@ -156,6 +162,29 @@ def from_command_error(exc: Any, action: str) -> KubeshiftError:
     if isinstance(exc, auto_errors.CompilationError):
         return UserError(f"The Pulumi program failed to load while trying to {action}: {detail}")
     return StepFailedError(f"pulumi failed to {action}: {detail}")
+
+
+def translate(exc: BaseException, action: str) -> KubeshiftError | None:
+    """Map any foreign error we know (botocore, kubernetes, Pulumi) raised while ``action``."""
+    if isinstance(exc, KubeshiftError):
+        return exc
+    module = type(exc).__module__
+    if module.startswith("botocore"):
+        name = type(exc).__name__
+        if hasattr(exc, "response"):
+            return from_client_error(exc, action)
+        if name in {"NoCredentialsError", "PartialCredentialsError", "ProfileNotFound"}:
+            return UserError(f"No usable AWS credentials to {action}: {exc}.")
+        if name in {"EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError"}:
+            return RetryableError(f"AWS could not be reached to {action}: {exc}. Will retry.")
+        return StepFailedError(f"AWS call failed to {action}: {exc}.")
+    if module.startswith("kubernetes") and hasattr(exc, "status"):
+        return from_api_exception(exc, action)
+    if module.startswith("urllib3"):
+        return RetryableError(f"Kubernetes could not be reached to {action}: {exc}. Will retry.")
+    if module.startswith("pulumi.automation"):
+        return from_command_error(exc, action)
+    return None
 
 
 def _last_meaningful_line(text: str) -> str:

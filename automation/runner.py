@@ -26,6 +26,7 @@ from automation.errors import (
     RetryableError,
     StepFailedError,
     UserError,
+    translate,
 )
 from automation.journal import Journal
 from automation.phase import ChangePolicy, Gate, Hook, Phase, Step
@@ -184,10 +185,13 @@ class Runner:
                 self.log.error("%s/%s failed: %s", phase.id, planned.key, exc)
                 raise
             except Exception as exc:
-                text = f"{type(exc).__name__}: {exc}"
+                mapped = translate(exc, f"run step {phase.id}/{planned.key}")
+                text = str(mapped) if mapped else f"{type(exc).__name__}: {exc}"
                 self.journal.fail(phase.id, planned.key, text)
                 self.log.error("%s/%s failed: %s", phase.id, planned.key, text)
-                raise StepFailedError(f"Step {phase.id}/{planned.key} failed: {text}") from exc
+                raise mapped or StepFailedError(
+                    f"Step {phase.id}/{planned.key} failed: {text}"
+                ) from exc
             self.journal.finish(phase.id, planned.key, message)
             self.log.info("%s/%s succeeded: %s", phase.id, planned.key, message)
             report.outcomes.append(

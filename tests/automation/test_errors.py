@@ -1,0 +1,59 @@
+"""The one place foreign errors become kubeshift's: kinds and exit codes per case."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError, EndpointConnectionError, NoCredentialsError
+from kubernetes.client import ApiException
+
+from automation.errors import (
+    ErrorKind,
+    from_api_exception,
+    from_client_error,
+    translate,
+)
+
+
+def client_error(code: str) -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": "nope."}}, "DoThing")
+
+
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        ("Throttling", ErrorKind.RETRYABLE),
+        ("RouteLimitExceeded", ErrorKind.PRECONDITION),
+        ("NoSuchHostedZone", ErrorKind.PRECONDITION),
+        ("AccessDenied", ErrorKind.USER),
+        ("ExpiredToken", ErrorKind.USER),
+        ("SomethingElse", ErrorKind.FATAL),
+    ],
+    ids=["throttled", "route-limit", "no-zone", "denied", "expired", "other"],
+)
+def test_client_errors(code: str, kind: ErrorKind) -> None:
+    error = from_client_error(client_error(code), "switch DNS")
+    assert error.kind is kind
+    assert str(error).startswith(f"AWS refused to switch DNS: {code}: nope.")
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (429, ErrorKind.RETRYABLE),
+        (403, ErrorKind.USER),
+        (404, ErrorKind.PRECONDITION),
+        (422, ErrorKind.FATAL),
+    ],
+    ids=["429", "403", "404", "422"],
+)
+def test_api_exceptions(status: int, kind: ErrorKind) -> None:
+    error = from_api_exception(ApiException(status=status, reason="Why"), "evict pod a/b")
+    assert error.kind is kind and "evict pod a/b" in str(error)
+
+
+def test_translate_botocore_non_client_errors() -> None:
+    creds = translate(NoCredentialsError(), "list instances")
+    assert creds is not None and creds.kind is ErrorKind.USER
+    down = translate(EndpointConnectionError(endpoint_url="http://x"), "list instances")
+    assert down is not None and down.kind is ErrorKind.RETRYABLE
+    assert translate(ValueError("x"), "anything") is None
