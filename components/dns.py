@@ -28,7 +28,7 @@ class RecordSpec:
 class DnsArgs:
     """Inputs of :class:`Dns`."""
 
-    zone_id: str
+    zone_id: pulumi.Input[str]
     records: dict[str, RecordSpec]
     """Records by a stable key (``api``, ``ingress-0``...): the key names the resource."""
     ttl: int = 60

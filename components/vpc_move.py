@@ -424,7 +424,13 @@ class VpcMove(pulumi.ComponentResource):
             "cluster_name": cluster.name,
             "source_vpc_id": source.vpc_id if source else None,
             "target_vpc_id": target.vpc_id if target else None,
-            "node_security_group_ids": {
+            # A list in every scenario (the runner's grants read it); by side below.
+            "node_security_group_ids": [
+                c.groups.node_id
+                for c in (source_common, target_common)
+                if c is not None and c.groups.node_id is not None
+            ],
+            "node_security_group_ids_by_side": {
                 "source": source_common.groups.node_id if source_common else None,
                 "target": target_common.groups.node_id if target_common else None,
             },
