@@ -25,6 +25,7 @@ from kubernetes.client import (
 )
 
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.nodes import NodeSelection, Taint, taint_nodes
 from tests.support.controlplane import Cluster
 from tests.support.kwok import POD_READY_DELAY_ANNOTATION
 from tests.support.nodes import POOL_LABEL, NodePool, NodePools, NodePoolSpec, unique_name
@@ -32,6 +33,7 @@ from tests.support.waiting import eventually
 from tests.support.workloads import deployment, service
 
 GROUP_LABEL = "kubeshift.io/test-group"
+RETIRING = Taint(key="kubeshift.io/retiring", value="true", effect="NoSchedule")
 
 
 @pytest.fixture
@@ -129,6 +131,11 @@ class Fleet:
             ),
             timeout=timeout,
         )
+
+    def retire(self, pool: NodePool) -> None:
+        """Taint a pool NoSchedule, as the migration does before draining it, so evicted
+        pods' replacements cannot land on a node that has not been drained yet."""
+        taint_nodes(self.kube.core, NodeSelection(names=list(pool.node_names)), RETIRING)
 
     def nodes_of(self, pods: list[Any]) -> set[str]:
         return {p.spec.node_name for p in pods}

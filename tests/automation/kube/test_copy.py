@@ -9,11 +9,13 @@ a second copy, drift reported after a Deployment changes on the primary.
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from kubernetes.client import AppsV1Api, CoreV1Api, V1ConfigMap, V1ObjectMeta, V1Secret
+from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
 from automation.errors import StepFailedError
@@ -469,7 +471,8 @@ def shop(
         lambda: AppsV1Api(primary.api_client).list_namespaced_replica_set(namespace).items,
     )
     yield namespace
-    CoreV1Api(mirror.api_client).delete_namespace(namespace, propagation_policy="Background")
+    with contextlib.suppress(ApiException):  # a failed test may not have created it
+        CoreV1Api(mirror.api_client).delete_namespace(namespace, propagation_policy="Background")
 
 
 @pytest.mark.controlplane

@@ -35,6 +35,7 @@ def test_drain_honours_budgets_and_keeps_endpoints(fleet: Fleet) -> None:
     fleet.wait_budget("web")
     fleet.wait_budget("api")
     new = fleet.pool("new", 3)
+    fleet.retire(old)
     services = [f"{fleet.namespace}/web", f"{fleet.namespace}/api"]
 
     with AvailabilityProbe(fleet.kube.discovery, services) as probe:
@@ -91,6 +92,7 @@ def test_concurrency_limits_hold(fleet: Fleet) -> None:
     fleet.deploy("batch", 24)
     fleet.wait_ready("batch", 24)
     fleet.pool("fresh", 6)
+    fleet.retire(old)
 
     summary = drain_nodes(
         fleet.kube,
@@ -188,6 +190,7 @@ def test_rerun_after_crash_finishes_without_double_work(
     fleet.wait_ready("slow", 9)
     fleet.wait_budget("slow")
     fleet.pool("after", 3)
+    fleet.retire(old)
     original = {p.metadata.uid for p in fleet.pods("slow")}
 
     proc = subprocess.Popen(
