@@ -26,7 +26,9 @@ from automation.waiting import Pending, summarize
 
 def _get_daemonset(clients: KubeClients, namespace: str, name: str) -> dict[str, Any] | None:
     try:
-        response = clients.apps.read_namespaced_daemon_set(name, namespace, _preload_content=False)
+        response: Any = clients.apps.read_namespaced_daemon_set(
+            name, namespace, _preload_content=False
+        )
     except client.ApiException as exc:
         if exc.status == 404:
             return None
@@ -96,7 +98,7 @@ def daemonset_coverage(
     ds = _get_daemonset(clients, namespace, name)
     if ds is None:
         return None
-    kwargs = {"label_selector": node_selector} if node_selector else {}
+    kwargs: dict[str, Any] = {"label_selector": node_selector} if node_selector else {}
     nodes = list_all(clients.core.list_node, action="list nodes", **kwargs)["items"]
     pod_spec = ((ds.get("spec") or {}).get("template") or {}).get("spec") or {}
     uid = ds["metadata"]["uid"]

@@ -487,9 +487,9 @@ def _api_message(exc: Any) -> str:
 def _list(apis: _Apis, spec: KindSpec, namespace: str, selector: str | None) -> list[Obj]:
     items: list[Obj] = []
     token: str | None = None
-    kwargs = {"label_selector": selector} if selector else {}
+    kwargs: dict[str, Any] = {"label_selector": selector} if selector else {}
     while True:
-        extra = {"_continue": token} if token else {}
+        extra: dict[str, Any] = {"_continue": token} if token else {}
         body = _call(
             apis.method(spec, "list"),
             namespace,

@@ -466,9 +466,13 @@ def shop(
             data={"password": base64.b64encode(SECRET_VALUE.encode()).decode()},
         ),
     )
-    eventually(  # the ReplicaSet exists, so ownership skips are exercised
-        "ReplicaSet of web",
-        lambda: AppsV1Api(primary.api_client).list_namespaced_replica_set(namespace).items,
+    eventually(  # its ReplicaSet and pods exist, so ownership skips are exercised
+        "ReplicaSet and 2 pods of web",
+        lambda: (
+            AppsV1Api(primary.api_client).list_namespaced_replica_set(namespace).items,
+            core.list_namespaced_pod(namespace).items,
+        ),
+        until=lambda found: len(found[0]) == 1 and len(found[1]) == 2,
     )
     yield namespace
     with contextlib.suppress(ApiException):  # a failed test may not have created it
