@@ -26,7 +26,9 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from kubernetes import client
@@ -160,6 +162,9 @@ class CopyOptions(BaseModel):
         default=True, description="Do not copy Jobs that already completed or failed."
     )
     field_manager: str = FIELD_MANAGER
+    concurrency: int = Field(
+        default=8, ge=1, le=64, description="Objects of one kind applied at once."
+    )
 
     @field_validator("namespaces")
     @classmethod
@@ -664,12 +669,18 @@ def copy_namespaces(
                     on_mirror[spec.kind] = {}
                 else:
                     on_mirror[spec.kind] = _mirror_digests(mirror_apis, spec, namespace)
-            for p in planned:
-                items.append(
-                    _copy_one(
-                        mirror_apis, p, on_mirror[p.spec.kind], namespace, options, dry_run, new_ns
+            with ThreadPoolExecutor(options.concurrency) as pool:
+                for spec in options.specs:  # kind by kind: what others reference goes first
+                    copy_one = partial(
+                        _copy_one,
+                        apis=mirror_apis,
+                        mirror_digests=on_mirror[spec.kind],
+                        namespace=namespace,
+                        options=options,
+                        dry_run=dry_run,
+                        namespace_is_new=new_ns,
                     )
-                )
+                    items.extend(pool.map(copy_one, [p for p in planned if p.spec is spec]))
             task.advance()
             task.update(detail=namespace)
     report = CopyReport(tuple(items), options.namespaces, tuple(created_ns), dry_run)
@@ -678,8 +689,9 @@ def copy_namespaces(
 
 
 def _copy_one(
-    apis: _Apis,
     p: _Planned,
+    *,
+    apis: _Apis,
     mirror_digests: Mapping[str, str],
     namespace: str,
     options: CopyOptions,
