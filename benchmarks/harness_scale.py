@@ -58,9 +58,12 @@ def _ready_nodes(core: CoreV1Api) -> int:
     )
 
 
-def _ready_pods(apps: AppsV1Api, namespace: str) -> int:
-    return sum(
-        d.status.ready_replicas or 0 for d in apps.list_namespaced_deployment(namespace).items
+def _pod_counts(apps: AppsV1Api, namespace: str) -> tuple[int, int]:
+    """(pods created, pods Ready) summed over the Deployments' status."""
+    deps = apps.list_namespaced_deployment(namespace).items
+    return (
+        sum(d.status.replicas or 0 for d in deps),
+        sum(d.status.ready_replicas or 0 for d in deps),
     )
 
 
@@ -137,13 +140,18 @@ def main() -> int:
                     remaining -= replicas
                     index += 1
                 last_print = [0.0]
+                milestones: dict[str, float] = {}
 
                 def progress() -> int:
-                    ready = _ready_pods(apps, ns)
+                    created, ready = _pod_counts(apps, ns)
                     now = time.monotonic() - t2
+                    if created == args.pods:
+                        milestones.setdefault("all pods created", now)
+                    if ready:
+                        milestones.setdefault("first pod Ready", now)
                     if now - last_print[0] >= 15:
                         print(
-                            f"       ... {ready}/{args.pods} pods Ready at {now:.0f}s", flush=True
+                            f"       ... {created} created, {ready} Ready at {now:.0f}s", flush=True
                         )
                         last_print[0] = now
                     return ready
@@ -163,6 +171,8 @@ def main() -> int:
                     f"pods   {args.pods} pods in {index} Deployments Ready after {pods_ready:.1f}s "
                     f"({args.pods / pods_ready:.0f} pods/s); {running} Running on {spread} nodes"
                 )
+                for label, at in sorted(milestones.items(), key=lambda kv: kv[1]):
+                    print(f"       {label} after {at:.1f}s")
                 print(f"total  nodes + pods settled in {nodes_ready + pods_ready:.1f}s")
         finally:
             cluster.stop()

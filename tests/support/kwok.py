@@ -105,6 +105,7 @@ def start_kwok(
             f"--manage-nodes-with-label-selector={MANAGED_SELECTOR}",
             f"--cidr={POD_CIDR}",
             "--server-address=",
+            "--v=WARN",  # INFO logs every pod patch: costly at thousands of pods
         ],
         workdir / "logs",
         env={"HOME": str(workdir)},  # keeps kwok away from ~/.kwok

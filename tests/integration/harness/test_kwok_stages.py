@@ -1,0 +1,67 @@
+"""kwok's pod-ready stage takes a delay: per cluster (env) or per pod (annotation)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from kubernetes.client import ApiClient, AppsV1Api, CoreV1Api, V1Pod
+
+from tests.support.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms, stages
+from tests.support.nodes import NodePools, NodePoolSpec
+from tests.support.testbin import Binaries
+from tests.support.waiting import eventually
+from tests.support.workloads import deployment
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"), [("0", 0), ("250ms", 250), ("2s", 2000), ("1.5s", 1500), ("1m", 60000)]
+)
+def test_parse_duration(text: str, ms: int) -> None:
+    assert parse_duration_ms(text) == ms
+
+
+def test_pod_ready_stage_carries_the_cluster_delay_and_the_annotation(testbin: Binaries) -> None:
+    by_name = {s["metadata"]["name"]: s for s in stages(testbin.kwok_stages, 1500)}
+
+    delay = by_name["pod-ready"]["spec"]["delay"]
+
+    assert delay["durationMilliseconds"] == 1500
+    assert POD_READY_DELAY_ANNOTATION in delay["durationFrom"]["expressionFrom"]
+    assert {"node-initialize", "node-heartbeat-with-lease", "pod-delete"} <= set(by_name)
+
+
+def _transition(pod: V1Pod, type_: str) -> dt.datetime | None:
+    return next(
+        (
+            c.last_transition_time
+            for c in pod.status.conditions or []
+            if c.type == type_ and c.status == "True"
+        ),
+        None,
+    )
+
+
+@pytest.mark.controlplane
+def test_annotated_pod_turns_ready_after_its_delay(
+    primary_client: ApiClient, namespace: str, node_pools: NodePools
+) -> None:
+    pool = node_pools.create(NodePoolSpec("delay", count=1))
+    AppsV1Api(primary_client).create_namespaced_deployment(
+        namespace,
+        deployment(
+            "slow", 1, node_selector={"kubeshift.io/pool": pool.name},
+            annotations={POD_READY_DELAY_ANNOTATION: "4s"},
+        ),
+    )  # fmt: skip
+
+    (pod,) = eventually(
+        "the slow pod Ready",
+        lambda: CoreV1Api(primary_client).list_namespaced_pod(namespace).items,
+        until=lambda pods: len(pods) == 1 and _transition(pods[0], "Ready") is not None,
+        timeout=60,
+    )
+
+    scheduled, ready = _transition(pod, "PodScheduled"), _transition(pod, "Ready")
+    assert scheduled is not None and ready is not None
+    assert (ready - scheduled).total_seconds() >= 3  # 4s delay, 1s timestamp resolution
