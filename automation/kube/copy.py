@@ -270,9 +270,9 @@ def prepare(
 
     Keeps only name, namespace, labels and annotations of the metadata (drops uid,
     resourceVersion, generation, creationTimestamp, managedFields, ownerReferences,
-    finalizers...), drops ``status``, and per kind: Service cluster IPs and node ports,
-    Pod ``nodeName``, a Job's generated selector and labels, a ServiceAccount's token
-    secret list. Pure: ``obj`` is not modified.
+    finalizers...), drops ``status``, and per kind: Service cluster IPs (unless headless)
+    and node ports, Pod ``nodeName``, a Job's generated selector and labels, a
+    ServiceAccount's token secret list. Pure: ``obj`` is not modified.
     """
     src = copylib.deepcopy(dict(obj))
     meta = src.get("metadata") or {}
@@ -291,7 +291,8 @@ def prepare(
     out.pop("status", None)
     body = out.get("spec")
     if spec.kind == "Service" and isinstance(body, dict):
-        for key in ("clusterIP", "clusterIPs", "healthCheckNodePort"):
+        headless = body.get("clusterIP") == "None"  # a choice, not an allocation: keep it
+        for key in ("healthCheckNodePort", *(() if headless else ("clusterIP", "clusterIPs"))):
             body.pop(key, None)
         for port in body.get("ports") or []:
             port.pop("nodePort", None)

@@ -213,6 +213,19 @@ def test_prepare_service_drops_allocations() -> None:
     assert "status" not in manifest
 
 
+def test_prepare_keeps_headless_cluster_ip() -> None:
+    source = _obj(
+        "Service",
+        spec={"clusterIP": "None", "clusterIPs": ["None"], "ports": [{"port": 5432}]},
+    )
+    manifest, _ = prepare(KIND_BY_NAME["Service"], source)
+    assert manifest["spec"] == {
+        "clusterIP": "None",
+        "clusterIPs": ["None"],
+        "ports": [{"port": 5432}],
+    }
+
+
 def test_prepare_pod_drops_node_name() -> None:
     source = _obj("Pod", spec={"nodeName": "ip-10-0-0-1", **_pod_spec("registry.example.com/a")})
     manifest, images = prepare(KIND_BY_NAME["Pod"], source, [MIRROR])
