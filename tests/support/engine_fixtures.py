@@ -100,7 +100,8 @@ def pulumi_engine() -> Engine:
     try:
         return find_engine()
     except MissingEngine as exc:
-        pytest.fail(f"Pulumi engine missing: {exc}", pytrace=False)
+        problem = str(exc)
+    pytest.fail(f"Pulumi engine missing: {problem}", pytrace=False)
 
 
 @pytest.fixture
@@ -133,7 +134,12 @@ def engine_project(
     )
     subprocess.run(
         [str(pulumi_engine.pulumi), "stack", "init", STACK, "--non-interactive"],
-        cwd=project.dir, env=env, check=True, capture_output=True, text=True, timeout=120,
+        cwd=project.dir,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     project.pulumi("config", "set", "kubeshift-test:store", str(store))
     yield project
