@@ -90,6 +90,35 @@ def mirror_cluster(
     yield from _cluster("mirror", testbin, shared_etcd, controlplane_workdir)
 
 
+@pytest.fixture(scope="session")
+def cluster_factory(
+    testbin: Binaries, shared_etcd: Etcd, controlplane_workdir: Path
+) -> Iterator[Callable[..., Cluster]]:
+    """``make(name, **ClusterOptions fields) -> Cluster``: extra clusters for the session.
+
+    For tests that need their own knobs (e.g. ``pod_ready_delay_ms`` for a drain
+    benchmark, higher ``api_qps``). Names must be unique; all are stopped at session end.
+    """
+    started: dict[str, Cluster] = {}
+
+    def make(name: str, **options: int) -> Cluster:
+        if name in started or name in ("primary", "mirror"):
+            raise ValueError(f"cluster name {name!r} is already used in this session")
+        try:
+            cluster = start_cluster(
+                testbin, shared_etcd.url, controlplane_workdir / name,
+                ClusterOptions(name=name, **options),
+            )  # fmt: skip
+        except StartupError as exc:
+            pytest.fail(f"cluster {name} did not start: {exc}", pytrace=False)
+        started[name] = cluster
+        return cluster
+
+    yield make
+    for cluster in reversed(list(started.values())):
+        cluster.stop()
+
+
 @pytest.fixture
 def primary_client(primary_cluster: Cluster) -> Iterator[ApiClient]:
     """An admin API client for the primary cluster, closed after the test."""

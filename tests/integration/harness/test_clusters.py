@@ -42,3 +42,16 @@ def test_version_endpoint_reports_the_built_release(primary_cluster: Cluster) ->
     expected = primary_cluster.versions["kubernetes"]
     assert info.git_version == expected
     assert (info.major, info.minor) == tuple(expected.lstrip("v").split(".")[:2])
+
+
+def test_cluster_factory_starts_a_cluster_with_its_own_knobs(cluster_factory) -> None:
+    cluster = cluster_factory("tuned", pod_ready_delay_ms=250, api_qps=800)
+
+    with cluster.api_client() as client:
+        names = {ns.metadata.name for ns in CoreV1Api(client).list_namespace().items}
+
+    assert {"default", "kube-system", "kube-node-lease"} <= names
+    assert cluster.context == "kubeshift-tuned"
+    assert "durationMilliseconds: 250" in (cluster.workdir / "kwok.yaml").read_text()
+    with pytest.raises(ValueError):
+        cluster_factory("tuned")
