@@ -14,6 +14,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from kubernetes.client import ApiClient, CoreV1Api, V1Namespace, V1ObjectMeta
@@ -26,6 +27,17 @@ from tests.support.nodes import NodePools, unique_name
 from tests.support.processes import StartupError
 from tests.support.testbin import Binaries, MissingBinaries, locate
 
+T = TypeVar("T")
+
+
+def _or_fail(what: str, start: Callable[[], T]) -> T:
+    """Run ``start``; a :class:`StartupError` fails the test with its message (and logs)."""
+    try:
+        return start()
+    except StartupError as exc:
+        message = f"{what} did not start: {exc}"
+    pytest.fail(message, pytrace=False)  # outside `except`: no chained traceback
+
 
 @pytest.fixture(scope="session")
 def testbin() -> Binaries:
@@ -33,7 +45,8 @@ def testbin() -> Binaries:
     try:
         return locate()
     except MissingBinaries as exc:
-        pytest.fail(str(exc), pytrace=False)
+        message = str(exc)
+    pytest.fail(message, pytrace=False)  # outside `except`: no chained traceback
 
 
 @pytest.fixture(scope="session")
@@ -53,20 +66,16 @@ def controlplane_workdir(
 @pytest.fixture(scope="session")
 def shared_etcd(testbin: Binaries, controlplane_workdir: Path) -> Iterator[Etcd]:
     """One etcd for every test cluster of the session."""
-    try:
-        etcd = start_etcd(testbin.etcd, controlplane_workdir)
-    except StartupError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    etcd = _or_fail("etcd", lambda: start_etcd(testbin.etcd, controlplane_workdir))
     yield etcd
     etcd.stop()
 
 
 def _cluster(name: str, testbin: Binaries, etcd: Etcd, workdir: Path) -> Iterator[Cluster]:
     opts = ClusterOptions(name=name, pod_ready_delay_ms=default_pod_ready_delay_ms())
-    try:
-        cluster = start_cluster(testbin, etcd.url, workdir / name, opts)
-    except StartupError as exc:
-        pytest.fail(f"cluster {name} did not start: {exc}", pytrace=False)
+    cluster = _or_fail(
+        f"cluster {name}", lambda: start_cluster(testbin, etcd.url, workdir / name, opts)
+    )
     sys.stderr.write(
         f"\ncluster {name} ready in {cluster.startup_seconds:.1f}s at {cluster.server}\n"
     )
@@ -104,13 +113,11 @@ def cluster_factory(
     def make(name: str, **options: int) -> Cluster:
         if name in started or name in ("primary", "mirror"):
             raise ValueError(f"cluster name {name!r} is already used in this session")
-        try:
-            cluster = start_cluster(
-                testbin, shared_etcd.url, controlplane_workdir / name,
-                ClusterOptions(name=name, **options),
-            )  # fmt: skip
-        except StartupError as exc:
-            pytest.fail(f"cluster {name} did not start: {exc}", pytrace=False)
+        opts = ClusterOptions(name=name, **options)
+        cluster = _or_fail(
+            f"cluster {name}",
+            lambda: start_cluster(testbin, shared_etcd.url, controlplane_workdir / name, opts),
+        )
         started[name] = cluster
         return cluster
 
