@@ -332,6 +332,7 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
     """Seed: "double the nodes, then scale in the old ones" — drain the old generation."""
     from automation.kube.clients import list_all
     from automation.kube.drain.run import drain_nodes
+    from automation.kube.nodes import NodeSelection, cordon_nodes
 
     kube = ctx.clients.kube(PRIMARY)
     selector = mirror_settings(ctx).old_nodes_selector
@@ -343,6 +344,9 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
     ]
     if not names:
         return HookResult(False, f"no node matches '{selector}'; nothing to drain")
+    # Cordon the whole generation first: a pod evicted from one old node must not land
+    # on another old node and be evicted twice.
+    cordon_nodes(kube.core, NodeSelection(names=names), dry_run=ctx.dry_run)
     summary = drain_nodes(
         kube,
         names,

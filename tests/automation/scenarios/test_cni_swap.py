@@ -322,3 +322,132 @@ def test_grants_mirror_the_rules_that_admit_the_primary(moto: MotoServer) -> Non
     ctx.config.migration.mirror.dependency_security_group_ids = [cache]
     with pytest.raises(PreconditionFailed, match=f"{cache} admits none of the primary"):
         steps.grant_mirror_access(ctx)
+
+
+def _cni_daemonset(name: str, labels: dict[str, str], node_labels: dict[str, str]) -> Any:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "nodeSelector": node_labels,
+                    "tolerations": [{"operator": "Exists"}],
+                    "terminationGracePeriodSeconds": 0,
+                    "containers": [{"name": "cni", "image": "registry.k8s.io/pause:3.10"}],
+                },
+            },
+        },
+    }
+
+
+def _selector(labels: dict[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+
+
+def _web_nodes(kube: KubeClients, namespace: str) -> set[str]:
+    pods = CoreV1Api(kube.api_client).list_namespaced_pod(namespace, label_selector="app=web")
+    return {p.spec.node_name for p in pods.items if p.metadata.deletion_timestamp is None}
+
+
+@pytest.mark.controlplane
+def test_cni_swap_phase_steps_on_the_primary(
+    primary_cluster: Cluster, namespace: str, node_pools: NodePools
+) -> None:
+    """Weave out, new generation Ready, old generation drained, Calico on every new node."""
+    from automation.kube.drain.filters import DrainOptions
+    from automation.kube.drain.run import DrainLimits
+
+    kube = _clients(primary_cluster)
+    group = {"kubeshift.io/test-group": namespace}
+    old_labels = {**group, steps.GENERATION_LABEL: "original"}
+    new_labels = {**group, steps.GENERATION_LABEL: "cni"}
+    old = node_pools.create(NodePoolSpec("gen-original", count=2, labels=old_labels))
+    new = node_pools.create(NodePoolSpec("gen-cni", count=2, labels=new_labels))
+    apps = AppsV1Api(kube.api_client)
+    apps.create_namespaced_daemon_set(
+        namespace, _cni_daemonset("weave-net", {"name": "weave-net"}, old_labels)
+    )
+    apps.create_namespaced_daemon_set(
+        namespace, _cni_daemonset("calico-node", {"k8s-app": "calico-node"}, group)
+    )
+    web = deployment("web", 2, node_selector=group)
+    prefer_old = {"key": steps.GENERATION_LABEL, "operator": "In", "values": ["original"]}
+    web.spec.template.spec.affinity = {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 100, "preference": {"matchExpressions": [prefer_old]}}
+            ]
+        }
+    }
+    apps.create_namespaced_deployment(namespace, web)
+
+    pool = SimpleNamespace(
+        desired_size=2, instance_types=["m5.large"], azs=["a"], capacity_types=["on-demand"]
+    )
+    config = SimpleNamespace(
+        cluster=SimpleNamespace(worker_pools=[pool], network=SimpleNamespace(azs=["a"]))
+    )
+    settings = SimpleNamespace(
+        mirror={
+            "namespaces": [namespace],
+            "old_cni": {"namespace": namespace, "name": "weave-net"},
+            "new_cni": {"namespace": namespace, "name": "calico-node"},
+            "new_nodes_selector": _selector(new_labels),
+            "old_nodes_selector": _selector(old_labels),
+        },
+        drain=DrainOptions(),
+        drain_limits=DrainLimits(timeout=120),
+    )
+
+    def ctx(dry_run: bool = False) -> HookContext:
+        return HookContext(
+            stack="test",
+            scenario=phases.CNI_SWAP,
+            phase="cni-swap",
+            clients=StaticClients(kube={"primary": kube}),
+            config=config,
+            settings=settings,
+            dry_run=dry_run,
+        )
+
+    eventually(
+        "web available",
+        lambda: steps.primary_workloads_available(ctx()),
+        until=lambda p: p.done,
+        timeout=90,
+    )
+    assert not steps.old_cni_gone(ctx()).done
+
+    assert not steps.remove_old_cni(ctx(dry_run=True)).changed
+    assert steps.remove_old_cni(ctx()).changed
+    assert not steps.remove_old_cni(ctx()).changed
+    eventually("weave gone", lambda: steps.old_cni_gone(ctx()), until=lambda p: p.done, timeout=90)
+    assert steps.new_generation_ready(ctx()).done
+
+    assert _web_nodes(kube, namespace) <= set(old.node_names)  # preferred affinity placed them
+    assert not steps.drain_old_generation(ctx(dry_run=True)).changed
+    drained = steps.drain_old_generation(ctx())
+    assert drained.changed and "evicted 2 pod(s)" in drained.message, drained.message
+    eventually(
+        "Calico Ready on the new generation",
+        lambda: steps.new_cni_on_every_node(ctx()),
+        until=lambda p: p.done,
+        timeout=90,
+    )
+    eventually(
+        "web available again",
+        lambda: steps.primary_workloads_available(ctx()),
+        until=lambda p: p.done,
+        timeout=90,
+    )
+    nodes = _web_nodes(kube, namespace)
+    assert nodes and nodes <= set(new.node_names), (nodes, old.node_names)
+    assert all(
+        n.spec.unschedulable
+        for n in CoreV1Api(kube.api_client).list_node(label_selector=_selector(old_labels)).items
+    )
+    kube.close()
