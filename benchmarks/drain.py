@@ -41,6 +41,7 @@ from kubernetes import client as k8s  # noqa: E402
 
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients, list_all  # noqa: E402
 from automation.kube.drain import DrainLimits, DrainOptions, drain_nodes  # noqa: E402
+from automation.kube.nodes import NodeSelection, Taint, taint_nodes  # noqa: E402
 from automation.kube.probe import AvailabilityProbe  # noqa: E402
 from tests.support.controlplane import Cluster, ClusterOptions, start_cluster  # noqa: E402
 from tests.support.etcd import start_etcd  # noqa: E402
@@ -51,6 +52,7 @@ from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
 GROUP_LABEL = "kubeshift.io/bench-group"
 KUBECTL_REQUEST = re.compile(r"\] (GET|POST|PUT|PATCH|DELETE) https?://")
+RETIRING = Taint(key="kubeshift.io/retiring", value="true", effect="NoSchedule")
 KUBECTL_EVICTED = re.compile(r"^pod/\S+ evicted$", re.M)
 
 
@@ -149,6 +151,8 @@ class Fleet:
         self.new = self.pools.create(
             NodePoolSpec(f"{self.name}-new", count=self.args.new_nodes, labels=labels)
         )
+        # the seed's order: taint the old nodes first, so replacements land on new ones
+        taint_nodes(self.kube.core, NodeSelection(names=list(self.old.node_names)), RETIRING)
 
     def ready_pods(self) -> int:
         pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
@@ -223,6 +227,7 @@ def run_kubeshift(kube: KubeClients, fleet: Fleet, args: argparse.Namespace) -> 
         detail={
             "max_pods_in_flight": summary.max_pods_in_flight,
             "max_nodes_in_flight": summary.max_nodes_in_flight,
+            "requests_by": summary.requests_by,
         },
     )
 
@@ -344,6 +349,10 @@ def main() -> int:
         "lower_bound_seconds": bound,
         "outcomes": [{**o.__dict__, "requests_per_pod": o.requests_per_pod} for o in outcomes],
     }
+    for o in outcomes:
+        if o.detail.get("requests_by"):
+            kinds = ", ".join(f"{k} {n}" for k, n in sorted(o.detail["requests_by"].items()))
+            print(f"{o.name} requests: {kinds}")
     if len(outcomes) == 2 and outcomes[0].seconds:
         ratio = outcomes[1].seconds / outcomes[0].seconds
         figures["kubectl_over_kubeshift"] = ratio

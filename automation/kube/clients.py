@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from kubernetes import client, config
@@ -50,13 +52,37 @@ class _CountingApiClient(client.ApiClient):
         self.default_timeout = timeout
         self._lock = threading.Lock()
         self.requests = 0
+        self.requests_by: Counter[str] = Counter()
 
     def call_api(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         if kwargs.get("_request_timeout") is None:
             kwargs["_request_timeout"] = self.default_timeout
+        kind = request_kind(str(args[0]), str(args[1])) if len(args) >= 2 else "?"
         with self._lock:
             self.requests += 1
+            self.requests_by[kind] += 1
         return super().call_api(*args, **kwargs)
+
+
+def request_kind(method: str, url: str) -> str:
+    """``POST pods/eviction``, ``WATCH pods``, ``LIST poddisruptionbudgets``: for counting."""
+    split = urlsplit(url)
+    path, query = split.path, split.query
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["api"]:
+        parts = parts[2:]
+    elif parts[:1] == ["apis"]:
+        parts = parts[3:]
+    if parts[:1] == ["namespaces"] and len(parts) > 2:
+        parts = parts[2:]
+    resource = parts[0] if parts else "/"
+    if len(parts) > 2:
+        resource += "/" + parts[2]
+    if method == "GET" and "watch=true" in query.lower():
+        return f"WATCH {resource}"
+    if method == "GET" and len(parts) == 1:
+        return f"LIST {resource}"
+    return f"{method} {resource}"
 
 
 @dataclass
@@ -93,6 +119,10 @@ class KubeClients:
     def request_count(self) -> int:
         """API requests sent so far (0 when the client does not count)."""
         return int(getattr(self.api_client, "requests", 0))
+
+    def request_counts(self) -> dict[str, int]:
+        """API requests sent so far by kind (``POST pods/eviction``, ``WATCH pods`` …)."""
+        return dict(getattr(self.api_client, "requests_by", {}))
 
     def close(self) -> None:
         self.api_client.close()

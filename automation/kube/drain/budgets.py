@@ -115,6 +115,13 @@ class BudgetTracker:
         pdb = self.get(key)
         return describe_pdb(pdb) if pdb else key
 
+    def follows(self, keys: list[str]) -> bool:
+        """True when every budget in ``keys`` is known and observed (its updates will come)."""
+        with self._lock:
+            return bool(keys) and all(
+                (p := self._pdbs.get(k)) is not None and observed(p) for k in keys
+            )
+
     def try_claim(self, keys: list[str]) -> bool | None:
         """Take one eviction token from each of ``keys``.
 

@@ -52,6 +52,11 @@ class DrainLimits(BaseModel):
     follow_budgets: bool = Field(
         default=True, description="Watch PDBs to evict exactly when they allow it."
     )
+    budget_fallback: float = Field(
+        default=30.0,
+        gt=0,
+        description="While a watched budget allows nothing, still try a pod this often (s).",
+    )
 
 
 # --- plan --------------------------------------------------------------------------------
@@ -139,6 +144,7 @@ class DrainSummary:
     incomplete_nodes: list[str] = field(default_factory=list)
     missing_nodes: list[str] = field(default_factory=list)
     requests: int = 0  # API requests sent by this run
+    requests_by: dict[str, int] = field(default_factory=dict)  # by kind (POST pods/eviction…)
     seconds: float = 0.0
     max_pods_in_flight: int = 0  # highest concurrency observed
     max_nodes_in_flight: int = 0
@@ -187,6 +193,7 @@ class DrainSummary:
             "incomplete_nodes": sorted(self.incomplete_nodes),
             "missing_nodes": sorted(self.missing_nodes),
             "requests": self.requests,
+            "requests_by": dict(sorted(self.requests_by.items())),
             "max_pods_in_flight": self.max_pods_in_flight,
             "max_nodes_in_flight": self.max_nodes_in_flight,
             "seconds": round(self.seconds, 3),
@@ -370,12 +377,12 @@ class _Run:
                         else None
                     )
                     if claim is False:
-                        # the budget allows nothing now: wait for its next status update,
-                        # but try anyway every retry_max in case the watch lags
+                        # the budget allows nothing now: its next status update wakes us
+                        # (claim turns True); a rare fallback attempt guards a lagging watch
                         if item.state == TODO:
                             item.state = BLOCKED
                             item.blocked_by = item.budgets[0]
-                            item.next_try = now + limits.retry_max
+                            item.next_try = now + limits.budget_fallback
                         if now < item.next_try:
                             wake = min(wake, item.next_try)
                             continue
@@ -428,9 +435,14 @@ class _Run:
             item.blocked_by = outcome.pdb or outcome.message
             if outcome.pdb and outcome.pdb not in item.budgets:
                 item.budgets = [outcome.pdb]
-            delay = min(self.limits.retry_max, self.limits.retry_initial * 2 ** (item.attempts - 1))
-            if outcome.retry_after:
-                delay = min(max(delay, outcome.retry_after), self.limits.retry_max)
+            limits = self.limits
+            followed = self.tracker is not None and self.tracker.follows(item.budgets)
+            if status is EvictStatus.BLOCKED and outcome.pdb and followed:
+                delay = limits.budget_fallback  # the budget's status updates wake us first
+            else:
+                delay = min(limits.retry_max, limits.retry_initial * 2 ** (item.attempts - 1))
+                if outcome.retry_after:
+                    delay = min(max(delay, outcome.retry_after), limits.retry_max)
             item.next_try = self.clock() + delay
             log.debug("eviction of %s blocked (%s); will retry in %.1fs", pod.key, outcome, delay)
 
@@ -469,6 +481,7 @@ def drain_nodes(
     reporter = reporter or NullReporter()
     started = clock()
     requests_before = clients.request_count
+    kinds_before = clients.request_counts()
     plan = plan_drain(clients, nodes, options)
     if dry_run:
         summary = DrainSummary(dry_run=True, plan=plan.describe())
@@ -508,6 +521,11 @@ def drain_nodes(
     summary = run.summary
     summary.seconds = clock() - started
     summary.requests = clients.request_count - requests_before
+    summary.requests_by = {
+        k: n - kinds_before.get(k, 0)
+        for k, n in clients.request_counts().items()
+        if n > kinds_before.get(k, 0)
+    }
     summary.drained_nodes.sort()
     summary.incomplete_nodes.sort()
     summary.evicted.sort()

@@ -80,3 +80,11 @@ def test_describe_names_rule_and_counts() -> None:
     )
     assert "maxUnavailable 1" in describe_pdb(pdb("web", 0, min_available=None))
     assert tracker().describe("ns/gone") == "ns/gone"
+
+
+def test_follows_only_known_observed_budgets() -> None:
+    t = tracker(pdb("web", 0), pdb("new", 0, observed_gen=None))
+    assert t.follows(["ns/web"])
+    assert not t.follows(["ns/new"])
+    assert not t.follows(["ns/web", "ns/missing"])
+    assert not t.follows([])

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from automation.errors import UserError
-from automation.kube.clients import ClusterAccess, build_clients
+from automation.kube.clients import ClusterAccess, build_clients, request_kind
 
 
 def write_kubeconfig(path: Path, *contexts: str, current: str | None = None) -> Path:
@@ -74,4 +74,25 @@ def test_default_timeout_and_request_count(tmp_path: Path) -> None:
             call()
     assert rest.timeouts == [7, 2]
     assert clients.request_count == 2
+    assert clients.request_counts() == {"LIST nodes": 2}
     assert clients.core is clients.core  # accessors are cached
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "kind"),
+    [
+        ("POST", "https://h:6443/api/v1/namespaces/ns/pods/p/eviction", "POST pods/eviction"),
+        ("GET", "https://h/api/v1/pods?watch=True&fieldSelector=spec.nodeName%3Dn", "WATCH pods"),
+        (
+            "GET",
+            "https://h/apis/policy/v1/poddisruptionbudgets?limit=500",
+            "LIST poddisruptionbudgets",
+        ),
+        ("GET", "https://h/api/v1/namespaces/ns/pods", "LIST pods"),
+        ("GET", "https://h/api/v1/namespaces/ns/pods/p", "GET pods"),
+        ("PATCH", "https://h/api/v1/nodes/n1", "PATCH nodes"),
+    ],
+    ids=["eviction", "watch", "list-cluster", "list-namespaced", "get", "patch"],
+)
+def test_request_kind(method: str, url: str, kind: str) -> None:
+    assert request_kind(method, url) == kind
