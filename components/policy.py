@@ -38,6 +38,7 @@ TG = "aws:lb/targetGroup:TargetGroup"
 ATTACHMENT = "aws:autoscaling/attachment:Attachment"
 RECORD = "aws:route53/record:Record"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 
 
 class Recorded(Protocol):
@@ -162,6 +163,24 @@ def attachments_same_vpc(resources: Sequence[Recorded]) -> list[Violation]:
     return found
 
 
+def load_balancers_in_one_vpc(resources: Sequence[Recorded]) -> list[Violation]:
+    """A load balancer's subnets all belong to one VPC (an LB cannot span two VPCs)."""
+    index = _by_id(resources)
+    found = []
+    for r in resources:
+        if r.type != LOAD_BALANCER:
+            continue
+        vpcs = {
+            index[s].inputs.get("vpcId") if s in index else None
+            for s in r.inputs.get("subnets") or []
+        }
+        if len(vpcs) != 1 or None in vpcs:
+            found.append(
+                Violation("lb-one-vpc", r.name, f"subnets span VPCs {sorted(map(str, vpcs))}")
+            )
+    return found
+
+
 def records_consistent(resources: Sequence[Recorded]) -> list[Violation]:
     """No DNS name with a CNAME next to another record; CNAMEs have one value."""
     types: dict[str, list[str]] = defaultdict(list)
@@ -200,6 +219,7 @@ def check_all(
         *asgs_tagged(resources, cluster),
         *names_valid_and_unique(resources),
         *attachments_same_vpc(resources),
+        *load_balancers_in_one_vpc(resources),
         *records_consistent(resources),
         *user_data_encoded(resources),
     ]

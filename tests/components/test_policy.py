@@ -47,6 +47,16 @@ CLUSTER_TAGS = {"KubernetesCluster": "c", "kubernetes.io/cluster/c": "owned"}
 
 CASES = [
     (
+        "lb-across-vpcs",
+        lambda: policy.load_balancers_in_one_vpc(
+            [
+                Fake(policy.SUBNET, "a", {"vpcId": "vpc-old"}, "a-id"),
+                Fake(policy.SUBNET, "b", {"vpcId": "vpc-new"}, "b-id"),
+                Fake(policy.LOAD_BALANCER, "lb", {"name": "lb", "subnets": ["a-id", "b-id"]}),
+            ]
+        ),
+    ),
+    (
         "open-node-port",
         lambda: policy.no_open_ingress(
             [_sg("node", "node"), _rule("r", "node", "0.0.0.0/0", 30080)], public_ports={30080}
