@@ -221,7 +221,8 @@ def diff(
         return
     out.print(
         f"[bold]{info.name}[/]: {from_phase} → {to_phase}: {len(result.added)} added, "
-        f"{len(result.removed)} removed, {len(result.changed)} changed"
+        f"{len(result.removed)} removed, {len(result.changed)} changed, "
+        f"{len(result.moved)} moved by alias"
     )
     for label, keys, style in (
         ("added", result.added, "green"),
@@ -231,6 +232,8 @@ def diff(
             out.print(f"  [{style}]{label:8}[/] {count:4} x {type_token}")
     for key, fields in result.changed.items():
         out.print(f"  [yellow]changed [/]      {key}: {', '.join(fields)}")
+    for new, old in result.moved.items():
+        out.print(f"  [blue]moved   [/]      {old.name} → {new.name} ({new.type}, state kept)")
 
 
 def _checked_phase(info: Any, phase: str | None) -> str:

@@ -27,12 +27,14 @@ class PhaseDiff:
     added: list[ResourceKey] = field(default_factory=list)
     removed: list[ResourceKey] = field(default_factory=list)
     changed: dict[ResourceKey, list[str]] = field(default_factory=dict)
+    moved: dict[ResourceKey, ResourceKey] = field(default_factory=dict)  # new <- old (alias)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "added": [str(k) for k in self.added],
             "removed": [str(k) for k in self.removed],
             "changed": {str(k): keys for k, keys in self.changed.items()},
+            "moved": {str(new): str(old) for new, old in self.moved.items()},
         }
 
 
@@ -40,12 +42,44 @@ def _index(resources: Iterable[Any]) -> dict[ResourceKey, dict[str, Any]]:
     return {ResourceKey(r.type, r.name): dict(r.inputs) for r in resources}
 
 
+def _alias_keys(resource: Any) -> list[ResourceKey]:
+    """The old identities a resource declares through Pulumi aliases."""
+    keys = []
+    for alias in getattr(resource, "aliases", ()) or ():
+        if "urn" in alias:
+            urn = str(alias["urn"])
+            qualified = urn.rsplit("::", 2)[-2] if urn.count("::") >= 2 else ""
+            keys.append(ResourceKey(qualified.rsplit("$", 1)[-1], urn.rsplit("::", 1)[-1]))
+        elif "name" in alias:
+            keys.append(ResourceKey(str(alias.get("type") or resource.type), str(alias["name"])))
+    return keys
+
+
 def diff_resources(before: Iterable[Any], after: Iterable[Any]) -> PhaseDiff:
-    """Compare two renderings (objects with ``type``, ``name``, ``inputs``)."""
+    """Compare two renderings (objects with ``type``, ``name``, ``inputs``, ``aliases``).
+
+    A new resource whose alias names a resource that disappeared is a move (the engine
+    keeps its state), not an add plus a remove.
+    """
+    before, after = list(before), list(after)
     old, new = _index(before), _index(after)
+    added = set(new) - set(old)
+    removed = set(old) - set(new)
+    moved: dict[ResourceKey, ResourceKey] = {}
+    for resource in after:
+        key = ResourceKey(resource.type, resource.name)
+        if key not in added:
+            continue
+        for alias in _alias_keys(resource):
+            if alias in removed:
+                moved[key] = alias
+                added.discard(key)
+                removed.discard(alias)
+                break
     result = PhaseDiff(
-        added=sorted(set(new) - set(old), key=str),
-        removed=sorted(set(old) - set(new), key=str),
+        added=sorted(added, key=str),
+        removed=sorted(removed, key=str),
+        moved=dict(sorted(moved.items(), key=lambda kv: str(kv[0]))),
     )
     for key in sorted(set(old) & set(new), key=str):
         keys = sorted(

@@ -140,3 +140,24 @@ def test_help_is_fast() -> None:
     )
     elapsed = time.perf_counter() - started
     assert elapsed < 1.5, f"kubeshift --help took {elapsed:.2f}s"
+
+
+def test_diff_of_the_example_shows_new_groups_and_removes_nothing(cli: CliRunner) -> None:
+    result = cli.invoke(
+        app,
+        [
+            "--stack",
+            "vpc-move-example",
+            "diff",
+            "--from",
+            "shared-resources",
+            "--to",
+            "target-workers",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    diff = json.loads(result.stdout)
+    groups = [k for k in diff["added"] if k.startswith("aws:autoscaling/group:Group::")]
+    assert len(groups) == 72
+    assert diff["removed"] == []
