@@ -257,8 +257,6 @@ def test_second_run_is_refused_while_kubeshift_holds_the_stack(
 def test_run_is_refused_while_another_update_holds_the_pulumi_stack(
     engine_project: EngineProject, state: Path
 ) -> None:
-    runner = build_runner(engine_project.dir, state)[2]
-    runner.run(scenario().slice("network", "move-vpc"))
     engine_project.pulumi("config", "set", "kubeshift:phase", "fleet")
     engine_project.pulumi("config", "set", "kubeshift-test:fleet_delay", "2")
     by_hand = subprocess.Popen(
