@@ -22,7 +22,7 @@ from kubernetes.client.exceptions import ApiException
 from tests.support import pki as pki_mod
 from tests.support.kubeconfig import write_kubeconfig
 from tests.support.kwok import start_kwok
-from tests.support.processes import LOOPBACK, Daemon, free_port, wait_until
+from tests.support.processes import LOOPBACK, Daemon, free_port, retry_port_clash, wait_until
 from tests.support.testbin import Binaries
 
 SERVICE_CIDR = "10.96.0.0/16"
@@ -141,6 +141,14 @@ def _apiserver_args(
 
 
 def start_cluster(bins: Binaries, etcd_url: str, workdir: Path, opts: ClusterOptions) -> Cluster:
+    """Start every component of one cluster and wait until it accepts workloads.
+
+    Retried (with new ports) when a component lost the race for its free port.
+    """
+    return retry_port_clash(lambda: _start_cluster(bins, etcd_url, workdir, opts))
+
+
+def _start_cluster(bins: Binaries, etcd_url: str, workdir: Path, opts: ClusterOptions) -> Cluster:
     """Start every component of one cluster and wait until it accepts workloads.
 
     Ready means: ``/readyz`` answers, the controller-manager and scheduler report

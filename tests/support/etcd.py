@@ -7,11 +7,12 @@ durability is worthless for a test store, latency is not.
 from __future__ import annotations
 
 import json
+import shutil
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.processes import LOOPBACK, Daemon, free_port, wait_until
+from tests.support.processes import LOOPBACK, Daemon, free_port, retry_port_clash, wait_until
 
 
 @dataclass(frozen=True)
@@ -32,10 +33,15 @@ def _healthy(url: str) -> bool:
 
 
 def start_etcd(binary: Path, workdir: Path, *, timeout: float = 60.0) -> Etcd:
-    """Start etcd and wait until ``/health`` answers true."""
+    """Start etcd and wait until ``/health`` answers true (new ports on a port clash)."""
+    return retry_port_clash(lambda: _start_etcd(binary, workdir, timeout))
+
+
+def _start_etcd(binary: Path, workdir: Path, timeout: float) -> Etcd:
     client, peer = free_port(), free_port()
     client_url, peer_url = f"http://{LOOPBACK}:{client}", f"http://{LOOPBACK}:{peer}"
     data_dir = workdir / "etcd-data"
+    shutil.rmtree(data_dir, ignore_errors=True)  # a failed attempt may have left one
     daemon = Daemon.start(
         "etcd",
         [

@@ -20,8 +20,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 LOOPBACK = "127.0.0.1"
+T = TypeVar("T")
 _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
 
@@ -109,6 +111,17 @@ class Daemon:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.pid, signal.SIGKILL)
             self.process.wait(timeout=grace)
+
+
+def retry_port_clash(start: Callable[[], T], attempts: int = 3) -> T:
+    """Run ``start`` again when a daemon lost a race for its free port."""
+    for attempt in range(attempts):
+        try:
+            return start()
+        except StartupError as exc:
+            if "address already in use" not in str(exc) or attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def wait_until(
