@@ -258,7 +258,8 @@ def test_run_is_refused_while_another_update_holds_the_pulumi_stack(
     engine_project: EngineProject, state: Path
 ) -> None:
     engine_project.pulumi("config", "set", "kubeshift:phase", "fleet")
-    engine_project.pulumi("config", "set", "kubeshift-test:fleet_delay", "2")
+    # Five chained 3 s creates keep the hand-run update (and its lock) alive for 15 s+.
+    engine_project.pulumi("config", "set", "kubeshift-test:fleet_delay", "3")
     by_hand = subprocess.Popen(
         [str(engine_project.engine.pulumi), "up", "--yes", "--skip-preview", "-s", STACK],
         cwd=engine_project.dir,
