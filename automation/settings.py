@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from automation.aws.clients import AwsAccess
 from automation.errors import ConfigError
 from automation.kube.clients import ClusterAccess
+from automation.kube.copy import DEFAULT_KINDS, RegistryRewrite
 from automation.kube.drain.filters import DrainOptions
 from automation.kube.drain.run import DrainLimits
 from automation.kube.nodes import Taint
@@ -40,6 +41,50 @@ class CalicoSettings(BaseModel):
     ip_pool: str = "default-ipv4-ippool"
     namespace: str = "kube-system"
     daemonset: str = "calico-node"
+
+
+# Worker generations (components.userdata.GENERATION_LABEL, components.cni_swap).
+GENERATION_LABEL = "kubeshift.io/generation"
+
+
+class DaemonSetRef(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespace: str = "kube-system"
+    name: str
+    pod_selector: str | None = Field(
+        default=None, description="Labels of its pods (default name=<name>)."
+    )
+
+
+class MirrorSettings(BaseModel):
+    """``kubeshift:runtime.mirror``: how cni-swap copies, moves DNS and judges the CNI."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespaces: tuple[str, ...] = Field(default=(), description="Namespaces to copy.")
+    kinds: tuple[str, ...] = DEFAULT_KINDS
+    registry_rewrites: tuple[RegistryRewrite, ...] = ()
+    label_selector: str | None = None
+    dns_namespaces: tuple[str, ...] | None = Field(
+        default=None, description="Where Services with DNS names live; default: namespaces."
+    )
+    zones: dict[str, str] = Field(
+        default_factory=dict,
+        description="Hosted zone name -> id; default: the cluster's dns.zone_id.",
+    )
+    dns_ttl: int = Field(default=60, ge=0)
+    probe_path: str | None = Field(
+        default=None, description="HTTP(S) path probed through each new LB before its move."
+    )
+    new_cni: DaemonSetRef = DaemonSetRef(name="calico-node", pod_selector="k8s-app=calico-node")
+    old_cni: DaemonSetRef = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
+    new_nodes_selector: str = Field(
+        default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."
+    )
+    old_nodes_selector: str = Field(
+        default=f"{GENERATION_LABEL}=original", description="The generation that is drained."
+    )
 
 
 class GateSettings(BaseModel):
@@ -71,6 +116,7 @@ class RuntimeSettings(BaseModel):
     drain_limits: DrainLimits = Field(default_factory=DrainLimits)
     gates: GateSettings = Field(default_factory=GateSettings)
     calico: CalicoSettings = Field(default_factory=CalicoSettings)
+    mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     probe_services: list[str] = Field(
         default_factory=list,
         description="namespace/name of Services the availability probe watches.",

@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from automation.context import HookContext
 from automation.errors import ConfigError, PreconditionFailed, UserError
-from automation.kube.copy import DEFAULT_KINDS, CopyOptions, RegistryRewrite
+from automation.kube.copy import CopyOptions
 from automation.phase import HookResult
+from automation.settings import MirrorSettings
 from automation.steps import outputs
 from automation.waiting import Pending, summarize
 
@@ -28,48 +29,6 @@ MIRROR = "mirror"
 PRIMARY_NODE_SECURITY_GROUP_IDS = "node_security_group_ids"
 MIRROR_NODE_SECURITY_GROUP_IDS = "mirror_node_security_group_ids"
 SETTINGS_KEY = "kubeshift:runtime.mirror"
-# Worker generations (components.userdata.GENERATION_LABEL, components.cni_swap).
-GENERATION_LABEL = "kubeshift.io/generation"
-
-
-class DaemonSetRef(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    namespace: str = "kube-system"
-    name: str
-    pod_selector: str | None = Field(
-        default=None, description="Labels of its pods (default name=<name>)."
-    )
-
-
-class MirrorSettings(BaseModel):
-    """``kubeshift:runtime.mirror``: how cni-swap copies, moves DNS and judges the CNI."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    namespaces: tuple[str, ...] = Field(default=(), description="Namespaces to copy.")
-    kinds: tuple[str, ...] = DEFAULT_KINDS
-    registry_rewrites: tuple[RegistryRewrite, ...] = ()
-    label_selector: str | None = None
-    dns_namespaces: tuple[str, ...] | None = Field(
-        default=None, description="Where Services with DNS names live; default: namespaces."
-    )
-    zones: dict[str, str] = Field(
-        default_factory=dict,
-        description="Hosted zone name -> id; default: the cluster's dns.zone_id.",
-    )
-    dns_ttl: int = Field(default=60, ge=0)
-    probe_path: str | None = Field(
-        default=None, description="HTTP(S) path probed through each new LB before its move."
-    )
-    new_cni: DaemonSetRef = DaemonSetRef(name="calico-node", pod_selector="k8s-app=calico-node")
-    old_cni: DaemonSetRef = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
-    new_nodes_selector: str = Field(
-        default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."
-    )
-    old_nodes_selector: str = Field(
-        default=f"{GENERATION_LABEL}=original", description="The generation that is drained."
-    )
 
 
 def mirror_settings(ctx: HookContext) -> MirrorSettings:

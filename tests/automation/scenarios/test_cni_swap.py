@@ -25,7 +25,7 @@ from automation.kube.service_dns import EXTERNAL_DNS_HOSTNAME
 from automation.phase import Gate, Hook, Scenario
 from automation.scenarios import SCENARIOS
 from automation.scenarios.cni_swap import scenario
-from automation.settings import GateSettings
+from automation.settings import GENERATION_LABEL, GateSettings
 from automation.steps import mirror as steps
 from components import phases
 from tests.support.controlplane import Cluster
@@ -363,8 +363,8 @@ def test_cni_swap_phase_steps_on_the_primary(
 
     kube = _clients(primary_cluster)
     group = {"kubeshift.io/test-group": namespace}
-    old_labels = {**group, steps.GENERATION_LABEL: "original"}
-    new_labels = {**group, steps.GENERATION_LABEL: "cni"}
+    old_labels = {**group, GENERATION_LABEL: "original"}
+    new_labels = {**group, GENERATION_LABEL: "cni"}
     old = node_pools.create(NodePoolSpec("gen-original", count=2, labels=old_labels))
     new = node_pools.create(NodePoolSpec("gen-cni", count=2, labels=new_labels))
     apps = AppsV1Api(kube.api_client)
@@ -375,7 +375,7 @@ def test_cni_swap_phase_steps_on_the_primary(
         namespace, _cni_daemonset("calico-node", {"k8s-app": "calico-node"}, group)
     )
     web = deployment("web", 2, node_selector=group)
-    prefer_old = {"key": steps.GENERATION_LABEL, "operator": "In", "values": ["original"]}
+    prefer_old = {"key": GENERATION_LABEL, "operator": "In", "values": ["original"]}
     web.spec.template.spec.affinity = {
         "nodeAffinity": {
             "preferredDuringSchedulingIgnoredDuringExecution": [
