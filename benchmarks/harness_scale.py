@@ -147,6 +147,11 @@ def main() -> int:
                     now = time.monotonic() - t2
                     if created == args.pods:
                         milestones.setdefault("all pods created", now)
+                    if (
+                        "first pod created" not in milestones
+                        and core.list_namespaced_pod(ns, limit=1).items
+                    ):
+                        milestones["first pod created"] = now
                     if ready:
                         milestones.setdefault("first pod Ready", now)
                     if now - last_print[0] >= 15:
