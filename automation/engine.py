@@ -70,6 +70,7 @@ class Engine(Protocol):
     def up(self, targets: Sequence[str] = ()) -> UpdateOutcome: ...
     def outputs(self) -> dict[str, Any]: ...
     def resource_urns(self) -> list[str]: ...
+    def pending_operations(self) -> list[str]: ...
 
 
 OutputSink = Callable[[str], None]
@@ -186,9 +187,18 @@ class PulumiEngine:
             return _plain_outputs(self._stack.outputs())
 
     def resource_urns(self) -> list[str]:
+        return [r["urn"] for r in self._deployment().get("resources", []) if "urn" in r]
+
+    def pending_operations(self) -> list[str]:
+        """``<type> <urn>`` of operations an interrupted update left in the state."""
+        return [
+            f"{op.get('type', '?')} {op.get('resource', {}).get('urn', '?')}"
+            for op in self._deployment().get("pending_operations") or []
+        ]
+
+    def _deployment(self) -> dict[str, Any]:
         with mapped_errors("export the stack"):
-            deployment = self._stack.export_stack().deployment or {}
-        return [r["urn"] for r in deployment.get("resources", []) if "urn" in r]
+            return dict(self._stack.export_stack().deployment or {})
 
 
 def _plain_outputs(outputs: Mapping[str, Any]) -> dict[str, Any]:

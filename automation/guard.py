@@ -14,8 +14,6 @@ from automation.errors import BlastRadiusError
 from automation.phase import ChangePolicy
 from automation.waiting import summarize
 
-_IGNORED_TYPES = {"pulumi:pulumi:Stack", "pulumi:providers:aws", "pulumi:providers:kubernetes"}
-
 
 @dataclass(frozen=True)
 class Violation:
@@ -27,7 +25,10 @@ def violations(preview: PreviewOutcome, policy: ChangePolicy) -> list[Violation]
     """Every planned change ``policy`` does not allow, in URN order."""
     found = []
     for change in preview.changes:
-        if change.type in _IGNORED_TYPES and change.op in {"same", "update", "create"}:
+        bookkeeping = change.type == "pulumi:pulumi:Stack" or change.type.startswith(
+            "pulumi:providers:"
+        )
+        if bookkeeping and change.op in {"same", "update", "create"}:
             continue
         reason = policy.violation(change.op, change.type, change.name)
         if reason:

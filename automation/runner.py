@@ -30,7 +30,7 @@ from automation.errors import (
 )
 from automation.journal import Journal
 from automation.phase import ChangePolicy, Gate, Hook, Phase, Step
-from automation.waiting import wait_until
+from automation.waiting import summarize, wait_until
 
 CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
 
@@ -223,6 +223,7 @@ class Runner:
             guard.check(phase.id, outcome, self.policy(phase))
             return _summary_text(outcome.summary)
         if planned.kind == "update":
+            self._refuse_pending_operations(phase)
             result = self.engine.up(self._targets(phase))
             self._outputs = result.outputs
             return _summary_text(result.summary)
@@ -230,6 +231,25 @@ class Runner:
         if isinstance(planned.step, Hook):
             return self._run_hook(planned.step, context)
         return self._run_gate(planned.step, context)
+
+    def _refuse_pending_operations(self, phase: Phase) -> None:
+        """After an interrupted update, stop if the engine kept half-done operations.
+
+        A create the kill interrupted may have left a real resource the state does not
+        know; updating again could duplicate it. The operator checks, then clears them.
+        """
+        assert self.journal is not None and self.engine is not None
+        record = self.journal.get(phase.id, UPDATE)
+        if record is None or record.attempts <= 1:
+            return
+        pending = self.engine.pending_operations()
+        if pending:
+            raise PreconditionFailed(
+                f"Phase '{phase.id}': the interrupted update left {len(pending)} pending "
+                f"operation(s) ({summarize(pending, 3)}); check the cloud for orphans of "
+                "those resources, then run `pulumi cancel` (if the killed update still holds "
+                "the stack) and `pulumi refresh --clear-pending-creates`, and run again."
+            )
 
     def _run_hook(self, hook: Hook, context: HookContext) -> str:
         attempt = 0

@@ -25,6 +25,7 @@ class FakeEngine:
     kill_on: str | None = None
     calls: list[tuple[str, Any]] = field(default_factory=list)
     phase: str | None = None
+    pending: list[str] = field(default_factory=list)
 
     def _maybe_die(self, what: str) -> None:
         if self.kill_on == what:
@@ -61,6 +62,9 @@ class FakeEngine:
 
     def resource_urns(self) -> list[str]:
         return list(self.urns)
+
+    def pending_operations(self) -> list[str]:
+        return list(self.pending)
 
     def ups(self) -> list[str]:
         return [args[0] for name, args in self.calls if name == "up"]

@@ -62,3 +62,8 @@ def test_check_lists_every_offender_and_says_nothing_changed() -> None:
     assert "delete of aws:autoscaling/group:Group::b" in text
     assert "replace of aws:ec2/vpc:Vpc::a" in text
     assert text.endswith("Nothing was changed.")
+
+
+def test_provider_bookkeeping_is_not_a_change() -> None:
+    outcome = preview(("update", "pulumi:providers:pulumi-python", "default"))
+    assert guard.violations(outcome, CREATES_ONLY) == []

@@ -234,3 +234,22 @@ def test_program_scope_lets_through_exactly_what_the_program_retires(journal_pat
     unscoped = make_runner(engine, Journal(journal_path, "s"))
     with pytest.raises(BlastRadiusError, match="2 change"):
         unscoped.run((phase,))
+
+
+def test_interrupted_update_with_pending_operations_stops_before_updating_again(
+    journal_path: Path,
+) -> None:
+    from automation.errors import PreconditionFailed
+
+    scenario = small_scenario(Counter())
+    engine = FakeEngine(kill_on="up:workers")
+    with pytest.raises(Killed):
+        make_runner(engine, Journal(journal_path, "s")).run(scenario.phases)
+    engine.pending = ["creating urn:pulumi:s::p::aws:autoscaling/group:Group::new-a"]
+    with pytest.raises(PreconditionFailed, match="1 pending operation"):
+        make_runner(engine, Journal(journal_path, "s")).run(scenario.phases)
+    assert engine.ups() == ["network", "workers"]  # the killed attempt only
+
+    engine.pending = []  # the operator checked and cleared them
+    make_runner(engine, Journal(journal_path, "s")).run(scenario.phases)
+    assert engine.ups() == ["network", "workers", "workers", "drain"]
