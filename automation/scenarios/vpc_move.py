@@ -48,6 +48,20 @@ NEW_API_TARGETS_HEALTHY = Gate(
     timeout=900,
     interval=10,
 )
+RECORDS_AS_DECLARED = Gate(
+    name="records-in-route53",
+    summary="Route53 answers every record as the stack now declares it",
+    check=traffic.records_as_declared,
+    timeout=300,
+    interval=5,
+)
+API_RECORD_AS_DECLARED = Gate(
+    name="api-record-in-route53",
+    summary="Route53 answers the API record as this phase declares it",
+    check=traffic.api_record_as_declared,
+    timeout=300,
+    interval=5,
+)
 CONTROL_PLANE_QUORUM = Gate(
     name="control-plane-ready",
     summary="every control-plane member Ready (one may go without losing quorum)",
@@ -75,7 +89,11 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         id=phases.control_plane_phase(member),
         summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
         before=(CONTROL_PLANE_QUORUM,),
-        after=(member_back, *(() if first else (NEW_API_TARGETS_HEALTHY,))),
+        after=(
+            member_back,
+            *(() if first else (NEW_API_TARGETS_HEALTHY,)),
+            API_RECORD_AS_DECLARED,
+        ),
         changes=retires_what_the_program_retires(
             summary=f"replaces only member {member}'s resources and the API record"
         ),
@@ -129,7 +147,7 @@ def scenario(control_plane_members: int) -> Scenario:
             id="dns-cutover",
             summary="point ingress records at the new load balancers",
             before=(NEW_TARGETS_HEALTHY,),
-            after=(NEW_TARGETS_HEALTHY,),
+            after=(RECORDS_AS_DECLARED, NEW_TARGETS_HEALTHY),
             changes=retires_what_the_program_retires(summary="record changes only"),
             destructive=True,
             way_back="run target-workers' configuration again: records back to the old LBs",

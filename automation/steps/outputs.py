@@ -12,6 +12,7 @@ TARGET_VPC_ID = "target_vpc_id"
 TARGET_GROUP_ARNS = "target_group_arns"  # {lb key: {port: arn}}; keys like "ingress-target"
 WORKER_LABEL_SELECTORS = "worker_label_selectors"  # {"source"|"target": "label=value"}
 API_RECORD_TARGET = "api_record_target"  # "source-lb" | "member-1" | "target-lb"
+RECORDS = "records"  # {key: {"name", "type": "CNAME"|"A", "values": [...]}}; key "api"
 NODE_SECURITY_GROUP_IDS = "node_security_group_ids"  # {"source"|"target": sg id}
 
 

@@ -8,6 +8,8 @@ back when the new target does not serve.
 
 from __future__ import annotations
 
+from typing import Any
+
 from automation.context import HookContext
 from automation.steps import outputs
 from automation.waiting import Pending
@@ -27,3 +29,46 @@ def new_api_targets_healthy(ctx: HookContext) -> Pending:
 
     arns = outputs.target_group_arns(ctx.outputs, "api-target", ctx.phase)
     return targets_pending(ctx.clients.aws().elbv2, arns, min_healthy=1)
+
+
+def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[Any]:
+    """The records the stack declares (output ``records``) as cutovers to check."""
+    from automation.aws.dns import ARecordTarget, CnameTarget, RecordCutover
+
+    declared = outputs.require(ctx.outputs, outputs.RECORDS, ctx.phase)
+    dns = ctx.config.cluster.dns
+    cutovers = []
+    for key, record in sorted(declared.items()):
+        if keys is not None and key not in keys:
+            continue
+        values = tuple(record["values"])
+        target: Any = (
+            CnameTarget(value=values[0], ttl=dns.ttl)
+            if record["type"] == "CNAME"
+            else ARecordTarget(addresses=values, ttl=dns.ttl)
+        )
+        cutovers.append(RecordCutover(zone_id=dns.zone_id, name=record["name"], target=target))
+    return cutovers
+
+
+def _records_pending(ctx: HookContext, keys: tuple[str, ...] | None) -> Pending:
+    from automation.aws.dns import is_cut_over
+
+    route53 = ctx.clients.aws().route53
+    cutovers = _declared_cutovers(ctx, keys)
+    behind = [
+        f"{c.fqdn} not yet {c.record_type} {c.endpoint}"
+        for c in cutovers
+        if not is_cut_over(route53, c)
+    ]
+    return Pending.of(behind, f"{len(cutovers) - len(behind)}/{len(cutovers)} records as declared")
+
+
+def records_as_declared(ctx: HookContext) -> Pending:
+    """Route53 serves every record exactly as the stack now declares it."""
+    return _records_pending(ctx, None)
+
+
+def api_record_as_declared(ctx: HookContext) -> Pending:
+    """The API record is the CNAME or A record this control-plane phase declares."""
+    return _records_pending(ctx, ("api",))
