@@ -12,6 +12,7 @@ stays the judge.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -54,8 +55,15 @@ def observed(pdb: Mapping[str, Any]) -> bool:
 class BudgetTracker:
     """Latest state of every PDB, kept by one list + watch, with eviction tokens."""
 
-    def __init__(self, policy: client.PolicyV1Api, on_change: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        policy: client.PolicyV1Api,
+        on_change: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self._policy = policy
+        self._clock = clock
+        self._updated: dict[str, float] = {}
         self._on_change = on_change or (lambda: None)
         self._lock = threading.Lock()
         self._pdbs: dict[str, dict[str, Any]] = {}
@@ -82,8 +90,10 @@ class BudgetTracker:
         self._sync(items)
 
     def _sync(self, items: list[dict[str, Any]]) -> None:
+        now = self._clock()
         with self._lock:
             self._pdbs = {pdb_key(p): p for p in items}
+            self._updated = dict.fromkeys(self._pdbs, now)
             self._claimed.clear()
         self._on_change()
 
@@ -94,6 +104,7 @@ class BudgetTracker:
                 self._pdbs.pop(key, None)
             else:
                 self._pdbs[key] = obj
+            self._updated[key] = self._clock()
             self._claimed[key] = 0
         self._on_change()
 
@@ -121,6 +132,12 @@ class BudgetTracker:
             return bool(keys) and all(
                 (p := self._pdbs.get(k)) is not None and observed(p) for k in keys
             )
+
+    def quiet_for(self, keys: list[str]) -> float:
+        """Seconds since the least recently updated budget of ``keys`` last changed."""
+        now = self._clock()
+        with self._lock:
+            return max((now - self._updated.get(k, now) for k in keys), default=0.0)
 
     def try_claim(self, keys: list[str]) -> bool | None:
         """Take one eviction token from each of ``keys``.

@@ -55,7 +55,8 @@ class DrainLimits(BaseModel):
     budget_fallback: float = Field(
         default=30.0,
         gt=0,
-        description="While a watched budget allows nothing, still try a pod this often (s).",
+        description="Try one eviction anyway when a refusing budget's status has not "
+        "changed for this long (s).",
     )
 
 
@@ -378,11 +379,15 @@ class _Run:
                     )
                     if claim is False:
                         # the budget allows nothing now: its next status update wakes us
-                        # (claim turns True); a rare fallback attempt guards a lagging watch
+                        # (claim turns True). Only when it has been quiet for long (a lagging
+                        # watch?) is one eviction tried anyway, and the API server decides.
                         if item.state == TODO:
                             item.state = BLOCKED
                             item.blocked_by = item.budgets[0]
-                            item.next_try = now + limits.budget_fallback
+                        quiet = self.tracker.quiet_for(item.budgets) if self.tracker else 0.0
+                        if quiet < limits.budget_fallback:
+                            wake = min(wake, now + limits.budget_fallback - quiet)
+                            continue
                         if now < item.next_try:
                             wake = min(wake, item.next_try)
                             continue

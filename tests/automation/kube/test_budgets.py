@@ -88,3 +88,15 @@ def test_follows_only_known_observed_budgets() -> None:
     assert not t.follows(["ns/new"])
     assert not t.follows(["ns/web", "ns/missing"])
     assert not t.follows([])
+
+
+def test_quiet_for_measures_time_since_last_update() -> None:
+    now = [100.0]
+    t = BudgetTracker(policy=None, clock=lambda: now[0])  # type: ignore[arg-type]
+    t.load([pdb("web", 0), pdb("db", 0)])
+    now[0] = 130.0
+    t._event("MODIFIED", pdb("web", 1))
+    now[0] = 135.0
+    assert t.quiet_for(["ns/web"]) == 5.0
+    assert t.quiet_for(["ns/web", "ns/db"]) == 35.0
+    assert t.quiet_for([]) == 0.0
