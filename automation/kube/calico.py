@@ -87,6 +87,8 @@ def daemonset_rolled(apps: client.AppsV1Api, namespace: str, name: str) -> Pendi
     updated = status.updated_number_scheduled or 0
     available = status.number_available or 0
     items = []
+    if desired == 0:
+        items.append(f"{namespace}/{name}: scheduled on no node yet")
     if (status.observed_generation or 0) < (ds.metadata.generation or 0):
         items.append(f"{namespace}/{name}: controller has not seen the new template")
     if updated < desired:

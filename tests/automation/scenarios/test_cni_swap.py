@@ -366,7 +366,6 @@ def test_cni_swap_phase_steps_on_the_primary(
     old_labels = {**group, GENERATION_LABEL: "original"}
     new_labels = {**group, GENERATION_LABEL: "cni"}
     old = node_pools.create(NodePoolSpec("gen-original", count=2, labels=old_labels))
-    new = node_pools.create(NodePoolSpec("gen-cni", count=2, labels=new_labels))
     apps = AppsV1Api(kube.api_client)
     apps.create_namespaced_daemon_set(
         namespace, _cni_daemonset("weave-net", {"name": "weave-net"}, old_labels)
@@ -420,15 +419,23 @@ def test_cni_swap_phase_steps_on_the_primary(
         until=lambda p: p.done,
         timeout=90,
     )
+    # The new generation joins only now (as the doubled node count does in the seed), so
+    # the running pods are all on the old generation when the drain starts.
+    new = node_pools.create(NodePoolSpec("gen-cni", count=2, labels=new_labels))
     assert not steps.old_cni_gone(ctx()).done
 
     assert not steps.remove_old_cni(ctx(dry_run=True)).changed
     assert steps.remove_old_cni(ctx()).changed
     assert not steps.remove_old_cni(ctx()).changed
     eventually("weave gone", lambda: steps.old_cni_gone(ctx()), until=lambda p: p.done, timeout=90)
-    assert steps.new_generation_ready(ctx()).done
+    eventually(
+        "new generation Ready",
+        lambda: steps.new_generation_ready(ctx()),
+        until=lambda p: p.done,
+        timeout=90,
+    )
 
-    assert _web_nodes(kube, namespace) <= set(old.node_names)  # preferred affinity placed them
+    assert _web_nodes(kube, namespace) <= set(old.node_names)
     assert not steps.drain_old_generation(ctx(dry_run=True)).changed
     drained = steps.drain_old_generation(ctx())
     assert drained.changed and "evicted 2 pod(s)" in drained.message, drained.message

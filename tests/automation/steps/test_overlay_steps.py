@@ -19,7 +19,7 @@ from automation.context import HookContext
 from automation.kube.clients import KubeClients
 from automation.settings import CalicoSettings, RuntimeSettings
 from automation.steps import outputs, overlay, routes
-from automation.waiting import wait_until
+from automation.waiting import Pending, wait_until
 from components.config import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec
 
@@ -128,7 +128,14 @@ def test_native_routing_switch_is_idempotent_and_rolls_calico_once(
         calico=CalicoSettings(ip_pool=ip_pool, namespace=namespace, daemonset="calico-node")
     )
     ctx = _context(primary_cluster, settings)
-    wait_until("calico-node up", lambda: overlay.calico_rolled(ctx), timeout=120, interval=0.5)
+    core = client.CoreV1Api(primary_cluster.api_client())
+
+    def two_pods() -> Pending:
+        pods = core.list_namespaced_pod(namespace, label_selector="k8s-app=calico-node").items
+        status = overlay.calico_rolled(ctx)
+        return status if len(pods) == 2 else Pending.of([f"{len(pods)}/2 calico-node pods"])
+
+    wait_until("calico-node up", two_pods, timeout=120, interval=0.5)
 
     ctx.dry_run = True
     assert "would set" in overlay.disable_ipip(ctx).message
