@@ -250,6 +250,7 @@ class _Run:
         self.tracker: BudgetTracker | None = None
         self.pods_task: Any = None
         self.nodes_task: Any = None
+        self.blocked_by_node: dict[str, int] = {}
 
     def notify(self) -> None:
         with self.cond:
@@ -355,6 +356,7 @@ class _Run:
             while True:
                 active = [w for w in work.values() if w.state not in (GONE, FAILED)]
                 if not active:
+                    self._show_blocked(node, 0)
                     if any(w.state == FAILED for w in work.values()):
                         self.summary.incomplete_nodes.append(node)
                     else:
@@ -396,7 +398,17 @@ class _Run:
                         continue
                     self._attempt(item, claimed=bool(claim))
                     now = self.clock()
+                self._show_blocked(node, sum(1 for w in active if w.state == BLOCKED))
                 self.cond.wait(max(0.01, min(wake - now, self.deadline.remaining)))
+
+    def _show_blocked(self, node: str, count: int) -> None:
+        """Keep the pods task's detail at 'N waiting for budgets' (lock held)."""
+        if self.blocked_by_node.get(node, 0) == count:
+            return
+        self.blocked_by_node[node] = count
+        if self.pods_task is not None:
+            total = sum(self.blocked_by_node.values())
+            self.pods_task.update(detail=f"{total} waiting for disruption budgets")
 
     def _attempt(self, item: _PodWork, claimed: bool) -> None:
         """Send one eviction (lock released during the call)."""

@@ -26,6 +26,40 @@ pytestmark = pytest.mark.controlplane
 REPO = Path(__file__).resolve().parents[3]
 
 
+class RecordingTask:
+    def __init__(self, total: int | None) -> None:
+        self.total, self.completed, self.details = total, 0, []
+
+    def advance(self, amount: int = 1) -> None:
+        self.completed += amount
+
+    def update(self, *, completed: int | None = None, detail: str | None = None) -> None:
+        if completed is not None:
+            self.completed = completed
+        if detail is not None:
+            self.details.append(detail)
+
+    def __enter__(self) -> RecordingTask:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+class RecordingReporter:
+    """A Reporter that keeps every task, to assert what the operator was shown."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, RecordingTask] = {}
+
+    def task(self, description: str, total: int | None = None) -> RecordingTask:
+        self.tasks[description] = RecordingTask(total)
+        return self.tasks[description]
+
+    def on_wait(self, what: str, status: object, remaining: float) -> None:
+        return None
+
+
 def test_drain_honours_budgets_and_keeps_endpoints(fleet: Fleet) -> None:
     old = fleet.pool("old", 3)
     fleet.deploy("web", 4, ready_delay="1s", min_available=3, with_service=True)
@@ -38,11 +72,13 @@ def test_drain_honours_budgets_and_keeps_endpoints(fleet: Fleet) -> None:
     fleet.retire(old)
     services = [f"{fleet.namespace}/web", f"{fleet.namespace}/api"]
 
+    reporter = RecordingReporter()
     with AvailabilityProbe(fleet.kube.discovery, services) as probe:
         summary = drain_nodes(
             fleet.kube,
             old.node_names,
             limits=DrainLimits(max_nodes_in_flight=3, max_pods_in_flight=8, timeout=120),
+            reporter=reporter,
         )
         fleet.wait_ready("web", 4)
         fleet.wait_ready("api", 4)
@@ -55,6 +91,11 @@ def test_drain_honours_budgets_and_keeps_endpoints(fleet: Fleet) -> None:
     assert report.zero_downtime, report.as_dict()
     assert report.services[services[0]].min_ready >= 1
     assert no_evictable_pods(fleet.kube, old.node_names).done
+    assert reporter.tasks["draining nodes"].completed == 3
+    assert reporter.tasks["evicting pods"].completed == 8
+    assert any(
+        "waiting for disruption budgets" in d for d in reporter.tasks["evicting pods"].details
+    )
     gate = eventually(
         "workloads available again",
         lambda: workloads_available(fleet.kube, [fleet.namespace]),
