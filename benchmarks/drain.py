@@ -21,7 +21,7 @@ Measured here (2 shared cores, Kubernetes v1.36.3, kwok v0.8.0, kubectl v1.32.4;
 maxUnavailable 1, ready delay 2 s; old nodes tainted first, as the migration does):
 
     fleet (old+new nodes, pods)   bound   kubeshift   kubectl   ratio   req/pod (ks / kubectl)
-    10+10,   250 in 10 deploys      50 s     52.9 s    145.4 s  2.75x   1.18 / 3.04
+    10+10,   250 in 10 deploys      50 s     51.7 s    140.2 s  2.71x   1.18 / 2.98
     40+40,  1200 in 40 deploys      60 s    143.1 s    247.1 s  1.73x   1.17 / 2.22
     100+100, 5000 in 100 deploys   100 s    604.2 s    883.3 s  1.46x   1.14 / 2.13
 
