@@ -10,6 +10,7 @@ from __future__ import annotations
 from automation.context import HookContext
 from automation.phase import HookResult
 from automation.steps import outputs
+from automation.steps.availability import watched
 
 
 def _switch(ctx: HookContext, service_type: str) -> HookResult:
@@ -48,7 +49,11 @@ def move_ingress_pods(ctx: HookContext) -> HookResult:
             label_selector=outputs.worker_selector(ctx.outputs, "target", ctx.phase)
         ),
     )
-    result = move_pods(
-        ctx.clients.kube("primary"), move, reporter=ctx.progress, dry_run=ctx.dry_run
-    )
-    return HookResult(changed=result.changed, message=result.message)
+
+    def move_them() -> HookResult:
+        result = move_pods(
+            ctx.clients.kube("primary"), move, reporter=ctx.progress, dry_run=ctx.dry_run
+        )
+        return HookResult(changed=result.changed, message=result.message)
+
+    return watched(ctx, move_them)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from automation.context import HookContext
 from automation.phase import HookResult
 from automation.steps import outputs
+from automation.steps.availability import watched
 from automation.waiting import Pending
 
 
@@ -71,17 +72,23 @@ def drain_retiring_nodes(ctx: HookContext) -> HookResult:
     from automation.kube.drain.run import drain_nodes
 
     names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
-    summary = drain_nodes(
-        ctx.clients.kube("primary"),
-        names,
-        options=ctx.settings.drain,
-        limits=ctx.settings.drain_limits,
-        reporter=ctx.progress,
-        dry_run=ctx.dry_run,
-    )
-    if not ctx.dry_run:
-        summary.raise_for_incomplete()
-    return HookResult(changed=bool(summary.evicted), message=summary.message())
+
+    def drain() -> HookResult:
+        summary = drain_nodes(
+            ctx.clients.kube("primary"),
+            names,
+            options=ctx.settings.drain,
+            limits=ctx.settings.drain_limits,
+            reporter=ctx.progress,
+            dry_run=ctx.dry_run,
+        )
+        if not ctx.dry_run:
+            summary.raise_for_incomplete()
+        return HookResult(
+            changed=bool(summary.evicted) and not ctx.dry_run, message=summary.message()
+        )
+
+    return watched(ctx, drain)
 
 
 def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:

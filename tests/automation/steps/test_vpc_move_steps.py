@@ -153,3 +153,99 @@ def test_missing_output_is_a_clear_precondition(context: HookContext) -> None:
     context.outputs = {}
     with pytest.raises(PreconditionFailed, match="needs the stack output 'source_vpc_id'"):
         nodes.taint_retiring_nodes(context)
+
+
+def _kwok_node(core, instance: dict, labels: dict[str, str]) -> str:  # type: ignore[no-untyped-def]
+    from tests.support.kwok import MANAGED_LABEL
+
+    name = instance["PrivateDnsName"]
+    core.create_node(
+        client.V1Node(
+            metadata=client.V1ObjectMeta(name=name, labels={MANAGED_LABEL: "true", **labels}),
+            spec=client.V1NodeSpec(provider_id=f"aws:///us-east-1a/{instance['InstanceId']}"),
+            status={
+                "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+            },
+        )
+    )
+    return name
+
+
+def test_taint_then_drain_moves_a_service_to_the_new_vpc_without_downtime(
+    moto,
+    primary_cluster,
+    namespace: str,  # type: ignore[no-untyped-def]
+) -> None:
+    """drain-workers as the runner runs it: EC2 finds the old nodes, pods move, probe watches."""
+    from tests.support.waiting import eventually
+    from tests.support.workloads import deployment, pdb, service
+
+    ec2 = moto.client("ec2")
+    subnets = {}
+    vpcs = {}
+    for side, cidr in (("source", "10.0.0.0/16"), ("target", "10.20.0.0/16")):
+        vpcs[side] = ec2.create_vpc(CidrBlock=cidr)["Vpc"]["VpcId"]
+        subnets[side] = ec2.create_subnet(
+            VpcId=vpcs[side], CidrBlock=cidr.replace("/16", "/20"), AvailabilityZone="us-east-1a"
+        )["Subnet"]["SubnetId"]
+    api = primary_cluster.api_client()
+    core = client.CoreV1Api(api)
+    group = {"kubeshift.io/test-group": namespace}
+    old = [
+        _kwok_node(core, i, {**group, "kubeshift.io/generation": "original"})
+        for i in _instances(ec2, subnets["source"], 2, "demo")
+    ]
+    created = list(old)
+    try:
+        apps = client.AppsV1Api(api)
+        apps.create_namespaced_deployment(namespace, deployment("web", 4, node_selector=group))
+        client.PolicyV1Api(api).create_namespaced_pod_disruption_budget(
+            namespace, pdb("web", "web", min_available=3)
+        )
+        core.create_namespaced_service(namespace, service("web", "web"))
+
+        def ready_on(nodes: list[str]) -> int:
+            pods = core.list_namespaced_pod(namespace, label_selector="app=web").items
+            return sum(
+                1
+                for p in pods
+                if p.spec.node_name in nodes
+                and p.metadata.deletion_timestamp is None
+                and any(c.type == "Ready" and c.status == "True" for c in p.status.conditions or [])
+            )
+
+        eventually("4 web pods Ready on old nodes", lambda: ready_on(old), until=lambda n: n == 4)
+        new = [
+            _kwok_node(core, i, {**group, "kubeshift.io/generation": "mig"})
+            for i in _instances(ec2, subnets["target"], 2, "demo")
+        ]
+        created += new
+
+        values = load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml")
+        ctx = HookContext(
+            stack="test",
+            scenario="vpc-move",
+            phase="drain-workers",
+            clients=StaticClients(
+                kube={"primary": KubeClients(primary_cluster.api_client())},
+                aws=AwsClients(AwsAccess(region=moto.region, endpoint_url=moto.endpoint_url)),
+            ),
+            config=load_config(values),
+            settings=RuntimeSettings(probe_services=[f"{namespace}/web"]),
+            outputs={outputs.SOURCE_VPC_ID: vpcs["source"], outputs.TARGET_VPC_ID: vpcs["target"]},
+        )
+        assert nodes.taint_retiring_nodes(ctx).changed
+        drained = nodes.drain_retiring_nodes(ctx)
+
+        assert drained.changed
+        availability = drained.details["availability"]
+        assert "Availability" in drained.message
+        assert availability["services"][f"{namespace}/web"]["min_ready"] >= 3
+        assert nodes.no_pods_left_on_retiring_nodes(ctx).done
+        eventually("4 web pods Ready on new nodes", lambda: ready_on(new), until=lambda n: n == 4)
+        again = nodes.drain_retiring_nodes(ctx)
+        assert not again.changed  # a resumed drain finds nothing left to do
+    finally:
+        for name in created:
+            core.delete_node(name)
