@@ -6,6 +6,9 @@ source VPC — then mapped to Kubernetes node names through ``providerID``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from automation.context import HookContext
 from automation.phase import HookResult
 from automation.steps import outputs
@@ -35,36 +38,34 @@ def nodes_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
     return list(match.names)
 
 
-def taint_retiring_nodes(ctx: HookContext) -> HookResult:
-    """Taint every source-VPC node NoSchedule so rescheduled pods land on new workers."""
-    from automation.kube.nodes import NodeSelection, taint_nodes
-
-    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
-    if not names:
-        return HookResult(changed=False, message="no nodes left in the source VPC to taint")
-    change = taint_nodes(
-        ctx.clients.kube("primary").core,
-        NodeSelection(names=names),
-        ctx.settings.retiring_taint,
-        dry_run=ctx.dry_run,
-    )
-    return HookResult(changed=bool(change.changed) and not ctx.dry_run, message=change.message)
-
-
-def untaint_retiring_nodes(ctx: HookContext) -> HookResult:
-    """The way back of the taint: make source-VPC nodes schedulable for new pods again."""
-    from automation.kube.nodes import NodeSelection, untaint_nodes
+def _retiring_taint(ctx: HookContext, action: Callable[..., Any]) -> HookResult:
+    """Apply ``taint_nodes``/``untaint_nodes`` with the retiring taint to source-VPC nodes."""
+    from automation.kube.nodes import NodeSelection
 
     names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
     if not names:
         return HookResult(changed=False, message="no nodes in the source VPC")
-    change = untaint_nodes(
+    change = action(
         ctx.clients.kube("primary").core,
         NodeSelection(names=names),
         ctx.settings.retiring_taint,
         dry_run=ctx.dry_run,
     )
     return HookResult(changed=bool(change.changed) and not ctx.dry_run, message=change.message)
+
+
+def taint_retiring_nodes(ctx: HookContext) -> HookResult:
+    """Taint every source-VPC node NoSchedule so rescheduled pods land on new workers."""
+    from automation.kube.nodes import taint_nodes
+
+    return _retiring_taint(ctx, taint_nodes)
+
+
+def untaint_retiring_nodes(ctx: HookContext) -> HookResult:
+    """The way back of the taint: make source-VPC nodes schedulable for new pods again."""
+    from automation.kube.nodes import untaint_nodes
+
+    return _retiring_taint(ctx, untaint_nodes)
 
 
 def drain_retiring_nodes(ctx: HookContext) -> HookResult:
