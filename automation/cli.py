@@ -261,7 +261,7 @@ def preview(
     from automation.engine import PulumiEngine, require_pulumi_cli
     from automation.project import load_stack
     from automation.review import program_scope
-    from automation.runner import Runner, resolve_targets
+    from automation.runner import effective_policy, resolve_targets
     from automation.scenarios import build_scenario
 
     project = project_dir()
@@ -272,10 +272,8 @@ def preview(
     engine = PulumiEngine(project, info.name, create=True, on_output=logs.engine_output)
     engine.set_phase(chosen.id)
     outcome = engine.preview(resolve_targets(engine, chosen))
-    scope = Runner(
-        engine, None, _no_hooks, scope=lambda p: program_scope(info.values, scenario.ids(), p.id)
-    )
-    found = guard.violations(outcome, scope.policy(chosen))
+    policy = effective_policy(chosen, lambda p: program_scope(info.values, scenario.ids(), p.id))
+    found = guard.violations(outcome, policy)
     if json_output or _globals(ctx).json:
         _emit_json(
             {
@@ -294,10 +292,6 @@ def preview(
             err.print(f"[red]not allowed:[/] {violation.reason}")
     if found:
         raise typer.Exit(3)
-
-
-def _no_hooks(*_: Any) -> Any:
-    raise UserError("preview runs no hooks.")
 
 
 @app.command()

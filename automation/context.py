@@ -37,7 +37,3 @@ class HookContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("kubeshift"))
     progress: Reporter = field(default_factory=NullReporter)
     dry_run: bool = False
-
-    def would(self, action: str) -> None:
-        """Log what a dry run would do, in one fixed phrase."""
-        self.log.info("dry-run: would %s", action)

@@ -65,7 +65,6 @@ class Engine(Protocol):
     """What the runner needs from Pulumi; a fake implements it in unit tests."""
 
     def set_phase(self, phase: str) -> None: ...
-    def current_phase(self) -> str | None: ...
     def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome: ...
     def up(self, targets: Sequence[str] = ()) -> UpdateOutcome: ...
     def outputs(self) -> dict[str, Any]: ...
@@ -140,13 +139,6 @@ class PulumiEngine:
     def set_phase(self, phase: str) -> None:
         with mapped_errors(f"set {PHASE_KEY} to {phase}"):
             self._stack.set_config(PHASE_KEY, self._auto.ConfigValue(value=phase))
-
-    def current_phase(self) -> str | None:
-        with mapped_errors(f"read {PHASE_KEY}"):
-            try:
-                return str(self._stack.get_config(PHASE_KEY).value)
-            except self._auto.errors.CommandError:
-                return None
 
     # -- operations --------------------------------------------------------------------
 

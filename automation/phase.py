@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from automation.errors import UserError
 from automation.waiting import Pending
 
 if TYPE_CHECKING:
@@ -165,8 +166,6 @@ class Scenario:
             if phase.id == phase_id:
                 return phase
         known = ", ".join(p.id for p in self.phases)
-        from automation.errors import UserError
-
         raise UserError(f"Unknown phase '{phase_id}' for scenario {self.id}; known: {known}.")
 
     def ids(self) -> tuple[str, ...]:
@@ -178,7 +177,5 @@ class Scenario:
         lo = ids.index(self.phase(start).id) if start else 0
         hi = ids.index(self.phase(stop).id) if stop else len(ids) - 1
         if lo > hi:
-            from automation.errors import UserError
-
             raise UserError(f"Phase '{start}' comes after '{stop}' in scenario {self.id}.")
         return self.phases[lo : hi + 1]

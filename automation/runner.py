@@ -200,12 +200,6 @@ class Runner:
             if planned.key == UPDATE and context is not None:
                 context.outputs = self._outputs
 
-    def policy(self, phase: Phase) -> ChangePolicy:
-        """The phase's change policy, widened by the program's own scope when it asks."""
-        if phase.changes.program_scope and self.scope is not None:
-            return phase.changes.widened(self.scope(phase))
-        return phase.changes
-
     def _confirm(self, planned: PlannedStep) -> None:
         assert self.confirm is not None
         if not self.confirm(f"{planned.phase}/{planned.key}: {planned.summary}. Proceed?"):
@@ -220,7 +214,7 @@ class Runner:
             return f"kubeshift:phase = {phase.id}"
         if planned.kind == "preview":
             outcome = self.engine.preview(self._targets(phase))
-            guard.check(phase.id, outcome, self.policy(phase))
+            guard.check(phase.id, outcome, effective_policy(phase, self.scope))
             return _summary_text(outcome.summary)
         if planned.kind == "update":
             self._refuse_pending_operations(phase)
@@ -292,6 +286,13 @@ class Runner:
     def _targets(self, phase: Phase) -> list[str]:
         assert self.engine is not None
         return resolve_targets(self.engine, phase)
+
+
+def effective_policy(phase: Phase, scope: ScopeResolver | None) -> ChangePolicy:
+    """The phase's change policy, widened by the program's own scope when it asks for it."""
+    if phase.changes.program_scope and scope is not None:
+        return phase.changes.widened(scope(phase))
+    return phase.changes
 
 
 def resolve_targets(engine: Engine, phase: Phase) -> list[str]:

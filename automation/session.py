@@ -88,7 +88,8 @@ def execute(
 ) -> RunReport:
     """Run (or dry-run) the requested phases of a stack."""
     info = load_stack(request.project, request.stack)
-    phases = build_scenario(info).slice(request.start, request.stop)
+    scenario = build_scenario(info)
+    phases = scenario.slice(request.start, request.stop)
     settings = load_runtime_settings(info.values)
     clients = clients or LazyClients(settings)
     path = journal_path(request.project, request.stack)
@@ -111,13 +112,12 @@ def execute(
         use_rich = console is not None and not request.json
         reporter = RichReporter(console) if use_rich else NullReporter()
         factory = context_factory(info, settings, clients, reporter)
-        scenario_ids = tuple(p.id for p in build_scenario(info).phases)
         runner = Runner(
             engine,
             journal,
             factory,
             confirm=chooser,
-            scope=lambda phase: program_scope(info.values, scenario_ids, phase.id),
+            scope=lambda phase: program_scope(info.values, scenario.ids(), phase.id),
         )
         if isinstance(reporter, RichReporter):
             with reporter:

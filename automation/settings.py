@@ -88,12 +88,11 @@ class MirrorSettings(BaseModel):
 
 
 class GateSettings(BaseModel):
+    """Waits that hooks run inside themselves (cni-swap's per-record DNS sync)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    nodes_ready_timeout: float = Field(default=900.0, gt=0)
-    targets_healthy_timeout: float = Field(default=600.0, gt=0)
     dns_sync_timeout: float = Field(default=300.0, gt=0)
-    routes_timeout: float = Field(default=1800.0, gt=0)
     interval: float = Field(default=10.0, gt=0)
 
 

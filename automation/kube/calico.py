@@ -19,7 +19,6 @@ from automation.waiting import Pending
 
 GROUP, VERSION, PLURAL = "crd.projectcalico.org", "v1", "ippools"
 RESTART_ANNOTATION = "kubeshift.io/restarted-for"
-MERGE_PATCH = "application/merge-patch+json"
 
 IpipMode = Literal["Always", "CrossSubnet", "Never"]
 

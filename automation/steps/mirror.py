@@ -25,9 +25,6 @@ from automation.waiting import Pending, summarize
 
 PRIMARY = "primary"
 MIRROR = "mirror"
-# Stack outputs (components.cni_swap / components.baseline): node security group ids.
-PRIMARY_NODE_SECURITY_GROUP_IDS = "node_security_group_ids"
-MIRROR_NODE_SECURITY_GROUP_IDS = "mirror_node_security_group_ids"
 SETTINGS_KEY = "kubeshift:runtime.mirror"
 
 
@@ -338,8 +335,10 @@ def mirror_grants(ctx: HookContext) -> list[Any]:
     dependencies = list(mirror_cfg.dependency_security_group_ids) if mirror_cfg else []
     if not dependencies:
         return []
-    primary_sgs = set(outputs.require(ctx.outputs, PRIMARY_NODE_SECURITY_GROUP_IDS, ctx.phase))
-    mirror_sgs = list(outputs.require(ctx.outputs, MIRROR_NODE_SECURITY_GROUP_IDS, ctx.phase))
+    primary_sgs = set(outputs.require(ctx.outputs, outputs.NODE_SECURITY_GROUP_IDS, ctx.phase))
+    mirror_sgs = list(
+        outputs.require(ctx.outputs, outputs.MIRROR_NODE_SECURITY_GROUP_IDS, ctx.phase)
+    )
     try:
         groups = ctx.clients.aws().ec2.describe_security_groups(GroupIds=dependencies)
     except ClientError as exc:

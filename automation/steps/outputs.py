@@ -11,9 +11,9 @@ SOURCE_VPC_ID = "source_vpc_id"
 TARGET_VPC_ID = "target_vpc_id"
 TARGET_GROUP_ARNS = "target_group_arns"  # {lb key: {port: arn}}; keys like "ingress-target"
 WORKER_LABEL_SELECTORS = "worker_label_selectors"  # {"source"|"target": "label=value"}
-API_RECORD_TARGET = "api_record_target"  # "source-lb" | "member-1" | "target-lb"
 RECORDS = "records"  # {key: {"name", "type": "CNAME"|"A", "values": [...]}}; key "api"
-NODE_SECURITY_GROUP_IDS = "node_security_group_ids"  # {"source"|"target": sg id}
+NODE_SECURITY_GROUP_IDS = "node_security_group_ids"  # [sg id, ...] of the primary's nodes
+MIRROR_NODE_SECURITY_GROUP_IDS = "mirror_node_security_group_ids"  # cni-swap: the mirror's
 
 
 def require(outputs: Mapping[str, Any], key: str, phase: str) -> Any:

@@ -37,9 +37,6 @@ class FakeEngine:
         self._maybe_die(f"set_phase:{phase}")
         self.phase = phase
 
-    def current_phase(self) -> str | None:
-        return self.phase
-
     def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome:
         self.calls.append(("preview", (self.phase, tuple(targets))))
         self._maybe_die(f"preview:{self.phase}")

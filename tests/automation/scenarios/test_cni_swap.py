@@ -27,6 +27,7 @@ from automation.scenarios import SCENARIOS
 from automation.scenarios.cni_swap import scenario
 from automation.settings import GENERATION_LABEL, GateSettings
 from automation.steps import mirror as steps
+from automation.steps import outputs
 from components import phases
 from tests.support.controlplane import Cluster
 from tests.support.moto_fixtures import MotoServer
@@ -309,7 +310,7 @@ def test_grants_mirror_the_rules_that_admit_the_primary(moto: MotoServer) -> Non
         ),
         outputs={
             "node_security_group_ids": [primary_nodes],
-            steps.MIRROR_NODE_SECURITY_GROUP_IDS: [mirror_nodes],
+            outputs.MIRROR_NODE_SECURITY_GROUP_IDS: [mirror_nodes],
         },
     )
     dry = steps.grant_mirror_access(HookContext(**{**ctx.__dict__, "dry_run": True}))

@@ -216,6 +216,21 @@ def test_taint_then_drain_moves_a_service_to_the_new_vpc_without_downtime(
             )
 
         eventually("4 web pods Ready on old nodes", lambda: ready_on(old), until=lambda n: n == 4)
+        discovery = client.DiscoveryV1Api(api)
+
+        def ready_endpoints() -> int:
+            slices = discovery.list_namespaced_endpoint_slice(
+                namespace, label_selector="kubernetes.io/service-name=web"
+            ).items
+            return sum(
+                1
+                for es in slices
+                for e in es.endpoints or []
+                if e.conditions and e.conditions.ready
+            )
+
+        # The probe's baseline: the EndpointSlice lags pod readiness, so wait for it too.
+        eventually("4 ready endpoints", ready_endpoints, until=lambda n: n == 4)
         new = [
             _kwok_node(core, i, {**group, "kubeshift.io/generation": "mig"})
             for i in _instances(ec2, subnets["target"], 2, "demo")
