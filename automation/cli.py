@@ -19,6 +19,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from automation.errors import KubeshiftError, UserError
 from automation.project import DEFAULT_STACK, project_dir
@@ -53,7 +54,7 @@ def handles_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except KubeshiftError as exc:
-            err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+            err.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err.print("interrupted; run the same command again to resume.")
@@ -94,6 +95,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output."
 
 def _stack_name(ctx: typer.Context, stack: str | None) -> str:
     return stack or _globals(ctx).stack
+
+
+def _project_for(stack: str) -> Path:
+    """The project to run ``stack`` against: the sandbox's copy while it rehearses it."""
+    from automation.sandbox.commands import aim
+
+    return aim(project_dir(), stack)
 
 
 # --- scenarios and plan ---------------------------------------------------------------------
@@ -264,7 +272,7 @@ def preview(
     from automation.runner import effective_policy, resolve_targets
     from automation.scenarios import build_scenario
 
-    project = project_dir()
+    project = _project_for(_stack_name(ctx, stack))
     info = load_stack(project, _stack_name(ctx, stack))
     scenario = build_scenario(info)
     chosen = scenario.phase(phase)
@@ -315,7 +323,7 @@ def run(
 
     g = _globals(ctx)
     request = RunRequest(
-        project=project_dir(),
+        project=_project_for(_stack_name(ctx, stack)),
         stack=_stack_name(ctx, stack),
         start=from_phase,
         stop=to_phase,
@@ -342,7 +350,7 @@ def status(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fa
     from automation.journal import Journal, state_dir
 
     name = _stack_name(ctx, stack)
-    path = state_dir(project_dir()) / f"{name}.journal.json"
+    path = state_dir(_project_for(name)) / f"{name}.journal.json"
     if not path.exists():
         raise UserError(f"Stack '{name}' has no journal yet ({path}); nothing has run.")
     journal = Journal(path, name)
@@ -354,6 +362,96 @@ def status(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fa
     for rec in records:
         table.add_row(rec.phase, rec.step, rec.status.value, str(rec.attempts), rec.message)
     out.print(table)
+
+
+# --- the rehearsal sandbox -------------------------------------------------------------------
+
+sandbox_app = typer.Typer(
+    help="A local stand-in for one AWS account and its clusters, to rehearse a migration.",
+    no_args_is_help=True,
+)
+app.add_typer(sandbox_app, name="sandbox")
+
+
+@sandbox_app.command("up")
+@handles_errors
+def sandbox_up(
+    ctx: typer.Context,
+    stack: StackOpt = None,
+    moto_port: Annotated[
+        int, typer.Option("--moto-port", help="Port for moto (default: any free port).")
+    ] = 0,
+) -> None:
+    """Start moto, the clusters, kwok and the node bridge; build the stack's baseline world."""
+    from automation.sandbox import commands
+
+    report = commands.up(
+        project_dir(), _stack_name(ctx.parent or ctx, stack), moto_port=moto_port,
+        say=lambda line: err.print(line, markup=False, highlight=False),
+    )  # fmt: skip
+    verb = "started" if report.started else "already running"
+    out.print(
+        f"sandbox for {report.state.stack} {verb} ({report.seconds:.0f}s); "
+        "`kubeshift sandbox env` prints its exports",
+        markup=False,
+    )
+
+
+@sandbox_app.command("down")
+@handles_errors
+def sandbox_down() -> None:
+    """Stop every sandbox process and forget its world."""
+    from automation.sandbox import commands
+
+    commands.down(project_dir(), say=lambda line: out.print(line, markup=False))
+
+
+@sandbox_app.command("status")
+@handles_errors
+def sandbox_status(ctx: typer.Context, json_output: JsonOpt = False) -> None:
+    """What the sandbox runs and where."""
+    from automation.sandbox.commands import sandbox_paths
+    from automation.sandbox.state import alive, load_state
+
+    state = load_state(sandbox_paths(project_dir()).state_file)
+    if state is None:
+        raise UserError("No sandbox is running; start one with `kubeshift sandbox up`.")
+    rows = [
+        {**p.model_dump(), "running": alive(p.pid)} for p in state.processes
+    ]
+    if json_output or _globals(ctx.parent or ctx).json:
+        _emit_json({**state.model_dump(), "processes": rows})
+        return
+    table = Table("process", "pid", "running", "address", "log",
+                  title=f"sandbox for {state.stack} ({state.scenario})")  # fmt: skip
+    for row in rows:
+        table.add_row(row["name"], str(row["pid"]), "yes" if row["running"] else "NO",
+                      row["address"], row["log"])  # fmt: skip
+    out.print(table)
+    for line in state.mappings:
+        out.print(f"  {line}", markup=False)
+
+
+@sandbox_app.command("env")
+@handles_errors
+def sandbox_env() -> None:
+    """Print the exports that aim pulumi, kubectl and kubeshift at the sandbox."""
+    import shlex
+
+    from automation.sandbox.commands import sandbox_paths
+    from automation.sandbox.state import load_state
+    from automation.sandbox.workspace import sandbox_env as exports
+    from automation.sandbox.workspace import unset_for_sandbox
+
+    paths = sandbox_paths(project_dir())
+    state = load_state(paths.state_file)
+    if state is None:
+        raise UserError("No sandbox is running; start one with `kubeshift sandbox up`.")
+    for name in unset_for_sandbox():
+        sys.stdout.write(f"unset {name}\n")
+    for key, value in exports(paths, state).items():
+        sys.stdout.write(f"export {key}={shlex.quote(value)}\n")
+    sys.stdout.write(f"cd {shlex.quote(str(paths.workspace))}\n")
 
 
 def main() -> None:

@@ -1,0 +1,277 @@
+"""``kubeshift sandbox up | down | status | env``, and aiming other commands at it.
+
+``up`` starts the supervisor detached, waits (with a deadline and a spinner) until its
+services answer, then builds the world the stack's baseline describes: the stand-in
+``aws`` plugin in the sandbox's ``PULUMI_HOME``, the rehearsal workspace, the baseline
+phase through the real engine (the node bridge turns its instances into Nodes), and
+the workloads the migration moves. Every user error is one sentence, raised before
+anything starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from automation.errors import KubeshiftError, UserError
+from automation.project import StackInfo, load_stack
+from automation.sandbox.layout import SandboxPaths
+from automation.sandbox.state import SandboxState, alive, load_state
+from automation.sandbox.workspace import (
+    rehearsal_config,
+    sandbox_env,
+    unset_for_sandbox,
+    write_workspace,
+)
+
+STARTUP_DEADLINE = 300.0
+STOP_GRACE = 30.0
+Say = Callable[[str], None]
+
+
+class SandboxError(KubeshiftError):
+    """The sandbox could not start or build its world."""
+
+
+@dataclass(frozen=True)
+class UpReport:
+    state: SandboxState
+    started: bool
+    seconds: float
+
+
+def sandbox_paths(project: Path) -> SandboxPaths:
+    """The sandbox of this project (or the one a sourced ``sandbox env`` names)."""
+    named = os.environ.get("KUBESHIFT_SANDBOX")
+    return SandboxPaths(Path(named)) if named else SandboxPaths.for_project(project)
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def _binaries() -> Path:
+    """The pulumi CLI the sandbox uses; control-plane binaries must exist too."""
+    from automation.sandbox.binaries import MissingBinaries, MissingEngine, find_engine, locate
+
+    try:
+        locate()
+        return Path(find_engine().pulumi)
+    except (MissingBinaries, MissingEngine) as exc:
+        raise UserError(f"The sandbox cannot start: {exc}") from None
+
+
+def _mirror_name(info: StackInfo) -> str:
+    mirror = getattr(getattr(info.config, "migration", None), "mirror", None)
+    return str(getattr(mirror, "cluster_name", "") or getattr(mirror, "name", "") or "")
+
+
+def activate(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
+    """Aim this process (and the engine it starts) at the sandbox; return the exports."""
+    env = sandbox_env(paths, state)
+    for name in unset_for_sandbox():
+        os.environ.pop(name, None)
+    os.environ.update(env)
+    return env
+
+
+def aim(project: Path, stack: str) -> Path:
+    """The project a command runs against: the sandbox's workspace while it rehearses
+    ``stack`` (the process is then aimed at the sandbox), otherwise ``project``."""
+    paths = sandbox_paths(project)
+    state = load_state(paths.state_file)
+    if state is None or state.stack != stack:
+        return project
+    if not alive(state.supervisor_pid):
+        raise UserError(
+            f"The sandbox rehearsing stack '{stack}' is down; start it with "
+            f"`kubeshift --stack {stack} sandbox up` (or clear it with `kubeshift sandbox down`)."
+        )
+    if not state.world_ready:
+        raise UserError(
+            f"The sandbox for stack '{stack}' is still building its world; wait for "
+            "`kubeshift sandbox up` to finish."
+        )
+    activate(paths, state)
+    return paths.workspace
+
+
+def up(project: Path, stack: str, *, moto_port: int = 0, say: Say = print) -> UpReport:
+    started_at = time.monotonic()
+    info = load_stack(project, stack)
+    paths = sandbox_paths(project)
+    state = load_state(paths.state_file)
+    if state is not None and alive(state.supervisor_pid):
+        if state.stack != stack:
+            raise UserError(
+                f"A sandbox for stack '{state.stack}' is already running; stop it with "
+                "`kubeshift sandbox down` before rehearsing another stack."
+            )
+        if state.world_ready:
+            say(f"sandbox for '{stack}' already running since {time.ctime(state.started_at)}")
+            return UpReport(state, started=False, seconds=time.monotonic() - started_at)
+    elif state is not None:
+        say("clearing a sandbox whose supervisor is gone")
+        down(project, say=lambda _m: None)
+        state = None
+    pulumi = _binaries()
+    if moto_port and _port_taken(moto_port):
+        raise UserError(f"Port {moto_port} on 127.0.0.1 is taken; choose another --moto-port.")
+    if state is None:
+        state = _start_supervisor(paths, info, pulumi, moto_port, say)
+    state = build_world(project, paths, info, state, say)
+    return UpReport(state, started=True, seconds=time.monotonic() - started_at)
+
+
+def _start_supervisor(
+    paths: SandboxPaths, info: StackInfo, pulumi: Path, moto_port: int, say: Say
+) -> SandboxState:
+    paths.logs.mkdir(parents=True, exist_ok=True)
+    (paths.root / "supervisor.failed").unlink(missing_ok=True)
+    region = str(info.values.get("aws:region") or os.environ.get("AWS_REGION") or "us-east-1")
+    argv = [
+        sys.executable, "-m", "automation.sandbox.supervisor",
+        "--root", str(paths.root), "--stack", info.name, "--scenario", info.scenario,
+        "--region", region, "--cluster-name", str(info.config.cluster.name),
+        "--mirror-name", _mirror_name(info), "--moto-port", str(moto_port),
+        "--pulumi-bin", str(pulumi),
+    ]  # fmt: skip
+    with (paths.logs / "supervisor.out").open("ab") as out:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
+        )
+    say(f"starting moto, etcd, {info.name}'s cluster(s), kwok, the node bridge (pid {proc.pid})")
+    deadline = time.monotonic() + STARTUP_DEADLINE
+    while time.monotonic() < deadline:
+        state = load_state(paths.state_file)
+        if state is not None and state.supervisor_pid == proc.pid:
+            say(f"services ready in {STARTUP_DEADLINE - (deadline - time.monotonic()):.0f}s")
+            return state
+        if proc.poll() is not None or (paths.root / "supervisor.failed").exists():
+            break
+        time.sleep(0.5)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    raise SandboxError(
+        f"The sandbox did not start within {STARTUP_DEADLINE:.0f}s; see "
+        f"{paths.logs / 'supervisor.log'}."
+    )
+
+
+def _hosted_zone(region: str, endpoint: str) -> Callable[[str], str]:
+    import boto3
+
+    route53 = boto3.client("route53", region_name=region, endpoint_url=endpoint)
+
+    def ensure(name: str) -> str:
+        for zone in route53.list_hosted_zones_by_name(DNSName=name)["HostedZones"]:
+            if zone["Name"].rstrip(".") == name:
+                return str(zone["Id"]).rsplit("/", 1)[-1]
+        made = route53.create_hosted_zone(Name=name, CallerReference=f"kubeshift-{name}")
+        return str(made["HostedZone"]["Id"]).rsplit("/", 1)[-1]
+
+    return ensure
+
+
+def build_world(
+    project: Path, paths: SandboxPaths, info: StackInfo, state: SandboxState, say: Say
+) -> SandboxState:
+    """Plugin, workspace, baseline through the engine, workloads; idempotent."""
+    from automation.engine import PulumiEngine
+    from automation.sandbox.provider.install import install
+
+    activate(paths, state)
+    install(Path(state.pulumi_bin), paths.pulumi_home, paths.run / "plugin")
+    config, mappings = rehearsal_config(
+        info.values, state, _hosted_zone(state.region, state.moto_endpoint)
+    )
+    paths.backend.mkdir(parents=True, exist_ok=True)
+    workspace = write_workspace(project, paths, info.name, config)
+    for line in mappings:
+        say(f"  {line}")
+    say("building the baseline through the engine (pulumi up of phase 'baseline')")
+    began = time.monotonic()
+    engine = PulumiEngine(workspace, info.name, create=True)
+    engine.set_phase("baseline")
+    outcome = engine.up()
+    say(f"  baseline: {outcome.summary} in {time.monotonic() - began:.0f}s")
+    probe = _seed_workloads(workspace, info, state, say)
+    state.world_ready = True
+    state.mappings = mappings
+    state.probe_services = probe
+    state.save(paths.state_file)
+    _write_probe_services(workspace / "stacks" / f"Pulumi.{info.name}.yaml", probe)
+    return state
+
+
+def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: Say) -> list[str]:
+    import kubernetes
+
+    from automation.sandbox import workloads
+
+    primary = state.cluster("primary")
+    if primary is None:
+        return []
+    client = kubernetes.config.new_client_from_config(
+        config_file=primary.kubeconfig, context=primary.context
+    )
+    with client:
+        spec = workloads.spec_for(info.config)
+        seeded = workloads.seed(client, spec)
+        say(f"seeding workloads: {', '.join(seeded.probe_services)}; waiting until Available")
+        workloads.wait_available(client, seeded, timeout=300.0)
+    return list(seeded.probe_services)
+
+
+def _write_probe_services(stack_file: Path, services: list[str]) -> None:
+    document = yaml.safe_load(stack_file.read_text())
+    runtime = document["config"].setdefault("kubeshift:runtime", {})
+    if not runtime.get("probe_services"):
+        runtime["probe_services"] = services
+    stack_file.write_text(yaml.safe_dump(document, sort_keys=False))
+
+
+def down(project: Path, *, say: Say = print) -> list[str]:
+    """Stop every sandbox process and wipe its world; return what was stopped."""
+    import shutil
+
+    paths = sandbox_paths(project)
+    try:
+        state = load_state(paths.state_file)
+    except UserError:
+        state = None
+    stopped: list[str] = []
+    if state is not None:
+        pids = {p.pid for p in state.processes} | {state.supervisor_pid}
+        if alive(state.supervisor_pid):
+            os.kill(state.supervisor_pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for pid in pids:
+            if alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        stopped = [f"{p.name} (pid {p.pid})" for p in state.processes]
+    for path in paths.wipeable():
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    say(f"stopped {len(stopped)} sandbox processes" if stopped else "no sandbox was running")
+    return stopped

@@ -1,0 +1,123 @@
+"""What one ``aws:*`` resource type must provide to the stand-in provider.
+
+A type is a :class:`ResourceType` subclass registered under its Pulumi token. Inputs
+and outputs use the engine's camelCase property names (``cidrBlock``, ``vpcId``), as
+pulumi-aws's schema spells them; outputs are the inputs plus what AWS computed (ids,
+ARNs, DNS names), so the program's ``resource.arn`` etc. resolve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import boto3
+from botocore.config import Config
+
+Props = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ForceNew:
+    """A property whose change forces a new resource, and where that fact comes from."""
+
+    prop: str  # top-level input property, camelCase (``cidrBlock``)
+    source: str  # e.g. "internal/service/ec2/vpc_.go: cidr_block ForceNew"
+
+
+class Aws:
+    """boto3 clients for the sandbox's moto server (one per service, made on first use)."""
+
+    def __init__(self, region: str, endpoint_url: str | None) -> None:
+        self.region = region
+        self.endpoint_url = endpoint_url
+        self._clients: dict[str, Any] = {}
+        self._config = Config(retries={"mode": "standard", "total_max_attempts": 3})
+
+    def client(self, service: str) -> Any:
+        if service not in self._clients:
+            self._clients[service] = boto3.client(
+                service,
+                region_name=self.region,
+                endpoint_url=self.endpoint_url,
+                config=self._config,
+            )
+        return self._clients[service]
+
+    @property
+    def ec2(self) -> Any:
+        return self.client("ec2")
+
+
+class NotFound(Exception):
+    """The live resource no longer exists (Read answers "gone")."""
+
+
+@dataclass
+class Request:
+    """One call's context: the resource's logical name (for autonaming) and type."""
+
+    name: str
+    token: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ResourceType:
+    """One ``aws:*`` type. Subclasses set ``token`` and ``force_new`` and implement CRUD.
+
+    - ``create`` returns ``(id, outputs)``; never called during previews.
+    - ``read`` returns the live outputs for ``id`` (``state`` is the last known outputs,
+      or the declared inputs when importing); raises :class:`NotFound` when gone.
+    - ``update`` changes in place what AWS can change in place and returns outputs;
+      it is only called when no ``force_new`` property changed.
+    - ``delete`` removes the resource; deleting something already gone succeeds.
+    - ``computed`` lists output properties AWS computes (unknown during previews).
+    """
+
+    token: ClassVar[str]
+    force_new: ClassVar[tuple[ForceNew, ...]] = ()
+    computed: ClassVar[tuple[str, ...]] = ("arn",)
+    # Input properties that AWS never returns and a Read must keep from the state.
+    write_only: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, req: Request, news: Props) -> Props:
+        """Apply defaults and autonaming to the declared inputs (default: as declared)."""
+        return news
+
+    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
+        raise NotImplementedError
+
+    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
+        raise NotImplementedError
+
+    def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
+        raise NotImplementedError(f"{self.token} has no property AWS updates in place")
+
+    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def replace_props(cls) -> frozenset[str]:
+        return frozenset(f.prop for f in cls.force_new)
+
+
+REGISTRY: dict[str, ResourceType] = {}
+
+
+def register(cls: type[ResourceType]) -> type[ResourceType]:
+    """Class decorator: make ``cls`` serve its token."""
+    if cls.token in REGISTRY:
+        raise ValueError(f"{cls.token} registered twice")
+    REGISTRY[cls.token] = cls()
+    return cls
+
+
+def tags_list(tags: Mapping[str, str] | None) -> list[dict[str, str]]:
+    """``{"k": "v"}`` -> ``[{"Key": "k", "Value": "v"}]`` (EC2/ELB/IAM shape)."""
+    return [{"Key": k, "Value": v} for k, v in (tags or {}).items()]
+
+
+def tags_dict(tags: list[dict[str, str]] | None) -> dict[str, str]:
+    """The reverse of :func:`tags_list`, dropping AWS-reserved ``aws:`` keys."""
+    return {t["Key"]: t["Value"] for t in tags or [] if not t["Key"].startswith("aws:")}

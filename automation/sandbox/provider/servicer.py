@@ -1,0 +1,233 @@
+"""The gRPC face of the stand-in ``aws`` provider: the engine's calls mapped onto types.
+
+The engine launches the plugin, reads the port it prints, and calls ``Configure``,
+``Check``, ``Diff``, ``Create``/``Read``/``Update``/``Delete`` for each ``aws:*``
+resource. Each call is routed to the :class:`~.model.ResourceType` registered for the
+resource's token; failures come back as gRPC errors whose text the engine shows next
+to the resource.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+
+import grpc
+from botocore.exceptions import BotoCoreError, ClientError
+from google.protobuf import empty_pb2, struct_pb2
+from pulumi.runtime import rpc
+from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
+
+from automation.sandbox.provider import types as _types  # noqa: F401  (registers every type)
+from automation.sandbox.provider.diffing import contains_unknown, decide
+from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
+
+PLUGIN_VERSION = "7.51.1"  # the pulumi-aws version kubeshift's program pins
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+log = logging.getLogger("kubeshift.sandbox.provider")
+R = TypeVar("R")
+
+
+class ProviderError(Exception):
+    """A call the stand-in refuses, with the sentence the engine shows."""
+
+
+def urn_token(urn: str) -> str:
+    return urn.rsplit("::", 2)[-2].rsplit("$", 1)[-1]
+
+
+def urn_name(urn: str) -> str:
+    return urn.rsplit("::", 1)[-1]
+
+
+def _plain(value: Any) -> Any:
+    """Secrets unwrapped (the engine re-marks outputs of secret inputs as secret)."""
+    if rpc.is_rpc_secret(value):
+        return _plain(rpc.unwrap_rpc_secret(value))
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def props_of(struct: struct_pb2.Struct) -> Props:
+    return _plain(rpc.deserialize_properties(struct, keep_unknowns=True) or {})
+
+
+def struct_of(props: Props) -> struct_pb2.Struct:
+    return asyncio.run(rpc.serialize_properties(props, {}))
+
+
+def answering(method: Callable[..., R]) -> Callable[..., R]:
+    """Turn failures into gRPC errors with one readable sentence."""
+
+    @functools.wraps(method)
+    def wrapper(self: AwsProvider, request: Any, context: grpc.ServicerContext) -> R:
+        try:
+            return method(self, request, context)
+        except ProviderError as exc:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        except ClientError as exc:
+            err = exc.response.get("Error", {})
+            text = f"{err.get('Code', 'Error')}: {err.get('Message', exc)}"
+            context.abort(grpc.StatusCode.UNKNOWN, f"moto (sandbox AWS) refused: {text}")
+        except BotoCoreError as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"sandbox AWS unreachable: {exc}")
+        except NotImplementedError as exc:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, str(exc) or method.__name__)
+        raise AssertionError("unreachable")  # context.abort raises
+
+    return wrapper
+
+
+class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
+    """``pulumirpc.ResourceProvider`` for the ``aws`` package, backed by moto."""
+
+    def __init__(self) -> None:
+        self._aws: Aws | None = None
+        self._lock = threading.Lock()
+
+    # -- provider configuration ------------------------------------------------------
+
+    def GetPluginInfo(self, request: Any, context: Any) -> plugin_pb2.PluginInfo:
+        return plugin_pb2.PluginInfo(version=PLUGIN_VERSION)
+
+    def CheckConfig(self, request: Any, context: Any) -> provider_pb2.CheckResponse:
+        return provider_pb2.CheckResponse(inputs=request.news)
+
+    def DiffConfig(self, request: Any, context: Any) -> provider_pb2.DiffResponse:
+        return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
+
+    @answering
+    def Configure(self, request: Any, context: Any) -> provider_pb2.ConfigureResponse:
+        args = props_of(request.args)
+        variables = dict(request.variables)
+        region = (
+            args.get("region")
+            or variables.get("aws:config:region")
+            or os.environ.get("AWS_REGION")
+            or os.environ.get("AWS_DEFAULT_REGION")
+        )
+        endpoint = os.environ.get("AWS_ENDPOINT_URL")
+        if not region:
+            raise ProviderError("the sandbox aws provider needs aws:region in the stack.")
+        if not endpoint or urlparse(endpoint).hostname not in LOCAL_HOSTS:
+            raise ProviderError(
+                "the sandbox aws provider only talks to the sandbox's moto server on "
+                f"127.0.0.1, but AWS_ENDPOINT_URL is {endpoint or 'unset'}; start it with "
+                "`kubeshift sandbox up` and use `kubeshift sandbox env`."
+            )
+        with self._lock:
+            self._aws = Aws(region=str(region), endpoint_url=endpoint)
+        return provider_pb2.ConfigureResponse(
+            acceptSecrets=False, supportsPreview=True, acceptResources=False
+        )
+
+    # -- resources ---------------------------------------------------------------------
+
+    def _type(self, urn: str) -> tuple[ResourceType, Request]:
+        token = urn_token(urn)
+        kind = REGISTRY.get(token)
+        if kind is None:
+            raise ProviderError(f"the sandbox aws provider does not serve {token}.")
+        return kind, Request(name=urn_name(urn), token=token)
+
+    @property
+    def aws(self) -> Aws:
+        if self._aws is None:
+            raise ProviderError("the sandbox aws provider was not configured.")
+        return self._aws
+
+    @answering
+    def Check(self, request: Any, context: Any) -> provider_pb2.CheckResponse:
+        kind, req = self._type(request.urn)
+        news = props_of(request.news)
+        try:
+            checked = kind.check(req, news)
+        except ValueError as exc:
+            failure = provider_pb2.CheckFailure(property="", reason=str(exc))
+            return provider_pb2.CheckResponse(inputs=request.news, failures=[failure])
+        return provider_pb2.CheckResponse(inputs=struct_of(checked))
+
+    @answering
+    def Diff(self, request: Any, context: Any) -> provider_pb2.DiffResponse:
+        kind, _ = self._type(request.urn)
+        olds = props_of(request.olds)
+        old_inputs = props_of(request.old_inputs) if request.HasField("old_inputs") else olds
+        news = props_of(request.news)
+        verdict = decide(kind.replace_props(), old_inputs, news)
+        if not verdict.changed:
+            return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
+        kinds = provider_pb2.PropertyDiff
+        detailed = {}
+        for prop in verdict.changed:
+            if prop in verdict.replaces:
+                kind_ = kinds.UPDATE_REPLACE if prop in old_inputs else kinds.ADD_REPLACE
+            elif prop not in news:
+                kind_ = kinds.DELETE
+            else:
+                kind_ = kinds.UPDATE if prop in old_inputs else kinds.ADD
+            detailed[prop] = kinds(kind=kind_, inputDiff=True)
+        return provider_pb2.DiffResponse(
+            changes=provider_pb2.DiffResponse.DIFF_SOME,
+            diffs=list(verdict.changed),
+            replaces=list(verdict.replaces),
+            stables=[k for k in olds if k not in verdict.changed],
+            detailedDiff=detailed,
+            hasDetailedDiff=True,
+        )
+
+    @answering
+    def Create(self, request: Any, context: Any) -> provider_pb2.CreateResponse:
+        kind, req = self._type(request.urn)
+        inputs = props_of(request.properties)
+        if request.preview or contains_unknown(inputs):
+            planned = {**{k: rpc.UNKNOWN for k in kind.computed}, **inputs}
+            return provider_pb2.CreateResponse(id="", properties=struct_of(planned))
+        id_, outputs = kind.create(self.aws, req, inputs)
+        log.info("created %s %s", req.token, id_)
+        return provider_pb2.CreateResponse(id=id_, properties=struct_of(outputs))
+
+    @answering
+    def Update(self, request: Any, context: Any) -> provider_pb2.UpdateResponse:
+        kind, req = self._type(request.urn)
+        olds, news = props_of(request.olds), props_of(request.news)
+        if request.preview or contains_unknown(news):
+            planned = {**olds, **news}
+            return provider_pb2.UpdateResponse(properties=struct_of(planned))
+        outputs = kind.update(self.aws, req, request.id, olds, news)
+        log.info("updated %s %s", req.token, request.id)
+        return provider_pb2.UpdateResponse(properties=struct_of(outputs))
+
+    @answering
+    def Read(self, request: Any, context: Any) -> provider_pb2.ReadResponse:
+        kind, req = self._type(request.urn)
+        state = props_of(request.properties) or props_of(request.inputs)
+        try:
+            outputs = kind.read(self.aws, req, request.id, state)
+        except NotFound:
+            return provider_pb2.ReadResponse(id="")
+        declared = props_of(request.inputs)
+        computed = set(kind.computed) | {"id", "tagsAll"}
+        keys = declared.keys() if declared else (k for k in outputs if k not in computed)
+        inputs = {k: outputs[k] for k in keys if k in outputs}
+        return provider_pb2.ReadResponse(
+            id=request.id, properties=struct_of(outputs), inputs=struct_of(inputs)
+        )
+
+    @answering
+    def Delete(self, request: Any, context: Any) -> empty_pb2.Empty:
+        kind, req = self._type(request.urn)
+        kind.delete(self.aws, req, request.id, props_of(request.properties))
+        log.info("deleted %s %s", req.token, request.id)
+        return empty_pb2.Empty()
+
+    def Cancel(self, request: Any, context: Any) -> empty_pb2.Empty:
+        return empty_pb2.Empty()

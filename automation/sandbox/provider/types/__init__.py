@@ -1,0 +1,15 @@
+"""The ``aws:*`` types the stand-in provider serves, one module per AWS service area.
+
+Importing this package registers every type in :data:`..model.REGISTRY`.
+"""
+
+from automation.sandbox.provider.types import (  # noqa: F401
+    autoscaling,
+    certificates,
+    compute,
+    dns,
+    iam,
+    load_balancers,
+    network,
+    security,
+)

@@ -1,0 +1,84 @@
+"""The sandbox's state file: what runs, where, and for which stack.
+
+Written by the supervisor once everything it starts is ready and rewritten by
+``sandbox up`` when the world is built; read by ``status``, ``env``, ``down`` and by
+every command that must aim at the sandbox instead of the real account.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from automation.errors import UserError
+
+
+class ProcessInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    pid: int
+    address: str = ""
+    log: str = ""
+
+
+class ClusterInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    role: str  # primary | mirror
+    name: str  # the cluster name in the stack (tags, bridge)
+    server: str
+    kubeconfig: str
+    context: str
+
+
+class SandboxState(BaseModel):
+    model_config = ConfigDict(frozen=False)
+
+    stack: str
+    scenario: str
+    region: str
+    supervisor_pid: int
+    moto_endpoint: str
+    processes: list[ProcessInfo]
+    clusters: list[ClusterInfo]
+    pulumi_bin: str
+    started_at: float
+    world_ready: bool = False
+    mappings: list[str] = []  # "what the stack said -> what the sandbox uses"
+    probe_services: list[str] = []
+
+    def cluster(self, role: str) -> ClusterInfo | None:
+        return next((c for c in self.clusters if c.role == role), None)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(self.model_dump_json(indent=2))
+        os.replace(tmp, path)
+
+
+def load_state(path: Path) -> SandboxState | None:
+    """The state, or None when no sandbox was started; a damaged file is a user error."""
+    if not path.is_file():
+        return None
+    try:
+        return SandboxState.model_validate(json.loads(path.read_text()))
+    except (ValueError, ValidationError, OSError) as exc:
+        raise UserError(
+            f"The sandbox state file {path} is damaged ({type(exc).__name__}); "
+            "run `kubeshift sandbox down` to clear it."
+        ) from exc
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

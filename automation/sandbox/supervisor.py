@@ -1,0 +1,152 @@
+"""The sandbox's one long-lived process: it owns every service and stops them together.
+
+``kubeshift sandbox up`` starts it detached (``python -m automation.sandbox.supervisor``).
+It starts moto in server mode, one etcd, the primary cluster (and the mirror for
+cni-swap stacks) with kwok, and a node bridge per cluster; writes the state file once
+all of them answer; then waits. SIGTERM (``sandbox down``) stops everything in reverse
+order. Every daemon it starts dies with it (``PR_SET_PDEATHSIG``), so even a SIGKILL of
+the supervisor leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from automation.sandbox.layout import SandboxPaths
+from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState
+
+log = logging.getLogger("kubeshift.sandbox")
+MOTO_ENV = {"MOTO_ACM_VALIDATION_WAIT": "0"}
+
+
+def _start_moto(port: int) -> tuple[Callable[[], None], str]:
+    os.environ.update(MOTO_ENV)
+    from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    host, bound = server.get_host_and_port()
+    return server.stop, f"http://{host}:{bound}"
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Start everything, publish the state, wait for SIGTERM, stop everything."""
+    import boto3
+
+    from automation.sandbox.binaries import locate
+    from automation.sandbox.bridge import NodeBridge
+    from automation.sandbox.controlplane import ClusterOptions, start_cluster
+    from automation.sandbox.etcd import start_etcd
+
+    paths = SandboxPaths(Path(args.root))
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    cleanups: list[Callable[[], None]] = []
+    try:
+        bins = locate()
+        stop_moto, endpoint = _start_moto(args.moto_port)
+        cleanups.append(stop_moto)
+        log.info("moto at %s", endpoint)
+        for key, value in {
+            "AWS_ACCESS_KEY_ID": "sandbox", "AWS_SECRET_ACCESS_KEY": "sandbox",
+            "AWS_ENDPOINT_URL": endpoint, "AWS_REGION": args.region,
+        }.items():  # fmt: skip
+            os.environ[key] = value
+        os.environ.pop("AWS_PROFILE", None)
+
+        etcd = start_etcd(bins.etcd, paths.run)
+        cleanups.append(etcd.stop)
+        processes = [
+            ProcessInfo(name="supervisor", pid=os.getpid(), log=str(paths.logs / "supervisor.log")),
+            ProcessInfo(name="moto", pid=os.getpid(), address=endpoint),
+            ProcessInfo(name="etcd", pid=etcd.daemon.pid, address=etcd.url,
+                        log=str(etcd.daemon.log_path)),
+        ]  # fmt: skip
+        clusters: list[ClusterInfo] = []
+        roles = [("primary", args.cluster_name)]
+        if args.mirror_name:
+            roles.append(("mirror", args.mirror_name))
+        ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=endpoint)
+        for role, name in roles:
+            cluster = start_cluster(bins, etcd.url, paths.run / role, ClusterOptions(name=role))
+            cleanups.append(cluster.stop)
+            clusters.append(
+                ClusterInfo(
+                    role=role, name=name, server=cluster.server,
+                    kubeconfig=str(cluster.kubeconfig_path), context=cluster.context,
+                )
+            )
+            processes += [
+                ProcessInfo(name=d.name, pid=d.pid, address=cluster.server if "apiserver"
+                            in d.name else "", log=str(d.log_path))
+                for d in cluster.daemons
+            ]  # fmt: skip
+            bridge = NodeBridge(ec2, cluster.api_client(), name)
+            thread = threading.Thread(
+                target=bridge.run, args=(stop,), name=f"bridge-{role}", daemon=True
+            )
+            thread.start()
+            processes.append(ProcessInfo(name=f"{role}-node-bridge", pid=os.getpid()))
+
+        SandboxState(
+            stack=args.stack,
+            scenario=args.scenario,
+            region=args.region,
+            supervisor_pid=os.getpid(),
+            moto_endpoint=endpoint,
+            processes=processes,
+            clusters=clusters,
+            pulumi_bin=args.pulumi_bin,
+            started_at=time.time(),
+        ).save(paths.state_file)
+        log.info("sandbox ready")
+        while not stop.wait(1.0):
+            pass
+        return 0
+    except Exception:
+        log.exception("sandbox failed")
+        (paths.root / "supervisor.failed").write_text("see logs/supervisor.log\n")
+        return 1
+    finally:
+        stop.set()
+        for cleanup in reversed(cleanups):
+            try:
+                cleanup()
+            except Exception:  # keep stopping the rest
+                log.exception("stopping a sandbox service failed")
+        log.info("sandbox stopped")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="kubeshift sandbox supervisor (internal)")
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--stack", required=True)
+    parser.add_argument("--scenario", required=True)
+    parser.add_argument("--region", required=True)
+    parser.add_argument("--cluster-name", required=True)
+    parser.add_argument("--mirror-name", default="")
+    parser.add_argument("--moto-port", type=int, default=0)
+    parser.add_argument("--pulumi-bin", required=True)
+    args = parser.parse_args()
+    logs = Path(args.root) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=logs / "supervisor.log",
+        level=logging.INFO,
+        format="%(asctime)s %(threadName)s %(name)s %(message)s",
+    )
+    return serve(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""The rehearsal's own copy of the project: nothing of the real stack is touched.
+
+Running a phase writes ``kubeshift:phase`` into the stack file and records state in a
+backend, so the rehearsal works on a copy: ``<sandbox>/workspace/Pulumi.yaml`` points
+at the repository's program and virtualenv, ``workspace/stacks/Pulumi.<stack>.yaml`` is
+the user's stack file with the runtime settings aimed at the sandbox (its clusters and
+moto), its external ids mapped to ones that exist in moto, and secrets replaced by
+placeholders (the rehearsal cannot and must not decrypt them). The backend is a file
+backend with its own passphrase, whatever ``PULUMI_BACKEND_URL`` the user has.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from automation.sandbox.layout import SandboxPaths
+from automation.sandbox.state import SandboxState
+
+PASSPHRASE = "kubeshift-sandbox"  # protects nothing: the rehearsal holds no real secret
+SECRET_PLACEHOLDER = "sandbox-placeholder"
+FAKE_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "sandbox",
+    "AWS_SECRET_ACCESS_KEY": "sandbox",
+    "AWS_SESSION_TOKEN": "sandbox",
+}
+
+
+def _placeholders(value: Any, found: list[str], path: str) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            found.append(path)
+            return SECRET_PLACEHOLDER
+        return {k: _placeholders(v, found, f"{path}.{k}" if path else k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_placeholders(v, found, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def zone_name(api_record: str) -> str:
+    """The hosted zone a stack's records live in: the API record's parent domain."""
+    labels = api_record.rstrip(".").split(".")
+    return ".".join(labels[1:]) if len(labels) > 2 else api_record
+
+
+def rehearsal_config(
+    config: dict[str, Any],
+    state: SandboxState,
+    hosted_zone: Callable[[str], str],
+) -> tuple[dict[str, Any], list[str]]:
+    """The stack's config aimed at the sandbox, and one line per mapping made."""
+    mappings: list[str] = []
+    secrets: list[str] = []
+    values = _placeholders(config, secrets, "")
+    mappings += [f"secret {p}: replaced by a placeholder" for p in secrets]
+
+    cluster = dict(values.get("kubeshift:cluster") or {})
+    dns = dict(cluster.get("dns") or {})
+    if dns.get("zone_id") and dns.get("api_record"):
+        name = zone_name(str(dns["api_record"]))
+        zone_id = hosted_zone(name)
+        mappings.append(f"hosted zone {dns['zone_id']} -> {zone_id} ({name}, created in moto)")
+        dns["zone_id"] = zone_id
+        cluster["dns"] = dns
+    if cluster.get("image_id"):
+        mappings.append(f"AMI {cluster['image_id']}: kept (moto launches any image id)")
+    values["kubeshift:cluster"] = cluster
+
+    runtime = dict(values.get("kubeshift:runtime") or {})
+    runtime["clusters"] = {
+        c.role: {"kubeconfig": c.kubeconfig, "context": c.context} for c in state.clusters
+    }
+    runtime["aws"] = {"region": state.region, "endpoint_url": state.moto_endpoint}
+    if state.probe_services and not runtime.get("probe_services"):
+        runtime["probe_services"] = list(state.probe_services)
+    values["kubeshift:runtime"] = runtime
+    mappings.append(f"runtime: clusters -> sandbox, AWS -> {state.moto_endpoint}")
+    return values, mappings
+
+
+def write_workspace(repo: Path, paths: SandboxPaths, stack: str, config: dict[str, Any]) -> Path:
+    """Write the workspace's Pulumi.yaml and stack file; return the workspace directory."""
+    work = paths.workspace
+    (work / "stacks").mkdir(parents=True, exist_ok=True)
+    project = yaml.safe_load((repo / "Pulumi.yaml").read_text())
+    project["main"] = os.path.relpath(repo, work)
+    options = project.setdefault("runtime", {}).setdefault("options", {})
+    if "virtualenv" in options:
+        options["virtualenv"] = str((repo / options["virtualenv"]).resolve())
+    project["stackConfigDir"] = "stacks"
+    (work / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
+    target = work / "stacks" / f"Pulumi.{stack}.yaml"
+    if not target.exists():  # keep the phase a rehearsal already wrote
+        target.write_text(yaml.safe_dump({"config": config}, sort_keys=False))
+    return work
+
+
+def sandbox_env(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
+    """The exports that aim a shell (pulumi, kubectl, aws, kubeshift) at the sandbox."""
+    paths.aws_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("config", "credentials"):
+        (paths.aws_dir / name).touch()
+    primary = state.cluster("primary")
+    bin_dir = str(Path(state.pulumi_bin).parent)
+    return {
+        "KUBESHIFT_PROJECT_DIR": str(paths.workspace),
+        "KUBESHIFT_STATE_DIR": str(paths.workspace / ".kubeshift"),
+        "KUBESHIFT_SANDBOX": str(paths.root),
+        "PULUMI_HOME": str(paths.pulumi_home),
+        "PULUMI_BACKEND_URL": f"file://{paths.backend}",
+        "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
+        "PULUMI_SKIP_UPDATE_CHECK": "true",
+        "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
+        "KUBESHIFT_SANDBOX_PROVIDER_LOG": str(paths.logs / "aws-provider.log"),
+        "AWS_ENDPOINT_URL": state.moto_endpoint,
+        "AWS_REGION": state.region,
+        "AWS_DEFAULT_REGION": state.region,
+        "AWS_CONFIG_FILE": str(paths.aws_dir / "config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(paths.aws_dir / "credentials"),
+        **FAKE_CREDENTIALS,
+        "KUBECONFIG": primary.kubeconfig if primary else "",
+        "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")]),
+    }
+
+
+def unset_for_sandbox() -> tuple[str, ...]:
+    """Variables that would leak the user's real account into the sandbox."""
+    return ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "PULUMI_ACCESS_TOKEN")
