@@ -345,7 +345,14 @@ def run(
 
 @app.command()
 @handles_errors
-def status(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = False) -> None:
+def status(
+    ctx: typer.Context,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+    phases: Annotated[
+        bool, typer.Option("--phases", help="One row per phase, and the availability report.")
+    ] = False,
+) -> None:
     """Show the journal of a stack: each step's status, attempts and message."""
     from automation.journal import Journal, state_dir
 
@@ -355,6 +362,9 @@ def status(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fa
         raise UserError(f"Stack '{name}' has no journal yet ({path}); nothing has run.")
     journal = Journal(path, name)
     records = sorted(journal.records(), key=lambda r: r.started or 0.0)
+    if phases:
+        _print_phase_report(name, records, json_output or _globals(ctx).json)
+        return
     if json_output or _globals(ctx).json:
         _emit_json([{**r.__dict__, "status": r.status.value} for r in records])
         return
@@ -362,6 +372,32 @@ def status(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fa
     for rec in records:
         table.add_row(rec.phase, rec.step, rec.status.value, str(rec.attempts), rec.message)
     out.print(table)
+
+
+def _print_phase_report(stack: str, records: list[Any], as_json: bool) -> None:
+    from automation.project import load_stack
+    from automation.report import availability_lines, phase_rows
+    from automation.scenarios import build_scenario
+
+    order = build_scenario(load_stack(_project_for(stack), stack)).ids()
+    rows = phase_rows(records, order)
+    availability = availability_lines(records)
+    if as_json:
+        _emit_json({"phases": [r.as_dict() for r in rows], "availability": availability})
+        return
+    table = Table("phase", "wall s", "engine s", "resources", "hooks and gates",
+                  title=f"run of {stack}, per phase", show_lines=True)  # fmt: skip
+    for row in rows:
+        table.add_row(
+            row.phase, f"{row.seconds:.1f}", f"{row.engine_seconds:.1f}", row.changes,
+            "\n".join(row.steps) or "-",
+        )  # fmt: skip
+    out.print(table)
+    total, engine = sum(r.seconds for r in rows), sum(r.engine_seconds for r in rows)
+    out.print(f"total {total:.0f}s, engine {engine:.0f}s")
+    out.print("availability (probed Services):", markup=False)
+    for line in availability or ["  no probed step recorded"]:
+        out.print(f"  {line}", markup=False)
 
 
 # --- the rehearsal sandbox -------------------------------------------------------------------

@@ -1,0 +1,127 @@
+"""One sandbox and one whole vpc-move rehearsal for every end-to-end assertion.
+
+Everything goes through the ``kubeshift`` console script in subprocesses, as an
+operator runs it: ``sandbox up`` for the ``local`` stack, ``run --yes`` from baseline
+to cleanup, then a second ``run``. The tests only read the outcome from the outside:
+the journal (``status --json``), moto and the sandbox's cluster. Later end-to-end
+checks should join this session instead of starting their own sandbox (CI budget).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+STACK = "local"
+KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
+
+
+@dataclass(frozen=True)
+class Ran:
+    argv: list[str]
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+@dataclass
+class Rehearsal:
+    """The sandbox's coordinates and what each command of the rehearsal answered."""
+
+    env: dict[str, str]
+    up: Ran
+    run: Ran
+    rerun: Ran
+    sandbox: dict[str, Any]
+
+    def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
+        return kubeshift(self.env, *args, timeout=timeout)
+
+    @property
+    def moto_endpoint(self) -> str:
+        return str(self.sandbox["moto_endpoint"])
+
+    @property
+    def region(self) -> str:
+        return str(self.sandbox["region"])
+
+    def client(self, service: str) -> Any:
+        import boto3
+
+        return boto3.client(
+            service,
+            region_name=self.region,
+            endpoint_url=self.moto_endpoint,
+            aws_access_key_id="sandbox",
+            aws_secret_access_key="sandbox",
+        )
+
+    def kube(self) -> Any:
+        import kubernetes
+
+        primary = next(c for c in self.sandbox["clusters"] if c["role"] == "primary")
+        return kubernetes.config.new_client_from_config(
+            config_file=primary["kubeconfig"], context=primary["context"]
+        )
+
+
+def kubeshift(env: dict[str, str], *args: str, timeout: float = 900) -> Ran:
+    argv = [KUBESHIFT, *args]
+    began = time.monotonic()
+    proc = subprocess.run(
+        argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    return Ran(argv, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - began)
+
+
+def _failed(what: str, ran: Ran, logs: Path) -> str:
+    tails = []
+    for log in sorted(logs.glob("*.log")):
+        lines = log.read_text(errors="replace").splitlines()[-15:]
+        tails.append(f"--- {log.name}\n" + "\n".join(lines))
+    return (
+        f"{what} exited {ran.code} after {ran.seconds:.0f}s\nstdout:\n{ran.stdout[-4000:]}\n"
+        f"stderr:\n{ran.stderr[-6000:]}\n" + "\n".join(tails)
+    )
+
+
+@pytest.fixture(scope="session")
+def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
+    state = tmp_path_factory.mktemp("rehearsal-state")
+    env = {
+        k: v for k, v in os.environ.items()
+        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
+    }  # fmt: skip
+    env["KUBESHIFT_STATE_DIR"] = str(state)
+    env["COLUMNS"] = "200"
+    logs = state / "sandbox" / "logs"
+    try:
+        up = kubeshift(env, "--stack", STACK, "sandbox", "up")
+        if up.code != 0:
+            pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
+        sandbox = kubeshift(env, "sandbox", "status", "--json").json()
+        run = kubeshift(env, "--stack", STACK, "run", "--yes", timeout=1800)
+        if run.code != 0:
+            pytest.fail(_failed("kubeshift run --yes", run, logs), pytrace=False)
+        rerun = kubeshift(env, "--stack", STACK, "--json", "run", "--yes")
+        yield Rehearsal(env=env, up=up, run=run, rerun=rerun, sandbox=sandbox)
+    finally:
+        down = kubeshift(env, "sandbox", "down", timeout=120)
+        if down.code != 0:
+            sys.stderr.write(_failed("kubeshift sandbox down", down, logs))
+        shutil.rmtree(state / "sandbox" / "run", ignore_errors=True)

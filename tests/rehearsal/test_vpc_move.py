@@ -1,0 +1,129 @@
+"""The whole vpc-move of the ``local`` stack, rehearsed through the console script.
+
+Asserted from the outside only: the journal, moto, the sandbox's cluster.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes.client import AppsV1Api, CoreV1Api
+
+from tests.rehearsal.conftest import REPO, STACK, Rehearsal
+
+pytestmark = [pytest.mark.rehearsal]
+
+
+def _stack() -> dict[str, Any]:
+    return yaml.safe_load((REPO / "stacks" / f"Pulumi.{STACK}.yaml").read_text())["config"]
+
+
+def _target_cidr() -> ipaddress.IPv4Network:
+    return ipaddress.ip_network(_stack()["kubeshift:migration"]["target_network"]["cidr"])
+
+
+def _vpc_ids(rehearsal: Rehearsal) -> tuple[str, str]:
+    """(source VPC id, target VPC id), told apart by the stack file's CIDRs."""
+    vpcs = rehearsal.client("ec2").describe_vpcs()["Vpcs"]
+    source = ipaddress.ip_network(_stack()["kubeshift:cluster"]["network"]["cidr"])
+    by_cidr = {ipaddress.ip_network(v["CidrBlock"]): v["VpcId"] for v in vpcs}
+    return by_cidr[source], by_cidr[_target_cidr()]
+
+
+def _instances_by_id(rehearsal: Rehearsal) -> dict[str, dict[str, Any]]:
+    pages = rehearsal.client("ec2").get_paginator("describe_instances").paginate()
+    return {i["InstanceId"]: i for p in pages for r in p["Reservations"] for i in r["Instances"]}
+
+
+def test_every_phase_succeeded(rehearsal: Rehearsal) -> None:
+    records = rehearsal.kubeshift("--stack", STACK, "status", "--json").json()
+    plan = rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()
+    phases = [p["id"] for p in plan["phases"]]
+    assert {r["phase"] for r in records} == set(phases)
+    assert [r for r in records if r["status"] != "succeeded"] == []
+    updates = {r["phase"] for r in records if r["step"] == "update"}
+    assert updates == set(phases)
+
+
+def test_target_vpc_holds_the_workers_and_load_balancers(rehearsal: Rehearsal) -> None:
+    source, target = _vpc_ids(rehearsal)
+    ec2, asg = rehearsal.client("ec2"), rehearsal.client("autoscaling")
+    subnet_vpc = {s["SubnetId"]: s["VpcId"] for s in ec2.describe_subnets()["Subnets"]}
+    groups = asg.describe_auto_scaling_groups()["AutoScalingGroups"]
+    assert groups, "no ASG left at all"
+    for group in groups:
+        vpcs = {subnet_vpc[s] for s in group["VPCZoneIdentifier"].split(",")}
+        assert vpcs == {target}, f"{group['AutoScalingGroupName']} is in {vpcs}"
+    running = [
+        i for i in _instances_by_id(rehearsal).values() if i["State"]["Name"] == "running"
+    ]
+    assert running and all(i["VpcId"] == target for i in running)
+    lbs = rehearsal.client("elbv2").describe_load_balancers()["LoadBalancers"]
+    assert lbs and {lb["VpcId"] for lb in lbs} == {target}, "a load balancer outside the target"
+    assert source != target
+
+
+def test_records_point_at_the_new_load_balancers(rehearsal: Rehearsal) -> None:
+    _, target = _vpc_ids(rehearsal)
+    route53 = rehearsal.client("route53")
+    lbs = rehearsal.client("elbv2").describe_load_balancers()["LoadBalancers"]
+    new_lb_names = {lb["DNSName"].rstrip(".").lower() for lb in lbs if lb["VpcId"] == target}
+    zone = _stack()["kubeshift:cluster"]["dns"]
+    zones = route53.list_hosted_zones()["HostedZones"]
+    records = [
+        r
+        for z in zones
+        for r in route53.list_resource_record_sets(HostedZoneId=z["Id"])["ResourceRecordSets"]
+        if r["Type"] in {"A", "CNAME"}
+    ]
+    wanted = [zone["api_record"], *zone["ingress_records"]]
+    for name in wanted:
+        stored = name.replace("*", "\\052").rstrip(".").lower()
+        found = [r for r in records if r["Name"].rstrip(".").lower() == stored]
+        assert found, f"no record {name}"
+        for record in found:
+            assert record["Type"] == "CNAME", record
+            values = {v["Value"].rstrip(".").lower() for v in record["ResourceRecords"]}
+            assert values <= new_lb_names, f"{name} -> {values}"
+
+
+def test_nodes_and_workloads_live_in_the_target_vpc(rehearsal: Rehearsal) -> None:
+    _, target = _vpc_ids(rehearsal)
+    instances = _instances_by_id(rehearsal)
+    with rehearsal.kube() as client:
+        nodes = CoreV1Api(client).list_node().items
+        node_vpc = {
+            n.metadata.name: instances[n.spec.provider_id.rsplit("/", 1)[-1]]["VpcId"]
+            for n in nodes
+        }
+        assert nodes and set(node_vpc.values()) == {target}
+        deployments = AppsV1Api(client).list_deployment_for_all_namespaces().items
+        seeded = [d for d in deployments if d.metadata.namespace not in {"kube-system"}]
+        assert seeded
+        for deployment in seeded:
+            status = deployment.status
+            assert status.available_replicas == deployment.spec.replicas, deployment.metadata.name
+        pods = CoreV1Api(client).list_pod_for_all_namespaces().items
+        placed = [p for p in pods if p.spec.node_name]
+        assert placed and all(node_vpc.get(p.spec.node_name) == target for p in placed)
+
+
+def test_probe_saw_no_zero_endpoint_interval(rehearsal: Rehearsal) -> None:
+    records = rehearsal.kubeshift("--stack", STACK, "status", "--json").json()
+    probed = [r for r in records if "endpoint" in r["message"]]
+    assert probed, "no step reported the availability probe"
+    for record in probed:
+        assert record["status"] == "succeeded"
+        assert "zero-endpoint" not in record["message"] or "no zero-endpoint" in record["message"]
+
+
+def test_a_second_run_changes_nothing(rehearsal: Rehearsal) -> None:
+    assert rehearsal.rerun.code == 0, rehearsal.rerun.stderr
+    outcomes = rehearsal.rerun.json()
+    assert outcomes and {o["status"] for o in outcomes} == {"skipped"}
+    preview = rehearsal.kubeshift("--stack", STACK, "--json", "preview", "--phase", "cleanup")
+    assert preview.code == 0, preview.stderr
+    assert preview.json()["changes"] == []
