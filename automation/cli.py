@@ -422,7 +422,7 @@ def sandbox_up(
     from automation.sandbox import commands
 
     report = commands.up(
-        project_dir(), _stack_name(ctx.parent or ctx, stack), moto_port=moto_port,
+        project_dir(), _stack_name(ctx, stack), moto_port=moto_port,
         say=lambda line: err.print(line, markup=False, highlight=False),
     )  # fmt: skip
     verb = "started" if report.started else "already running"
@@ -455,7 +455,7 @@ def sandbox_status(ctx: typer.Context, json_output: JsonOpt = False) -> None:
     rows = [
         {**p.model_dump(), "running": alive(p.pid)} for p in state.processes
     ]
-    if json_output or _globals(ctx.parent or ctx).json:
+    if json_output or _globals(ctx).json:
         _emit_json({**state.model_dump(), "processes": rows})
         return
     table = Table("process", "pid", "running", "address", "log",

@@ -24,7 +24,8 @@ from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState
 
 log = logging.getLogger("kubeshift.sandbox")
-MOTO_ENV = {"MOTO_ACM_VALIDATION_WAIT": "0"}
+# No certificate validation wait; AWS-managed IAM policies exist as they do in AWS.
+MOTO_ENV = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
 
 
 def _start_moto(port: int) -> tuple[Callable[[], None], str]:

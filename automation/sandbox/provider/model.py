@@ -37,7 +37,7 @@ class Aws:
 
     def client(self, service: str) -> Any:
         if service not in self._clients:
-            self._clients[service] = boto3.client(
+            self._clients[service] = boto3.client(  # type: ignore[call-overload]
                 service,
                 region_name=self.region,
                 endpoint_url=self.endpoint_url,

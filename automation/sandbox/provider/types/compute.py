@@ -1,0 +1,627 @@
+"""``aws:ec2`` launch templates and network interfaces, and ``aws:ebs`` volumes.
+
+``force_new`` is what the Terraform AWS provider (hashicorp/terraform-provider-aws
+``internal/service/ec2/``) marks ``ForceNew``; pulumi-aws replaces on exactly those.
+Everything else changes in place: a launch template gets a new version (made the
+default with ``updateDefaultVersion``), an interface ModifyNetworkInterfaceAttribute,
+a volume ModifyVolume. Waits follow the Terraform provider's, so the calls are right for
+AWS too; against moto every wait ends at its first poll.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from automation.sandbox.provider.diffing import contains_unknown, same
+from automation.sandbox.provider.model import (
+    Aws,
+    ForceNew,
+    NotFound,
+    Props,
+    Request,
+    ResourceType,
+    register,
+    tags_dict,
+    tags_list,
+)
+from automation.sandbox.provider.types.security import (
+    SRC,
+    Raw,
+    account_id,
+    autoname,
+    changed,
+    ec2_arn,
+    ignore_gone,
+    integer,
+    is_gone,
+    one,
+    retag,
+    retry,
+    some,
+    tag_outputs,
+    tag_spec,
+    until,
+    until_gone,
+)
+
+
+def _token() -> str:
+    return str(uuid.uuid4())
+
+
+def _declared_change(olds: Props, news: Props, prop: str) -> bool:
+    """A change of an Optional+Computed property: only when the program declares it."""
+    return prop in news and changed(olds, news, prop)
+
+
+# --- launch template ------------------------------------------------------------------
+
+_LT = SRC + "ec2_launch_template.go"
+_LT_NAME = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789().-/_"
+# Properties that live in a version's LaunchTemplateData (Terraform's updateKeys).
+_LT_DATA = (
+    "blockDeviceMappings",
+    "description",
+    "ebsOptimized",
+    "iamInstanceProfile",
+    "imageId",
+    "instanceType",
+    "keyName",
+    "metadataOptions",
+    "tagSpecifications",
+    "userData",
+    "vpcSecurityGroupIds",
+)
+_METADATA = {
+    "httpEndpoint": "HttpEndpoint",
+    "httpProtocolIpv6": "HttpProtocolIpv6",
+    "httpPutResponseHopLimit": "HttpPutResponseHopLimit",
+    "httpTokens": "HttpTokens",
+    "instanceMetadataTags": "InstanceMetadataTags",
+}
+
+
+def _nbool(value: Any) -> bool | None:
+    """Terraform's nullable bool (``"true"``, ``"false"``, ``""``), or a plain bool."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "t", "true")
+    return bool(value)
+
+
+def _text(value: bool | None) -> str | None:
+    return None if value is None else str(bool(value)).lower()
+
+
+def _ebs_request(ebs: Props) -> Raw:
+    return some(
+        {
+            "DeleteOnTermination": _nbool(ebs.get("deleteOnTermination")),
+            "Encrypted": _nbool(ebs.get("encrypted")),
+            "Iops": integer(ebs.get("iops")) or None,
+            "KmsKeyId": ebs.get("kmsKeyId"),
+            "SnapshotId": ebs.get("snapshotId"),
+            "Throughput": integer(ebs.get("throughput")) or None,
+            "VolumeSize": integer(ebs.get("volumeSize")) or None,
+            "VolumeType": ebs.get("volumeType"),
+        }
+    )
+
+
+def _ebs_output(ebs: Raw) -> Props:
+    return some(
+        {
+            "deleteOnTermination": _text(ebs.get("DeleteOnTermination")),
+            "encrypted": _text(ebs.get("Encrypted")),
+            "iops": ebs.get("Iops"),
+            "kmsKeyId": ebs.get("KmsKeyId"),
+            "snapshotId": ebs.get("SnapshotId"),
+            "throughput": ebs.get("Throughput"),
+            "volumeSize": ebs.get("VolumeSize"),
+            "volumeType": ebs.get("VolumeType"),
+        }
+    )
+
+
+def _template_data(inputs: Props) -> Raw:
+    """RequestLaunchTemplateData from the inputs (``expandRequestLaunchTemplateData``;
+    like Terraform it always sends UserData, so the data is never empty)."""
+    data: Raw = {"UserData": inputs.get("userData") or ""}
+    data |= some(
+        {
+            "EbsOptimized": _nbool(inputs.get("ebsOptimized")),
+            "ImageId": inputs.get("imageId"),
+            "InstanceType": inputs.get("instanceType"),
+            "KeyName": inputs.get("keyName"),
+        }
+    )
+    if mappings := inputs.get("blockDeviceMappings"):
+        data["BlockDeviceMappings"] = [
+            some(
+                {
+                    "DeviceName": m.get("deviceName"),
+                    "Ebs": _ebs_request(m["ebs"]) if m.get("ebs") else None,
+                    "NoDevice": m.get("noDevice"),
+                    "VirtualName": m.get("virtualName"),
+                }
+            )
+            for m in mappings
+        ]
+    if profile := inputs.get("iamInstanceProfile"):
+        data["IamInstanceProfile"] = some({"Arn": profile.get("arn"), "Name": profile.get("name")})
+    if options := inputs.get("metadataOptions"):
+        data["MetadataOptions"] = {
+            api: integer(options[prop]) if prop == "httpPutResponseHopLimit" else options[prop]
+            for prop, api in _METADATA.items()
+            if options.get(prop) not in (None, "", 0)
+        }
+    if specs := inputs.get("tagSpecifications"):
+        data["TagSpecifications"] = [
+            some({"ResourceType": s.get("resourceType"), "Tags": tags_list(s.get("tags")) or None})
+            for s in specs
+        ]
+    if groups := inputs.get("vpcSecurityGroupIds"):
+        data["SecurityGroupIds"] = list(groups)
+    return data
+
+
+def _template_outputs(data: Raw) -> Props:
+    """The inputs a version's LaunchTemplateData stands for."""
+    profile = data.get("IamInstanceProfile")
+    options = data.get("MetadataOptions")
+    mappings = data.get("BlockDeviceMappings")
+    # moto copies the template's own tags (launch-template) into the data; AWS does not.
+    specs = [s for s in data.get("TagSpecifications", []) if s["ResourceType"] != "launch-template"]
+    return {
+        "blockDeviceMappings": [
+            some(
+                {
+                    "deviceName": m.get("DeviceName"),
+                    "ebs": _ebs_output(m["Ebs"]) if m.get("Ebs") else None,
+                    "noDevice": m.get("NoDevice"),
+                    "virtualName": m.get("VirtualName"),
+                }
+            )
+            for m in mappings
+        ]
+        if mappings
+        else None,
+        "ebsOptimized": _text(data.get("EbsOptimized")),
+        "iamInstanceProfile": some({"arn": profile.get("Arn"), "name": profile.get("Name")})
+        if profile
+        else None,
+        "imageId": data.get("ImageId"),
+        "instanceType": data.get("InstanceType"),
+        "keyName": data.get("KeyName"),
+        "metadataOptions": {p: options[api] for p, api in _METADATA.items() if api in options}
+        if options
+        else None,
+        "tagSpecifications": [
+            {"resourceType": s["ResourceType"], "tags": tags_dict(s.get("Tags"))} for s in specs
+        ]
+        or None,
+        "userData": data.get("UserData"),
+        "vpcSecurityGroupIds": data.get("SecurityGroupIds") or None,
+    }
+
+
+def _covers(live: Any, declared: Any) -> bool:
+    """Whether the live value already is the declared one: objects match on the declared
+    keys (keys AWS fills in are Terraform's Optional+Computed), tag maps exactly."""
+    if isinstance(declared, dict):
+        return isinstance(live, dict) and all(
+            same(live.get(k), v) if k == "tags" else _covers(live.get(k), v)
+            for k, v in declared.items()
+        )
+    if isinstance(declared, list):
+        return (
+            isinstance(live, list)
+            and len(live) == len(declared)
+            and all(map(_covers, live, declared))
+        )
+    return same(live, declared)
+
+
+@register
+class LaunchTemplate(ResourceType):
+    """``aws:ec2/launchTemplate:LaunchTemplate`` — ``ec2_launch_template.go``: ``name``
+    and ``name_prefix`` ForceNew; any launch-data change makes a new version
+    (CreateLaunchTemplateVersion), made the default when ``updateDefaultVersion``;
+    tags change in place. A missing name is autonamed at create."""
+
+    token = "aws:ec2/launchTemplate:LaunchTemplate"
+    force_new = (
+        ForceNew("name", _LT + ": name ForceNew"),
+        ForceNew("namePrefix", _LT + ": name_prefix ForceNew"),
+    )
+    computed = ("arn", "defaultVersion", "latestVersion", "metadataOptions", "name", "tagsAll")
+    write_only = ("updateDefaultVersion",)
+
+    def check(self, req: Request, news: Props) -> Props:
+        name = news.get("name")
+        if (
+            isinstance(name, str)
+            and not contains_unknown(name)
+            and (not 3 <= len(name) <= 128 or set(name) - set(_LT_NAME))
+        ):
+            raise ValueError(f"launch template name {name!r}: 3-128 of A-Z a-z 0-9 ( ) . - / _")
+        if news.get("updateDefaultVersion") and news.get("defaultVersion") is not None:
+            raise ValueError("set updateDefaultVersion or defaultVersion, not both")
+        return news
+
+    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
+        name = inputs.get("name") or (
+            f"{inputs['namePrefix']}{secrets.token_hex(13)}"
+            if inputs.get("namePrefix")
+            else autoname(req)
+        )
+        created = aws.ec2.create_launch_template(
+            ClientToken=_token(),
+            LaunchTemplateName=name,
+            LaunchTemplateData=_template_data(inputs),
+            **some({"VersionDescription": inputs.get("description")}),
+            **tag_spec("launch-template", inputs.get("tags")),
+        )
+        id_ = created["LaunchTemplate"]["LaunchTemplateId"]
+        return id_, until(lambda: self.read(aws, req, id_, inputs))
+
+    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
+        ec2 = aws.ec2
+        template = one(
+            lambda: ec2.describe_launch_templates(LaunchTemplateIds=[id_])["LaunchTemplates"]
+        )
+        latest = template["LatestVersionNumber"]
+        version = one(
+            lambda: ec2.describe_launch_template_versions(
+                LaunchTemplateId=id_, Versions=[str(latest)]
+            )["LaunchTemplateVersions"]
+        )
+        # DescribeTags, not the template's Tags: moto freezes those at create.
+        tags = ec2.describe_tags(Filters=[{"Name": "resource-id", "Values": [id_]}])["Tags"]
+        return some(
+            {
+                "arn": ec2_arn(aws, account_id(aws), f"launch-template/{id_}"),
+                "defaultVersion": template["DefaultVersionNumber"],
+                "description": version.get("VersionDescription"),
+                "latestVersion": latest,
+                "name": template["LaunchTemplateName"],
+                "namePrefix": state.get("namePrefix"),
+                "updateDefaultVersion": state.get("updateDefaultVersion"),
+                **_template_outputs(version.get("LaunchTemplateData", {})),
+                **tag_outputs(tags),
+            }
+        )
+
+    def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
+        latest = integer(olds.get("latestVersion"))
+        if not all(_covers(olds.get(prop), news.get(prop)) for prop in _LT_DATA):
+            version = aws.ec2.create_launch_template_version(
+                ClientToken=_token(),
+                LaunchTemplateId=id_,
+                LaunchTemplateData=_template_data(news),
+                **some({"VersionDescription": news.get("description")}),
+            )
+            latest = version["LaunchTemplateVersion"]["VersionNumber"]
+        default = None
+        if news.get("updateDefaultVersion"):
+            default = latest
+        elif _declared_change(olds, news, "defaultVersion"):
+            default = integer(news["defaultVersion"])
+        if default is not None:
+            aws.ec2.modify_launch_template(LaunchTemplateId=id_, DefaultVersion=str(default))
+        retag(aws, id_, olds, news)
+        return self.read(aws, req, id_, news)
+
+    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
+        ignore_gone(lambda: aws.ec2.delete_launch_template(LaunchTemplateId=id_))
+
+
+# --- network interface ----------------------------------------------------------------
+
+_ENI = SRC + "vpc_network_interface.go"
+_DETACH = 10 * 60.0  # the Terraform provider's NetworkInterfaceDetachedTimeout
+
+
+def _find_interface(aws: Aws, id_: str) -> Raw:
+    return one(
+        lambda: aws.ec2.describe_network_interfaces(NetworkInterfaceIds=[id_])["NetworkInterfaces"]
+    )
+
+
+@register
+class NetworkInterface(ResourceType):
+    """``aws:ec2/networkInterface:NetworkInterface`` — ``vpc_network_interface.go``:
+    ``subnet_id`` and ``interface_type`` ForceNew; ``private_ips`` forces a new interface
+    when the primary address goes (CustomizeDiff ForceNewIf; AWS cannot change a primary
+    address), modelled as ForceNew since the primary is the first declared address;
+    ``description``, ``security_groups``, ``source_dest_check`` and tags change in place.
+    Delete detaches the interface first (force), as Terraform does."""
+
+    token = "aws:ec2/networkInterface:NetworkInterface"
+    force_new = (
+        ForceNew("interfaceType", _ENI + ": interface_type ForceNew"),
+        ForceNew("privateIps", _ENI + ": private_ips ForceNewIf the primary IP is dropped"),
+        ForceNew("subnetId", _ENI + ": subnet_id ForceNew"),
+    )
+    computed = (
+        "arn",
+        "attachments",
+        "interfaceType",
+        "macAddress",
+        "ownerId",
+        "privateDnsName",
+        "privateIp",
+        "privateIpList",
+        "privateIps",
+        "privateIpsCount",
+        "securityGroups",
+        "tagsAll",
+    )
+
+    def check(self, req: Request, news: Props) -> Props:
+        return {"sourceDestCheck": True, **news}
+
+    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
+        ips = list(inputs.get("privateIps") or [])
+        args = some(
+            {
+                "SubnetId": inputs["subnetId"],
+                "Description": inputs.get("description"),
+                "InterfaceType": inputs.get("interfaceType"),
+                "Groups": list(inputs.get("securityGroups") or []) or None,
+                # The first address is the primary one (expandPrivateIPAddressSpecifications).
+                "PrivateIpAddresses": [
+                    {"PrivateIpAddress": ip, **({"Primary": True} if i == 0 else {})}
+                    for i, ip in enumerate(ips)
+                ]
+                or None,
+            }
+        )
+        created = aws.ec2.create_network_interface(
+            ClientToken=_token(), **args, **tag_spec("network-interface", inputs.get("tags"))
+        )
+        id_ = created["NetworkInterface"]["NetworkInterfaceId"]
+        until(lambda: _find_interface(aws, id_), lambda eni: eni["Status"] == "available")
+        if not inputs.get("sourceDestCheck", True):
+            self._source_dest_check(aws, id_, False)
+        return id_, self.read(aws, req, id_, inputs)
+
+    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
+        eni = _find_interface(aws, id_)
+        owner = eni["OwnerId"]
+        ips = [a["PrivateIpAddress"] for a in eni.get("PrivateIpAddresses", [])]
+        ipv6 = [a["Ipv6Address"] for a in eni.get("Ipv6Addresses", [])]
+        attached = eni.get("Attachment") or {}
+        attachment = {
+            "attachmentId": attached.get("AttachmentId"),
+            "deviceIndex": attached.get("DeviceIndex"),
+            "instance": attached.get("InstanceId"),
+            "networkCardIndex": attached.get("NetworkCardIndex"),
+        }
+        return some(
+            {
+                "arn": ec2_arn(aws, owner, f"network-interface/{id_}"),
+                "attachments": [some(attachment)] if attached else [],
+                "description": eni.get("Description"),
+                "interfaceType": eni.get("InterfaceType"),
+                "ipv6AddressCount": len(ipv6),
+                "ipv6Addresses": ipv6,
+                "macAddress": eni.get("MacAddress"),
+                "outpostArn": eni.get("OutpostArn"),
+                "ownerId": owner,
+                "privateDnsName": eni.get("PrivateDnsName"),
+                "privateIp": eni.get("PrivateIpAddress"),
+                "privateIpList": ips,
+                "privateIps": ips,
+                "privateIpsCount": max(len(ips) - 1, 0),
+                "securityGroups": [g["GroupId"] for g in eni.get("Groups", [])],
+                "sourceDestCheck": eni.get("SourceDestCheck"),
+                "subnetId": eni["SubnetId"],
+                **tag_outputs(eni.get("TagSet")),
+            }
+        )
+
+    def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
+        modify = aws.ec2.modify_network_interface_attribute
+        groups = list(news.get("securityGroups") or [])
+        if groups and set(groups) != set(olds.get("securityGroups") or []):
+            modify(NetworkInterfaceId=id_, Groups=groups)
+        if changed(olds, news, "description"):
+            modify(NetworkInterfaceId=id_, Description={"Value": news.get("description") or ""})
+        if changed(olds, news, "sourceDestCheck"):
+            self._source_dest_check(aws, id_, bool(news.get("sourceDestCheck", True)))
+        retag(aws, id_, olds, news)
+        return self.read(aws, req, id_, news)
+
+    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
+        try:
+            attachment = _find_interface(aws, id_).get("Attachment")
+        except NotFound:
+            return
+        if attachment:
+            ignore_gone(
+                lambda: aws.ec2.detach_network_interface(
+                    AttachmentId=attachment["AttachmentId"], Force=True
+                )
+            )
+
+            def detached() -> bool:
+                try:
+                    now = _find_interface(aws, id_).get("Attachment")
+                except NotFound:
+                    return True
+                return not now or now.get("Status") == "detached"
+
+            until(detached, bool, _DETACH)
+        ignore_gone(lambda: aws.ec2.delete_network_interface(NetworkInterfaceId=id_))
+
+    @staticmethod
+    def _source_dest_check(aws: Aws, id_: str, value: bool) -> None:
+        aws.ec2.modify_network_interface_attribute(
+            NetworkInterfaceId=id_, SourceDestCheck={"Value": value}
+        )
+
+
+# --- EBS volume -----------------------------------------------------------------------
+
+_EBS = SRC + "ebs_volume.go"
+_VOLUME_CREATE = 5 * 60.0  # the Terraform provider's timeouts
+_VOLUME_UPDATE = 5 * 60.0
+_VOLUME_DELETE = 10 * 60.0
+_PROVISIONED = ("io1", "io2")
+
+
+def _find_volume(aws: Aws, id_: str) -> Raw:
+    volume = one(lambda: aws.ec2.describe_volumes(VolumeIds=[id_])["Volumes"])
+    if volume.get("State") == "deleted":
+        raise NotFound(f"{id_} is deleted")
+    return volume
+
+
+def _rfc3339(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@register
+class Volume(ResourceType):
+    """``aws:ebs/volume:Volume`` — ``ebs_volume.go``: ``availability_zone``,
+    ``encrypted``, ``kms_key_id``, ``multi_attach_enabled``, ``outpost_arn`` and
+    ``snapshot_id`` ForceNew; ``size``, ``type``, ``iops`` and ``throughput`` change with
+    ModifyVolume; tags in place. ``finalSnapshot`` snapshots the volume before deleting."""
+
+    token = "aws:ebs/volume:Volume"
+    force_new = (
+        ForceNew("availabilityZone", _EBS + ": availability_zone ForceNew"),
+        ForceNew("encrypted", _EBS + ": encrypted ForceNew"),
+        ForceNew("kmsKeyId", _EBS + ": kms_key_id ForceNew"),
+        ForceNew("multiAttachEnabled", _EBS + ": multi_attach_enabled ForceNew"),
+        ForceNew("outpostArn", _EBS + ": outpost_arn ForceNew"),
+        ForceNew("snapshotId", _EBS + ": snapshot_id ForceNew"),
+    )
+    computed = (
+        "arn",
+        "createTime",
+        "encrypted",
+        "iops",
+        "kmsKeyId",
+        "size",
+        "snapshotId",
+        "tagsAll",
+        "throughput",
+        "type",
+    )
+    write_only = ("finalSnapshot",)
+
+    def check(self, req: Request, news: Props) -> Props:
+        checked = {"finalSnapshot": False, **news}
+        if contains_unknown(news):
+            return checked
+        # resourceEBSVolumeCustomizeDiff's rules, and AtLeastOneOf(size, snapshot_id).
+        kind, iops, throughput = news.get("type"), news.get("iops"), news.get("throughput")
+        if not news.get("size") and not news.get("snapshotId"):
+            raise ValueError("set size or snapshotId")
+        if kind in _PROVISIONED and not iops:
+            raise ValueError(f"iops must be set when type is {kind}")
+        if iops and kind not in (*_PROVISIONED, "gp3"):
+            raise ValueError(f"iops must not be set when type is {kind or 'gp2 (the default)'}")
+        if news.get("multiAttachEnabled") and kind not in _PROVISIONED:
+            raise ValueError("multiAttachEnabled needs type io1 or io2")
+        if throughput and (kind != "gp3" or not 125 <= throughput <= 1000):
+            raise ValueError("throughput (125-1000) is only for type gp3")
+        return checked
+
+    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
+        args = some(
+            {
+                "AvailabilityZone": inputs["availabilityZone"],
+                "Encrypted": inputs.get("encrypted"),
+                "Iops": integer(inputs.get("iops")) or None,
+                "KmsKeyId": inputs.get("kmsKeyId"),
+                "MultiAttachEnabled": inputs.get("multiAttachEnabled") or None,
+                "OutpostArn": inputs.get("outpostArn"),
+                "Size": integer(inputs.get("size")) or None,
+                "SnapshotId": inputs.get("snapshotId"),
+                "Throughput": integer(inputs.get("throughput")) or None,
+                "VolumeType": inputs.get("type"),
+            }
+        )
+        created = aws.ec2.create_volume(
+            ClientToken=_token(), **args, **tag_spec("volume", inputs.get("tags"))
+        )
+        id_ = created["VolumeId"]
+        until(lambda: _find_volume(aws, id_), lambda v: v["State"] == "available", _VOLUME_CREATE)
+        return id_, self.read(aws, req, id_, inputs)
+
+    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
+        volume = _find_volume(aws, id_)
+        return some(
+            {
+                "arn": ec2_arn(aws, account_id(aws), f"volume/{id_}"),
+                "availabilityZone": volume["AvailabilityZone"],
+                "createTime": _rfc3339(volume.get("CreateTime")),
+                "encrypted": bool(volume.get("Encrypted")),
+                "finalSnapshot": bool(state.get("finalSnapshot")),
+                "iops": volume.get("Iops"),
+                "kmsKeyId": volume.get("KmsKeyId"),
+                "multiAttachEnabled": bool(volume.get("MultiAttachEnabled")),
+                "outpostArn": volume.get("OutpostArn"),
+                "size": volume.get("Size"),
+                "snapshotId": volume.get("SnapshotId"),
+                "throughput": volume.get("Throughput"),
+                "type": volume.get("VolumeType"),
+                **tag_outputs(volume.get("Tags")),
+            }
+        )
+
+    def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
+        if any(_declared_change(olds, news, p) for p in ("iops", "size", "throughput", "type")):
+            kind = news.get("type") or olds.get("type")
+            iops = integer(news.get("iops") or olds.get("iops"))
+            throughput = integer(news.get("throughput") or olds.get("throughput"))
+            args: Raw = {"VolumeId": id_}
+            if _declared_change(olds, news, "iops") and iops:
+                args["Iops"] = iops
+            if _declared_change(olds, news, "size"):
+                args["Size"] = integer(news["size"])
+            if throughput and kind == "gp3":  # AWS does not keep it across a modification
+                args["Throughput"] = throughput
+            if _declared_change(olds, news, "type"):
+                args["VolumeType"] = kind
+                if kind in (*_PROVISIONED, "gp3") and iops:  # else AWS resets it (3000)
+                    args["Iops"] = iops
+            aws.ec2.modify_volume(**args)
+            until(
+                lambda: _find_volume(aws, id_),
+                lambda v: v["State"] in ("available", "in-use"),
+                _VOLUME_UPDATE,
+            )
+        retag(aws, id_, olds, news)
+        return self.read(aws, req, id_, news)
+
+    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
+        ec2 = aws.ec2
+        try:
+            if state.get("finalSnapshot"):
+                snapshot = retry(
+                    lambda: ec2.create_snapshot(
+                        VolumeId=id_, **tag_spec("snapshot", state.get("tagsAll"))
+                    ),
+                    ("SnapshotCreationPerVolumeRateExceeded",),
+                    60.0,
+                )
+                ec2.get_waiter("snapshot_completed").wait(
+                    SnapshotIds=[snapshot["SnapshotId"]],
+                    WaiterConfig={"Delay": 10, "MaxAttempts": int(_VOLUME_DELETE / 10)},
+                )
+            retry(lambda: ec2.delete_volume(VolumeId=id_), ("VolumeInUse",), _VOLUME_DELETE)
+        except ClientError as err:
+            if is_gone(err):
+                return
+            raise
+        until_gone(lambda: _find_volume(aws, id_), _VOLUME_DELETE)
