@@ -118,7 +118,10 @@ class ControlPlane(pulumi.ComponentResource):
                 userdata.node_script(
                     cluster_name=args.namer.cluster,
                     api_endpoint=args.api_endpoint,
-                    labels={"node-role.kubernetes.io/control-plane": ""},
+                    # No node-role label here: the kubelet refuses to start with one
+                    # (NodeRestriction, since 1.16); the cluster's controller labels
+                    # members from their kubeshift.io/member tag, as kops-controller does.
+                    labels={},
                     taints=[("node-role.kubernetes.io/control-plane", "", "NoSchedule")],
                     role="control-plane",
                     extra=userdata.member_attach_script(ids[0], ids[1]),

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -36,6 +37,7 @@ from automation.sandbox.workspace import (
 
 STARTUP_DEADLINE = 300.0
 STOP_GRACE = 30.0
+NODES_DEADLINE = 180.0
 Say = Callable[[str], None]
 
 
@@ -219,10 +221,49 @@ def build_world(
     return state
 
 
+def _cluster_instances(state: SandboxState, cluster: str) -> int:
+    """Running instances moto holds for ``cluster`` (what the node bridge turns into Nodes)."""
+    import boto3
+
+    ec2 = boto3.client("ec2", region_name=state.region, endpoint_url=state.moto_endpoint)
+    pages = ec2.get_paginator("describe_instances").paginate(
+        Filters=[
+            {"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster}"]},
+            {"Name": "instance-state-name", "Values": ["running"]},
+        ]
+    )
+    return sum(len(r["Instances"]) for page in pages for r in page["Reservations"])
+
+
+def _wait_ready_nodes(client: Any, expected: int, *, timeout: float) -> None:
+    """Until ``expected`` Nodes are Ready: pods seeded earlier would pile onto the first."""
+    from kubernetes.client import CoreV1Api
+
+    def ready() -> int:
+        return sum(
+            1
+            for node in CoreV1Api(client).list_node().items
+            for c in node.status.conditions or []
+            if c.type == "Ready" and c.status == "True"
+        )
+
+    deadline = time.monotonic() + timeout
+    while (count := ready()) < expected:
+        if time.monotonic() > deadline:
+            raise SandboxError(
+                f"Only {count} of {expected} sandbox Nodes became Ready within {timeout:.0f}s; "
+                "see the node bridge in the supervisor log."
+            )
+        time.sleep(1.0)
+
+
 def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: Say) -> list[str]:
     import kubernetes
 
     from automation.sandbox import workloads
+    from automation.settings import load_runtime_settings
+
+    settings = load_runtime_settings(info.values)
 
     primary = state.cluster("primary")
     if primary is None:
@@ -231,7 +272,10 @@ def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: 
         config_file=primary.kubeconfig, context=primary.context
     )
     with client:
-        spec = workloads.spec_for(info.config)
+        expected = _cluster_instances(state, primary.name)
+        say(f"waiting for the {expected} instances of {primary.name} to join as Ready Nodes")
+        _wait_ready_nodes(client, expected, timeout=NODES_DEADLINE)
+        spec = workloads.spec_for(info.config, settings.ingress)
         seeded = workloads.seed(client, spec)
         say(f"seeding workloads: {', '.join(seeded.probe_services)}; waiting until Available")
         workloads.wait_available(client, seeded, timeout=300.0)

@@ -1,0 +1,484 @@
+"""The node bridge: moto's running instances become kwok-managed Nodes.
+
+It does what the AWS cloud controller and the kubelet do for a real instance. Every
+*running* instance tagged for the cluster (``kubernetes.io/cluster/<name>`` or the
+legacy ``KubernetesCluster=<name>``) gets a Node named after its private DNS name,
+with ``spec.providerID = aws:///<az>/<instance-id>`` (how kubeshift maps instances to
+nodes, :mod:`automation.aws.nodes`), the cloud's zone/region/instance-type labels,
+``InternalIP`` = the private IP, a pod CIDR, and the labels and taints its kubelet
+would register from the user data (``--node-labels`` / ``--register-with-taints``,
+read from the launch template version the instance was launched from). Instances
+tagged as control-plane members get the role label and ``NoSchedule`` taint (what
+kops-controller adds). A Node whose instance stopped running or disappeared is
+deleted, as the cloud node-lifecycle controller does.
+
+Nodes are created once and never updated: after registration the cluster owns them
+(kubeshift taints and cordons them). Each bridged Node carries :data:`BRIDGE_LABEL`
+= the cluster name, so a bridge only ever deletes its own Nodes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import email
+import gzip
+import hashlib
+import ipaddress
+import logging
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+from kubernetes import client
+
+from automation.aws.nodes import LEGACY_CLUSTER_TAG, cluster_tag_key, instance_id_from_provider_id
+from automation.kube.clients import list_all
+from automation.waiting import summarize
+from components.userdata import LIFECYCLE_LABEL
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
+
+log = logging.getLogger("kubeshift.sandbox.bridge")
+
+MANAGED_LABEL = ("kwok.x-k8s.io/managed", "true")
+"""The label the sandbox's kwok selects the nodes it plays kubelet for by."""
+BRIDGE_LABEL = "sandbox.kubeshift.io/node-bridge"
+CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
+MEMBER_TAGS = ("kubeshift.io/member", "k8s.io/role/master", "k8s.io/role/control-plane")
+LT_ID_TAG = "aws:ec2launchtemplate:id"
+LT_VERSION_TAG = "aws:ec2launchtemplate:version"
+DEFAULT_POD_CIDR = "10.64.0.0/10"  # the sandbox kwok's --cidr
+REQUEST_TIMEOUT = 30.0
+MAX_PODS = "110"
+
+_ARCH = {"x86_64": "amd64", "arm64": "arm64", "i386": "386"}
+_GIB_PER_VCPU = {"c": 2, "m": 4, "t": 4, "r": 8, "x": 16, "z": 8}
+_SIZES = {"nano": 2, "micro": 2, "small": 2, "medium": 2, "large": 2, "xlarge": 4, "metal": 96}
+_FLAG = r"--{name}(?:=|\s+)[\"']?([^\s\"']+)"
+_KUBELET_LABELS = {
+    "kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch",
+    "beta.kubernetes.io/os", "beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type",
+    "node.kubernetes.io/instance-type", "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+}  # fmt: skip
+_KUBELET_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
+
+
+# --- what the kubelet reads from its flags -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class KubeletFlags:
+    """Labels and taints a kubelet registers its Node with."""
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[tuple[str, str, str], ...] = ()
+    """(key, value, effect) triples."""
+
+
+def user_data_text(encoded: str | None) -> str:
+    """Base64 user data as the instance sees it: gunzipped, MIME parts joined."""
+    if not encoded:
+        return ""
+    try:
+        data = base64.b64decode("".join(encoded.split()), validate=True)
+    except (binascii.Error, ValueError):  # already plain text
+        data = encoded.encode()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    text = data.decode("utf-8", errors="replace")
+    if text.lstrip().startswith(("Content-Type: multipart", "MIME-Version")):
+        parts = email.message_from_string(text).walk()
+        payloads = (p.get_payload(decode=True) for p in parts if not p.is_multipart())
+        text = "\n".join(p.decode("utf-8", "replace") for p in payloads if isinstance(p, bytes))
+    return text
+
+
+def kubelet_flags(text: str) -> KubeletFlags:
+    """``--node-labels`` and ``--register-with-taints`` anywhere in a boot script.
+
+    Works for kubeshift's ``node.env``, EKS's ``--kubelet-extra-args`` and nodeadm's
+    flag lists alike; repeated flags merge in order, like the kubelet's map flags.
+    """
+    labels: dict[str, str] = {}
+    for value in re.findall(_FLAG.format(name="node-labels"), text):
+        for item in filter(None, value.split(",")):
+            key, sep, val = item.partition("=")
+            if sep:
+                labels[key] = val
+    taints: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for value in re.findall(_FLAG.format(name="register-with-taints"), text):
+        for item in filter(None, value.split(",")):
+            head, sep, effect = item.rpartition(":")
+            if sep:
+                key, _, val = head.partition("=")
+                taints[(key, effect)] = (key, val, effect)
+    return KubeletFlags(labels, tuple(taints.values()))
+
+
+def kubelet_refuses(labels: Mapping[str, str]) -> list[str]:
+    """Labels a real kubelet refuses in ``--node-labels`` (it then fails to start).
+
+    Since Kubernetes 1.16 only a fixed set of ``kubernetes.io``/``k8s.io`` labels and the
+    ``kubelet.kubernetes.io``/``node.kubernetes.io`` namespaces may be self-set; roles
+    such as ``node-role.kubernetes.io/control-plane`` must be applied by a controller.
+    """
+    refused = []
+    for key in labels:
+        namespace = key.split("/", 1)[0] if "/" in key else ""
+        restricted = any(
+            namespace == d or namespace.endswith("." + d) for d in ("kubernetes.io", "k8s.io")
+        )
+        allowed = key in _KUBELET_LABELS or any(
+            namespace == n or namespace.endswith("." + n) for n in _KUBELET_NAMESPACES
+        )
+        if restricted and not allowed:
+            refused.append(key)
+    return sorted(refused)
+
+
+# --- instances and the Nodes they become -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What the bridge needs of one EC2 instance."""
+
+    instance_id: str
+    zone: str
+    private_dns_name: str
+    private_ip: str
+    instance_type: str = ""
+    architecture: str = "x86_64"
+    spot: bool = False
+    public_ip: str = ""
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_ec2(cls, raw: Mapping[str, Any]) -> Instance:
+        return cls(
+            instance_id=raw["InstanceId"],
+            zone=(raw.get("Placement") or {}).get("AvailabilityZone", ""),
+            private_dns_name=raw.get("PrivateDnsName") or "",
+            private_ip=raw.get("PrivateIpAddress") or "",
+            instance_type=raw.get("InstanceType") or "",
+            architecture=raw.get("Architecture") or "x86_64",
+            spot=raw.get("InstanceLifecycle") == "spot",
+            public_ip=raw.get("PublicIpAddress") or "",
+            tags={t["Key"]: t["Value"] for t in raw.get("Tags") or []},
+        )
+
+    @property
+    def provider_id(self) -> str:
+        return f"aws:///{self.zone}/{self.instance_id}"
+
+    @property
+    def region(self) -> str:
+        return self.zone[:-1] if self.zone[-1:].isalpha() else self.zone
+
+    @property
+    def control_plane(self) -> bool:
+        return any(self.tags.get(tag) for tag in MEMBER_TAGS)
+
+
+def capacity(instance_type: str) -> dict[str, str]:
+    """Approximate capacity of an instance type (vCPUs by size, memory by family)."""
+    family, _, size = instance_type.partition(".")
+    multiple = re.fullmatch(r"(\d+)xlarge", size)
+    cpus = 4 * int(multiple.group(1)) if multiple else _SIZES.get(size, 2)
+    memory = cpus * _GIB_PER_VCPU.get(family[:1], 4)
+    return {
+        "cpu": str(cpus),
+        "memory": f"{memory}Gi",
+        "pods": MAX_PODS,
+        "ephemeral-storage": "100Gi",
+    }
+
+
+def node_manifest(
+    instance: Instance,
+    flags: KubeletFlags,
+    *,
+    pod_cidr: str | None,
+    extra_labels: Mapping[str, str],
+) -> dict[str, Any]:
+    """The Node a kubelet (with the cloud controller's help) registers for ``instance``."""
+    name = instance.private_dns_name
+    labels = {
+        LIFECYCLE_LABEL: "spot" if instance.spot else "on-demand",
+        **flags.labels,
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": _ARCH.get(instance.architecture, instance.architecture),
+        "topology.kubernetes.io/zone": instance.zone,
+        "topology.kubernetes.io/region": instance.region,
+        **(
+            {"node.kubernetes.io/instance-type": instance.instance_type}
+            if instance.instance_type
+            else {}
+        ),
+        **({CONTROL_PLANE_ROLE: ""} if instance.control_plane else {}),
+        **extra_labels,
+    }
+    taints = {(k, e): (k, v, e) for k, v, e in flags.taints}
+    if instance.control_plane:
+        taints.setdefault(
+            (CONTROL_PLANE_ROLE, "NoSchedule"), (CONTROL_PLANE_ROLE, "", "NoSchedule")
+        )
+    addresses = [{"type": "InternalIP", "address": instance.private_ip}]
+    if instance.public_ip:
+        addresses.append({"type": "ExternalIP", "address": instance.public_ip})
+    addresses += [{"type": "InternalDNS", "address": name}, {"type": "Hostname", "address": name}]
+    spec: dict[str, Any] = {
+        "providerID": instance.provider_id,
+        "taints": [
+            {"key": k, "effect": e, **({"value": v} if v else {})} for k, v, e in taints.values()
+        ],
+    }
+    if pod_cidr:
+        spec.update(podCIDR=pod_cidr, podCIDRs=[pod_cidr])
+    size = capacity(instance.instance_type)
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "spec": spec,
+        "status": {"addresses": addresses, "capacity": size, "allocatable": size},
+    }
+
+
+# --- the bridge ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BridgeReport:
+    """What one pass changed: Nodes added and removed, instances left for the next pass."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    deferred: tuple[str, ...] = ()
+    """``<instance-id>: <why>`` for instances that got no Node this pass."""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed)
+
+    def __str__(self) -> str:
+        parts = [
+            f"{verb} {len(names)} node(s): {summarize(names)}"
+            for verb, names in (("added", self.added), ("removed", self.removed))
+            if names
+        ]
+        if self.deferred:
+            parts.append(f"deferred {len(self.deferred)}: {summarize(self.deferred, 3)}")
+        return "; ".join(parts) or "no change"
+
+
+def label_value(text: str) -> str:
+    """``text`` when it is a valid label value, else a stable short digest of it."""
+    if re.fullmatch(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?", text):
+        return text
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _instance_of(node: Mapping[str, Any]) -> str | None:
+    return instance_id_from_provider_id((node.get("spec") or {}).get("providerID"))
+
+
+class NodeBridge:
+    """Keeps one cluster's Nodes in step with the cluster's running EC2 instances."""
+
+    def __init__(
+        self,
+        ec2_client: EC2Client,
+        kube_api_client: client.ApiClient,
+        cluster_name: str,
+        *,
+        managed_label: tuple[str, str] = MANAGED_LABEL,
+        pod_cidr: str | None = DEFAULT_POD_CIDR,
+        node_cidr_prefix: int = 24,
+    ) -> None:
+        self._ec2 = ec2_client
+        self._core = client.CoreV1Api(kube_api_client)
+        self.cluster = cluster_name
+        self._owner = label_value(cluster_name)
+        self._extra_labels = {managed_label[0]: managed_label[1], BRIDGE_LABEL: self._owner}
+        self._pod_cidr = ipaddress.ip_network(pod_cidr) if pod_cidr else None
+        self._prefix = node_cidr_prefix
+        self._template_data: dict[tuple[str, str], str | None] = {}
+        self._instance_data: dict[str, str | None] = {}
+        self._warned: set[str] = set()
+
+    # -- one pass --------------------------------------------------------------------------
+    def sync(self) -> BridgeReport:
+        """Create Nodes for new running instances, delete Nodes of gone ones. Idempotent."""
+        instances = {i.instance_id: i for i in self._running_instances()}
+        ours = self._bridged_nodes()
+        removed = []
+        for name, node in sorted(ours.items()):
+            iid = _instance_of(node)
+            if iid not in instances or instances[iid].private_dns_name != name:
+                self._delete(name)
+                removed.append(name)
+                del ours[name]
+        bridged = {_instance_of(node) for node in ours.values()}
+        added: list[str] = []
+        deferred: list[str] = []
+        taken: set[str] | None = None
+        for iid in sorted(set(instances) - bridged):
+            if taken is None:
+                taken = self._pod_cidrs_in_use()
+            problem = self._register(instances[iid], taken)
+            if problem:
+                deferred.append(f"{iid}: {problem}")
+            else:
+                added.append(instances[iid].private_dns_name)
+        self._forget(set(instances))
+        return BridgeReport(tuple(added), tuple(removed), tuple(deferred))
+
+    def _register(self, instance: Instance, taken: set[str]) -> str:
+        """Register one instance's Node, as its kubelet would; why not, or ``""``."""
+        if not instance.private_dns_name or not instance.private_ip:
+            return "no private DNS name or IP yet"
+        try:
+            flags = kubelet_flags(user_data_text(self._user_data(instance)))
+        except ClientError as exc:
+            return f"user data unreadable ({exc})"
+        refused = ", ".join(kubelet_refuses(flags.labels))
+        if refused and refused not in self._warned:
+            self._warned.add(refused)
+            log.warning(
+                "%s: user data sets %s with --node-labels; a real kubelet refuses to start "
+                "with these (a controller must apply them); the bridge applies them anyway",
+                instance.instance_id,
+                refused,
+            )
+        cidr = self._next_cidr(taken)
+        return self._create(
+            node_manifest(instance, flags, pod_cidr=cidr, extra_labels=self._extra_labels)
+        )
+
+    def run(self, stop: threading.Event, interval: float = 1.0) -> None:
+        """``sync`` every ``interval`` seconds until ``stop``; errors are logged, never fatal."""
+        failing = ""
+        deferred: tuple[str, ...] = ()
+        log.info("node bridge for cluster %s started", self.cluster)
+        while not stop.is_set():
+            try:
+                report = self.sync()
+            except Exception as exc:
+                message = f"{type(exc).__name__}: {exc}"
+                if message != failing:
+                    log.warning(
+                        "node bridge %s: pass failed, will retry: %s", self.cluster, message
+                    )
+                    log.debug("node bridge failure", exc_info=True)
+                failing = message
+            else:
+                if failing:
+                    log.info("node bridge %s: recovered", self.cluster)
+                    failing = ""
+                if report.changed or report.deferred != deferred:
+                    log.info("node bridge %s: %s", self.cluster, report)
+                deferred = report.deferred
+            stop.wait(interval)
+        log.info("node bridge for cluster %s stopped", self.cluster)
+
+    # -- EC2 -------------------------------------------------------------------------------
+    def _running_instances(self) -> Iterator[Instance]:
+        """One paginated call: running instances with either cluster tag key."""
+        filters: Any = [
+            {"Name": "tag-key", "Values": [cluster_tag_key(self.cluster), LEGACY_CLUSTER_TAG]},
+            {"Name": "instance-state-name", "Values": ["running"]},
+        ]
+        for page in self._ec2.get_paginator("describe_instances").paginate(Filters=filters):
+            for reservation in page.get("Reservations", []):
+                for raw in reservation.get("Instances", []):
+                    instance = Instance.from_ec2(raw)  # type: ignore[arg-type]
+                    tags = instance.tags
+                    if cluster_tag_key(self.cluster) in tags or (
+                        tags.get(LEGACY_CLUSTER_TAG) == self.cluster
+                    ):
+                        yield instance
+
+    def _user_data(self, instance: Instance) -> str | None:
+        """The launch template version's user data (cached), else the instance's own."""
+        template = instance.tags.get(LT_ID_TAG), instance.tags.get(LT_VERSION_TAG)
+        if template[0] and template[1]:
+            key = (template[0], template[1])
+            if key not in self._template_data:
+                self._template_data[key] = self._template_user_data(*key)
+            if self._template_data[key] is not None:
+                return self._template_data[key]
+        if instance.instance_id not in self._instance_data:
+            reply = self._ec2.describe_instance_attribute(
+                InstanceId=instance.instance_id, Attribute="userData"
+            )
+            self._instance_data[instance.instance_id] = (reply.get("UserData") or {}).get("Value")
+        return self._instance_data[instance.instance_id]
+
+    def _template_user_data(self, template_id: str, version: str) -> str | None:
+        try:
+            reply = self._ec2.describe_launch_template_versions(
+                LaunchTemplateId=template_id, Versions=[version]
+            )
+        except ClientError as exc:
+            if "NotFound" in exc.response.get("Error", {}).get("Code", ""):
+                return None  # template deleted since launch: read the instance's copy
+            raise
+        versions = reply.get("LaunchTemplateVersions") or [{}]
+        return (versions[0].get("LaunchTemplateData") or {}).get("UserData")
+
+    def _forget(self, running: set[str]) -> None:
+        for iid in set(self._instance_data) - running:
+            del self._instance_data[iid]
+
+    # -- Kubernetes ------------------------------------------------------------------------
+    def _bridged_nodes(self) -> dict[str, dict[str, Any]]:
+        items = list_all(
+            self._core.list_node,
+            action=f"list the nodes bridged for {self.cluster}",
+            label_selector=f"{BRIDGE_LABEL}={self._owner}",
+            _request_timeout=REQUEST_TIMEOUT,
+        )["items"]
+        return {n["metadata"]["name"]: n for n in items}
+
+    def _pod_cidrs_in_use(self) -> set[str]:
+        items = list_all(
+            self._core.list_node, action="list node pod CIDRs", _request_timeout=REQUEST_TIMEOUT
+        )["items"]
+        return {c for n in items for c in (n.get("spec") or {}).get("podCIDRs") or []}
+
+    def _next_cidr(self, taken: set[str]) -> str | None:
+        if self._pod_cidr is None:
+            return None
+        for subnet in self._pod_cidr.subnets(new_prefix=self._prefix):
+            if str(subnet) not in taken:
+                taken.add(str(subnet))
+                return str(subnet)
+        log.warning("pod CIDR %s has no free /%d left", self._pod_cidr, self._prefix)
+        return None
+
+    def _create(self, body: Any) -> str:
+        """Create the Node (a plain manifest); the reason it was not created, or ``""``."""
+        name = body["metadata"]["name"]
+        try:
+            self._core.create_node(body, _preload_content=False, _request_timeout=REQUEST_TIMEOUT)
+        except client.ApiException as exc:
+            if exc.status != 409:
+                raise
+            return f"node name {name} is taken by a node this bridge does not own"
+        return ""
+
+    def _delete(self, name: str) -> None:
+        try:
+            self._core.delete_node(name, _preload_content=False, _request_timeout=REQUEST_TIMEOUT)
+        except client.ApiException as exc:
+            if exc.status != 404:
+                raise
