@@ -1,0 +1,479 @@
+"""``aws:autoscaling``: auto scaling groups and their target group attachments.
+
+``force_new`` is what the Terraform AWS provider's schema marks ``ForceNew``
+(hashicorp/terraform-provider-aws ``internal/service/autoscaling/``): a group's
+``name``/``name_prefix``/``initial_lifecycle_hook``, and every argument of an
+attachment (which has no update). Everything else a group declares changes in place.
+
+As Terraform does, a create waits until the desired capacity is ``InService`` and a
+delete scales the group to zero, force-deletes it and waits until its instances are
+terminated; moto launches and terminates instances at once, so every wait ends at its
+first poll. moto tags the instances it launches with the group's propagated tags, which
+is what turns them into cluster nodes in the sandbox.
+
+moto gaps: UpdateAutoScalingGroup ignores ``CapacityRebalance`` and drops a mixed
+instances policy it is not given (so updates always send the declared one), and
+instances launched for a mixed instances policy get the launch template's instance
+type, not the overrides' (none, for the program's worker templates).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import secrets
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from botocore.exceptions import ClientError
+
+from automation.sandbox.provider.model import (
+    Aws,
+    ForceNew,
+    NotFound,
+    Props,
+    Request,
+    ResourceType,
+    register,
+)
+
+T = TypeVar("T")
+Raw = dict[str, Any]
+
+_GROUP_GO = "internal/service/autoscaling/group.go"
+_ATTACHMENT_GO = "internal/service/autoscaling/attachment.go"
+_TIMEOUT = 600.0  # Terraform's wait_for_capacity_timeout and delete timeout (10m)
+_PROPAGATION = 120.0  # Terraform's retry window for IAM eventual consistency
+_POLL = 2.0
+_GROUP_TYPE = "auto-scaling-group"
+_UNSERVED = (
+    "launchConfiguration",
+    "loadBalancers",
+    "targetGroupArns",
+    "initialLifecycleHooks",
+    "warmPool",
+    "instanceRefresh",
+)
+
+
+# --- AWS plumbing ---------------------------------------------------------------------
+
+
+def _error(err: ClientError) -> tuple[str, str]:
+    error = err.response.get("Error", {})
+    return str(error.get("Code", "")), str(error.get("Message", ""))
+
+
+def _retry(call: Callable[[], T], retryable: Callable[[str, str], bool], timeout: float) -> T:
+    """``call()``, again while AWS answers an error ``retryable(code, message)`` accepts."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return call()
+        except ClientError as err:
+            if not retryable(*_error(err)) or time.monotonic() > deadline:
+                raise
+        time.sleep(_POLL)
+
+
+def _wait(fetch: Callable[[], T], done: Callable[[T], bool], what: str) -> T:
+    """Poll ``fetch()`` until ``done`` holds for what it returns."""
+    deadline = time.monotonic() + _TIMEOUT
+    while not done(value := fetch()):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: still waiting after {_TIMEOUT:.0f}s")
+        time.sleep(_POLL)
+    return value
+
+
+def _group(aws: Aws, name: str) -> Raw:
+    found = aws.client("autoscaling").describe_auto_scaling_groups(AutoScalingGroupNames=[name])
+    if not found["AutoScalingGroups"]:
+        raise NotFound(f"auto scaling group {name} not found")
+    return dict(found["AutoScalingGroups"][0])
+
+
+def _in_service(group: Raw) -> bool:
+    """Whether the group's healthy ``InService`` capacity is its desired capacity."""
+    ready = sum(
+        int(i.get("WeightedCapacity") or 1)
+        for i in group["Instances"]
+        if i["LifecycleState"] == "InService" and i["HealthStatus"] == "Healthy"
+    )
+    return ready == group["DesiredCapacity"]
+
+
+def _wait_capacity(aws: Aws, name: str) -> None:
+    _wait(lambda: _group(aws, name), _in_service, f"auto scaling group {name} capacity")
+
+
+# --- property shapes ------------------------------------------------------------------
+
+
+def _api(value: Any) -> Any:
+    """Engine shape -> API shape: ``onDemandBaseCapacity`` -> ``OnDemandBaseCapacity``;
+    numbers (doubles on the wire) -> ``int``."""
+    if isinstance(value, dict):
+        return {k[:1].upper() + k[1:]: _api(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_api(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _engine(value: Any) -> Any:
+    """API shape -> engine shape (the reverse of :func:`_api`)."""
+    if isinstance(value, dict):
+        return {k[:1].lower() + k[1:]: _engine(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_engine(v) for v in value]
+    return value
+
+
+def _covers(live: Any, declared: Any) -> bool:
+    """Whether ``live`` already holds every value ``declared`` sets (AWS fills in the
+    fields a declaration leaves out, as Terraform's Optional+Computed ones)."""
+    if declared is None:
+        return True
+    if isinstance(declared, dict):
+        return isinstance(live, dict) and all(_covers(live.get(k), v) for k, v in declared.items())
+    if isinstance(declared, list):
+        return (
+            isinstance(live, list)
+            and len(live) == len(declared)
+            and all(map(_covers, live, declared))
+        )
+    return bool(live == declared)
+
+
+def _in_state_order(live: list[Any], state: object) -> list[Any]:
+    """``live`` (a set AWS lists in its own order) in the order ``state`` lists the same
+    members, so reading back what was declared shows no reordering."""
+    if isinstance(state, list) and len(state) == len(live) and all(s in live for s in state):
+        return list(state)
+    return live
+
+
+def _launch(props: Props) -> Raw:
+    """The declared ``LaunchTemplate`` or ``MixedInstancesPolicy`` argument."""
+    if lt := props.get("launchTemplate"):
+        spec = (
+            {"LaunchTemplateId": lt["id"]} if lt.get("id") else {"LaunchTemplateName": lt["name"]}
+        )
+        return {
+            "LaunchTemplate": {
+                **spec,
+                **({"Version": str(lt["version"])} if lt.get("version") else {}),
+            }
+        }
+    return {"MixedInstancesPolicy": _api(props["mixedInstancesPolicy"])}
+
+
+def _tag(group: str, tag: Props) -> Raw:
+    return {
+        "ResourceId": group,
+        "ResourceType": _GROUP_TYPE,
+        "Key": tag["key"],
+        "Value": tag["value"],
+        "PropagateAtLaunch": bool(tag.get("propagateAtLaunch")),
+    }
+
+
+# Declared settings CreateAutoScalingGroup/UpdateAutoScalingGroup take as they are.
+_SETTINGS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "minSize": ("MinSize", int),
+    "maxSize": ("MaxSize", int),
+    "desiredCapacity": ("DesiredCapacity", int),
+    "capacityRebalance": ("CapacityRebalance", bool),
+    "defaultCooldown": ("DefaultCooldown", int),
+    "healthCheckGracePeriod": ("HealthCheckGracePeriod", int),
+    "healthCheckType": ("HealthCheckType", str),
+    "vpcZoneIdentifiers": ("VPCZoneIdentifier", ",".join),
+}
+_SETS = ("vpcZoneIdentifiers",)  # compared as sets (Terraform TypeSet)
+
+
+def _settings(props: Props, names: list[str] | None = None) -> Raw:
+    """The API arguments for the declared settings (all, or just ``names``)."""
+    return {
+        api: cast(props[p])
+        for p, (api, cast) in _SETTINGS.items()
+        if (names is None or p in names) and props.get(p) not in (None, [])
+    }
+
+
+def _setting_changed(prop: str, olds: Props, news: Props) -> bool:
+    if news.get(prop) in (None, []):  # Optional+Computed: left out means "keep"
+        return False
+    if prop in _SETS:
+        return set(olds.get(prop) or []) != set(news[prop])
+    return not _covers(olds.get(prop), news[prop])
+
+
+# --- aws:autoscaling/group:Group ------------------------------------------------------
+
+
+@register
+class Group(ResourceType):
+    """An auto scaling group; id = its name.
+
+    The program declares a launch template (control plane) or a mixed instances policy
+    (workers); ``targetGroupArns`` are left to :class:`Attachment` resources.
+    """
+
+    token = "aws:autoscaling/group:Group"
+    force_new = (
+        ForceNew("name", f"{_GROUP_GO}: name ForceNew"),
+        ForceNew("namePrefix", f"{_GROUP_GO}: name_prefix ForceNew"),
+        ForceNew("initialLifecycleHooks", f"{_GROUP_GO}: initial_lifecycle_hook ForceNew"),
+    )
+    computed = (
+        "arn",
+        "availabilityZones",
+        "defaultCooldown",
+        "loadBalancers",
+        "serviceLinkedRoleArn",
+        "targetGroupArns",
+    )
+
+    def check(self, req: Request, news: Props) -> Props:
+        for prop in _UNSERVED:
+            if news.get(prop):
+                raise ValueError(f"{prop} is not served by the sandbox's auto scaling groups")
+        if bool(news.get("launchTemplate")) == bool(news.get("mixedInstancesPolicy")):
+            raise ValueError("set exactly one of launchTemplate and mixedInstancesPolicy")
+        props = {"healthCheckGracePeriod": 300, **copy.deepcopy(news)}  # Terraform's default
+        if policy := props.get("mixedInstancesPolicy"):
+            template = policy["launchTemplate"]
+            specs = [template["launchTemplateSpecification"]] + [
+                o["launchTemplateSpecification"]
+                for o in template.get("overrides") or []
+                if o.get("launchTemplateSpecification")
+            ]
+            for spec in specs:  # Terraform's default version
+                spec.setdefault("version", "$Default")
+        if not props.get("name"):
+            prefix = props.get("namePrefix") or f"{req.name}-"
+            props["name"] = prefix + hashlib.sha256(req.name.encode()).hexdigest()[:7]
+        if len(props["name"]) > 255:
+            raise ValueError(f"name {props['name']!r} is longer than 255 characters")
+        return props
+
+    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
+        asg = aws.client("autoscaling")
+        name = inputs["name"]
+        args: Raw = {"AutoScalingGroupName": name, **_launch(inputs), **_settings(inputs)}
+        if inputs.get("tags"):
+            args["Tags"] = [_tag(name, t) for t in inputs["tags"]]
+        # A launch template's instance profile may not be visible to Auto Scaling yet.
+        _retry(
+            lambda: asg.create_auto_scaling_group(**args),
+            lambda code, message: "Invalid IAM Instance Profile" in message,
+            _PROPAGATION,
+        )
+        _wait_capacity(aws, name)
+        if inputs.get("suspendedProcesses"):
+            asg.suspend_processes(
+                AutoScalingGroupName=name, ScalingProcesses=list(inputs["suspendedProcesses"])
+            )
+        return name, self.read(aws, req, name, inputs)
+
+    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
+        g = _group(aws, id_)
+        tags = [
+            {
+                "key": t["Key"],
+                "value": t["Value"],
+                "propagateAtLaunch": bool(t["PropagateAtLaunch"]),
+            }
+            for t in sorted(g.get("Tags") or [], key=lambda t: t["Key"])
+            if not t["Key"].startswith("aws:")
+        ]
+        subnets = [s for s in (g.get("VPCZoneIdentifier") or "").split(",") if s]
+        suspended = sorted(p["ProcessName"] for p in g.get("SuspendedProcesses") or [])
+        outputs: Props = {
+            "arn": g["AutoScalingGroupARN"],
+            "name": g["AutoScalingGroupName"],
+            "minSize": g["MinSize"],
+            "maxSize": g["MaxSize"],
+            "desiredCapacity": g["DesiredCapacity"],
+            "capacityRebalance": bool(g.get("CapacityRebalance")),
+            "defaultCooldown": g.get("DefaultCooldown", 300),
+            "healthCheckGracePeriod": g.get("HealthCheckGracePeriod", 0),
+            "healthCheckType": g.get("HealthCheckType", "EC2"),
+            "availabilityZones": _in_state_order(
+                sorted(g.get("AvailabilityZones") or []), state.get("availabilityZones")
+            ),
+            "vpcZoneIdentifiers": _in_state_order(subnets, state.get("vpcZoneIdentifiers")),
+            "suspendedProcesses": _in_state_order(suspended, state.get("suspendedProcesses")),
+            "tags": _in_state_order(tags, state.get("tags")),
+            "loadBalancers": sorted(g.get("LoadBalancerNames") or []),
+            "targetGroupArns": sorted(g.get("TargetGroupARNs") or []),
+        }
+        if role := g.get("ServiceLinkedRoleARN"):
+            outputs["serviceLinkedRoleArn"] = role
+        if lt := g.get("LaunchTemplate"):
+            outputs["launchTemplate"] = {
+                "id": lt["LaunchTemplateId"],
+                "name": lt["LaunchTemplateName"],
+                **({"version": lt["Version"]} if lt.get("Version") else {}),
+            }
+        if policy := g.get("MixedInstancesPolicy"):
+            outputs["mixedInstancesPolicy"] = _engine(policy)
+        return outputs
+
+    def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
+        asg = aws.client("autoscaling")
+        self._retag(aws, id_, olds, news)
+        changed = [p for p in _SETTINGS if _setting_changed(p, olds, news)]
+        launch = [p for p in ("launchTemplate", "mixedInstancesPolicy") if p in news]
+        if changed or any(not _covers(olds.get(p), news[p]) for p in launch):
+            # The declared launch template/policy goes with every update: unchanged it is
+            # a no-op on AWS, and moto drops a mixed instances policy an update leaves out.
+            asg.update_auto_scaling_group(
+                AutoScalingGroupName=id_, **_launch(news), **_settings(news, changed)
+            )
+        if {"desiredCapacity", "minSize"} & set(changed):
+            _wait_capacity(aws, id_)
+        old, new = (
+            set(olds.get("suspendedProcesses") or []),
+            set(news.get("suspendedProcesses") or []),
+        )
+        # An empty ScalingProcesses list means every process, so never send one.
+        if resume := sorted(old - new):
+            asg.resume_processes(AutoScalingGroupName=id_, ScalingProcesses=resume)
+        if suspend := sorted(new - old):
+            asg.suspend_processes(AutoScalingGroupName=id_, ScalingProcesses=suspend)
+        return self.read(aws, req, id_, news)
+
+    @staticmethod
+    def _retag(aws: Aws, id_: str, olds: Props, news: Props) -> None:
+        asg = aws.client("autoscaling")
+        old = {t["key"]: _tag(id_, t) for t in olds.get("tags") or []}
+        new = {t["key"]: _tag(id_, t) for t in news.get("tags") or []}
+        if removed := [tag for key, tag in old.items() if key not in new]:
+            asg.delete_tags(Tags=removed)
+        if changed := [tag for key, tag in new.items() if old.get(key) != tag]:
+            asg.create_or_update_tags(Tags=changed)
+
+    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
+        asg = aws.client("autoscaling")
+        try:
+            group = _group(aws, id_)
+        except NotFound:
+            return
+        instances = [i["InstanceId"] for i in group["Instances"]]
+        if instances or group["DesiredCapacity"]:  # drain, so lifecycle hooks still run
+            asg.update_auto_scaling_group(
+                AutoScalingGroupName=id_, MinSize=0, MaxSize=0, DesiredCapacity=0
+            )
+
+        def force_delete() -> None:
+            try:
+                asg.delete_auto_scaling_group(AutoScalingGroupName=id_, ForceDelete=True)
+            except ClientError as err:
+                code, message = _error(err)
+                if not (code == "ValidationError" and "not found" in message):
+                    raise
+
+        _retry(
+            force_delete,
+            lambda code, _: code in ("ResourceInUse", "ScalingActivityInProgress"),
+            _TIMEOUT,
+        )
+        _wait(lambda: self._exists(aws, id_), lambda there: not there, f"deleting {id_}")
+        if instances:
+            _wait(
+                lambda: _live_instances(aws, instances),
+                lambda live: not live,
+                f"instances of {id_} terminating",
+            )
+
+    @staticmethod
+    def _exists(aws: Aws, id_: str) -> bool:
+        try:
+            _group(aws, id_)
+        except NotFound:
+            return False
+        return True
+
+
+def _live_instances(aws: Aws, ids: list[str]) -> list[str]:
+    """Those of ``ids`` not yet terminated."""
+    try:
+        pages = aws.ec2.get_paginator("describe_instances").paginate(InstanceIds=ids)
+        return [
+            i["InstanceId"]
+            for page in pages
+            for r in page["Reservations"]
+            for i in r["Instances"]
+            if i["State"]["Name"] != "terminated"
+        ]
+    except ClientError as err:
+        if _error(err)[0] == "InvalidInstanceID.NotFound":  # all long gone
+            return []
+        raise
+
+
+# --- aws:autoscaling/attachment:Attachment --------------------------------------------
+
+
+@register
+class Attachment(ResourceType):
+    """A target group attached to an auto scaling group; id = ``<group>-<unique suffix>``
+    as Terraform's PrefixedUniqueId makes it."""
+
+    token = "aws:autoscaling/attachment:Attachment"
+    force_new = (
+        ForceNew("autoscalingGroupName", f"{_ATTACHMENT_GO}: autoscaling_group_name ForceNew"),
+        ForceNew("lbTargetGroupArn", f"{_ATTACHMENT_GO}: lb_target_group_arn ForceNew"),
+        ForceNew("elb", f"{_ATTACHMENT_GO}: elb ForceNew"),
+    )
+    computed = ()
+
+    def check(self, req: Request, news: Props) -> Props:
+        if news.get("elb"):
+            raise ValueError("classic load balancers (elb) are not served by the sandbox")
+        if not news.get("autoscalingGroupName") or not news.get("lbTargetGroupArn"):
+            raise ValueError("autoscalingGroupName and lbTargetGroupArn are required")
+        return news
+
+    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
+        group, arn = inputs["autoscalingGroupName"], inputs["lbTargetGroupArn"]
+        _retry(
+            lambda: aws.client("autoscaling").attach_load_balancer_target_groups(
+                AutoScalingGroupName=group, TargetGroupARNs=[arn]
+            ),
+            _too_many,
+            _TIMEOUT,
+        )
+        id_ = f"{group}-{datetime.now(UTC):%Y%m%d%H%M%S}{secrets.token_hex(4)}"
+        return id_, self.read(aws, req, id_, inputs)
+
+    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
+        group, arn = state["autoscalingGroupName"], state["lbTargetGroupArn"]
+        if arn not in _group(aws, group).get("TargetGroupARNs", []):
+            raise NotFound(f"{arn} is not attached to {group}")
+        return {"autoscalingGroupName": group, "lbTargetGroupArn": arn}
+
+    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
+        try:
+            self.read(aws, req, id_, state)
+        except NotFound:
+            return
+        _retry(
+            lambda: aws.client("autoscaling").detach_load_balancer_target_groups(
+                AutoScalingGroupName=state["autoscalingGroupName"],
+                TargetGroupARNs=[state["lbTargetGroupArn"]],
+            ),
+            _too_many,
+            _TIMEOUT,
+        )
+
+
+def _too_many(code: str, message: str) -> bool:
+    """ "Trying to update too many Load Balancers/Target Groups at once" (limit 10)."""
+    return code == "ValidationError" and "update too many" in message
