@@ -56,11 +56,11 @@ from automation.kube.clients import ClusterAccess, KubeClients, build_clients, l
 from automation.kube.drain import DrainLimits, DrainOptions, drain_nodes  # noqa: E402
 from automation.kube.nodes import NodeSelection, Taint, taint_nodes  # noqa: E402
 from automation.kube.probe import AvailabilityProbe  # noqa: E402
-from tests.support.controlplane import Cluster, ClusterOptions, start_cluster  # noqa: E402
-from tests.support.etcd import start_etcd  # noqa: E402
-from tests.support.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
+from automation.sandbox.binaries import locate  # noqa: E402
+from automation.sandbox.controlplane import Cluster, ClusterOptions, start_cluster  # noqa: E402
+from automation.sandbox.etcd import start_etcd  # noqa: E402
+from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
 from tests.support.nodes import NodePool, NodePools, NodePoolSpec  # noqa: E402
-from tests.support.testbin import locate  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
 GROUP_LABEL = "kubeshift.io/bench-group"

@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kubernetes.client import AppsV1Api, CoreV1Api, V1Namespace, V1ObjectMeta
 
-from tests.support.controlplane import ClusterOptions, start_cluster
-from tests.support.etcd import start_etcd
+from automation.sandbox.binaries import MissingBinaries, cache_root, locate
+from automation.sandbox.controlplane import ClusterOptions, start_cluster
+from automation.sandbox.etcd import start_etcd
 from tests.support.nodes import NodePools, NodePoolSpec
-from tests.support.testbin import MissingBinaries, cache_root, locate
 from tests.support.waiting import eventually
 from tests.support.workloads import deployment
 

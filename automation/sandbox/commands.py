@@ -240,11 +240,11 @@ def _wait_ready_nodes(client: Any, expected: int, *, timeout: float) -> None:
     from kubernetes.client import CoreV1Api
 
     def ready() -> int:
+        nodes = CoreV1Api(client).list_node().items
         return sum(
-            1
-            for node in CoreV1Api(client).list_node().items
-            for c in node.status.conditions or []
-            if c.type == "Ready" and c.status == "True"
+            any(c.type == "Ready" and c.status == "True" for c in n.status.conditions or [])
+            for n in nodes
+            if n.status is not None
         )
 
     deadline = time.monotonic() + timeout

@@ -83,8 +83,11 @@ def serve(args: argparse.Namespace) -> int:
             cleanups.append(cluster.stop)
             clusters.append(
                 ClusterInfo(
-                    role=role, name=name, server=cluster.server,
-                    kubeconfig=str(cluster.kubeconfig_path), context=cluster.context,
+                    role=role,
+                    name=name,
+                    server=cluster.server,
+                    kubeconfig=str(cluster.kubeconfig_path),
+                    context=cluster.context,
                 )
             )
             processes += [

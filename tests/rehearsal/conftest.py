@@ -83,9 +83,7 @@ class Rehearsal:
 def kubeshift(env: dict[str, str], *args: str, timeout: float = 900) -> Ran:
     argv = [KUBESHIFT, *args]
     began = time.monotonic()
-    proc = subprocess.run(
-        argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout
-    )
+    proc = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
     return Ran(argv, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - began)
 
 

@@ -57,9 +57,7 @@ def test_target_vpc_holds_the_workers_and_load_balancers(rehearsal: Rehearsal) -
     for group in groups:
         vpcs = {subnet_vpc[s] for s in group["VPCZoneIdentifier"].split(",")}
         assert vpcs == {target}, f"{group['AutoScalingGroupName']} is in {vpcs}"
-    running = [
-        i for i in _instances_by_id(rehearsal).values() if i["State"]["Name"] == "running"
-    ]
+    running = [i for i in _instances_by_id(rehearsal).values() if i["State"]["Name"] == "running"]
     assert running and all(i["VpcId"] == target for i in running)
     lbs = rehearsal.client("elbv2").describe_load_balancers()["LoadBalancers"]
     assert lbs and {lb["VpcId"] for lb in lbs} == {target}, "a load balancer outside the target"

@@ -20,12 +20,12 @@ import pytest
 from kubernetes.client import ApiClient, CoreV1Api, V1Namespace, V1ObjectMeta
 from kubernetes.client.exceptions import ApiException
 
-from tests.support.controlplane import Cluster, ClusterOptions, start_cluster
-from tests.support.etcd import Etcd, start_etcd
-from tests.support.kwok import default_pod_ready_delay_ms
+from automation.sandbox.binaries import Binaries, MissingBinaries, locate
+from automation.sandbox.controlplane import Cluster, ClusterOptions, start_cluster
+from automation.sandbox.etcd import Etcd, start_etcd
+from automation.sandbox.kwok import default_pod_ready_delay_ms
+from automation.sandbox.processes import StartupError
 from tests.support.nodes import NodePools, unique_name
-from tests.support.processes import StartupError
-from tests.support.testbin import Binaries, MissingBinaries, locate
 
 T = TypeVar("T")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine import Engine, MissingEngine, find_engine
+from automation.sandbox.binaries import MissingEngine, PulumiInstall, find_engine
 
 PROJECT_SRC = Path(__file__).resolve().parents[1] / "integration" / "engine" / "project"
 PASSPHRASE = "kubeshift-engine-tests"  # a test-only secret for throw-away stacks
@@ -30,7 +30,7 @@ STACK = "dev"
 class EngineProject:
     """A private copy of the test project, its backend and its record store."""
 
-    engine: Engine
+    engine: PulumiInstall
     dir: Path
     backend: Path
     store: Path
@@ -62,7 +62,9 @@ class EngineProject:
         return {p.stem: json.loads(p.read_text()) for p in sorted(self.store.glob("*.json"))}
 
 
-def engine_environment(engine: Engine, root: Path, base: Mapping[str, str]) -> dict[str, str]:
+def engine_environment(
+    engine: PulumiInstall, root: Path, base: Mapping[str, str]
+) -> dict[str, str]:
     """Environment for a CLI run confined to ``root``: no network, no user state."""
     env = dict(base)
     env.update(
@@ -95,7 +97,7 @@ def copy_project(dest: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def pulumi_engine() -> Engine:
+def pulumi_engine() -> PulumiInstall:
     """The real engine, or a FAILED test that says how to build it."""
     try:
         return find_engine()
@@ -106,7 +108,7 @@ def pulumi_engine() -> Engine:
 
 @pytest.fixture
 def engine_project(
-    pulumi_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pulumi_engine: PulumiInstall, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[EngineProject]:
     """A fresh copy of the test project with stack ``dev`` created on a tmp backend.
 

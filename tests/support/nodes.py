@@ -39,8 +39,8 @@ from kubernetes.client import (
 )
 from kubernetes.client.exceptions import ApiException
 
+from automation.sandbox.kwok import MANAGED_LABEL
 from tests.support.kubeapi import STRATEGIC_MERGE
-from tests.support.kwok import MANAGED_LABEL
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"

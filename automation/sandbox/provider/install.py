@@ -36,8 +36,17 @@ def install(pulumi: Path, pulumi_home: Path, work: Path) -> Path:
     launcher.chmod(0o755)
     env = {**os.environ, "PULUMI_HOME": str(pulumi_home), "PULUMI_SKIP_UPDATE_CHECK": "true"}
     subprocess.run(
-        [str(pulumi), "plugin", "install", "resource", "aws", PLUGIN_VERSION,
-         "--file", str(launcher), "--reinstall"],
+        [
+            str(pulumi),
+            "plugin",
+            "install",
+            "resource",
+            "aws",
+            PLUGIN_VERSION,
+            "--file",
+            str(launcher),
+            "--reinstall",
+        ],
         check=True,
         env=env,
         capture_output=True,

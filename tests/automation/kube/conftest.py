@@ -26,8 +26,8 @@ from kubernetes.client import (
 
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients
 from automation.kube.nodes import NodeSelection, Taint, taint_nodes
-from tests.support.controlplane import Cluster
-from tests.support.kwok import POD_READY_DELAY_ANNOTATION
+from automation.sandbox.controlplane import Cluster
+from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION
 from tests.support.nodes import POOL_LABEL, NodePool, NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually
 from tests.support.workloads import deployment, service

@@ -36,7 +36,7 @@ from automation.kube.copy import (
     skip_reason,
     stamped,
 )
-from tests.support.controlplane import Cluster
+from automation.sandbox.controlplane import Cluster
 from tests.support.nodes import NodePools, NodePoolSpec
 from tests.support.waiting import eventually
 from tests.support.workloads import deployment, service

@@ -16,8 +16,8 @@ from automation.errors import GateTimeoutError
 from automation.kube.drain import DrainLimits, drain_nodes
 from automation.kube.gates import no_evictable_pods, workloads_available
 from automation.kube.probe import AvailabilityProbe
+from automation.sandbox.controlplane import Cluster
 from tests.automation.kube.conftest import Fleet
-from tests.support.controlplane import Cluster
 from tests.support.waiting import eventually
 from tests.support.workloads import PAUSE_IMAGE
 

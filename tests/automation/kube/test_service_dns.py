@@ -38,7 +38,7 @@ from automation.kube.service_dns import (
     services_serving,
     zone_for,
 )
-from tests.support.controlplane import Cluster
+from automation.sandbox.controlplane import Cluster
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_zone, put_record, records_named
 from tests.support.nodes import NodePools, NodePoolSpec

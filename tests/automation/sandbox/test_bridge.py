@@ -33,9 +33,9 @@ from automation.sandbox.bridge import (
     kubelet_refuses,
     user_data_text,
 )
+from automation.sandbox.controlplane import Cluster
 from components import userdata
 from components.tags import cluster_tags
-from tests.support.controlplane import Cluster
 from tests.support.moto_fixtures import MotoServer
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually

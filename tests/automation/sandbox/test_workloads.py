@@ -26,6 +26,7 @@ from kubernetes.client import (
 from kubernetes.client.exceptions import ApiException
 
 from automation.errors import GateTimeoutError
+from automation.sandbox.controlplane import Cluster
 from automation.sandbox.workloads import (
     DEFAULT_APPS,
     App,
@@ -38,7 +39,6 @@ from automation.sandbox.workloads import (
 )
 from automation.settings import IngressSettings
 from components.config import load_config, load_stack_file
-from tests.support.controlplane import Cluster
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually
 

@@ -156,7 +156,7 @@ def test_missing_output_is_a_clear_precondition(context: HookContext) -> None:
 
 
 def _kwok_node(core, instance: dict, labels: dict[str, str]) -> str:  # type: ignore[no-untyped-def]
-    from tests.support.kwok import MANAGED_LABEL
+    from automation.sandbox.kwok import MANAGED_LABEL
 
     name = instance["PrivateDnsName"]
     core.create_node(

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pulumi import automation as auto
 
-from tests.support.engine import pinned_version
+from automation.sandbox.binaries import pinned_pulumi_version as pinned_version
 from tests.support.engine_fixtures import EngineProject
 
 pytestmark = pytest.mark.engine

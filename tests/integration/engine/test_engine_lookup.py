@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine import Engine, MissingEngine, find_engine
+from automation.sandbox.binaries import MissingEngine, PulumiInstall, find_engine
 
 pytestmark = pytest.mark.engine
 
@@ -21,7 +21,7 @@ def test_override_without_pulumi_fails_with_the_build_command(
 
 
 def test_pulumi_on_path_is_used_when_the_cache_is_empty(
-    pulumi_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pulumi_engine: PulumiInstall, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     on_path = tmp_path / "bin"
     on_path.mkdir()

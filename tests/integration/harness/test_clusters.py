@@ -6,7 +6,7 @@ import pytest
 from kubernetes.client import CoreV1Api, V1ConfigMap, V1ObjectMeta, VersionApi
 from kubernetes.client.exceptions import ApiException
 
-from tests.support.controlplane import Cluster
+from automation.sandbox.controlplane import Cluster
 from tests.support.nodes import NodePools, NodePoolSpec
 
 pytestmark = pytest.mark.controlplane

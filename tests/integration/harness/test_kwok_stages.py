@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 from kubernetes.client import ApiClient, AppsV1Api, CoreV1Api, V1Pod
 
-from tests.support.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms, stages
+from automation.sandbox.binaries import Binaries
+from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms, stages
 from tests.support.nodes import NodePools, NodePoolSpec
-from tests.support.testbin import Binaries
 from tests.support.waiting import eventually
 from tests.support.workloads import deployment
 

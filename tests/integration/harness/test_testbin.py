@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.testbin import MissingBinaries, locate, pinned_version
+from automation.sandbox.binaries import MissingBinaries, locate, pinned_version
 
 
 def test_missing_binaries_name_the_build_command(

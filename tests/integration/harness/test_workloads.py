@@ -17,8 +17,8 @@ from kubernetes.client import (
 )
 from kubernetes.client.exceptions import ApiException
 
+from automation.sandbox.kwok import POD_CIDR
 from tests.support.kubeapi import STRATEGIC_MERGE
-from tests.support.kwok import POD_CIDR
 from tests.support.nodes import NodePools, NodePoolSpec
 from tests.support.waiting import eventually
 from tests.support.workloads import deployment, pdb, service

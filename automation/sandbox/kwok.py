@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from tests.support.processes import Daemon
+from automation.sandbox.processes import Daemon
 
 MANAGED_LABEL = "kwok.x-k8s.io/managed"
 MANAGED_SELECTOR = f"{MANAGED_LABEL}=true"

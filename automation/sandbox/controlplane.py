@@ -11,6 +11,7 @@ from __future__ import annotations
 import ssl
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,11 +20,11 @@ import yaml
 from kubernetes.client import ApiClient, CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
-from tests.support import pki as pki_mod
-from tests.support.kubeconfig import write_kubeconfig
-from tests.support.kwok import start_kwok
-from tests.support.processes import LOOPBACK, Daemon, free_port, retry_port_clash, wait_until
-from tests.support.testbin import Binaries
+from automation.sandbox import pki as pki_mod
+from automation.sandbox.binaries import Binaries
+from automation.sandbox.kubeconfig import write_kubeconfig
+from automation.sandbox.kwok import start_kwok
+from automation.sandbox.processes import LOOPBACK, Daemon, free_port, retry_port_clash, wait_until
 
 SERVICE_CIDR = "10.96.0.0/16"
 SERVICE_IP = "10.96.0.1"
@@ -259,10 +260,14 @@ def _start_cluster(bins: Binaries, etcd_url: str, workdir: Path, opts: ClusterOp
         cluster.daemons.append(kwok)
 
         insecure = _tls_context(None, None)
+
+        def healthy(port: int) -> Callable[[], bool]:
+            return lambda: _http_ok(f"https://{LOOPBACK}:{port}/healthz", insecure)
+
         for daemon, health_port in ((cm, cm_port), (sched, sched_port)):
             wait_until(
                 f"{daemon.name} /healthz",
-                lambda p=health_port: _http_ok(f"https://{LOOPBACK}:{p}/healthz", insecure),
+                healthy(health_port),
                 timeout=STARTUP_TIMEOUT,
                 daemons=cluster.daemons,
             )

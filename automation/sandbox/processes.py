@@ -63,7 +63,7 @@ class Daemon:
 
     @classmethod
     def start(
-        cls, name: str, argv: Sequence[str], log_dir: Path, env: dict[str, str] | None = None
+        cls, name: str, argv: Sequence[str | Path], log_dir: Path, env: dict[str, str] | None = None
     ) -> Daemon:
         log_dir.mkdir(parents=True, exist_ok=True)
         daemon = cls(name, [str(a) for a in argv], log_dir / f"{name}.log")

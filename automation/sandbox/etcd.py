@@ -12,7 +12,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.processes import LOOPBACK, Daemon, free_port, retry_port_clash, wait_until
+from automation.sandbox.processes import LOOPBACK, Daemon, free_port, retry_port_clash, wait_until
 
 
 @dataclass(frozen=True)

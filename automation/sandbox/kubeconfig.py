@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.support.pki import CertPair
+from automation.sandbox.pki import CertPair
 
 
 def write_kubeconfig(
