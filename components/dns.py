@@ -2,8 +2,10 @@
 A records to fixed member addresses.
 
 A record that changes type (the API record goes CNAME -> A -> CNAME during the
-control-plane move) is replaced; Route53 refuses a CNAME and an A record on the same
-name, so the old record is deleted before the new one is created.
+control-plane move) is updated in place: the provider sends Route53 one change batch
+that deletes the old set and creates the new one, so the name never resolves to
+nothing. Route53 refuses a CNAME and an A record on the same name; should a change of
+name or zone force a replacement, the old record is deleted before the new one exists.
 """
 
 from __future__ import annotations

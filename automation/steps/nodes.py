@@ -15,15 +15,26 @@ from automation.steps import outputs
 from automation.steps.availability import watched
 from automation.waiting import Pending
 
+CONTROL_PLANE_ROLES = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 
-def nodes_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
-    """Names of the cluster's nodes whose instances run in the VPC of ``vpc_output``."""
+
+def workers_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
+    """Names of the cluster's worker nodes whose instances run in the VPC of ``vpc_output``.
+
+    Control-plane members are left out: the seed tainted and drained the old worker
+    groups only, and each member moves in its own phase while etcd keeps quorum.
+    """
     from automation.aws.nodes import cluster_node_names
     from automation.kube.clients import list_all
 
     kube = ctx.clients.kube("primary")
     vpc_id = outputs.require(ctx.outputs, vpc_output, ctx.phase)
     listed = list_all(kube.core.list_node, action="list nodes")["items"]
+    members = {
+        n["metadata"]["name"]
+        for n in listed
+        if any(role in (n["metadata"].get("labels") or {}) for role in CONTROL_PLANE_ROLES)
+    }
     provider_ids = {n["metadata"]["name"]: (n.get("spec") or {}).get("providerID") for n in listed}
     match = cluster_node_names(
         ctx.clients.aws().ec2, cluster=ctx.config.cluster.name, vpc_id=vpc_id, nodes=provider_ids
@@ -35,14 +46,14 @@ def nodes_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
             vpc_id,
             ", ".join(sorted(i.instance_id for i in match.unmatched)[:5]),
         )
-    return list(match.names)
+    return [name for name in match.names if name not in members]
 
 
 def _retiring_taint(ctx: HookContext, action: Callable[..., Any]) -> HookResult:
     """Apply ``taint_nodes``/``untaint_nodes`` with the retiring taint to source-VPC nodes."""
     from automation.kube.nodes import NodeSelection
 
-    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    names = workers_in_vpc(ctx, outputs.SOURCE_VPC_ID)
     if not names:
         return HookResult(changed=False, message="no nodes in the source VPC")
     change = action(
@@ -72,7 +83,7 @@ def drain_retiring_nodes(ctx: HookContext) -> HookResult:
     """Drain source-VPC nodes concurrently, never violating a PodDisruptionBudget."""
     from automation.kube.drain.run import drain_nodes
 
-    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    names = workers_in_vpc(ctx, outputs.SOURCE_VPC_ID)
 
     def drain() -> HookResult:
         summary = drain_nodes(
@@ -95,7 +106,7 @@ def drain_retiring_nodes(ctx: HookContext) -> HookResult:
 def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:
     from automation.kube.gates import no_evictable_pods
 
-    names = nodes_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    names = workers_in_vpc(ctx, outputs.SOURCE_VPC_ID)
     return no_evictable_pods(ctx.clients.kube("primary"), names, ctx.settings.drain)
 
 

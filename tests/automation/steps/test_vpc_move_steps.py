@@ -34,6 +34,7 @@ class World:
     source_nodes: list[str]
     target_nodes: list[str]
     foreign_node: str
+    member_node: str
 
 
 def _instances(ec2, subnet: str, count: int, cluster: str | None) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -65,15 +66,19 @@ def world(moto, primary_cluster) -> Iterator[World]:  # type: ignore[no-untyped-
         "source": _instances(ec2, subnets["source"], 2, "demo"),
         "target": _instances(ec2, subnets["target"], 2, "demo"),
         "foreign": _instances(ec2, subnets["source"], 1, "other-cluster"),
+        "member": _instances(ec2, subnets["source"], 1, "demo"),
     }
     core = client.CoreV1Api(primary_cluster.api_client())
     created: dict[str, list[str]] = {}
     for side, instances in placed.items():
         for instance in instances:
             name = instance["PrivateDnsName"]
+            labels = {"test": "vpc-move-steps"}
+            if side == "member":
+                labels["node-role.kubernetes.io/control-plane"] = ""
             core.create_node(
                 client.V1Node(
-                    metadata=client.V1ObjectMeta(name=name, labels={"test": "vpc-move-steps"}),
+                    metadata=client.V1ObjectMeta(name=name, labels=labels),
                     spec=client.V1NodeSpec(
                         provider_id=f"aws:///us-east-1a/{instance['InstanceId']}"
                     ),
@@ -87,6 +92,7 @@ def world(moto, primary_cluster) -> Iterator[World]:  # type: ignore[no-untyped-
             source_nodes=sorted(created["source"]),
             target_nodes=sorted(created["target"]),
             foreign_node=created["foreign"][0],
+            member_node=created["member"][0],
         )
     finally:
         for names in created.values():
@@ -119,15 +125,16 @@ def _tainted(context: HookContext, names: list[str]) -> list[str]:
     )
 
 
-def test_old_vpc_nodes_are_found_through_ec2(context: HookContext, world: World) -> None:
-    assert nodes.nodes_in_vpc(context, outputs.SOURCE_VPC_ID) == world.source_nodes
-    assert nodes.nodes_in_vpc(context, outputs.TARGET_VPC_ID) == world.target_nodes
+def test_old_vpc_workers_are_found_through_ec2(context: HookContext, world: World) -> None:
+    """The cluster's workers per VPC; a control-plane member moves in its own phase."""
+    assert nodes.workers_in_vpc(context, outputs.SOURCE_VPC_ID) == world.source_nodes
+    assert nodes.workers_in_vpc(context, outputs.TARGET_VPC_ID) == world.target_nodes
 
 
 def test_taint_hook_taints_only_the_source_vpc_and_is_idempotent(
     context: HookContext, world: World
 ) -> None:
-    everyone = world.source_nodes + world.target_nodes + [world.foreign_node]
+    everyone = world.source_nodes + world.target_nodes + [world.foreign_node, world.member_node]
 
     context.dry_run = True
     preview = nodes.taint_retiring_nodes(context)
