@@ -6,6 +6,7 @@ Asserted from the outside only: the journal, moto, the sandbox's cluster.
 from __future__ import annotations
 
 import ipaddress
+import subprocess
 from typing import Any
 
 import pytest
@@ -129,3 +130,26 @@ def test_a_second_run_changes_nothing(rehearsal: Rehearsal) -> None:
     preview = rehearsal.kubeshift("--stack", STACK, "--json", "preview", "--phase", "cleanup")
     assert preview.code == 0, preview.stderr
     assert preview.json()["changes"] == []
+
+
+def test_a_hand_run_in_the_sandbox_env_sees_the_same_stack(rehearsal: Rehearsal) -> None:
+    """`eval "$(kubeshift sandbox env)"` then `pulumi preview`, as an engineer runs it."""
+    exports = rehearsal.kubeshift("--stack", STACK, "sandbox", "env")
+    assert exports.code == 0, exports.stderr
+    preview = f"pulumi preview --stack {STACK} --expect-no-changes --non-interactive"
+    script = f"{exports.stdout}\n{preview}"
+    proc = subprocess.run(
+        ["bash", "-euc", script], env=rehearsal.env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "unchanged" in proc.stdout
+
+
+def test_sandbox_status_lists_live_processes(rehearsal: Rehearsal) -> None:
+    status = rehearsal.kubeshift("sandbox", "status", "--json")
+    assert status.code == 0, status.stderr
+    processes = status.json()["processes"]
+    assert processes and all(p["running"] for p in processes), processes
+    names = " ".join(p["name"] for p in processes)
+    for service in ("moto", "etcd", "kube-apiserver", "kwok"):
+        assert service in names, names
