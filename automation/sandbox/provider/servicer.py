@@ -62,7 +62,13 @@ def props_of(struct: struct_pb2.Struct) -> Props:
 
 
 def struct_of(props: Props) -> struct_pb2.Struct:
-    return asyncio.run(rpc.serialize_properties(props, {}))
+    # A private loop: asyncio.run() would leave the thread with no current event loop,
+    # which breaks any Pulumi program later run in-process (the SDK's mocks).
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(rpc.serialize_properties(props, {}))
+    finally:
+        loop.close()
 
 
 def answering(method: Callable[..., R]) -> Callable[..., R]:
