@@ -82,8 +82,11 @@ def locate() -> Binaries:
     found = {name: _find(name) for name in _BINARIES}
     stages = component_dir("kwok") / "stages"
     missing = sorted(name for name, path in found.items() if path is None)
-    if not stages.is_dir():
-        missing.append(f"kwok stages ({stages})")
+    from automation.sandbox.kwok import STAGE_FILES
+
+    absent = [name for name in STAGE_FILES if not (stages / name).is_file()]
+    if absent:
+        missing.append(f"kwok stages {', '.join(absent)} (in {stages})")
     if missing:
         raise MissingBinaries(
             f"control-plane binaries missing from {cache_root()}: {', '.join(missing)}; "
