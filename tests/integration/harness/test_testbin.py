@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from automation.sandbox.binaries import MissingBinaries, locate, pinned_version
+from automation.sandbox.kwok import STAGE_FILES
 
 
 def test_missing_binaries_name_the_build_command(
@@ -23,10 +24,8 @@ def test_missing_binaries_name_the_build_command(
     assert "kube-apiserver" in message and "etcd" in message and "kwok" in message
 
 
-def test_kubebuilder_assets_take_precedence(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    cache, assets = tmp_path / "cache", tmp_path / "assets"
+def _fake_cache(cache: Path) -> Path:
+    """Every binary as an executable stub; returns kwok's stage directory (empty)."""
     binaries = {
         "etcd": "etcd",
         "kube-apiserver": "kubernetes",
@@ -39,7 +38,33 @@ def test_kubebuilder_assets_take_precedence(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("#!/bin/sh\n")
         target.chmod(0o755)
-    (cache / f"kwok-{pinned_version('kwok')}" / "stages").mkdir()
+    stages = cache / f"kwok-{pinned_version('kwok')}" / "stages"
+    stages.mkdir()
+    return stages
+
+
+def test_a_cache_from_before_a_stage_was_added_names_the_missing_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stages = _fake_cache(tmp_path)
+    for stage in STAGE_FILES[1:]:
+        (stages / stage).write_text("kind: Stage\n")
+    monkeypatch.setenv("KUBESHIFT_TESTBIN_DIR", str(tmp_path))
+    monkeypatch.delenv("KUBEBUILDER_ASSETS", raising=False)
+
+    with pytest.raises(MissingBinaries) as excinfo:
+        locate()
+
+    assert STAGE_FILES[0] in str(excinfo.value) and "scripts/testbin" in str(excinfo.value)
+
+
+def test_kubebuilder_assets_take_precedence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, assets = tmp_path / "cache", tmp_path / "assets"
+    stages = _fake_cache(cache)
+    for stage in STAGE_FILES:
+        (stages / stage).write_text("kind: Stage\n")
     assets.mkdir()
     (assets / "kube-apiserver").write_text("#!/bin/sh\n")
     (assets / "kube-apiserver").chmod(0o755)
