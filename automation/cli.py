@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import click
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from automation.errors import KubeshiftError, UserError
-from automation.project import DEFAULT_STACK, project_dir
+from automation.project import DEFAULT_STACK, check_stack_name, project_dir
 
 app = typer.Typer(
     name="kubeshift",
@@ -30,6 +32,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 out = Console(soft_wrap=True)
@@ -59,6 +62,19 @@ def handles_errors(func: F) -> F:
         except KeyboardInterrupt:
             err.print("interrupted; run the same command again to resume.")
             raise typer.Exit(130) from None
+        except (typer.Exit, typer.Abort, click.exceptions.ClickException):
+            raise
+        except Exception as exc:  # a bug: still one sentence, the traceback on --verbose
+            logging.getLogger("kubeshift").debug("unexpected error", exc_info=True)
+            err.print(
+                Text.assemble(
+                    ("error: ", "bold red"),
+                    f"kubeshift failed unexpectedly ({type(exc).__name__}: {exc}); "
+                    "run again with --verbose for the traceback and report it.",
+                ),
+                highlight=False,
+            )
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -75,7 +91,8 @@ def _emit_json(payload: Any) -> None:
 def main_options(
     ctx: typer.Context,
     stack: Annotated[
-        str, typer.Option("--stack", "-s", help="Stack name (stacks/Pulumi.NAME.yaml).")
+        str,
+        typer.Option("--stack", "-s", metavar="NAME", help="Stack name (stacks/Pulumi.NAME.yaml)."),
     ] = DEFAULT_STACK,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
@@ -88,13 +105,39 @@ def main_options(
 
 
 StackOpt = Annotated[
-    str | None, typer.Option("--stack", "-s", help="Stack name (overrides the global --stack).")
+    str | None,
+    typer.Option(
+        "--stack", "-s", metavar="NAME", help="Stack name (overrides the global --stack)."
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+MarkdownOpt = Annotated[
+    bool, typer.Option("--markdown", help="Markdown for a pull-request comment.")
+]
+
+
+ID_COLUMNS = frozenset({"phase", "step", "id"})
+
+
+def _table(
+    title: str, columns: tuple[str, ...], rows: Sequence[Sequence[str]], *, lines: bool = False
+) -> Table:
+    """A table whose id columns (phase, step) are never cut, at any width or when piped:
+    a user types those ids back (``--from``, ``--to``); other columns wrap instead."""
+    table = Table(title=title, show_lines=lines)
+    for index, name in enumerate(columns):
+        if name in ID_COLUMNS:
+            width = max([len(name), *(len(row[index]) for row in rows)])
+            table.add_column(name, no_wrap=True, min_width=width)
+        else:
+            table.add_column(name, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    return table
 
 
 def _stack_name(ctx: typer.Context, stack: str | None) -> str:
-    return stack or _globals(ctx).stack
+    return check_stack_name(stack or _globals(ctx).stack)
 
 
 def _project_for(stack: str) -> Path:
@@ -129,8 +172,14 @@ def scenarios(ctx: typer.Context, json_output: JsonOpt = False) -> None:
 
 @app.command()
 @handles_errors
-def plan(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = False) -> None:
+def plan(
+    ctx: typer.Context,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+    markdown: MarkdownOpt = False,
+) -> None:
     """Show the phase table of a stack: id, summary, destructive, gates."""
+    from automation.phase import Gate
     from automation.project import load_stack
     from automation.runner import plan_steps
     from automation.scenarios import build_scenario
@@ -145,6 +194,8 @@ def plan(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fals
                 "summary": phase.summary,
                 "destructive": phase.destructive or any(s.destructive for s in plan_steps(phase)),
                 "gates": [g.summary for g in phase.gates],
+                "gates_before": [g.summary for g in phase.before if isinstance(g, Gate)],
+                "gates_after": [g.summary for g in phase.after if isinstance(g, Gate)],
                 "hooks": [h.summary for h in phase.hooks],
                 "changes": phase.changes.summary,
                 "targets": list(phase.targets),
@@ -154,18 +205,18 @@ def plan(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fals
     if json_output or _globals(ctx).json:
         _emit_json({"stack": info.name, "scenario": scenario.id, "phases": rows})
         return
-    table = Table(title=f"{info.name}: {scenario.id}", show_lines=True)
-    for column in ("#", "phase", "summary", "destructive", "gates"):
-        table.add_column(column)
-    for index, row in enumerate(rows, 1):
-        table.add_row(
-            str(index),
-            row["id"],
-            row["summary"],
-            "yes" if row["destructive"] else "no",
-            "\n".join(row["gates"]) or "-",
-        )
-    out.print(table)
+    if markdown:
+        from automation.markdown import plan_markdown
+
+        sys.stdout.write(plan_markdown(scenario.id, rows))
+        return
+    cells = [
+        (str(index), row["id"], row["summary"], "yes" if row["destructive"] else "no",
+         "\n".join(row["gates"]) or "-")
+        for index, row in enumerate(rows, 1)
+    ]  # fmt: skip
+    columns = ("#", "phase", "summary", "destructive", "gates")
+    out.print(_table(f"{info.name}: {scenario.id}", columns, cells, lines=True))
 
 
 # --- offline review -------------------------------------------------------------------------
@@ -175,10 +226,13 @@ def plan(ctx: typer.Context, stack: StackOpt = None, json_output: JsonOpt = Fals
 @handles_errors
 def render(
     ctx: typer.Context,
-    phase: Annotated[str | None, typer.Option("--phase", "-p", help="Phase to render.")] = None,
+    phase: Annotated[
+        str | None, typer.Option("--phase", "-p", metavar="PHASE", help="Phase to render.")
+    ] = None,
     stack: StackOpt = None,
     config: Annotated[
-        Path | None, typer.Option("--config", help="Render this stack file instead.")
+        Path | None,
+        typer.Option("--config", metavar="FILE", help="Render this stack file instead."),
     ] = None,
     json_output: JsonOpt = False,
 ) -> None:
@@ -210,10 +264,11 @@ def render(
 @handles_errors
 def diff(
     ctx: typer.Context,
-    from_phase: Annotated[str, typer.Option("--from", help="Phase before.")],
-    to_phase: Annotated[str, typer.Option("--to", help="Phase after.")],
+    from_phase: Annotated[str, typer.Option("--from", metavar="PHASE", help="Phase before.")],
+    to_phase: Annotated[str, typer.Option("--to", metavar="PHASE", help="Phase after.")],
     stack: StackOpt = None,
     json_output: JsonOpt = False,
+    markdown: MarkdownOpt = False,
 ) -> None:
     """Resources added, removed and changed between two phases (offline)."""
     from automation.project import load_stack
@@ -221,11 +276,18 @@ def diff(
     from automation.review import count_by_type, diff_resources
 
     info = load_stack(project_dir(), _stack_name(ctx, stack))
-    before = render_program(info.values, _checked_phase(info, from_phase))
-    after = render_program(info.values, _checked_phase(info, to_phase))
+    phases = (_checked_phase(info, from_phase), _checked_phase(info, to_phase))
+    with err.status(f"rendering {info.name} at {phases[0]} and {phases[1]} (offline)"):
+        before = render_program(info.values, phases[0])
+        after = render_program(info.values, phases[1])
     result = diff_resources(before, after)
     if json_output or _globals(ctx).json:
         _emit_json({"stack": info.name, "from": from_phase, "to": to_phase, **result.as_dict()})
+        return
+    if markdown:
+        from automation.markdown import diff_markdown
+
+        sys.stdout.write(diff_markdown(info.name, from_phase, to_phase, result))
         return
     out.print(
         f"[bold]{info.name}[/]: {from_phase} → {to_phase}: {len(result.added)} added, "
@@ -248,7 +310,7 @@ def _checked_phase(info: Any, phase: str | None) -> str:
     from automation.scenarios import build_scenario
 
     scenario = build_scenario(info)
-    chosen = phase or info.phase
+    chosen = info.phase if phase is None else phase
     scenario.phase(chosen)  # raises a UserError naming the known phases
     return chosen
 
@@ -260,7 +322,7 @@ def _checked_phase(info: Any, phase: str | None) -> str:
 @handles_errors
 def preview(
     ctx: typer.Context,
-    phase: Annotated[str, typer.Option("--phase", "-p", help="Phase to preview.")],
+    phase: Annotated[str, typer.Option("--phase", "-p", metavar="PHASE", help="Phase to preview.")],
     stack: StackOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
@@ -306,8 +368,12 @@ def preview(
 @handles_errors
 def run(
     ctx: typer.Context,
-    from_phase: Annotated[str | None, typer.Option("--from", help="First phase.")] = None,
-    to_phase: Annotated[str | None, typer.Option("--to", help="Last phase.")] = None,
+    from_phase: Annotated[
+        str | None, typer.Option("--from", metavar="PHASE", help="First phase.")
+    ] = None,
+    to_phase: Annotated[
+        str | None, typer.Option("--to", metavar="PHASE", help="Last phase.")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm destructive steps.")] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Say what would be done; change nothing.")
@@ -337,10 +403,9 @@ def run(
     if request.json:
         _emit_json(report.as_dicts())
         return
-    table = Table("phase", "step", "status", "message", title=f"run of {request.stack}")
-    for outcome in report.outcomes:
-        table.add_row(outcome.phase, outcome.step, outcome.status, outcome.message)
-    out.print(table)
+    cells = [(o.phase, o.step, o.status, o.message) for o in report.outcomes]
+    columns = ("phase", "step", "status", "message")
+    out.print(_table(f"run of {request.stack}", columns, cells))
 
 
 @app.command()
@@ -368,10 +433,9 @@ def status(
     if json_output or _globals(ctx).json:
         _emit_json([{**r.__dict__, "status": r.status.value} for r in records])
         return
-    table = Table("phase", "step", "status", "attempts", "message", title=f"journal of {name}")
-    for rec in records:
-        table.add_row(rec.phase, rec.step, rec.status.value, str(rec.attempts), rec.message)
-    out.print(table)
+    cells = [(r.phase, r.step, r.status.value, str(r.attempts), r.message) for r in records]
+    columns = ("phase", "step", "status", "attempts", "message")
+    out.print(_table(f"journal of {name}", columns, cells))
 
 
 def _print_phase_report(stack: str, records: list[Any], as_json: bool) -> None:
@@ -385,14 +449,13 @@ def _print_phase_report(stack: str, records: list[Any], as_json: bool) -> None:
     if as_json:
         _emit_json({"phases": [r.as_dict() for r in rows], "availability": availability})
         return
-    table = Table("phase", "wall s", "engine s", "resources", "hooks and gates",
-                  title=f"run of {stack}, per phase", show_lines=True)  # fmt: skip
-    for row in rows:
-        table.add_row(
-            row.phase, f"{row.seconds:.1f}", f"{row.engine_seconds:.1f}", row.changes,
-            "\n".join(row.steps) or "-",
-        )  # fmt: skip
-    out.print(table)
+    cells = [
+        (row.phase, f"{row.seconds:.1f}", f"{row.engine_seconds:.1f}", row.changes,
+         "\n".join(row.steps) or "-")
+        for row in rows
+    ]  # fmt: skip
+    columns = ("phase", "wall s", "engine s", "resources", "hooks and gates")
+    out.print(_table(f"run of {stack}, per phase", columns, cells, lines=True))
     total, engine = sum(r.seconds for r in rows), sum(r.engine_seconds for r in rows)
     out.print(f"total {total:.0f}s, engine {engine:.0f}s")
     out.print("availability (probed Services):", markup=False)
@@ -405,6 +468,7 @@ def _print_phase_report(stack: str, records: list[Any], as_json: bool) -> None:
 sandbox_app = typer.Typer(
     help="A local stand-in for one AWS account and its clusters, to rehearse a migration.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(sandbox_app, name="sandbox")
 
@@ -415,7 +479,8 @@ def sandbox_up(
     ctx: typer.Context,
     stack: StackOpt = None,
     moto_port: Annotated[
-        int, typer.Option("--moto-port", help="Port for moto (default: any free port).")
+        int,
+        typer.Option("--moto-port", metavar="PORT", help="Port for moto (default: any free port)."),
     ] = 0,
 ) -> None:
     """Start moto, the clusters, kwok and the node bridge; build the stack's baseline world."""

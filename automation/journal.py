@@ -21,9 +21,15 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from automation.errors import StackLockedError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from automation.errors import StackLockedError, UserError
 
 SCHEMA_VERSION = 1
+
+
+class JournalError(UserError):
+    """The journal file is not one this kubeshift wrote for this stack."""
 
 
 class StepStatus(enum.StrEnum):
@@ -67,30 +73,96 @@ class JournalData:
     steps: dict[str, StepRecord] = field(default_factory=dict)
 
 
+class _RecordFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+    phase: str
+    step: str
+    status: StepStatus
+    destructive: bool = False
+    attempts: int = Field(default=0, ge=0)
+    started: float | None = None
+    finished: float | None = None
+    message: str = ""
+
+
+class _JournalFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    stack: str
+    scenario: str = ""
+    version: int
+    steps: dict[str, _RecordFile] = {}
+
+
+def load_journal(path: Path, stack: str, scenario: str = "") -> JournalData:
+    """The journal at ``path``, checked to belong to ``stack`` (and ``scenario``).
+
+    A missing file is an empty journal. Anything else that is not a journal this
+    version wrote for this stack — a directory, undecodable bytes, broken JSON, wrong
+    fields, another stack's or scenario's records — is one sentence, raised before the
+    run takes the lock or calls the engine.
+    """
+    fix = f"restore it from a backup, or move it aside to start {stack}'s journal over"
+    if path.is_dir():
+        raise JournalError(f"The journal {path} is a directory, not a file; {fix}.")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return JournalData(stack=stack, scenario=scenario)
+    except UnicodeDecodeError:
+        raise JournalError(f"The journal {path} is not UTF-8 text; {fix}.") from None
+    except OSError as exc:
+        raise JournalError(f"The journal {path} cannot be read ({exc.strerror}).") from None
+    if not text.strip():
+        raise JournalError(f"The journal {path} is empty; {fix}.")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JournalError(
+            f"The journal {path} is damaged (not JSON: {exc.msg} at line {exc.lineno}); {fix}."
+        ) from None
+    version = raw.get("version") if isinstance(raw, dict) else None
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise JournalError(
+            f"The journal {path} was written by a newer kubeshift (format "
+            f"{raw['version']}, this one reads {SCHEMA_VERSION}); upgrade kubeshift."
+        )
+    try:
+        data = _JournalFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "its top level"
+        raise JournalError(
+            f"The journal {path} is damaged ({where}: {first['msg'].lower()}); {fix}."
+        ) from None
+    if data.stack != stack:
+        raise JournalError(
+            f"The journal {path} belongs to stack '{data.stack}', not '{stack}'; "
+            "move it back where it came from."
+        )
+    if scenario and data.scenario and data.scenario != scenario:
+        raise JournalError(
+            f"The journal {path} records a {data.scenario} run, but stack '{stack}' is now "
+            f"a {scenario} migration; move it aside to start over."
+        )
+    steps = {key: StepRecord(**record.model_dump()) for key, record in data.steps.items()}
+    return JournalData(
+        stack=stack, scenario=data.scenario or scenario, version=SCHEMA_VERSION, steps=steps
+    )
+
+
 class Journal:
     """Step records of one stack, persisted atomically after every change."""
 
-    def __init__(self, path: Path, stack: str, secrets: Iterable[str] = ()) -> None:
+    def __init__(
+        self, path: Path, stack: str, secrets: Iterable[str] = (), *, scenario: str = ""
+    ) -> None:
         self.path = path
         self._secrets = tuple(s for s in secrets if s)
-        self.data = self._load(stack)
+        self.data = load_journal(path, stack, scenario)
 
     # -- persistence -------------------------------------------------------------------
-
-    def _load(self, stack: str) -> JournalData:
-        if not self.path.exists():
-            return JournalData(stack=stack)
-        raw = json.loads(self.path.read_text())
-        steps = {
-            key: StepRecord(**{**rec, "status": StepStatus(rec["status"])})
-            for key, rec in raw.get("steps", {}).items()
-        }
-        return JournalData(
-            stack=raw.get("stack", stack),
-            scenario=raw.get("scenario", ""),
-            version=raw.get("version", SCHEMA_VERSION),
-            steps=steps,
-        )
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -178,6 +250,29 @@ def stack_lock(path: Path, stack: str) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+_STATE_FIX = "set KUBESHIFT_STATE_DIR to a writable directory"
+
+
+def check_state_dir(path: Path) -> Path:
+    """Refuse a state directory that exists as something else (read-only check)."""
+    if path.exists() and not path.is_dir():
+        raise UserError(f"The state directory {path} is a file, not a directory; {_STATE_FIX}.")
+    return path
+
+
+def check_state_dir_writable(path: Path) -> Path:
+    """Say in one sentence why journals cannot be written under ``path`` (creates nothing)."""
+    check_state_dir(path)
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"The state directory {path} cannot be created under a file; {_STATE_FIX}.")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"The state directory {path} is not writable; {_STATE_FIX}.")
+    return path
 
 
 def state_dir(project_dir: Path) -> Path:

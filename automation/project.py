@@ -9,6 +9,7 @@ runner will walk. Bad input ends here as a one-sentence ``UserError``.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,25 @@ def known_stacks(project: Path) -> list[str]:
     )
 
 
+# Pulumi's own rule for stack names: letters, digits, '-', '_' and '.'.
+_STACK_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+
+
+def check_stack_name(stack: str) -> str:
+    """A stack name names a file under stacks/ and nothing outside it."""
+    if not _STACK_NAME.match(stack) or stack in (".", ".."):
+        raise UserError(
+            f"{stack!r} is not a stack name (letters, digits, '-', '_' and '.'); "
+            "see `ls stacks/` for the known stacks."
+        )
+    return stack
+
+
 def stack_path(project: Path, stack: str) -> Path:
+    check_stack_name(stack)
     path = project / "stacks" / f"Pulumi.{stack}.yaml"
+    if path.is_dir():
+        raise UserError(f"Stack file {path} is a directory, not a file.")
     if not path.is_file():
         known = ", ".join(known_stacks(project)) or "none"
         raise UserError(f"Stack '{stack}' has no file {path}; known stacks: {known}.")
@@ -64,7 +82,9 @@ class StackInfo:
 
 
 def load_stack(project: Path, stack: str, config_file: Path | None = None) -> StackInfo:
-    """Load and validate a stack file; every problem becomes one-sentence ``UserError``."""
+    """Load and validate a stack file — the program's config and kubeshift's runtime
+    settings alike; every problem becomes a one-sentence ``UserError``."""
+    from automation.settings import load_runtime_settings
     from components import config as stack_config
 
     path = config_file if config_file is not None else stack_path(project, stack)
@@ -75,4 +95,8 @@ def load_stack(project: Path, stack: str, config_file: Path | None = None) -> St
         typed = stack_config.load_config(values)
     except stack_config.ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
+    try:
+        load_runtime_settings(values)
+    except ConfigError as exc:
+        raise ConfigError(f"{path.name}: {exc}") from None
     return StackInfo(name=stack, path=path, values=values, config=typed)

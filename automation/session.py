@@ -17,7 +17,15 @@ from typing import Any
 from automation.clients import LazyClients
 from automation.context import ClientSet, HookContext
 from automation.engine import Engine
-from automation.journal import Journal, stack_lock, state_dir
+from automation.errors import UserError
+from automation.journal import (
+    Journal,
+    check_state_dir,
+    check_state_dir_writable,
+    load_journal,
+    stack_lock,
+    state_dir,
+)
 from automation.phase import Phase
 from automation.progress import NullReporter, Reporter, RichReporter
 from automation.project import StackInfo, load_stack
@@ -93,12 +101,18 @@ def execute(
     settings = load_runtime_settings(info.values)
     clients = clients or LazyClients(settings)
     path = journal_path(request.project, request.stack)
+    if request.fresh and request.dry_run:
+        raise UserError("--fresh cannot be combined with --dry-run: a dry run forgets nothing.")
+    # A damaged or foreign journal stops here, before the engine, the lock or any write.
+    check_state_dir(state_dir(request.project))
+    load_journal(path, request.stack, info.scenario)
 
     if request.dry_run:
-        journal = Journal(path, request.stack) if path.exists() else None
+        journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
         factory = context_factory(info, settings, clients, NullReporter())
         return Runner(None, journal, factory).dry_run(phases)
 
+    check_state_dir_writable(state_dir(request.project))
     engine = engine_factory(request.project, request.stack)
     if request.yes:
         chooser: Callable[[str], bool] | None = lambda _question: True  # noqa: E731
@@ -106,7 +120,7 @@ def execute(
         chooser = confirm if request.interactive else None
 
     with stack_lock(state_dir(request.project) / f"{request.stack}.lock", request.stack):
-        journal = Journal(path, request.stack)
+        journal = Journal(path, request.stack, scenario=info.scenario)
         if request.fresh:
             journal.forget(p.id for p in phases)
         use_rich = console is not None and not request.json

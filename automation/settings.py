@@ -8,9 +8,9 @@ default AWS profile. Validation errors name the key, in one sentence.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from automation.aws.clients import AwsAccess
 from automation.errors import ConfigError
@@ -19,8 +19,11 @@ from automation.kube.copy import DEFAULT_KINDS, RegistryRewrite
 from automation.kube.drain.filters import DrainOptions
 from automation.kube.drain.run import DrainLimits
 from automation.kube.nodes import Taint
+from components.config import REGION_KEY, RUNTIME_KEY
+from components.validation import join, sentence
 
-RUNTIME_KEY = "kubeshift:runtime"
+# namespace/name, each a DNS-1123 label (what Kubernetes accepts for both).
+_SERVICE_REF = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
 
 class IngressSettings(BaseModel):
@@ -116,18 +119,36 @@ class RuntimeSettings(BaseModel):
     gates: GateSettings = Field(default_factory=GateSettings)
     calico: CalicoSettings = Field(default_factory=CalicoSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
-    probe_services: list[str] = Field(
+    probe_services: list[Annotated[str, StringConstraints(pattern=_SERVICE_REF)]] = Field(
         default_factory=list,
         description="namespace/name of Services the availability probe watches.",
     )
 
 
 def load_runtime_settings(values: dict[str, Any]) -> RuntimeSettings:
-    """Validate ``kubeshift:runtime`` from a stack's config values."""
-    raw = values.get(RUNTIME_KEY) or {}
+    """Validate ``kubeshift:runtime`` from a stack's config values.
+
+    Unknown keys are refused with the nearest valid name. The hooks call AWS in the
+    stack's ``aws:region`` unless ``kubeshift:runtime.aws.region`` says otherwise.
+    """
+    raw = values.get(RUNTIME_KEY)
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{RUNTIME_KEY} must be a mapping of settings.")
     try:
-        return RuntimeSettings.model_validate(raw)
+        settings = RuntimeSettings.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{RUNTIME_KEY}.{where}: {first['msg']}.") from exc
+        message = sentence(RuntimeSettings, RUNTIME_KEY, first)
+        if first["loc"] and first["loc"][0] == "probe_services" and first["type"] != "missing":
+            message = (
+                f"{join(RUNTIME_KEY, first['loc'])} {first['input']!r} is not a Service "
+                "reference; write namespace/name."
+            )
+        raise ConfigError(message) from None
+    region = values.get(REGION_KEY)
+    if settings.aws.region is None and isinstance(region, str) and region:
+        settings = settings.model_copy(
+            update={"aws": settings.aws.model_copy(update={"region": region})}
+        )
+    return settings

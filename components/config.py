@@ -24,6 +24,7 @@ runner) are ignored here.
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import json
 import re
@@ -35,12 +36,15 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from components import phases
+from components.validation import join, sentence, show
 
 PREFIX = "kubeshift:"
 SCENARIO_KEY = "kubeshift:scenario"
 PHASE_KEY = "kubeshift:phase"
 CLUSTER_KEY = "kubeshift:cluster"
 MIGRATION_KEY = "kubeshift:migration"
+RUNTIME_KEY = "kubeshift:runtime"
+KNOWN_KEYS = (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, RUNTIME_KEY)
 REGION_KEY = "aws:region"
 
 CLUSTER_NAME_MAX = 40
@@ -51,6 +55,12 @@ _POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 _DNS_NAME = re.compile(r"^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+\.?$")
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
 _REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
+_ZONE_ID = re.compile(r"^(/hostedzone/)?Z[A-Z0-9]{1,31}$")
+# Kubernetes qualified names (label and taint keys): optional DNS-subdomain prefix.
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+MAX_MEMBERS = 7  # etcd: more members only slow every write down
+VPC_PREFIXES = (16, 28)  # what CreateVpc accepts
 
 
 class ConfigError(ValueError):
@@ -224,6 +234,7 @@ def load_config(values: Mapping[str, Any]) -> StackConfig:
     Object values may be dicts or JSON strings (as ``pulumi.Config`` stores them).
     Raises :class:`ConfigError` with a one-sentence message naming the key.
     """
+    _check_known_keys(values)
     scenario = _require_str(values, SCENARIO_KEY)
     if scenario not in phases.SCENARIOS:
         raise ConfigError(
@@ -244,18 +255,62 @@ def load_config(values: Mapping[str, Any]) -> StackConfig:
     return config
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} is given twice", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _unique_mapping,  # type: ignore[arg-type]
+)
+
+
 def load_stack_file(path: str | Path) -> dict[str, Any]:
     """Read ``stacks/Pulumi.<name>.yaml`` into the raw dict :func:`load_config` takes.
 
     Secure values (``{secure: ...}``) are kept as they are; they never reach a name.
+    Unreadable bytes, broken YAML and keys given twice are one sentence naming the file.
     """
     file = Path(path)
     try:
-        document = yaml.safe_load(file.read_text())
-    except FileNotFoundError as exc:
-        raise ConfigError("stack", f"Stack file {file} does not exist.") from exc
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError("stack", f"Stack file {file} does not exist.") from None
+    except IsADirectoryError:
+        raise ConfigError("stack", f"Stack file {file} is a directory, not a file.") from None
+    except OSError as exc:
+        raise ConfigError("stack", f"Stack file {file} cannot be read ({exc.strerror}).") from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ConfigError("stack", f"Stack file {file} is UTF-16; save it as UTF-8.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            "stack", f"Stack file {file} is not UTF-8 text (byte {exc.start}); save it as UTF-8."
+        ) from None
+    try:
+        document = yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}" if mark else ""
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise ConfigError(
+            "stack", f"Stack file {file} is not valid YAML{where}: {problem}."
+        ) from None
     except yaml.YAMLError as exc:
-        raise ConfigError("stack", f"Stack file {file} is not valid YAML ({exc}).") from exc
+        raise ConfigError("stack", f"Stack file {file} is not valid YAML ({exc}).") from None
     section = (document or {}).get("config") if isinstance(document, dict) else None
     if not isinstance(section, dict):
         raise ConfigError("config", f"Stack file {file} has no 'config:' mapping.")
@@ -272,7 +327,7 @@ def _require_str(values: Mapping[str, Any], key: str) -> str:
     if value is None or value == "":
         raise ConfigError(key, f"{key} is required; set it with `pulumi config set {key} ...`.")
     if not isinstance(value, str):
-        raise ConfigError(key, f"{key} must be a string (got {_show(value)}).")
+        raise ConfigError(key, f"{key} must be a string (got {show(value)}).")
     return value
 
 
@@ -286,7 +341,7 @@ def _require_object(values: Mapping[str, Any], key: str) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             raise ConfigError(key, f"{key} is not a valid JSON object ({exc.msg}).") from exc
     if not isinstance(value, dict):
-        raise ConfigError(key, f"{key} must be an object (got {_show(value)}).")
+        raise ConfigError(key, f"{key} must be an object (got {show(value)}).")
     return value
 
 
@@ -295,32 +350,7 @@ def _parse(model: type[_M], data: dict[str, Any], key: str) -> _M:
         return model.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
-        path = _join(key, error["loc"])
-        raise ConfigError(path, _sentence(path, error)) from None
-
-
-def _join(key: str, loc: tuple[Any, ...]) -> str:
-    path = key
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return path
-
-
-def _sentence(path: str, error: Any) -> str:
-    kind = error["type"]
-    if kind == "missing":
-        return f"{path} is required."
-    if kind == "extra_forbidden":
-        return f"{path} is not a known setting (check its spelling)."
-    message = str(error["msg"])
-    message = message[0].lower() + message[1:]
-    message = message.removeprefix("value error, ")
-    return f"{path} is invalid: {message} (got {_show(error.get('input'))})."
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+        raise ConfigError(join(key, error["loc"]), sentence(model, key, error)) from None
 
 
 # --- semantic checks -------------------------------------------------------------------
@@ -328,6 +358,15 @@ def _show(value: Any) -> str:
 
 def _fail(key: str, message: str) -> None:
     raise ConfigError(key, message)
+
+
+def _check_known_keys(values: Mapping[str, Any]) -> None:
+    """Every ``kubeshift:`` key is one kubeshift reads: a misspelt block is not ignored."""
+    for key in values:
+        if key.startswith(PREFIX) and key not in KNOWN_KEYS:
+            guess = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
+            hint = f"did you mean {guess[0]!r}?" if guess else f"known: {', '.join(KNOWN_KEYS)}."
+            _fail(key, f"{key} is not a kubeshift setting; {hint}")
 
 
 def _check(config: StackConfig) -> None:
@@ -342,7 +381,7 @@ def _check(config: StackConfig) -> None:
             f"(choose one of {', '.join(config.phase_ids)}).",
         )
     source_key = f"{CLUSTER_KEY}.network"
-    _check_network(cluster.network, source_key)
+    _check_network(cluster.network, source_key, config.region)
     networks = [(source_key, cluster.network)]
     if config.scenario == phases.VPC_MOVE:
         target_key = f"{MIGRATION_KEY}.target_network"
@@ -355,7 +394,7 @@ def _check(config: StackConfig) -> None:
                 f"{target_key}.cidr",
                 f"{target_key}.cidr {target.cidr} overlaps the source VPC {cluster.network.cidr}.",
             )
-        _check_network(target, target_key)
+        _check_network(target, target_key, config.region)
         networks.append((target_key, target))
     if config.scenario == phases.CNI_SWAP and migration.mirror is None:
         _fail(f"{MIGRATION_KEY}.mirror", f"{MIGRATION_KEY}.mirror is required for cni-swap.")
@@ -365,6 +404,12 @@ def _check(config: StackConfig) -> None:
             _fail(
                 f"{MIGRATION_KEY}.overlay",
                 f"{MIGRATION_KEY}.overlay is required for overlay-switch.",
+            )
+        elif overlay.pod_cidr.prefixlen >= overlay.node_pod_prefix:
+            _fail(
+                f"{MIGRATION_KEY}.overlay.pod_cidr",
+                f"{MIGRATION_KEY}.overlay.pod_cidr {overlay.pod_cidr} has no room for "
+                f"per-node /{overlay.node_pod_prefix} blocks; widen it or raise node_pod_prefix.",
             )
         elif overlay.pod_cidr.overlaps(cluster.network.cidr):
             _fail(
@@ -377,6 +422,8 @@ def _check(config: StackConfig) -> None:
     copies = 2 if config.scenario == phases.CNI_SWAP else 1
     _check_member_azs(cluster.control_plane, networks, copies)
     _check_dns(cluster.dns)
+    _check_ingress(cluster.ingress)
+    _check_tags(cluster.tags)
     _check_names_fit(config)
 
 
@@ -402,20 +449,33 @@ def _check_suffix(suffix: str) -> None:
 
 def _check_control_plane(cp: ControlPlaneConfig) -> None:
     key = f"{CLUSTER_KEY}.control_plane.members"
-    if cp.members < 3 or cp.members % 2 == 0:
+    if cp.members < 3 or cp.members % 2 == 0 or cp.members > MAX_MEMBERS:
         _fail(
             key,
-            f"{key} is {cp.members}; etcd needs an odd number of members, at least 3, "
-            "to keep quorum while one moves.",
+            f"{key} is {cp.members}; etcd needs an odd number of members from 3 to "
+            f"{MAX_MEMBERS}, to keep quorum while one moves.",
         )
+    if cp.azs is not None and len(set(cp.azs)) != len(cp.azs):
+        key = f"{CLUSTER_KEY}.control_plane.azs"
+        _fail(key, f"{key} lists an AZ twice.")
     if not _INSTANCE_TYPE.match(cp.instance_type):
         key = f"{CLUSTER_KEY}.control_plane.instance_type"
         _fail(key, f"{key} {cp.instance_type!r} is not an EC2 instance type.")
 
 
-def _check_network(net: NetworkConfig, key: str) -> None:
+def _check_network(net: NetworkConfig, key: str, region: str) -> None:
+    low, high = VPC_PREFIXES
+    if not low <= net.cidr.prefixlen <= high:
+        _fail(
+            f"{key}.cidr",
+            f"{key}.cidr {net.cidr} is not allowed by AWS: a VPC is a /{low} to /{high}.",
+        )
     if len(set(net.azs)) != len(net.azs):
         _fail(f"{key}.azs", f"{key}.azs lists an AZ twice.")
+    in_region = re.compile(rf"^{re.escape(region)}(-[a-z]+-\d+)?[a-z]$")
+    for az in net.azs:
+        if not in_region.match(az):
+            _fail(f"{key}.azs", f"{key}.azs {az!r} is not an availability zone of {region}.")
     for tier in ("public_subnets", "private_subnets"):
         subnets: list[ipaddress.IPv4Network] = getattr(net, tier)
         if len(subnets) != len(net.azs):
@@ -470,6 +530,14 @@ def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig
             _fail(f"{key}.instance_types", f"{key}.instance_types lists a type twice.")
         if not pool.capacity_types:
             _fail(f"{key}.capacity_types", f"{key}.capacity_types is empty.")
+        if len(set(pool.capacity_types)) != len(pool.capacity_types):
+            _fail(f"{key}.capacity_types", f"{key}.capacity_types lists a type twice.")
+        if pool.azs is not None and len(set(pool.azs)) != len(pool.azs):
+            _fail(f"{key}.azs", f"{key}.azs lists an AZ twice.")
+        for label, value in pool.labels.items():
+            _check_label(f"{key}.labels", label, value)
+        for j, taint in enumerate(pool.taints):
+            _check_label(f"{key}.taints[{j}]", taint.key, taint.value)
         if not pool.min_size <= pool.desired_size <= pool.max_size:
             _fail(
                 f"{key}.desired_size",
@@ -507,13 +575,65 @@ def _check_member_azs(
                 )
 
 
+def _check_label(key: str, name: str, value: str) -> None:
+    """A Kubernetes label or taint: qualified-name key, label-syntax value."""
+    prefix, _, base = name.rpartition("/")
+    if (
+        not _LABEL_NAME.match(base)
+        or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))
+        or name.count("/") > 1
+    ):
+        _fail(
+            key,
+            f"{key} key {name!r} is not a valid Kubernetes key ([prefix/]name, name at most "
+            "63 letters, digits, '-', '_' or '.').",
+        )
+    if value and not _LABEL_NAME.match(value):
+        _fail(key, f"{key} value {value!r} for {name!r} is not a valid Kubernetes label value.")
+
+
 def _check_dns(dns: DnsConfig) -> None:
     key = f"{CLUSTER_KEY}.dns"
+    if not _ZONE_ID.match(dns.zone_id):
+        _fail(
+            f"{key}.zone_id",
+            f"{key}.zone_id {dns.zone_id!r} is not a Route53 hosted zone id (Z followed by "
+            "letters and digits).",
+        )
     fields = (("api_record", [dns.api_record]), ("ingress_records", dns.ingress_records))
     for field, names in fields:
         for name in names:
-            if not _DNS_NAME.match(name):
-                _fail(f"{key}.{field}", f"{key}.{field} {name!r} is not a DNS name.")
+            labels = name.rstrip(".").split(".")
+            if (
+                not _DNS_NAME.match(name)
+                or len(name.rstrip(".")) > 253
+                or any(len(label) > 63 for label in labels)
+            ):
+                _fail(
+                    f"{key}.{field}",
+                    f"{key}.{field} {show(name)} is not a DNS name (at most 253 characters, "
+                    "labels at most 63).",
+                )
+    if len(set(dns.ingress_records)) != len(dns.ingress_records):
+        _fail(f"{key}.ingress_records", f"{key}.ingress_records lists a name twice.")
+
+
+def _check_ingress(ingress: IngressConfig) -> None:
+    key = f"{CLUSTER_KEY}.ingress.listeners"
+    for attribute in ("port", "node_port"):
+        values = [getattr(listener, attribute) for listener in ingress.listeners]
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            _fail(key, f"{key} uses {attribute} {twice[0]} twice.")
+
+
+def _check_tags(tags: Mapping[str, str]) -> None:
+    key = f"{CLUSTER_KEY}.tags"
+    for name, value in tags.items():
+        if name.lower().startswith("aws:"):
+            _fail(key, f"{key} key {name!r}: the 'aws:' prefix is reserved by AWS.")
+        if not 1 <= len(name) <= 128 or len(value) > 256:
+            _fail(key, f"{key} {show(name)}: AWS tag keys are 1-128 characters, values 256.")
 
 
 def _check_names_fit(config: StackConfig) -> None:

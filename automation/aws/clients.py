@@ -12,11 +12,12 @@ import os
 import threading
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import ProfileNotFound
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from automation.errors import UserError
 
@@ -48,6 +49,20 @@ class AwsAccess(BaseModel):
     max_attempts: int | None = Field(
         default=None, ge=1, description="Attempts per call; None = AWS_MAX_ATTEMPTS or 3."
     )
+
+    @field_validator("endpoint_url")
+    @classmethod
+    def _endpoint_is_a_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        try:
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:
+            raise ValueError("its port is not a number") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("use http(s)://host[:port]")
+        return value
 
 
 def botocore_config(access: AwsAccess) -> Config:

@@ -20,13 +20,15 @@ from urllib.parse import urlsplit
 import yaml
 from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from automation.errors import UserError, from_api_exception
 
 
 class ClusterAccess(BaseModel):
     """How to reach one cluster: a kubeconfig file and context, or in-cluster credentials."""
+
+    model_config = ConfigDict(extra="forbid")
 
     kubeconfig: Path | None = Field(
         default=None, description="Kubeconfig file; default $KUBECONFIG or ~/.kube/config."
@@ -141,7 +143,8 @@ def build_clients(access: ClusterAccess) -> KubeClients:
         path = access.kubeconfig_path()
         if not path.is_file():
             raise UserError(
-                f"Kubeconfig {path} does not exist; pass --kubeconfig or set KUBECONFIG."
+                f"Kubeconfig {path} does not exist; set KUBECONFIG or "
+                "kubeshift:runtime.clusters.<role>.kubeconfig in the stack file."
             )
         try:
             doc = yaml.safe_load(path.read_text()) or {}

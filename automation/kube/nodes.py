@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kubernetes import client
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from automation.errors import RetryableError, UserError, from_api_exception
 from automation.kube.clients import list_all, raw
@@ -48,6 +48,8 @@ class NodeSelection(BaseModel):
 
 
 class Taint(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     key: str
     value: str = ""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"

@@ -83,7 +83,97 @@ CASES: list[tuple[str, Callable[[Values], None], str, str]] = [
         "too-few-members",
         _set("kubeshift:cluster.control_plane.members", 1),
         "kubeshift:cluster.control_plane.members",
-        "at least 3",
+        "from 3 to 7",
+    ),
+    (
+        "hundreds-of-members",
+        _set("kubeshift:cluster.control_plane.members", 999),
+        "kubeshift:cluster.control_plane.members",
+        "from 3 to 7",
+    ),
+    (
+        "vpc-too-large",
+        _set("kubeshift:cluster.network.cidr", "10.0.0.0/8"),
+        "kubeshift:cluster.network.cidr",
+        "a VPC is a /16 to /28",
+    ),
+    (
+        "az-of-another-region",
+        _set("kubeshift:cluster.network.azs", ["eu-west-1a", "eu-west-1b"]),
+        "kubeshift:cluster.network.azs",
+        "'eu-west-1a' is not an availability zone of us-west-2",
+    ),
+    (
+        "empty-zone-id",
+        _set("kubeshift:cluster.dns.zone_id", ""),
+        "kubeshift:cluster.dns.zone_id",
+        "is not a Route53 hosted zone id",
+    ),
+    (
+        "aws-tag-prefix",
+        _set("kubeshift:cluster.tags", {"aws:cloudformation:stack-name": "x"}),
+        "kubeshift:cluster.tags",
+        "reserved by AWS",
+    ),
+    (
+        "dns-name-too-long",
+        _set("kubeshift:cluster.dns.api_record", ("a" * 60 + ".") * 5 + "example.com"),
+        "kubeshift:cluster.dns.api_record",
+        "at most 253 characters",
+    ),
+    (
+        "invalid-label-key",
+        _set("kubeshift:cluster.worker_pools.0.labels", {"bad key!": "x"}),
+        "kubeshift:cluster.worker_pools[0].labels",
+        "not a valid Kubernetes key",
+    ),
+    (
+        "invalid-taint-key",
+        _set("kubeshift:cluster.worker_pools.0.taints", [{"key": "-dedicated", "value": "x"}]),
+        "kubeshift:cluster.worker_pools[0].taints[0]",
+        "not a valid Kubernetes key",
+    ),
+    (
+        "capacity-types-twice",
+        _set("kubeshift:cluster.worker_pools.0.capacity_types", ["spot", "spot"]),
+        "kubeshift:cluster.worker_pools[0].capacity_types",
+        "lists a type twice",
+    ),
+    (
+        "pool-az-twice",
+        _set("kubeshift:cluster.worker_pools.0.azs", ["us-west-2a", "us-west-2a"]),
+        "kubeshift:cluster.worker_pools[0].azs",
+        "lists an AZ twice",
+    ),
+    (
+        "listener-port-twice",
+        _set(
+            "kubeshift:cluster.ingress",
+            {"listeners": [{"port": 80, "node_port": 30080}, {"port": 80, "node_port": 30081}]},
+        ),
+        "kubeshift:cluster.ingress.listeners",
+        "uses port 80 twice",
+    ),
+    (
+        "node-port-twice",
+        _set(
+            "kubeshift:cluster.ingress",
+            {"listeners": [{"port": 80, "node_port": 30080}, {"port": 443, "node_port": 30080}]},
+        ),
+        "kubeshift:cluster.ingress.listeners",
+        "uses node_port 30080 twice",
+    ),
+    (
+        "misspelt-block",
+        _set("kubeshift:runtme", {"probe_services": []}),
+        "kubeshift:runtme",
+        "did you mean 'kubeshift:runtime'?",
+    ),
+    (
+        "typo-suggests-the-field",
+        _set("kubeshift:cluster.control_plane.instance_typ", "m5.large"),
+        "kubeshift:cluster.control_plane.instance_typ",
+        "did you mean 'instance_type'?",
     ),
     (
         "empty-instance-types",
@@ -167,7 +257,7 @@ def test_validation_errors(small_values: Values, mutate: Any, key: str, fragment
     assert caught.value.key == key
     assert fragment in message
     assert message.startswith(key.split(".")[0])
-    assert message.endswith(".") and "\n" not in message
+    assert message.endswith((".", "?")) and "\n" not in message
 
 
 @pytest.mark.parametrize(

@@ -14,13 +14,23 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 
 
 class DrainOptions(BaseModel):
-    """kubectl-equivalent drain options (same names, same defaults where safe)."""
+    """kubectl-equivalent drain options (same names, same defaults where safe).
+
+    kubectl's own spellings (``delete-emptydir-data``, ``ignore-daemonsets``…) are
+    accepted too; any other key is refused.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=lambda name: name.replace("_", "-"),
+        populate_by_name=True,
+    )
 
     force: bool = Field(
         default=False, description="Evict pods without a controller (kubectl --force)."

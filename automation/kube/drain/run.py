@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from automation.errors import GateTimeoutError, KubeshiftError, StepFailedError
 from automation.kube.clients import KubeClients, list_all
@@ -39,6 +39,8 @@ log = logging.getLogger("kubeshift.drain")
 
 class DrainLimits(BaseModel):
     """The global disruption budget of one drain run, and its deadline."""
+
+    model_config = ConfigDict(extra="forbid")
 
     max_nodes_in_flight: int = Field(default=5, ge=1, description="Nodes drained at once.")
     max_pods_in_flight: int = Field(

@@ -1,0 +1,454 @@
+"""Bad input, as a newcomer or a damaged disk gives it: one sentence, an exit code, no trace.
+
+Every case runs the CLI against a scratch copy of the project (``stacks/`` plus a
+stack ``t`` made from ``vpc-move-small``) and a scratch state directory, then checks:
+the exit code; stderr is one ``error:`` sentence holding the expected words (the
+field or file); no traceback; and nothing under the project or the state directory
+was created, changed or removed (no journal, no lock, no sandbox state).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from automation.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+BASE_STACK = "vpc-move-small"
+
+
+@dataclass
+class Scratch:
+    project: Path
+    state: Path
+
+    @property
+    def stack_file(self) -> Path:
+        return self.project / "stacks" / "Pulumi.t.yaml"
+
+    @property
+    def journal(self) -> Path:
+        return self.state / "t.journal.json"
+
+    def stack(self) -> dict[str, Any]:
+        return yaml.safe_load(self.stack_file.read_text())
+
+    def write_stack(self, document: dict[str, Any]) -> None:
+        self.stack_file.write_text(yaml.safe_dump(document, sort_keys=False))
+
+    def config(self, key: str, value: Any) -> None:
+        """Set ``kubeshift:cluster.network.cidr``-style dotted paths (ints index lists)."""
+        document = self.stack()
+        top, *rest = key.split(".")
+        node = document["config"]
+        if not rest:
+            node[top] = value
+        else:
+            node = node[top]
+            for part in rest[:-1]:
+                node = node[int(part)] if part.isdigit() else node[part]
+            last = rest[-1]
+            node[int(last) if last.isdigit() else last] = value
+        self.write_stack(document)
+
+    def runtime(self, settings: dict[str, Any]) -> None:
+        self.config("kubeshift:runtime", settings)
+
+
+Setup = Callable[[Scratch], None]
+
+
+def _journal(body: str | bytes) -> Setup:
+    def setup(s: Scratch) -> None:
+        s.state.mkdir(parents=True, exist_ok=True)
+        if isinstance(body, bytes):
+            s.journal.write_bytes(body)
+        else:
+            s.journal.write_text(body)
+
+    return setup
+
+
+def _valid_journal(**changes: Any) -> str:
+    record = {"phase": "baseline", "step": "update", "status": "succeeded", "attempts": 1}
+    data = {
+        "stack": "t",
+        "scenario": "vpc-move",
+        "version": 1,
+        "steps": {"baseline/update": record},
+    }
+    data.update(changes)
+    return json.dumps(data)
+
+
+def _stack_bytes(data: bytes) -> Setup:
+    return lambda s: s.stack_file.write_bytes(data)
+
+
+def _stack_text(text: str) -> Setup:
+    return lambda s: s.stack_file.write_text(text)
+
+
+def _set(key: str, value: Any) -> Setup:
+    return lambda s: s.config(key, value)
+
+
+def _runtime(settings: dict[str, Any]) -> Setup:
+    return lambda s: s.runtime(settings)
+
+
+def _duplicate_key(s: Scratch) -> None:
+    text = s.stack_file.read_text()
+    s.stack_file.write_text(text.replace("config:\n", "config:\n  aws:region: eu-west-1\n", 1))
+
+
+def _directory_stack(s: Scratch) -> None:
+    s.stack_file.unlink()
+    s.stack_file.mkdir()
+
+
+def _directory_journal(s: Scratch) -> None:
+    s.journal.mkdir(parents=True)
+
+
+def _state_is_a_file(s: Scratch) -> None:
+    s.state.parent.mkdir(parents=True, exist_ok=True)
+    s.state.write_text("not a directory")
+
+
+def _overlay(key: str, value: Any) -> Setup:
+    def setup(s: Scratch) -> None:
+        shutil.copy(s.project / "stacks" / "Pulumi.overlay-switch-example.yaml", s.stack_file)
+        s.config(key, value)
+
+    return setup
+
+
+def _nothing(_: Scratch) -> None:
+    return None
+
+
+PLAN = ("--stack", "t", "plan")
+STATUS = ("--stack", "t", "status")
+RUN = ("--stack", "t", "run", "--yes")
+DRY = ("--stack", "t", "run", "--dry-run")
+LONG_NAME = ("a" * 60 + ".") * 5 + "example.com"
+
+# (id, setup, argv, exit code, words stderr must hold)
+CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
+    # --- the stack file as bytes and YAML ----------------------------------------------
+    ("stack-not-utf8", _stack_bytes(b"config:\n  a: \xff\xfe\x00bad\n"), PLAN, 2, ("not UTF-8",)),
+    ("stack-utf16", _stack_bytes("config: {}\n".encode("utf-16")), PLAN, 2, ("UTF-16",)),
+    ("stack-empty", _stack_text(""), PLAN, 2, ("no 'config:' mapping",)),
+    ("stack-broken-yaml", _stack_text("config:\n  a: [1, 2\n"), PLAN, 2, ("not valid YAML",)),
+    ("stack-duplicate-key", _duplicate_key, PLAN, 2, ("given twice",)),
+    ("stack-directory", _directory_stack, PLAN, 2, ("is a directory",)),
+    ("stack-config-list", _stack_text("config: [1, 2]\n"), PLAN, 2, ("no 'config:' mapping",)),
+    ("stack-config-string", _stack_text("config: hello\n"), PLAN, 2, ("no 'config:' mapping",)),
+    # --- the stack's configuration -------------------------------------------------------
+    ("misspelt-runtime-block", _set("kubeshift:runtme", {}), PLAN, 2, ("'kubeshift:runtime'",)),
+    ("misspelt-cluster-block", _set("kubeshift:clustr", {}), PLAN, 2, ("'kubeshift:cluster'",)),
+    ("unknown-scenario", _set("kubeshift:scenario", "teleport"), PLAN, 2, ("not a known",)),
+    ("unknown-phase", _set("kubeshift:phase", "warp"), PLAN, 2, ("kubeshift:phase",)),
+    (
+        "secret-is-not-echoed",
+        _set("kubeshift:cluster.name", {"secure": "v1:c2VjcmV0Y2lwaGVydGV4dA=="}),
+        PLAN,
+        2,
+        ("kubeshift:cluster.name", "a secret value"),
+    ),
+    ("vpc-slash-8", _set("kubeshift:cluster.network.cidr", "10.0.0.0/8"), PLAN, 2, ("/16 to /28",)),
+    (
+        "az-other-region",
+        _set("kubeshift:cluster.network.azs", ["eu-west-1a", "eu-west-1b"]),
+        PLAN,
+        2,
+        ("kubeshift:cluster.network.azs", "us-west-2"),
+    ),
+    ("empty-zone-id", _set("kubeshift:cluster.dns.zone_id", ""), PLAN, 2, ("zone_id",)),
+    (
+        "aws-tag-key",
+        _set("kubeshift:cluster.tags", {"aws:owner": "me"}),
+        PLAN,
+        2,
+        ("kubeshift:cluster.tags", "reserved"),
+    ),
+    (
+        "dns-name-too-long",
+        _set("kubeshift:cluster.dns.api_record", LONG_NAME),
+        PLAN,
+        2,
+        ("api_record", "253"),
+    ),
+    (
+        "label-key",
+        _set("kubeshift:cluster.worker_pools.0.labels", {"has space": "x"}),
+        PLAN,
+        2,
+        ("worker_pools[0].labels",),
+    ),
+    (
+        "label-value",
+        _set("kubeshift:cluster.worker_pools.0.labels", {"team": "a b"}),
+        PLAN,
+        2,
+        ("worker_pools[0].labels", "label value"),
+    ),
+    (
+        "taint-key",
+        _set("kubeshift:cluster.worker_pools.0.taints", [{"key": "-x", "value": "y"}]),
+        PLAN,
+        2,
+        ("worker_pools[0].taints[0]",),
+    ),
+    (
+        "capacity-twice",
+        _set("kubeshift:cluster.worker_pools.0.capacity_types", ["spot", "spot"]),
+        PLAN,
+        2,
+        ("capacity_types", "twice"),
+    ),
+    (
+        "pool-az-twice",
+        _set("kubeshift:cluster.worker_pools.0.azs", ["us-west-2a", "us-west-2a"]),
+        PLAN,
+        2,
+        ("worker_pools[0].azs", "twice"),
+    ),
+    (
+        "listener-port-twice",
+        _set(
+            "kubeshift:cluster.ingress",
+            {"listeners": [{"port": 80, "node_port": 30080}, {"port": 80, "node_port": 30081}]},
+        ),
+        PLAN,
+        2,
+        ("listeners", "port 80 twice"),
+    ),
+    (
+        "node-port-twice",
+        _set(
+            "kubeshift:cluster.ingress",
+            {"listeners": [{"port": 80, "node_port": 30080}, {"port": 443, "node_port": 30080}]},
+        ),
+        PLAN,
+        2,
+        ("listeners", "node_port 30080 twice"),
+    ),
+    ("members-999", _set("kubeshift:cluster.control_plane.members", 999), PLAN, 2, ("3 to 7",)),
+    ("members-even", _set("kubeshift:cluster.control_plane.members", 4), PLAN, 2, ("odd",)),
+    (
+        "member-azs-twice",
+        _set("kubeshift:cluster.control_plane.azs", ["us-west-2a", "us-west-2a"]),
+        PLAN,
+        2,
+        ("control_plane.azs", "twice"),
+    ),
+    (
+        "pod-cidr-below-node-prefix",
+        _overlay("kubeshift:migration.overlay.pod_cidr", "100.64.0.0/26"),
+        PLAN,
+        2,
+        ("pod_cidr", "per-node"),
+    ),
+    ("image-id", _set("kubeshift:cluster.image_id", "ubuntu"), PLAN, 2, ("image_id",)),
+    # --- runtime settings ------------------------------------------------------------------
+    ("runtime-not-mapping", _runtime([]), PLAN, 2, ("kubeshift:runtime", "mapping")),  # type: ignore[arg-type]
+    (
+        "drain-option-typo",
+        _runtime({"drain": {"delete_emptydir_dat": True}}),
+        PLAN,
+        2,
+        ("drain.delete_emptydir_dat", "'delete_emptydir_data'"),
+    ),
+    (
+        "drain-limit-typo",
+        _runtime({"drain_limits": {"max_nodes": 3}}),
+        PLAN,
+        2,
+        ("drain_limits.max_nodes", "'max_nodes_in_flight'"),
+    ),
+    (
+        "kubeconfig-typo",
+        _runtime({"clusters": {"primary": {"kubeconfg": "/x"}}}),
+        PLAN,
+        2,
+        ("clusters.primary.kubeconfg", "'kubeconfig'"),
+    ),
+    (
+        "probe-service-without-namespace",
+        _runtime({"probe_services": ["justname"]}),
+        PLAN,
+        2,
+        ("probe_services[0]", "namespace/name"),
+    ),
+    (
+        "endpoint-not-url",
+        _runtime({"aws": {"endpoint_url": "not a url"}}),
+        PLAN,
+        2,
+        ("aws.endpoint_url",),
+    ),
+    (
+        "endpoint-port-not-number",
+        _runtime({"aws": {"endpoint_url": "http://localhost:port"}}),
+        PLAN,
+        2,
+        ("aws.endpoint_url", "port"),
+    ),
+    ("aws-region-typo", _runtime({"aws": {"regoin": "x"}}), PLAN, 2, ("'region'",)),
+    (
+        "taint-effect-typo",
+        _runtime({"retiring_taint": {"key": "k", "efect": "NoSchedule"}}),
+        PLAN,
+        2,
+        ("retiring_taint.efect", "'effect'"),
+    ),
+    (
+        "taint-effect-value",
+        _runtime({"retiring_taint": {"key": "k", "effect": "Never"}}),
+        PLAN,
+        2,
+        ("retiring_taint.effect",),
+    ),
+    ("ingress-typo", _runtime({"ingress": {"namespce": "x"}}), PLAN, 2, ("'namespace'",)),
+    ("mirror-typo", _runtime({"mirror": {"namespacez": ["a"]}}), PLAN, 2, ("'namespaces'",)),
+    (
+        "gate-timeout-negative",
+        _runtime({"gates": {"dns_sync_timeout": -1}}),
+        PLAN,
+        2,
+        ("gates.dns_sync_timeout",),
+    ),
+    ("unknown-runtime-key", _runtime({"clustres": {}}), PLAN, 2, ("'clusters'",)),
+    # --- journals --------------------------------------------------------------------------
+    ("journal-truncated-status", _journal(_valid_journal()[:40]), STATUS, 2, ("damaged",)),
+    ("journal-garbage-status", _journal("garbage!"), STATUS, 2, ("damaged", "not JSON")),
+    ("journal-empty-status", _journal(""), STATUS, 2, ("is empty",)),
+    ("journal-directory-status", _directory_journal, STATUS, 2, ("is a directory",)),
+    ("journal-not-utf8-status", _journal(b"\xff\xfe\xfa"), STATUS, 2, ("not UTF-8",)),
+    ("journal-list-status", _journal("[1, 2, 3]"), STATUS, 2, ("damaged",)),
+    ("journal-steps-list", _journal(_valid_journal(steps=[])), STATUS, 2, ("damaged", "steps")),
+    (
+        "journal-bad-status-value",
+        _journal(_valid_journal(steps={"a/b": {"phase": "a", "step": "b", "status": "done"}})),
+        STATUS,
+        2,
+        ("damaged", "status"),
+    ),
+    ("journal-other-stack", _journal(_valid_journal(stack="prod")), STATUS, 2, ("'prod'",)),
+    ("journal-newer", _journal(_valid_journal(version=99)), STATUS, 2, ("newer kubeshift",)),
+    ("journal-truncated-run", _journal(_valid_journal()[:40]), RUN, 2, ("damaged",)),
+    ("journal-other-stack-run", _journal(_valid_journal(stack="prod")), RUN, 2, ("'prod'",)),
+    (
+        "journal-other-scenario-run",
+        _journal(_valid_journal(scenario="cni-swap")),
+        RUN,
+        2,
+        ("cni-swap run", "vpc-move"),
+    ),
+    ("journal-directory-run", _directory_journal, RUN, 2, ("is a directory",)),
+    ("journal-empty-dry-run", _journal(""), DRY, 2, ("is empty",)),
+    # --- state directory, flags, names ---------------------------------------------------
+    ("state-dir-is-a-file", _state_is_a_file, RUN, 2, ("is a file",)),
+    ("stack-name-escapes", _nothing, ("--stack", "../../x", "status"), 2, ("not a stack name",)),
+    ("stack-name-empty", _nothing, ("--stack", "", "plan"), 2, ("not a stack name",)),
+    ("stack-unknown", _nothing, ("--stack", "nope", "plan"), 2, ("known stacks",)),
+    ("render-empty-phase", _nothing, ("--stack", "t", "render", "--phase", ""), 2, ("''",)),
+    ("render-unknown-phase", _nothing, ("--stack", "t", "render", "--phase", "x"), 2, ("'x'",)),
+    (
+        "diff-unknown-phase",
+        _nothing,
+        ("--stack", "t", "diff", "--from", "nope", "--to", "cleanup"),
+        2,
+        ("'nope'",),
+    ),
+    ("run-unknown-from", _nothing, (*DRY, "--from", "warp"), 2, ("'warp'",)),
+    ("fresh-with-dry-run", _nothing, (*DRY, "--fresh"), 2, ("--fresh", "--dry-run")),
+    ("status-without-journal", _nothing, STATUS, 2, ("no journal yet",)),
+]
+
+
+def _snapshot(*roots: Path) -> dict[str, tuple[bool, int, float]]:
+    found = {}
+    for root in roots:
+        if not root.exists():
+            continue
+        found[str(root)] = (root.is_dir(), 0, root.stat().st_mtime)
+        for path in root.rglob("*") if root.is_dir() else ():
+            stat = path.stat()
+            found[str(path)] = (path.is_dir(), stat.st_size, stat.st_mtime)
+    return found
+
+
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Scratch:
+    project = tmp_path / "project"
+    (project / "stacks").mkdir(parents=True)
+    shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
+    for stack in (BASE_STACK, "overlay-switch-example"):
+        shutil.copy(REPO / "stacks" / f"Pulumi.{stack}.yaml", project / "stacks")
+    shutil.copy(REPO / "stacks" / f"Pulumi.{BASE_STACK}.yaml", project / "stacks" / "Pulumi.t.yaml")
+    state = tmp_path / "state"
+    monkeypatch.setenv("KUBESHIFT_PROJECT_DIR", str(project))
+    monkeypatch.setenv("KUBESHIFT_STATE_DIR", str(state))
+    monkeypatch.setenv("PATH", os.defpath)  # no `pulumi`: reaching the engine would show
+    monkeypatch.delenv("KUBESHIFT_SANDBOX", raising=False)
+    return Scratch(project, state)
+
+
+def test_the_table_is_large_enough() -> None:
+    assert len(CASES) >= 60
+    assert len({case[0] for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize(
+    ("setup", "argv", "code", "words"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_bad_input_is_one_sentence_and_changes_nothing(
+    scratch: Scratch, setup: Setup, argv: tuple[str, ...], code: int, words: tuple[str, ...]
+) -> None:
+    setup(scratch)
+    before = _snapshot(scratch.project, scratch.state)
+
+    result = CliRunner().invoke(app, list(argv))
+
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    assert "Traceback" not in result.output
+    text = result.stderr.strip()
+    assert len(text.splitlines()) == 1, text
+    assert text.startswith("error: ") and text.endswith((".", "?")), text
+    for word in words:
+        assert word in text, text
+    assert "c2VjcmV0Y2lwaGVydGV4dA" not in result.output
+    assert _snapshot(scratch.project, scratch.state) == before, "the command wrote something"
+
+
+def test_kubectl_spellings_of_drain_options_are_accepted(scratch: Scratch) -> None:
+    scratch.runtime({"drain": {"delete-emptydir-data": True, "ignore-daemonsets": False}})
+    from automation.settings import load_runtime_settings
+    from components.config import load_stack_file
+
+    settings = load_runtime_settings(load_stack_file(scratch.stack_file))
+
+    assert settings.drain.delete_emptydir_data is True
+    assert settings.drain.ignore_daemonsets is False
+
+
+def test_hooks_use_the_stacks_region_unless_runtime_names_one(scratch: Scratch) -> None:
+    from automation.settings import load_runtime_settings
+    from components.config import load_stack_file
+
+    assert load_runtime_settings(load_stack_file(scratch.stack_file)).aws.region == "us-west-2"
+    scratch.runtime({"aws": {"region": "eu-central-1"}})
+    assert load_runtime_settings(load_stack_file(scratch.stack_file)).aws.region == "eu-central-1"
