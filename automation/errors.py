@@ -151,7 +151,7 @@ def from_command_error(exc: Any, action: str) -> KubeshiftError:
     from pulumi.automation import errors as auto_errors
 
     stderr = (getattr(exc, "stderr", "") or str(exc)).strip()
-    detail = _last_meaningful_line(stderr)
+    detail = _program_diagnostic(getattr(exc, "stdout", "") or "") or _last_meaningful_line(stderr)
     if isinstance(exc, auto_errors.ConcurrentUpdateError):
         return StackLockedError(
             f"The stack is locked by another update while trying to {action}; wait for it to "
@@ -185,6 +185,25 @@ def translate(exc: BaseException, action: str) -> KubeshiftError | None:
     if module.startswith("pulumi.automation"):
         return from_command_error(exc, action)
     return None
+
+
+_GENERIC = (
+    "an unhandled error occurred",
+    "Program exited with",
+    "update failed",
+    "preview failed",
+    "failed to",
+)
+
+
+def _program_diagnostic(stdout: str) -> str:
+    """The program's own error from the engine's diagnostics (a ``pulumi.RunError``'s
+    sentence), rather than the generic "Program exited with non-zero exit code"."""
+    for line in stdout.splitlines():
+        text = line.strip()
+        if text.lower().startswith("error: ") and not any(g in text for g in _GENERIC):
+            return text.removeprefix("error: ")[:400]
+    return ""
 
 
 def _last_meaningful_line(text: str) -> str:

@@ -125,6 +125,21 @@ class RuntimeSettings(BaseModel):
     )
 
 
+def _secret_path(value: Any, path: str) -> str:
+    """The first ``secure:`` value under ``value``, as a dotted path ("" when none)."""
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return path
+        for key, child in value.items():
+            if found := _secret_path(child, f"{path}.{key}"):
+                return found
+    if isinstance(value, list):
+        for index, child in enumerate(value):
+            if found := _secret_path(child, f"{path}[{index}]"):
+                return found
+    return ""
+
+
 def load_runtime_settings(values: dict[str, Any]) -> RuntimeSettings:
     """Validate ``kubeshift:runtime`` from a stack's config values.
 
@@ -135,6 +150,12 @@ def load_runtime_settings(values: dict[str, Any]) -> RuntimeSettings:
     raw = {} if raw is None else raw
     if not isinstance(raw, dict):
         raise ConfigError(f"{RUNTIME_KEY} must be a mapping of settings.")
+    secret = _secret_path(raw, RUNTIME_KEY)
+    if secret:
+        raise ConfigError(
+            f"{secret} is a secret, but kubeshift reads its runtime settings without the "
+            "stack's key; keep them plain and leave credentials to kubeconfigs and AWS profiles."
+        )
     try:
         settings = RuntimeSettings.model_validate(raw)
     except ValidationError as exc:

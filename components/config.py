@@ -55,7 +55,8 @@ _POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 _DNS_NAME = re.compile(r"^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+\.?$")
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
 _REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
-_ZONE_ID = re.compile(r"^(/hostedzone/)?Z[A-Z0-9]{1,31}$")
+# AWS hands out Z-prefixed ids; emulators (moto) other upper-case ones.
+_ZONE_ID = re.compile(r"^(/hostedzone/)?[A-Z0-9]{1,32}$")
 # Kubernetes qualified names (label and taint keys): optional DNS-subdomain prefix.
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -322,7 +323,37 @@ def stack_file(stacks_dir: str | Path, stack: str) -> Path:
     return Path(stacks_dir) / f"Pulumi.{stack}.yaml"
 
 
+SECRET = "[secret]"
+"""What a ``secure:`` value reads as offline: its ciphertext never reaches a name or a
+message, and only the engine (which holds the key) decrypts it."""
+
+
+def _is_secret(value: Any) -> bool:
+    return isinstance(value, Mapping) and set(value) == {"secure"}
+
+
+def mask_secrets(value: Any) -> Any:
+    """``{secure: v1:…}`` anywhere inside ``value`` becomes :data:`SECRET`."""
+    if _is_secret(value):
+        return SECRET
+    if isinstance(value, Mapping):
+        return {k: mask_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_secrets(v) for v in value]
+    return value
+
+
+def _refuse_whole_secret(values: Mapping[str, Any], key: str) -> None:
+    if _is_secret(values.get(key)):
+        _fail(
+            key,
+            f"{key} is stored as one secret; keep it plain and make only the sensitive "
+            f"fields secret (`pulumi config set --secret --path '{key}.<field>' ...`).",
+        )
+
+
 def _require_str(values: Mapping[str, Any], key: str) -> str:
+    _refuse_whole_secret(values, key)
     value = values.get(key)
     if value is None or value == "":
         raise ConfigError(key, f"{key} is required; set it with `pulumi config set {key} ...`.")
@@ -332,6 +363,7 @@ def _require_str(values: Mapping[str, Any], key: str) -> str:
 
 
 def _require_object(values: Mapping[str, Any], key: str) -> dict[str, Any]:
+    _refuse_whole_secret(values, key)
     value = values.get(key)
     if value is None:
         raise ConfigError(key, f"{key} is required; set it with `pulumi config set --path`.")
@@ -342,7 +374,7 @@ def _require_object(values: Mapping[str, Any], key: str) -> dict[str, Any]:
             raise ConfigError(key, f"{key} is not a valid JSON object ({exc.msg}).") from exc
     if not isinstance(value, dict):
         raise ConfigError(key, f"{key} must be an object (got {show(value)}).")
-    return value
+    return dict(mask_secrets(value))
 
 
 def _parse(model: type[_M], data: dict[str, Any], key: str) -> _M:
@@ -597,8 +629,8 @@ def _check_dns(dns: DnsConfig) -> None:
     if not _ZONE_ID.match(dns.zone_id):
         _fail(
             f"{key}.zone_id",
-            f"{key}.zone_id {dns.zone_id!r} is not a Route53 hosted zone id (Z followed by "
-            "letters and digits).",
+            f"{key}.zone_id {dns.zone_id!r} is not a Route53 hosted zone id (upper-case "
+            "letters and digits, e.g. Z0123456789ABCDEFGHIJ).",
         )
     fields = (("api_record", [dns.api_record]), ("ingress_records", dns.ingress_records))
     for field, names in fields:

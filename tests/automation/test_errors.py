@@ -57,3 +57,24 @@ def test_translate_botocore_non_client_errors() -> None:
     down = translate(EndpointConnectionError(endpoint_url="http://x"), "list instances")
     assert down is not None and down.kind is ErrorKind.RETRYABLE
     assert translate(ValueError("x"), "anything") is None
+
+
+def test_a_program_error_is_told_in_its_own_words() -> None:
+    from pulumi.automation import errors as auto_errors
+    from pulumi.automation._cmd import CommandResult
+
+    from automation.errors import from_command_error
+
+    stdout = (
+        "Diagnostics:\n  pulumi:pulumi:Stack (kubeshift-local):\n"
+        "    error: Program exited with non-zero exit code: 1\n"
+        "    error: kubeshift:cluster.dns.zone_id '' is not a Route53 hosted zone id.\n"
+    )
+    result = CommandResult(
+        stdout=stdout,
+        stderr="error: an unhandled error occurred: Program exited with non-zero exit code: 1",
+        code=255,
+    )
+    error = from_command_error(auto_errors.CommandError(result), "update the stack")
+
+    assert "zone_id '' is not a Route53 hosted zone id" in str(error)

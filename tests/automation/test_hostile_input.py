@@ -165,7 +165,7 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
         _set("kubeshift:cluster.name", {"secure": "v1:c2VjcmV0Y2lwaGVydGV4dA=="}),
         PLAN,
         2,
-        ("kubeshift:cluster.name", "a secret value"),
+        ("kubeshift:cluster.name", "[secret]"),
     ),
     ("vpc-slash-8", _set("kubeshift:cluster.network.cidr", "10.0.0.0/8"), PLAN, 2, ("/16 to /28",)),
     (
@@ -331,6 +331,20 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
         ("gates.dns_sync_timeout",),
     ),
     ("unknown-runtime-key", _runtime({"clustres": {}}), PLAN, 2, ("'clusters'",)),
+    (
+        "runtime-secret",
+        _runtime({"clusters": {"primary": {"context": {"secure": "v1:c2VjcmV0Y2lwaGVydGV4dA=="}}}}),
+        PLAN,
+        2,
+        ("kubeshift:runtime.clusters.primary.context is a secret",),
+    ),
+    (
+        "whole-cluster-secret",
+        _set("kubeshift:cluster", {"secure": "v1:c2VjcmV0Y2lwaGVydGV4dA=="}),
+        PLAN,
+        2,
+        ("kubeshift:cluster is stored as one secret", "--path"),
+    ),
     # --- journals --------------------------------------------------------------------------
     ("journal-truncated-status", _journal(_valid_journal()[:40]), STATUS, 2, ("damaged",)),
     ("journal-garbage-status", _journal("garbage!"), STATUS, 2, ("damaged", "not JSON")),
@@ -432,6 +446,16 @@ def test_bad_input_is_one_sentence_and_changes_nothing(
         assert word in text, text
     assert "c2VjcmV0Y2lwaGVydGV4dA" not in result.output
     assert _snapshot(scratch.project, scratch.state) == before, "the command wrote something"
+
+
+def test_a_secret_tag_is_shown_as_a_secret_offline(scratch: Scratch) -> None:
+    scratch.config("kubeshift:cluster.tags", {"team": {"secure": "v1:c2VjcmV0Y2lwaGVydGV4dA=="}})
+
+    result = CliRunner().invoke(app, ["--stack", "t", "--json", "render", "--phase", "baseline"])
+
+    assert result.exit_code == 0, result.output
+    assert "c2VjcmV0Y2lwaGVydGV4dA" not in result.output
+    assert "[secret]" in result.output
 
 
 def test_kubectl_spellings_of_drain_options_are_accepted(scratch: Scratch) -> None:
