@@ -147,10 +147,19 @@ def build_clients(access: ClusterAccess) -> KubeClients:
                 "kubeshift:runtime.clusters.<role>.kubeconfig in the stack file."
             )
         try:
-            doc = yaml.safe_load(path.read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise UserError(f"Kubeconfig {path} is not readable YAML: {exc}.") from exc
-        known = sorted(c.get("name", "") for c in doc.get("contexts") or [])
+            doc = yaml.safe_load(path.read_bytes().decode("utf-8")) or {}
+        except UnicodeDecodeError:
+            raise UserError(f"Kubeconfig {path} is not UTF-8 text; save it as UTF-8.") from None
+        except OSError as exc:
+            raise UserError(f"Kubeconfig {path} cannot be read ({exc.strerror}).") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark else ""
+            raise UserError(f"Kubeconfig {path} is not valid YAML{where}.") from None
+        if not isinstance(doc, dict):
+            raise UserError(f"Kubeconfig {path} is not a kubeconfig (no top-level mapping).")
+        contexts = doc.get("contexts") if isinstance(doc.get("contexts"), list) else []
+        known = sorted(str(c.get("name", "")) for c in contexts if isinstance(c, dict))
         active = doc.get("current-context") or ""
         if access.context is not None and access.context not in known:
             names = ", ".join(known) or "none"
@@ -158,7 +167,10 @@ def build_clients(access: ClusterAccess) -> KubeClients:
                 f"Context '{access.context}' is not in kubeconfig {path}; known: {names}."
             )
         if access.context is None and active not in known:
-            raise UserError(f"Kubeconfig {path} has no current context; pass --context.")
+            raise UserError(
+                f"Kubeconfig {path} has no current context; set "
+                "kubeshift:runtime.clusters.<role>.context in the stack file."
+            )
         try:
             config.load_kube_config(
                 config_file=str(path),

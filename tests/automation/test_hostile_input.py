@@ -134,6 +134,13 @@ def _overlay(key: str, value: Any) -> Setup:
     return setup
 
 
+def _project_dir(path: str) -> Setup:
+    def setup(_: Scratch) -> None:
+        os.environ["KUBESHIFT_PROJECT_DIR"] = path  # restored by the fixture's monkeypatch
+
+    return setup
+
+
 def _nothing(_: Scratch) -> None:
     return None
 
@@ -390,6 +397,7 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
     ("run-unknown-from", _nothing, (*DRY, "--from", "warp"), 2, ("'warp'",)),
     ("fresh-with-dry-run", _nothing, (*DRY, "--fresh"), 2, ("--fresh", "--dry-run")),
     ("status-without-journal", _nothing, STATUS, 2, ("no journal yet",)),
+    ("env-project-elsewhere", _project_dir("/nonexistent/project"), PLAN, 2, ("no file",)),
 ]
 
 
@@ -476,3 +484,33 @@ def test_hooks_use_the_stacks_region_unless_runtime_names_one(scratch: Scratch) 
     assert load_runtime_settings(load_stack_file(scratch.stack_file)).aws.region == "us-west-2"
     scratch.runtime({"aws": {"region": "eu-central-1"}})
     assert load_runtime_settings(load_stack_file(scratch.stack_file)).aws.region == "eu-central-1"
+
+
+KUBECONFIGS: list[tuple[str, bytes, dict[str, Any], str]] = [
+    ("not-utf8", b"\xff\xfe\xfa", {}, "not UTF-8"),
+    ("broken-yaml", b"apiVersion: v1\nclusters: [\n", {}, "not valid YAML at line"),
+    ("a-list", b"- 1\n- 2\n", {}, "not a kubeconfig"),
+    ("contexts-garbage", b"contexts: [1, 2]\ncurrent-context: x\n", {}, "no current context"),
+    ("unknown-context", b"contexts: [{name: a}]\n", {"context": "b"}, "'b' is not in kubeconfig"),
+    ("missing-file", b"", {"kubeconfig": "/nonexistent/kubeconfig"}, "does not exist"),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "access", "words"), [k[1:] for k in KUBECONFIGS], ids=[k[0] for k in KUBECONFIGS]
+)
+def test_a_bad_kubeconfig_is_one_sentence(
+    tmp_path: Path, body: bytes, access: dict[str, Any], words: str
+) -> None:
+    from automation.errors import UserError
+    from automation.kube.clients import ClusterAccess, build_clients
+
+    path = tmp_path / "kubeconfig"
+    path.write_bytes(body)
+
+    with pytest.raises(UserError) as caught:
+        build_clients(ClusterAccess(**{"kubeconfig": path, **access}))
+
+    message = str(caught.value)
+    assert words in message and "\n" not in message and message.endswith(".")
+    assert "--context" not in message and "--kubeconfig" not in message
