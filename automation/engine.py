@@ -70,6 +70,7 @@ class Engine(Protocol):
     def outputs(self) -> dict[str, Any]: ...
     def resource_urns(self) -> list[str]: ...
     def pending_operations(self) -> list[str]: ...
+    def secret_config(self) -> dict[str, str]: ...
 
 
 OutputSink = Callable[[str], None]
@@ -180,6 +181,12 @@ class PulumiEngine:
 
     def resource_urns(self) -> list[str]:
         return [r["urn"] for r in self._deployment().get("resources", []) if "urn" in r]
+
+    def secret_config(self) -> dict[str, str]:
+        """Config keys the stack holds as secrets, decrypted by the engine (never logged)."""
+        with mapped_errors("read the stack's config"):
+            config = self._stack.get_all_config()
+        return {key: value.value for key, value in config.items() if value.secret}
 
     def pending_operations(self) -> list[str]:
         """``<type> <urn>`` of operations an interrupted update left in the state."""

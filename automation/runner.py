@@ -179,16 +179,18 @@ class Runner:
             self.journal.start(phase.id, planned.key, destructive=planned.destructive)
             self.log.info("%s/%s started: %s", phase.id, planned.key, planned.summary)
             try:
-                message = self._execute(phase, planned, context)
+                message = self.journal.redact(self._execute(phase, planned, context))
             except KubeshiftError as exc:
                 self.journal.fail(phase.id, planned.key, str(exc))
-                self.log.error("%s/%s failed: %s", phase.id, planned.key, exc)
+                self.log.error(
+                    "%s/%s failed: %s", phase.id, planned.key, self.journal.redact(str(exc))
+                )
                 raise
             except Exception as exc:
                 mapped = translate(exc, f"run step {phase.id}/{planned.key}")
                 text = str(mapped) if mapped else f"{type(exc).__name__}: {exc}"
                 self.journal.fail(phase.id, planned.key, text)
-                self.log.error("%s/%s failed: %s", phase.id, planned.key, text)
+                self.log.error("%s/%s failed: %s", phase.id, planned.key, self.journal.redact(text))
                 raise mapped or StepFailedError(
                     f"Step {phase.id}/{planned.key} failed: {text}"
                 ) from exc

@@ -32,6 +32,7 @@ from automation.project import StackInfo, load_stack
 from automation.review import program_scope
 from automation.runner import Runner, RunReport
 from automation.scenarios import build_scenario
+from automation.secrets import secret_strings
 from automation.settings import RuntimeSettings, load_runtime_settings
 
 
@@ -120,7 +121,8 @@ def execute(
         chooser = confirm if request.interactive else None
 
     with stack_lock(state_dir(request.project) / f"{request.stack}.lock", request.stack):
-        journal = Journal(path, request.stack, scenario=info.scenario)
+        secrets = secret_strings(info.values, engine.secret_config())
+        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
         if request.fresh:
             journal.forget(p.id for p in phases)
         use_rich = console is not None and not request.json

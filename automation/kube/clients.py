@@ -158,7 +158,8 @@ def build_clients(access: ClusterAccess) -> KubeClients:
             raise UserError(f"Kubeconfig {path} is not valid YAML{where}.") from None
         if not isinstance(doc, dict):
             raise UserError(f"Kubeconfig {path} is not a kubeconfig (no top-level mapping).")
-        contexts = doc.get("contexts") if isinstance(doc.get("contexts"), list) else []
+        listed = doc.get("contexts")
+        contexts: list[Any] = listed if isinstance(listed, list) else []
         known = sorted(str(c.get("name", "")) for c in contexts if isinstance(c, dict))
         active = doc.get("current-context") or ""
         if access.context is not None and access.context not in known:

@@ -26,6 +26,7 @@ class FakeEngine:
     calls: list[tuple[str, Any]] = field(default_factory=list)
     phase: str | None = None
     pending: list[str] = field(default_factory=list)
+    secrets: dict[str, str] = field(default_factory=dict)
 
     def _maybe_die(self, what: str) -> None:
         if self.kill_on == what:
@@ -62,6 +63,9 @@ class FakeEngine:
 
     def pending_operations(self) -> list[str]:
         return list(self.pending)
+
+    def secret_config(self) -> dict[str, str]:
+        return dict(self.secrets)
 
     def ups(self) -> list[str]:
         return [args[0] for name, args in self.calls if name == "up"]
