@@ -65,8 +65,14 @@ class Engine(Protocol):
     """What the runner needs from Pulumi; a fake implements it in unit tests."""
 
     def set_phase(self, phase: str) -> None: ...
-    def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome: ...
-    def up(self, targets: Sequence[str] = ()) -> UpdateOutcome: ...
+    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
+        """Preview; with ``plan``, also save the update plan there."""
+        ...
+
+    def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
+        """Update; with ``plan``, apply exactly that plan or stop where the update departs."""
+        ...
+
     def outputs(self) -> dict[str, Any]: ...
     def resource_urns(self) -> list[str]: ...
     def pending_operations(self) -> list[str]: ...
@@ -125,8 +131,10 @@ class PulumiEngine:
         self.stack_name = stack_name
         with mapped_errors(f"open stack '{stack_name}'"):
             command = pulumi_command or auto.PulumiCommand()
+            # Update plans (preview --save-plan, up --plan) are still flagged experimental.
+            env_vars = {"PULUMI_EXPERIMENTAL": "true", **(env or {})}
             options = auto.LocalWorkspaceOptions(
-                work_dir=str(project_dir), pulumi_command=command, env_vars=env or {}
+                work_dir=str(project_dir), pulumi_command=command, env_vars=env_vars
             )
             if create:
                 self._stack = auto.create_or_select_stack(
@@ -143,7 +151,7 @@ class PulumiEngine:
 
     # -- operations --------------------------------------------------------------------
 
-    def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome:
+    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
         changes: list[ResourceChange] = []
 
         def on_event(event: Any) -> None:
@@ -161,16 +169,18 @@ class PulumiEngine:
                 diff=True,
                 on_output=self._on_output,
                 on_event=on_event,
+                plan=str(plan) if plan is not None else None,
             )
         summary = {str(getattr(k, "value", k)): int(v) for k, v in result.change_summary.items()}
         return PreviewOutcome(changes=tuple(changes), summary=summary)
 
-    def up(self, targets: Sequence[str] = ()) -> UpdateOutcome:
+    def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
         with mapped_errors("update the stack"):
             result = self._stack.up(
                 target=list(targets) or None,
                 target_dependents=bool(targets) or None,
                 on_output=self._on_output,
+                plan=str(plan) if plan is not None else None,
             )
         summary = {str(k): int(v) for k, v in (result.summary.resource_changes or {}).items()}
         return UpdateOutcome(summary=summary, outputs=_plain_outputs(result.outputs))

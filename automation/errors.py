@@ -159,6 +159,16 @@ def from_command_error(exc: Any, action: str) -> KubeshiftError:
         )
     if isinstance(exc, auto_errors.StackNotFoundError):
         return StackNotFoundError(f"The stack does not exist ({action}): {detail}")
+    output = f"{getattr(exc, 'stdout', '') or ''}\n{stderr}"
+    if "violates plan" in output:
+        where = next(
+            (line.strip() for line in output.splitlines() if "violates plan" in line), ""
+        )
+        return PreconditionFailed(
+            f"The update stopped where it departed from the preview the guard accepted "
+            f"({where.removeprefix('error: ')[:300]}); nothing past that point changed. Run "
+            "again to preview afresh."
+        )
     if isinstance(exc, auto_errors.CompilationError):
         return UserError(f"The Pulumi program failed to load while trying to {action}: {detail}")
     return StepFailedError(f"pulumi failed to {action}: {detail}")

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from automation import guard
@@ -111,6 +113,7 @@ class Runner:
         self.log = log or logging.getLogger("kubeshift.runner")
         self.sleep = sleep
         self._outputs: dict[str, Any] = {}
+        self._plans: Path | None = None
 
     # -- public ------------------------------------------------------------------------
 
@@ -135,8 +138,12 @@ class Runner:
             )
         report = RunReport()
         self._outputs = self.engine.outputs()
-        for phase in phases:
-            self._run_phase(phase, report)
+        # Update plans live only as long as the run: preview runs again before any
+        # update a later run resumes, and plan files hold the resources' inputs.
+        with tempfile.TemporaryDirectory(prefix="kubeshift-plans-") as plans:
+            self._plans = Path(plans)
+            for phase in phases:
+                self._run_phase(phase, report)
         return report
 
     def dry_run(self, phases: Sequence[Phase]) -> RunReport:
@@ -215,18 +222,26 @@ class Runner:
             self.engine.set_phase(phase.id)
             return f"kubeshift:phase = {phase.id}"
         if planned.kind == "preview":
-            outcome = self.engine.preview(self._targets(phase))
+            outcome = self.engine.preview(self._targets(phase), plan=self._plan_file(phase))
             guard.check(phase.id, outcome, effective_policy(phase, self.scope))
             return _summary_text(outcome.summary)
         if planned.kind == "update":
             self._refuse_pending_operations(phase)
-            result = self.engine.up(self._targets(phase))
+            # The update applies exactly the plan the guard accepted, or stops at the
+            # first step that departs from it (drift, an edited config, a provider).
+            plan = self._plan_file(phase)
+            result = self.engine.up(
+                self._targets(phase), plan=plan if plan and plan.is_file() else None
+            )
             self._outputs = result.outputs
             return _summary_text(result.summary)
         assert context is not None and planned.step is not None
         if isinstance(planned.step, Hook):
             return self._run_hook(planned.step, context)
         return self._run_gate(planned.step, context)
+
+    def _plan_file(self, phase: Phase) -> Path | None:
+        return self._plans / f"{phase.id}.plan.json" if self._plans else None
 
     def _refuse_pending_operations(self, phase: Phase) -> None:
         """After an interrupted update, stop if the engine kept half-done operations.

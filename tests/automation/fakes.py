@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from automation.context import HookContext
@@ -27,6 +29,7 @@ class FakeEngine:
     phase: str | None = None
     pending: list[str] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
+    plans_applied: list[Path | None] = field(default_factory=list)
 
     def _maybe_die(self, what: str) -> None:
         if self.kill_on == what:
@@ -38,8 +41,10 @@ class FakeEngine:
         self._maybe_die(f"set_phase:{phase}")
         self.phase = phase
 
-    def preview(self, targets: Sequence[str] = ()) -> PreviewOutcome:
+    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
         self.calls.append(("preview", (self.phase, tuple(targets))))
+        if plan is not None:
+            plan.write_text(json.dumps({"phase": self.phase}))
         self._maybe_die(f"preview:{self.phase}")
         changes = tuple(
             ResourceChange(op=op, urn=f"urn:pulumi:s::p::{t}::{n}", type=t, name=n)
@@ -50,8 +55,11 @@ class FakeEngine:
             summary[change.op] = summary.get(change.op, 0) + 1
         return PreviewOutcome(changes=changes, summary=summary)
 
-    def up(self, targets: Sequence[str] = ()) -> UpdateOutcome:
+    def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
         self.calls.append(("up", (self.phase, tuple(targets))))
+        if plan is not None:
+            assert json.loads(plan.read_text()) == {"phase": self.phase}, "a stale plan"
+        self.plans_applied.append(plan)
         self._maybe_die(f"up:{self.phase}")
         return UpdateOutcome(summary={"create": 1}, outputs={"phase": self.phase})
 

@@ -253,3 +253,12 @@ def test_interrupted_update_with_pending_operations_stops_before_updating_again(
     engine.pending = []  # the operator checked and cleared them
     make_runner(engine, Journal(journal_path, "s")).run(scenario.phases)
     assert engine.ups() == ["network", "workers", "workers", "drain"]
+
+
+def test_every_update_applies_the_plan_its_preview_saved(journal_path: Path) -> None:
+    engine = FakeEngine()  # refuses an update given another phase's plan
+    make_runner(engine, Journal(journal_path, "s")).run(small_scenario(Counter()).phases)
+
+    assert len(engine.plans_applied) == 3
+    assert all(plan is not None for plan in engine.plans_applied)
+    assert not any(plan.exists() for plan in engine.plans_applied if plan), "plans outlive the run"

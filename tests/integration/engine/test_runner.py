@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -337,3 +338,42 @@ def _pending_creates(project: EngineProject) -> set[str]:
         for op in deployment.get("pending_operations") or []
         if op.get("type") == "creating"
     }
+
+
+class _DriftBeforeUpdate:
+    """The real engine, but someone edits the stack's config between preview and update."""
+
+    def __init__(self, engine: Any, drift: Callable[[], None]) -> None:
+        self._engine, self._drift = engine, drift
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def up(self, targets: Any = (), plan: Path | None = None) -> Any:
+        self._drift()
+        return self._engine.up(targets, plan=plan)
+
+
+def test_the_update_applies_only_the_plan_the_guard_accepted(
+    engine_project: EngineProject, state: Path
+) -> None:
+    from automation.errors import PreconditionFailed
+
+    engine, journal, runner = build_runner(engine_project.dir, state)
+    phases = {phase.id: phase for phase in scenario().phases}
+    runner.run([phases["network"]])
+    records, ids = engine_project.records(), _state_ids(engine_project)
+
+    # The guard accepts creating the worker groups; then the config moves on to a phase
+    # that would also re-tag the VPC and resize the groups.
+    runner.engine = _DriftBeforeUpdate(  # type: ignore[assignment]
+        engine,
+        lambda: engine_project.pulumi("config", "set", "kubeshift:phase", "scale-workers"),
+    )
+    with pytest.raises(PreconditionFailed) as caught:
+        runner.run([phases["workers"]])
+
+    assert "departed from the preview the guard accepted" in str(caught.value)
+    assert engine_project.records() == records, "the update touched a record"
+    assert _state_ids(engine_project) == ids
+    assert journal.get("workers", "update").status is StepStatus.FAILED
