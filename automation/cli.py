@@ -512,12 +512,12 @@ def sandbox_down() -> None:
 def sandbox_status(ctx: typer.Context, json_output: JsonOpt = False) -> None:
     """What the sandbox runs and where."""
     from automation.sandbox.commands import sandbox_paths
-    from automation.sandbox.state import alive, load_state
+    from automation.sandbox.state import load_state
 
     state = load_state(sandbox_paths(project_dir()).state_file)
     if state is None:
         raise UserError("No sandbox is running; start one with `kubeshift sandbox up`.")
-    rows = [{**p.model_dump(), "running": alive(p.pid)} for p in state.processes]
+    rows = [{**p.model_dump(), "running": p.running()} for p in state.processes]
     if json_output or _globals(ctx).json:
         _emit_json({**state.model_dump(), "processes": rows})
         return

@@ -161,9 +161,7 @@ def from_command_error(exc: Any, action: str) -> KubeshiftError:
         return StackNotFoundError(f"The stack does not exist ({action}): {detail}")
     output = f"{getattr(exc, 'stdout', '') or ''}\n{stderr}"
     if "violates plan" in output:
-        where = next(
-            (line.strip() for line in output.splitlines() if "violates plan" in line), ""
-        )
+        where = next((line.strip() for line in output.splitlines() if "violates plan" in line), "")
         return PreconditionFailed(
             f"The update stopped where it departed from the preview the guard accepted "
             f"({where.removeprefix('error: ')[:300]}); nothing past that point changed. Run "

@@ -99,7 +99,7 @@ def aim(project: Path, stack: str) -> Path:
     state = load_state(paths.state_file)
     if state is None or state.stack != stack:
         return project
-    if not alive(state.supervisor_pid):
+    if not state.supervisor_running():
         raise UserError(
             f"The sandbox rehearsing stack '{stack}' is down; start it with "
             f"`kubeshift --stack {stack} sandbox up` (or clear it with `kubeshift sandbox down`)."
@@ -118,7 +118,7 @@ def up(project: Path, stack: str, *, moto_port: int = 0, say: Say = print) -> Up
     info = load_stack(project, stack)
     paths = sandbox_paths(project)
     state = load_state(paths.state_file)
-    if state is not None and alive(state.supervisor_pid):
+    if state is not None and state.supervisor_running():
         if state.stack != stack:
             raise UserError(
                 f"A sandbox for stack '{state.stack}' is already running; stop it with "
@@ -301,14 +301,17 @@ def down(project: Path, *, say: Say = print) -> list[str]:
         state = None
     stopped: list[str] = []
     if state is not None:
-        pids = {p.pid for p in state.processes} | {state.supervisor_pid}
-        if alive(state.supervisor_pid):
+        # Only the processes the sandbox started: a pid the kernel has since given to
+        # another process (its start time differs) is left alone.
+        pids = {(p.pid, p.started) for p in state.processes}
+        pids.add((state.supervisor_pid, state.supervisor_started))
+        if state.supervisor_running():
             os.kill(state.supervisor_pid, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE
-        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        while any(alive(*p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.2)
-        for pid in pids:
-            if alive(pid):
+        for pid, started in pids:
+            if alive(pid, started):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
         stopped = [f"{p.name} (pid {p.pid})" for p in state.processes]

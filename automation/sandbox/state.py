@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from automation.errors import UserError
 
@@ -23,6 +23,16 @@ class ProcessInfo(BaseModel):
     pid: int
     address: str = ""
     log: str = ""
+    started: int | None = None  # kernel start time of the pid: tells a reused pid apart
+
+    @model_validator(mode="after")
+    def _stamp(self) -> ProcessInfo:
+        if self.started is None:
+            object.__setattr__(self, "started", process_start(self.pid))
+        return self
+
+    def running(self) -> bool:
+        return alive(self.pid, self.started)
 
 
 class ClusterInfo(BaseModel):
@@ -42,6 +52,7 @@ class SandboxState(BaseModel):
     scenario: str
     region: str
     supervisor_pid: int
+    supervisor_started: int | None = None
     moto_endpoint: str
     processes: list[ProcessInfo]
     clusters: list[ClusterInfo]
@@ -50,6 +61,9 @@ class SandboxState(BaseModel):
     world_ready: bool = False
     mappings: list[str] = []  # "what the stack said -> what the sandbox uses"
     probe_services: list[str] = []
+
+    def supervisor_running(self) -> bool:
+        return alive(self.supervisor_pid, self.supervisor_started)
 
     def cluster(self, role: str) -> ClusterInfo | None:
         return next((c for c in self.clusters if c.role == role), None)
@@ -74,7 +88,21 @@ def load_state(path: Path) -> SandboxState | None:
         ) from exc
 
 
-def alive(pid: int) -> bool:
+def process_start(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot, /proc), or None if unknown or gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def alive(pid: int, started: int | None = None) -> bool:
+    """``pid`` runs — and, when ``started`` is known, is still the same process."""
+    if started is not None:
+        now = process_start(pid)
+        if now is not None and now != started:
+            return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

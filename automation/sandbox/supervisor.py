@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from automation.sandbox.layout import SandboxPaths
-from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState
+from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState, process_start
 
 log = logging.getLogger("kubeshift.sandbox")
 # No certificate validation wait; AWS-managed IAM policies exist as they do in AWS.
@@ -107,6 +107,7 @@ def serve(args: argparse.Namespace) -> int:
             scenario=args.scenario,
             region=args.region,
             supervisor_pid=os.getpid(),
+            supervisor_started=process_start(os.getpid()),
             moto_endpoint=endpoint,
             processes=processes,
             clusters=clusters,

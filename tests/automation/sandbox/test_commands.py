@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from automation.sandbox.layout import SandboxPaths
-from automation.sandbox.state import SandboxState
+from automation.sandbox.state import ProcessInfo, SandboxState, process_start
 
 REPO = Path(__file__).resolve().parents[3]
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
@@ -55,15 +55,24 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-def _write_state(env: dict[str, str], *, stack: str, pid: int, ready: bool = True) -> Path:
+def _write_state(
+    env: dict[str, str],
+    *,
+    stack: str,
+    pid: int,
+    ready: bool = True,
+    started: int | None = None,
+    processes: list[ProcessInfo] | None = None,
+) -> Path:
     paths = SandboxPaths(Path(env["KUBESHIFT_STATE_DIR"]) / "sandbox")
     SandboxState(
         stack=stack,
         scenario="vpc-move",
         region="us-west-2",
         supervisor_pid=pid,
+        supervisor_started=started if started is not None else process_start(pid),
         moto_endpoint="http://127.0.0.1:1",
-        processes=[],
+        processes=processes or [],
         clusters=[],
         pulumi_bin="/nonexistent/pulumi",
         started_at=time.time(),
@@ -149,3 +158,19 @@ def test_down_with_nothing_running_says_so(env: dict[str, str]) -> None:
 
     assert proc.returncode == 0, proc.stderr
     assert "no sandbox was running" in proc.stdout + proc.stderr
+
+
+def test_a_reused_pid_is_neither_trusted_nor_killed(env: dict[str, str]) -> None:
+    """The sandbox died and the kernel gave its pids to other processes: here, ours."""
+    me = os.getpid()
+    stale = (process_start(me) or 0) + 1
+    bystander = ProcessInfo(name="kube-apiserver", pid=me, started=stale)
+    _write_state(env, stack="local", pid=me, started=stale, processes=[bystander])
+
+    text = _one_sentence(_kubeshift(env, "--stack", "local", "run", "--yes"))
+    assert "is down" in text
+
+    down = _kubeshift(env, "sandbox", "down")
+    assert down.returncode == 0, down.stderr
+    os.kill(me, 0)  # still here
+    assert not (Path(env["KUBESHIFT_STATE_DIR"]) / "sandbox" / "state.json").exists()
