@@ -8,14 +8,16 @@ Every ``KubeshiftError`` stops here as one line on stderr and a distinct exit co
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import click
 import typer
@@ -25,6 +27,9 @@ from rich.text import Text
 
 from automation.errors import KubeshiftError, UserError
 from automation.project import DEFAULT_STACK, check_stack_name, project_dir
+
+if TYPE_CHECKING:
+    from automation.journal import StepRecord
 
 app = typer.Typer(
     name="kubeshift",
@@ -431,11 +436,30 @@ def status(
         _print_phase_report(name, records, json_output or _globals(ctx).json)
         return
     if json_output or _globals(ctx).json:
-        _emit_json([{**r.__dict__, "status": r.status.value} for r in records])
+        _emit_json([dataclasses.asdict(r) for r in records])
         return
-    cells = [(r.phase, r.step, r.status.value, str(r.attempts), r.message) for r in records]
-    columns = ("phase", "step", "status", "attempts", "message")
+    cells = [
+        (r.phase, r.step, r.status.value, _executions_text(r), _changed_text(r), r.message)
+        for r in records
+    ]
+    columns = ("phase", "step", "status", "runs", "changed", "message")
     out.print(_table(f"journal of {name}", columns, cells))
+    if journal.data.stopped_at:
+        out.print(
+            f"Stopped on Ctrl-C at {journal.data.stopped_at}; "
+            f"`kubeshift --stack {name} run` continues from there."
+        )
+
+
+def _executions_text(record: StepRecord) -> str:
+    """``2 (1 interrupted)``: how often a step ran, and how the earlier runs ended."""
+    ended = Counter(e.status.value for e in record.executions[:-1] if e.status.value != "succeeded")
+    extra = ", ".join(f"{n} {status}" for status, n in sorted(ended.items()))
+    return f"{record.attempts} ({extra})" if extra else str(record.attempts)
+
+
+def _changed_text(record: StepRecord) -> str:
+    return {True: "yes", False: "no", None: ""}[record.changed]
 
 
 def _print_phase_report(stack: str, records: list[Any], as_json: bool) -> None:

@@ -1,12 +1,14 @@
 """The per-stack journal: what each step of each phase did, and a lock around a run.
 
 A run records every step (config set, preview, update, each hook, each gate) with
-start and end times, attempts, status and a message. Writes are atomic (temp file,
-fsync, rename) so a kill at any instant leaves either the old or the new journal.
-A killed run resumes at the first unfinished step; a finished step — above all a
-finished destructive one — is never run again. The lock (an OS file lock, released by
-the kernel when the process dies) keeps two runs off one stack. Messages are the only
-free text kept, and they pass through ``redact`` so secret values never land here.
+its status, its result (message, whether it changed anything, details such as the
+availability report) and every execution: attempt number, process, start and end, and
+how it ended — so a reader can check that no finished destructive step ever ran twice.
+Writes are atomic (temp file, fsync, rename) so a kill at any instant leaves either the
+old or the new journal. A killed run resumes at the first unfinished step; a finished
+step — above all a finished destructive one — is never run again. The lock (an OS file
+lock, released by the kernel when the process dies) keeps two runs off one stack.
+Messages and details pass through ``redact`` so secret values never land here.
 """
 
 from __future__ import annotations
@@ -16,16 +18,18 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from automation.errors import StackLockedError, UserError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Format 1 had no executions, results or stop point; it is read and upgraded on write.
+READABLE_VERSIONS = (1, 2)
 
 
 class JournalError(UserError):
@@ -37,6 +41,22 @@ class StepStatus(enum.StrEnum):
     RUNNING = "running"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C at a safe point, or killed
+
+
+@dataclass
+class Execution:
+    """One execution of a step: which attempt, which process, how it ended.
+
+    An execution still ``running`` when the next one starts was killed with its
+    process; it is closed as ``interrupted`` then.
+    """
+
+    attempt: int
+    pid: int
+    started: float
+    finished: float | None = None
+    status: StepStatus = StepStatus.RUNNING
 
 
 @dataclass
@@ -51,6 +71,9 @@ class StepRecord:
     started: float | None = None
     finished: float | None = None
     message: str = ""
+    changed: bool | None = None
+    details: dict[str, JsonValue] = field(default_factory=dict)
+    executions: list[Execution] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -71,6 +94,17 @@ class JournalData:
     scenario: str = ""
     version: int = SCHEMA_VERSION
     steps: dict[str, StepRecord] = field(default_factory=dict)
+    stopped_at: str = ""  # "<phase>/<step>" where the last run stopped on Ctrl-C
+
+
+class _ExecutionFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attempt: int = Field(ge=1)
+    pid: int = Field(ge=0)
+    started: float
+    finished: float | None = None
+    status: StepStatus
 
 
 class _RecordFile(BaseModel):
@@ -84,6 +118,9 @@ class _RecordFile(BaseModel):
     started: float | None = None
     finished: float | None = None
     message: str = ""
+    changed: bool | None = None
+    details: dict[str, JsonValue] = {}
+    executions: list[_ExecutionFile] = []
 
 
 class _JournalFile(BaseModel):
@@ -93,6 +130,7 @@ class _JournalFile(BaseModel):
     scenario: str = ""
     version: int
     steps: dict[str, _RecordFile] = {}
+    stopped_at: str = ""
 
 
 def load_journal(path: Path, stack: str, scenario: str = "") -> JournalData:
@@ -128,6 +166,10 @@ def load_journal(path: Path, stack: str, scenario: str = "") -> JournalData:
             f"The journal {path} was written by a newer kubeshift (format "
             f"{raw['version']}, this one reads {SCHEMA_VERSION}); upgrade kubeshift."
         )
+    if isinstance(version, int) and version not in READABLE_VERSIONS:
+        raise JournalError(
+            f"The journal {path} has format {version}, which no kubeshift wrote; {fix}."
+        )
     try:
         data = _JournalFile.model_validate(raw)
     except ValidationError as exc:
@@ -146,10 +188,20 @@ def load_journal(path: Path, stack: str, scenario: str = "") -> JournalData:
             f"The journal {path} records a {data.scenario} run, but stack '{stack}' is now "
             f"a {scenario} migration; move it aside to start over."
         )
-    steps = {key: StepRecord(**record.model_dump()) for key, record in data.steps.items()}
+    steps = {key: _step_record(record) for key, record in data.steps.items()}
     return JournalData(
-        stack=stack, scenario=data.scenario or scenario, version=SCHEMA_VERSION, steps=steps
+        stack=stack,
+        scenario=data.scenario or scenario,
+        version=SCHEMA_VERSION,
+        steps=steps,
+        stopped_at=data.stopped_at,
     )
+
+
+def _step_record(record: _RecordFile) -> StepRecord:
+    fields = record.model_dump(exclude={"executions"})
+    executions = [Execution(**e.model_dump()) for e in record.executions]
+    return StepRecord(**fields, executions=executions)
 
 
 class Journal:
@@ -200,27 +252,67 @@ class Journal:
 
     def start(self, phase: str, step: str, *, destructive: bool = False) -> StepRecord:
         rec = self.record(phase, step)
+        now = time.time()
+        for killed in (e for e in rec.executions if e.status is StepStatus.RUNNING):
+            killed.status = StepStatus.INTERRUPTED  # its process died mid-step
         rec.status = StepStatus.RUNNING
         rec.destructive = destructive
         rec.attempts += 1
-        rec.started = time.time()
+        rec.started = now
         rec.finished = None
         rec.message = ""
+        rec.changed = None
+        rec.details = {}
+        rec.executions.append(Execution(attempt=rec.attempts, pid=os.getpid(), started=now))
+        self.data.stopped_at = ""
         self.save()
         return rec
 
-    def finish(self, phase: str, step: str, message: str = "") -> None:
+    def finish(
+        self,
+        phase: str,
+        step: str,
+        message: str = "",
+        *,
+        changed: bool | None = None,
+        details: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        rec = self.record(phase, step)
+        rec.changed = changed
+        rec.details = self._redacted(dict(details or {}))
         self._end(phase, step, StepStatus.SUCCEEDED, message)
 
     def fail(self, phase: str, step: str, message: str) -> None:
         self._end(phase, step, StepStatus.FAILED, message)
 
+    def interrupt(self, phase: str, step: str, message: str) -> None:
+        """Close a step stopped at a safe point (Ctrl-C) and remember where the run stopped."""
+        self.data.stopped_at = step_key(phase, step)
+        self._end(phase, step, StepStatus.INTERRUPTED, message)
+
     def _end(self, phase: str, step: str, status: StepStatus, message: str) -> None:
         rec = self.record(phase, step)
+        now = time.time()
         rec.status = status
-        rec.finished = time.time()
+        rec.finished = now
         rec.message = self.redact(message)[:2000]
+        if rec.executions and rec.executions[-1].status is StepStatus.RUNNING:
+            rec.executions[-1].status = status
+            rec.executions[-1].finished = now
         self.save()
+
+    def _redacted(self, details: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        """``details`` with every string, key or value at any depth, redacted."""
+        return {self.redact(str(k)): self._redacted_value(v) for k, v in details.items()}
+
+    def _redacted_value(self, value: JsonValue) -> JsonValue:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, dict):
+            return self._redacted(value)
+        if isinstance(value, list):
+            return [self._redacted_value(v) for v in value]
+        return value
 
     def forget(self, phases: Iterable[str]) -> None:
         """Drop the records of ``phases`` so they run again from scratch."""

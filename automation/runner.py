@@ -11,13 +11,16 @@ particular phase: everything phase-specific is data in ``automation.scenarios``.
 from __future__ import annotations
 
 import fnmatch
+import json
 import logging
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import JsonValue
 
 from automation import guard
 from automation.context import HookContext
@@ -31,7 +34,7 @@ from automation.errors import (
     translate,
 )
 from automation.journal import Journal
-from automation.phase import ChangePolicy, Gate, Hook, Phase, Step
+from automation.phase import ChangePolicy, Gate, Hook, HookResult, Phase, Step
 from automation.waiting import summarize, wait_until
 
 CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
@@ -186,7 +189,8 @@ class Runner:
             self.journal.start(phase.id, planned.key, destructive=planned.destructive)
             self.log.info("%s/%s started: %s", phase.id, planned.key, planned.summary)
             try:
-                message = self.journal.redact(self._execute(phase, planned, context))
+                result = self._execute(phase, planned, context)
+                message = self.journal.redact(result.message)
             except KubeshiftError as exc:
                 self.journal.fail(phase.id, planned.key, str(exc))
                 self.log.error(
@@ -201,7 +205,13 @@ class Runner:
                 raise mapped or StepFailedError(
                     f"Step {phase.id}/{planned.key} failed: {text}"
                 ) from exc
-            self.journal.finish(phase.id, planned.key, message)
+            self.journal.finish(
+                phase.id,
+                planned.key,
+                message,
+                changed=result.changed,
+                details=json_safe(result.details),
+            )
             self.log.info("%s/%s succeeded: %s", phase.id, planned.key, message)
             report.outcomes.append(
                 StepOutcome(phase.id, planned.key, "succeeded", message, time.monotonic() - started)
@@ -216,15 +226,22 @@ class Runner:
                 f"Step {planned.phase}/{planned.key} was not confirmed; nothing changed."
             )
 
-    def _execute(self, phase: Phase, planned: PlannedStep, context: HookContext | None) -> str:
+    def _execute(
+        self, phase: Phase, planned: PlannedStep, context: HookContext | None
+    ) -> HookResult:
         assert self.engine is not None
         if planned.kind == "config":
             self.engine.set_phase(phase.id)
-            return f"kubeshift:phase = {phase.id}"
+            return HookResult(True, f"kubeshift:phase = {phase.id}")
         if planned.kind == "preview":
             outcome = self.engine.preview(self._targets(phase), plan=self._plan_file(phase))
             guard.check(phase.id, outcome, effective_policy(phase, self.scope))
-            return _summary_text(outcome.summary)
+            changed = [f"{c.op} {c.name}" for c in outcome.changed()]
+            return HookResult(
+                False,
+                _summary_text(outcome.summary),
+                {"guard": "accepted", "summary": dict(outcome.summary), "changes": changed},
+            )
         if planned.kind == "update":
             self._refuse_pending_operations(phase)
             # The update applies exactly the plan the guard accepted, or stops at the
@@ -234,11 +251,14 @@ class Runner:
                 self._targets(phase), plan=plan if plan and plan.is_file() else None
             )
             self._outputs = result.outputs
-            return _summary_text(result.summary)
+            changed_any = any(n for op, n in result.summary.items() if op != "same")
+            return HookResult(
+                changed_any, _summary_text(result.summary), {"summary": dict(result.summary)}
+            )
         assert context is not None and planned.step is not None
         if isinstance(planned.step, Hook):
             return self._run_hook(planned.step, context)
-        return self._run_gate(planned.step, context)
+        return HookResult(False, self._run_gate(planned.step, context))
 
     def _plan_file(self, phase: Phase) -> Path | None:
         return self._plans / f"{phase.id}.plan.json" if self._plans else None
@@ -262,12 +282,12 @@ class Runner:
                 "the stack) and `pulumi refresh --clear-pending-creates`, and run again."
             )
 
-    def _run_hook(self, hook: Hook, context: HookContext) -> str:
+    def _run_hook(self, hook: Hook, context: HookContext) -> HookResult:
         attempt = 0
         while True:
             attempt += 1
             try:
-                return hook.run(context).message
+                return hook.run(context)
             except RetryableError as exc:
                 if attempt > hook.retries:
                     raise
@@ -326,6 +346,12 @@ def resolve_targets(engine: Engine, phase: Phase) -> list[str]:
             )
         chosen.update(matched)
     return sorted(chosen)
+
+
+def json_safe(details: Mapping[str, object]) -> dict[str, JsonValue]:
+    """``details`` as plain JSON (dataclasses and other objects become their text)."""
+    loaded: dict[str, JsonValue] = json.loads(json.dumps(dict(details), default=str))
+    return loaded
 
 
 def _summary_text(summary: dict[str, int]) -> str:

@@ -31,6 +31,9 @@ MANAGED_LABEL = "kwok.x-k8s.io/managed"
 MANAGED_SELECTOR = f"{MANAGED_LABEL}=true"
 POD_READY_DELAY_ANNOTATION = "kubeshift.io/pod-ready-delay"
 POD_READY_DELAY_ENV = "KUBESHIFT_KWOK_POD_READY_DELAY"
+# WARN by default: INFO logs every pod patch, costly at thousands of pods. DEBUG also
+# logs every event kwok skips and why, for diagnosing a pod kwok never played.
+LOG_LEVEL_ENV = "KUBESHIFT_KWOK_LOG_LEVEL"
 # /10 gives ~4M pod IPs; kwok's default /24 runs out at 254 pods.
 POD_CIDR = "10.64.0.0/10"
 
@@ -113,7 +116,7 @@ def start_kwok(
             f"--manage-nodes-with-label-selector={MANAGED_SELECTOR}",
             f"--cidr={POD_CIDR}",
             "--server-address=",
-            "--v=WARN",  # INFO logs every pod patch: costly at thousands of pods
+            f"--v={os.environ.get(LOG_LEVEL_ENV, 'WARN')}",
         ],
         workdir / "logs",
         env={"HOME": str(workdir)},  # keeps kwok away from ~/.kwok
