@@ -415,6 +415,37 @@ def run(
 
 @app.command()
 @handles_errors
+def recover(
+    ctx: typer.Context,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Recover without asking.")] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Also remove a lock taken on another machine."),
+    ] = False,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """After a killed engine: remove its stale lock, refresh, clear its pending operations."""
+    from automation.recovery import recover as run_recovery
+
+    name = _stack_name(ctx, stack)
+    as_json = json_output or _globals(ctx).json
+    interactive = sys.stdin.isatty() and not as_json
+    confirm = (lambda _q: True) if yes else (typer.confirm if interactive else None)
+    recovery = run_recovery(_project_for(name), name, force=force, confirm=confirm)
+    if as_json:
+        _emit_json(dataclasses.asdict(recovery))
+        return
+    out.print(f"Recovered stack '{name}': {len(recovery.pending)} pending operation(s) cleared.")
+    for lock in recovery.stale_locks:
+        out.print(f"  removed the stale lock of {lock}")
+    for create in recovery.pending_creates:
+        out.print(f"  check the cloud for a copy of: {create}")
+    out.print(f"Run `kubeshift --stack {name} run` to continue.")
+
+
+@app.command()
+@handles_errors
 def status(
     ctx: typer.Context,
     stack: StackOpt = None,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from automation.engine_processes import engine_markers
 from automation.errors import EngineMissingError, KubeshiftError, from_command_error
 
 PHASE_KEY = "kubeshift:phase"
@@ -75,6 +76,8 @@ class Engine(Protocol):
 
     def outputs(self) -> dict[str, Any]: ...
     def resource_urns(self) -> list[str]: ...
+    def refresh(self, *, clear_pending_creates: bool = False) -> dict[str, int]: ...
+    def cancel(self) -> None: ...
     def pending_operations(self) -> list[str]: ...
     def secret_config(self) -> dict[str, str]: ...
 
@@ -95,7 +98,7 @@ def require_pulumi_cli(command: str = "pulumi") -> str:
 
 
 @contextmanager
-def mapped_errors(action: str) -> Iterator[None]:
+def mapped_errors(action: str, stack: str = "") -> Iterator[None]:
     """Translate Pulumi SDK exceptions raised inside the block into kubeshift errors."""
     from pulumi.automation import errors as auto_errors
 
@@ -108,7 +111,7 @@ def mapped_errors(action: str) -> Iterator[None]:
             f"The `pulumi` CLI could not be run to {action}; install Pulumi or put it on PATH."
         ) from exc
     except auto_errors.CommandError as exc:
-        raise from_command_error(exc, action) from exc
+        raise from_command_error(exc, action, stack) from exc
 
 
 class PulumiEngine:
@@ -123,16 +126,24 @@ class PulumiEngine:
         pulumi_command: Any = None,
         on_output: OutputSink | None = None,
         env: dict[str, str] | None = None,
+        run_id: str = "",
     ) -> None:
         from pulumi import automation as auto
 
         self._auto = auto
         self._on_output = on_output
         self.stack_name = stack_name
-        with mapped_errors(f"open stack '{stack_name}'"):
+        with mapped_errors(f"open stack '{stack_name}'", stack_name):
             command = pulumi_command or auto.PulumiCommand()
             # Update plans (preview --save-plan, up --plan) are still flagged experimental.
-            env_vars = {"PULUMI_EXPERIMENTAL": "true", **(env or {})}
+            # The KUBESHIFT_* variables mark every process of this engine (CLI, language
+            # host, program, plugins) as kubeshift's, for this stack and run: a later run
+            # finds the ones a kill orphaned, and the program tells them from a by-hand up.
+            env_vars = {
+                "PULUMI_EXPERIMENTAL": "true",
+                **engine_markers(project_dir, stack_name, run_id),
+                **(env or {}),
+            }
             options = auto.LocalWorkspaceOptions(
                 work_dir=str(project_dir), pulumi_command=command, env_vars=env_vars
             )
@@ -146,7 +157,7 @@ class PulumiEngine:
     # -- config ------------------------------------------------------------------------
 
     def set_phase(self, phase: str) -> None:
-        with mapped_errors(f"set {PHASE_KEY} to {phase}"):
+        with mapped_errors(f"set {PHASE_KEY} to {phase}", self.stack_name):
             self._stack.set_config(PHASE_KEY, self._auto.ConfigValue(value=phase))
 
     # -- operations --------------------------------------------------------------------
@@ -162,7 +173,7 @@ class PulumiEngine:
             op = getattr(meta.op, "value", meta.op)
             changes.append(ResourceChange.from_urn(str(op), meta.urn, meta.diffs or ()))
 
-        with mapped_errors("preview the stack"):
+        with mapped_errors("preview the stack", self.stack_name):
             result = self._stack.preview(
                 target=list(targets) or None,
                 target_dependents=bool(targets) or None,
@@ -175,7 +186,7 @@ class PulumiEngine:
         return PreviewOutcome(changes=tuple(changes), summary=summary)
 
     def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
-        with mapped_errors("update the stack"):
+        with mapped_errors("update the stack", self.stack_name):
             result = self._stack.up(
                 target=list(targets) or None,
                 target_dependents=bool(targets) or None,
@@ -186,7 +197,7 @@ class PulumiEngine:
         return UpdateOutcome(summary=summary, outputs=_plain_outputs(result.outputs))
 
     def outputs(self) -> dict[str, Any]:
-        with mapped_errors("read stack outputs"):
+        with mapped_errors("read stack outputs", self.stack_name):
             return _plain_outputs(self._stack.outputs())
 
     def resource_urns(self) -> list[str]:
@@ -194,9 +205,22 @@ class PulumiEngine:
 
     def secret_config(self) -> dict[str, str]:
         """Config keys the stack holds as secrets, decrypted by the engine (never logged)."""
-        with mapped_errors("read the stack's config"):
+        with mapped_errors("read the stack's config", self.stack_name):
             config = self._stack.get_all_config()
         return {key: value.value for key, value in config.items() if value.secret}
+
+    def refresh(self, *, clear_pending_creates: bool = False) -> dict[str, int]:
+        """Read every resource back from the cloud; optionally drop pending creates."""
+        with mapped_errors("refresh the stack", self.stack_name):
+            result = self._stack.refresh(
+                clear_pending_creates=clear_pending_creates or None, on_output=self._on_output
+            )
+        return {str(k): int(v) for k, v in (result.summary.resource_changes or {}).items()}
+
+    def cancel(self) -> None:
+        """Remove the stack's update lock (``pulumi cancel``)."""
+        with mapped_errors("remove the stack's lock", self.stack_name):
+            self._stack.cancel()
 
     def pending_operations(self) -> list[str]:
         """``<type> <urn>`` of operations an interrupted update left in the state."""
@@ -206,7 +230,7 @@ class PulumiEngine:
         ]
 
     def _deployment(self) -> dict[str, Any]:
-        with mapped_errors("export the stack"):
+        with mapped_errors("export the stack", self.stack_name):
             return dict(self._stack.export_stack().deployment or {})
 
 

@@ -9,7 +9,11 @@ nowhere else, always with ``raise ... from exc`` so the cause stays inspectable.
 from __future__ import annotations
 
 import enum
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from automation.engine_lock import LockHolder
 
 
 class ErrorKind(enum.Enum):
@@ -63,9 +67,16 @@ class StackNotFoundError(UserError):
 
 
 class StackLockedError(KubeshiftError):
-    """Another update (or another kubeshift run) holds the stack."""
+    """Another update (or another kubeshift run) holds the stack.
+
+    ``holders`` lists the engine lock's owners when the backend names them.
+    """
 
     kind = ErrorKind.LOCKED
+
+    def __init__(self, message: str, *, holders: Sequence[LockHolder] = ()) -> None:
+        super().__init__(message)
+        self.holders = tuple(holders)
 
 
 class PreconditionFailed(KubeshiftError):
@@ -146,17 +157,18 @@ def from_api_exception(exc: Any, action: str) -> KubeshiftError:
     return StepFailedError(text)
 
 
-def from_command_error(exc: Any, action: str) -> KubeshiftError:
+def from_command_error(exc: Any, action: str, stack: str = "") -> KubeshiftError:
     """Map a Pulumi Automation API ``CommandError`` (or subclass) raised by ``action``."""
     from pulumi.automation import errors as auto_errors
 
     stderr = (getattr(exc, "stderr", "") or str(exc)).strip()
     detail = _program_diagnostic(getattr(exc, "stdout", "") or "") or _last_meaningful_line(stderr)
     if isinstance(exc, auto_errors.ConcurrentUpdateError):
-        return StackLockedError(
-            f"The stack is locked by another update while trying to {action}; wait for it to "
-            "finish, or run `pulumi cancel` if it died."
-        )
+        from automation.engine_lock import locked_sentence, parse_holders
+
+        holders = parse_holders(f"{getattr(exc, 'stdout', '') or ''}\n{stderr}")
+        sentence = locked_sentence(stack or "the stack", holders, action)
+        return StackLockedError(sentence, holders=holders)
     if isinstance(exc, auto_errors.StackNotFoundError):
         return StackNotFoundError(f"The stack does not exist ({action}): {detail}")
     output = f"{getattr(exc, 'stdout', '') or ''}\n{stderr}"
@@ -173,7 +185,7 @@ def from_command_error(exc: Any, action: str) -> KubeshiftError:
 
 
 def translate(exc: BaseException, action: str) -> KubeshiftError | None:
-    """Map any foreign error we know (botocore, kubernetes, Pulumi) raised while ``action``."""
+    """Map a foreign error we know (botocore, kubernetes, Pulumi, network) raised by ``action``."""
     if isinstance(exc, KubeshiftError):
         return exc
     module = type(exc).__module__
@@ -192,6 +204,9 @@ def translate(exc: BaseException, action: str) -> KubeshiftError | None:
         return RetryableError(f"Kubernetes could not be reached to {action}: {exc}. Will retry.")
     if module.startswith("pulumi.automation"):
         return from_command_error(exc, action)
+    if isinstance(exc, ConnectionError | TimeoutError):
+        reason = str(exc) or type(exc).__name__
+        return RetryableError(f"The network failed while trying to {action}: {reason}. Will retry.")
     return None
 
 

@@ -26,6 +26,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from automation.errors import StackLockedError, UserError
+from components.run_marker import state_dir
+
+__all__ = ["Journal", "JournalError", "StepRecord", "StepStatus", "stack_lock", "state_dir"]
 
 SCHEMA_VERSION = 2
 # Format 1 had no executions, results or stop point; it is read and upgraded on write.
@@ -367,7 +370,3 @@ def check_state_dir_writable(path: Path) -> Path:
     return path
 
 
-def state_dir(project_dir: Path) -> Path:
-    """Where journals and locks live: ``$KUBESHIFT_STATE_DIR`` or ``.kubeshift/``."""
-    override = os.environ.get("KUBESHIFT_STATE_DIR")
-    return Path(override) if override else project_dir / ".kubeshift"

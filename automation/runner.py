@@ -275,11 +275,12 @@ class Runner:
             return
         pending = self.engine.pending_operations()
         if pending:
+            stack = self.journal.data.stack
             raise PreconditionFailed(
                 f"Phase '{phase.id}': the interrupted update left {len(pending)} pending "
-                f"operation(s) ({summarize(pending, 3)}); check the cloud for orphans of "
-                "those resources, then run `pulumi cancel` (if the killed update still holds "
-                "the stack) and `pulumi refresh --clear-pending-creates`, and run again."
+                f"operation(s) ({summarize(pending, 3)}); run `kubeshift --stack {stack} "
+                "recover` to see them, refresh the state and clear them (it also removes "
+                "the killed update's stale lock), then run again."
             )
 
     def _run_hook(self, hook: Hook, context: HookContext) -> HookResult:

@@ -9,7 +9,9 @@ the journal — a user error never leaves a trace.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 from automation.clients import LazyClients
 from automation.context import ClientSet, HookContext
 from automation.engine import Engine
+from automation.engine_processes import orphaned_engines, stop_leftover_plugins
 from automation.errors import UserError
 from automation.journal import (
     Journal,
@@ -34,6 +37,8 @@ from automation.runner import Runner, RunReport
 from automation.scenarios import build_scenario
 from automation.secrets import secret_strings
 from automation.settings import RuntimeSettings, load_runtime_settings
+from automation.waiting import Pending, wait_until
+from components.run_marker import clear_mark, marker_path, write_mark
 
 
 @dataclass(frozen=True)
@@ -49,15 +54,15 @@ class RunRequest:
     json: bool = False
 
 
-EngineFactory = Callable[[Path, str], Engine]
+EngineFactory = Callable[[Path, str, str], Engine]
 
 
-def pulumi_engine(project: Path, stack: str) -> Engine:
+def pulumi_engine(project: Path, stack: str, run_id: str = "") -> Engine:
     from automation import logs
     from automation.engine import PulumiEngine, require_pulumi_cli
 
     require_pulumi_cli()
-    return PulumiEngine(project, stack, create=True, on_output=logs.engine_output)
+    return PulumiEngine(project, stack, create=True, on_output=logs.engine_output, run_id=run_id)
 
 
 def journal_path(project: Path, stack: str) -> Path:
@@ -87,6 +92,37 @@ def context_factory(
     return build
 
 
+@contextmanager
+def run_mark(path: Path, run_id: str) -> Iterator[None]:
+    """Mark the stack as migrated by this run (see ``components.run_marker``)."""
+    write_mark(path, run_id)
+    try:
+        yield
+    finally:
+        clear_mark(path, run_id)
+
+
+ORPHAN_WAIT_SECONDS = 3600.0
+
+
+def wait_for_orphaned_engines(
+    project: Path, stack: str, reporter: Reporter, timeout: float = ORPHAN_WAIT_SECONDS
+) -> None:
+    """Let an update a killed run left behind finish before this run reads the stack."""
+    log = logging.getLogger("kubeshift.runner")
+    if orphaned_engines(project, stack):
+        log.warning("an engine of an earlier, killed run still works on %s; waiting", stack)
+        wait_until(
+            f"the update a killed run left running on {stack} to finish",
+            lambda: Pending.of([p.describe() for p in orphaned_engines(project, stack)]),
+            timeout=timeout,
+            interval=1.0,
+            on_progress=reporter.on_wait,
+        )
+    for plugin in stop_leftover_plugins(project, stack):
+        log.info("stopped %s, left behind by a killed engine", plugin.describe())
+
+
 def execute(
     request: RunRequest,
     *,
@@ -114,19 +150,27 @@ def execute(
         return Runner(None, journal, factory).dry_run(phases)
 
     check_state_dir_writable(state_dir(request.project))
-    engine = engine_factory(request.project, request.stack)
+    run_id = uuid.uuid4().hex
+    engine = engine_factory(request.project, request.stack, run_id)
     if request.yes:
         chooser: Callable[[str], bool] | None = lambda _question: True  # noqa: E731
     else:
         chooser = confirm if request.interactive else None
 
-    with stack_lock(state_dir(request.project) / f"{request.stack}.lock", request.stack):
+    directory = state_dir(request.project)
+    reporter: Reporter = (
+        RichReporter(console) if console is not None and not request.json else NullReporter()
+    )
+    with (
+        stack_lock(directory / f"{request.stack}.lock", request.stack),
+        run_mark(marker_path(directory, request.stack), run_id),
+        reporter if isinstance(reporter, RichReporter) else nullcontext(),
+    ):
+        wait_for_orphaned_engines(request.project, request.stack, reporter)
         secrets = secret_strings(info.values, engine.secret_config())
         journal = Journal(path, request.stack, secrets, scenario=info.scenario)
         if request.fresh:
             journal.forget(p.id for p in phases)
-        use_rich = console is not None and not request.json
-        reporter = RichReporter(console) if use_rich else NullReporter()
         factory = context_factory(info, settings, clients, reporter)
         runner = Runner(
             engine,
@@ -135,7 +179,4 @@ def execute(
             confirm=chooser,
             scope=lambda phase: program_scope(info.values, scenario.ids(), phase.id),
         )
-        if isinstance(reporter, RichReporter):
-            with reporter:
-                return runner.run(phases)
         return runner.run(phases)

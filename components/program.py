@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -22,6 +24,7 @@ from components.config import (
     StackConfig,
     load_config,
 )
+from components.run_marker import RUN_VAR, competing_run, state_dir
 
 Builder = Callable[[StackConfig], dict[str, Any]]
 
@@ -48,8 +51,23 @@ def builders() -> dict[str, Builder]:
     }
 
 
+def refuse_update_during_a_run() -> None:
+    """A by-hand update while ``kubeshift run`` migrates this stack stops here, unwritten."""
+    if pulumi.runtime.is_dry_run():
+        return
+    stack = pulumi.get_stack()
+    mark = competing_run(state_dir(Path.cwd()), stack, os.environ.get(RUN_VAR))
+    if mark is not None:
+        raise pulumi.RunError(
+            f"Stack '{stack}' is being migrated by `kubeshift run` (pid {mark.pid}); an "
+            "update by hand now would race it, so nothing was changed — wait for the run "
+            "to finish or stop it with Ctrl-C, then update."
+        )
+
+
 def main() -> None:
     """Build the scenario's top component for the configured phase and export outputs."""
+    refuse_update_during_a_run()
     try:
         config = read_config()
     except ConfigError as exc:

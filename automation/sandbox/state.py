@@ -14,6 +14,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from automation.errors import UserError
+from components.run_marker import alive, process_start
+
+__all__ = ["ClusterInfo", "ProcessInfo", "SandboxState", "alive", "load_state", "process_start"]
 
 
 class ProcessInfo(BaseModel):
@@ -86,27 +89,3 @@ def load_state(path: Path) -> SandboxState | None:
             f"The sandbox state file {path} is damaged ({type(exc).__name__}); "
             "run `kubeshift sandbox down` to clear it."
         ) from exc
-
-
-def process_start(pid: int) -> int | None:
-    """When ``pid`` started (clock ticks since boot, /proc), or None if unknown or gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return int(fields[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def alive(pid: int, started: int | None = None) -> bool:
-    """``pid`` runs — and, when ``started`` is known, is still the same process."""
-    if started is not None:
-        now = process_start(pid)
-        if now is not None and now != started:
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -133,7 +133,8 @@ def test_a_ctrl_c_stop_is_recorded_and_cleared_when_the_run_goes_on(tmp_path: Pa
 def test_a_format_1_journal_is_read_and_upgraded_on_write(tmp_path: Path) -> None:
     path = tmp_path / "j.json"
     record = {"phase": "baseline", "step": "update", "status": "succeeded", "attempts": 1}
-    path.write_text(json.dumps({"stack": "dev", "version": 1, "steps": {"baseline/update": record}}))
+    old = {"stack": "dev", "version": 1, "steps": {"baseline/update": record}}
+    path.write_text(json.dumps(old))
 
     journal = Journal(path, "dev")
     assert journal.is_done("baseline", "update")

@@ -6,7 +6,8 @@ error handling. This is that run: the CLI's ``handles_errors`` (one line on stde
 error kind's exit code), then the lock, the journal and the runner, as
 ``automation.session.execute`` does.
 
-Usage: python -m tests.integration.engine.drive PROJECT STATE_DIR [--start ID] [--stop ID]
+Usage: python -m tests.integration.engine.drive run PROJECT STATE_DIR [--start ID] [--stop ID]
+       python -m tests.integration.engine.drive recover PROJECT STATE_DIR [--force]
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import typer
 
 from automation.cli import handles_errors
 from automation.journal import stack_lock
+from automation.progress import NullReporter
+from automation.recovery import recover_engine, refuse_while_orphans_work
+from automation.session import wait_for_orphaned_engines
 from tests.integration.engine.scenario import STACK, build_runner, lock_path, scenario
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
@@ -40,10 +44,22 @@ def run(
     """Run the phases from START to STOP of the engine-test scenario."""
     phases = scenario().slice(start, stop)
     with stack_lock(lock_path(state), STACK):
+        wait_for_orphaned_engines(project, STACK, NullReporter())
         _engine, _journal, runner = build_runner(project, state, on_output=_echo)
         report = runner.run(phases)
     for outcome in report.outcomes:
         _echo(f"{outcome.phase}/{outcome.step}: {outcome.status} {outcome.message}")
+
+
+@app.command()
+@handles_errors
+def recover(project: Path, state: Path, force: bool = False) -> None:
+    """``kubeshift recover`` for the engine-test stack, confirming as --yes does."""
+    with stack_lock(lock_path(state), STACK):
+        refuse_while_orphans_work(project, STACK)
+        engine, journal, _runner = build_runner(project, state, on_output=_echo)
+        done = recover_engine(engine, journal, STACK, force=force, confirm=lambda _q: True)
+    _echo(f"recovered: {len(done.pending)} pending, stale locks: {done.stale_locks}")
 
 
 if __name__ == "__main__":

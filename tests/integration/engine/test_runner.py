@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from automation.engine import PreviewOutcome
+from automation.engine_processes import engine_markers
 from automation.errors import EXIT_CODES, BlastRadiusError, ErrorKind
 from automation.journal import Journal, StepStatus, stack_lock
 from automation.phase import CREATES_AND_UPDATES
@@ -73,15 +74,19 @@ def _wait_for(what: str, check: Callable[[], bool], timeout: float = 180) -> Non
         time.sleep(0.2)
 
 
-def _drive_argv(project: EngineProject, state: Path, *args: str) -> list[str]:
+def _drive_argv(
+    project: EngineProject, state: Path, *args: str, command: str = "run"
+) -> list[str]:
     module = "tests.integration.engine.drive"
-    return [sys.executable, "-m", module, str(project.dir), str(state), *args]
+    return [sys.executable, "-m", module, command, str(project.dir), str(state), *args]
 
 
-def _drive(project: EngineProject, state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _drive(
+    project: EngineProject, state: Path, *args: str, command: str = "run"
+) -> subprocess.CompletedProcess[str]:
     """Run the runner in its own process (``drive.py``), like ``kubeshift run``."""
     return subprocess.run(
-        _drive_argv(project, state, *args),
+        _drive_argv(project, state, *args, command=command),
         cwd=REPO,
         env=project.env,
         capture_output=True,
@@ -275,7 +280,8 @@ def test_run_is_refused_while_another_update_holds_the_pulumi_stack(
         second = _drive(engine_project, state, "--start", "fleet", "--stop", "fleet")
 
         assert second.returncode == EXIT_CODES[ErrorKind.LOCKED], second.stderr
-        assert "locked by another update" in second.stderr, second.stderr
+        assert "being updated by another process" in second.stderr, second.stderr
+        assert f"pid {by_hand.pid}" in second.stderr, "the live holder is named"
         assert "Traceback" not in second.stderr
         journal = Journal(journal_path(state), STACK)
         assert journal.get("fleet", "update").status is StepStatus.FAILED
@@ -307,14 +313,20 @@ def test_run_killed_during_up_resumes_and_converges(
 
     # The kill left Pulumi's lock behind and the interrupted create as a pending operation
     # (on AWS it may have left an orphan): the runner stops before updating again and
-    # says how to clear both; nothing changes.
+    # names the one command that clears both; nothing changes.
     stopped = _drive(engine_project, state, "--stop", "fleet")
     assert stopped.returncode == EXIT_CODES[ErrorKind.PRECONDITION], stopped.stderr
-    assert "pending operation" in stopped.stderr and "pulumi cancel" in stopped.stderr
-    assert "--clear-pending-creates" in stopped.stderr
+    assert "pending operation" in stopped.stderr and "recover" in stopped.stderr
     assert _pending_creates(engine_project)
-    engine_project.pulumi("cancel", "--yes")
-    engine_project.pulumi("refresh", "--yes", "--clear-pending-creates", "--skip-preview")
+
+    recovered = _drive(engine_project, state, command="recover")
+
+    assert recovered.returncode == 0, recovered.stdout[-3000:] + recovered.stderr
+    assert _pending_creates(engine_project) == set()
+    assert not any((engine_project.backend / ".pulumi" / "locks").rglob("*.json"))
+    recovery = Journal(journal_path(state), STACK).get("recover", "recovery-1")
+    assert recovery is not None and recovery.status is StepStatus.SUCCEEDED
+    assert recovery.details["stale_locks"], "the dead update's lock was named and removed"
 
     resumed = _drive(engine_project, state, "--stop", "fleet")
 
@@ -329,6 +341,41 @@ def test_run_killed_during_up_resumes_and_converges(
     ids = _state_ids(engine_project)
     assert set(engine_project.records()) == set(ids.values()), "state and records agree"
     assert _pending_creates(engine_project) == set()
+
+
+def test_a_run_waits_for_the_update_an_earlier_killed_run_left_running(
+    engine_project: EngineProject, state: Path
+) -> None:
+    """An engine a killed run left behind (its environment marks it) is waited for.
+
+    The orphan is made the way a killed kubeshift leaves one: a ``pulumi up`` carrying
+    the stack's engine markers whose parent is gone. (A real orphan whose output pipe
+    closed with its parent dies at its next write; then the stale lock and the pending
+    operations lead to ``recover``, tested above.)
+    """
+    engine_project.pulumi("config", "set", "kubeshift:phase", "fleet")
+    engine_project.pulumi("config", "set", "kubeshift-test:fleet_delay", "2")
+    env = {**engine_project.env, **engine_markers(engine_project.dir, STACK, "killed-run")}
+    orphan = subprocess.Popen(
+        [str(engine_project.engine.pulumi), "up", "--yes", "--skip-preview", "-s", STACK],
+        cwd=engine_project.dir,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        locks = engine_project.backend / ".pulumi" / "locks"
+        _wait_for("the orphaned update to lock the stack", lambda: any(locks.rglob("*.json")))
+
+        resumed = _drive(engine_project, state, "--start", "fleet", "--stop", "fleet")
+
+        assert orphan.poll() == 0, "the run waited for the orphan to finish"
+    finally:
+        orphan.wait(timeout=300)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr
+    assert "fleet/update: succeeded" in resumed.stdout
+    assert len([r for r in engine_project.records() if r.startswith("fleet-group-")]) == 5
 
 
 def _pending_creates(project: EngineProject) -> set[str]:
