@@ -23,6 +23,7 @@ class ErrorKind(enum.Enum):
     GATE_TIMEOUT = "gate-timeout"  # a gate's deadline passed with work still pending
     FATAL = "fatal"  # a step failed and must not be retried blindly
     LOCKED = "locked"  # another run holds the stack
+    INTERRUPTED = "interrupted"  # Ctrl-C: stopped at a safe point
 
 
 EXIT_CODES: dict[ErrorKind, int] = {
@@ -32,6 +33,7 @@ EXIT_CODES: dict[ErrorKind, int] = {
     ErrorKind.FATAL: 5,
     ErrorKind.RETRYABLE: 5,
     ErrorKind.LOCKED: 6,
+    ErrorKind.INTERRUPTED: 130,
 }
 
 
@@ -97,6 +99,12 @@ class GateTimeoutError(KubeshiftError):
 
 class StepFailedError(KubeshiftError):
     kind = ErrorKind.FATAL
+
+
+class InterruptedRun(KubeshiftError):
+    """The operator pressed Ctrl-C; the run stopped at a safe point."""
+
+    kind = ErrorKind.INTERRUPTED
 
 
 # --- mapping foreign errors -------------------------------------------------------------

@@ -293,6 +293,11 @@ class Journal:
         self.data.stopped_at = step_key(phase, step)
         self._end(phase, step, StepStatus.INTERRUPTED, message)
 
+    def stop_before(self, phase: str, step: str) -> None:
+        """Remember that a Ctrl-C stopped the run before ``phase/step`` started."""
+        self.data.stopped_at = step_key(phase, step)
+        self.save()
+
     def _end(self, phase: str, step: str, status: StepStatus, message: str) -> None:
         rec = self.record(phase, step)
         now = time.time()

@@ -22,10 +22,11 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from automation import guard
+from automation import guard, interrupt
 from automation.context import HookContext
 from automation.engine import Engine, urn_name
 from automation.errors import (
+    InterruptedRun,
     KubeshiftError,
     PreconditionFailed,
     RetryableError,
@@ -181,6 +182,9 @@ class Runner:
                 )
                 self.log.info("%s/%s skipped: finished in an earlier run", phase.id, planned.key)
                 continue
+            if interrupt.stop_requested():
+                self.journal.stop_before(phase.id, planned.key)
+                raise InterruptedRun(_stopped_sentence(self.journal.data.stack, phase, planned))
             if planned.destructive:
                 self._confirm(planned)
             if planned.step is not None and context is None:
@@ -192,12 +196,19 @@ class Runner:
                 result = self._execute(phase, planned, context)
                 message = self.journal.redact(result.message)
             except KubeshiftError as exc:
+                if interrupt.stop_requested():
+                    self._interrupted(phase, planned, exc)
                 self.journal.fail(phase.id, planned.key, str(exc))
                 self.log.error(
                     "%s/%s failed: %s", phase.id, planned.key, self.journal.redact(str(exc))
                 )
                 raise
+            except KeyboardInterrupt:  # a second Ctrl-C: stop at once, say where
+                self.journal.interrupt(phase.id, planned.key, "stopped at once on Ctrl-C")
+                raise
             except Exception as exc:
+                if interrupt.stop_requested():
+                    self._interrupted(phase, planned, exc)
                 mapped = translate(exc, f"run step {phase.id}/{planned.key}")
                 text = str(mapped) if mapped else f"{type(exc).__name__}: {exc}"
                 self.journal.fail(phase.id, planned.key, text)
@@ -218,6 +229,14 @@ class Runner:
             )
             if planned.key == UPDATE and context is not None:
                 context.outputs = self._outputs
+
+    def _interrupted(self, phase: Phase, planned: PlannedStep, cause: BaseException) -> None:
+        """A step that ended because of the Ctrl-C (a wait, pulumi's own graceful stop)."""
+        assert self.journal is not None
+        self.journal.interrupt(phase.id, planned.key, f"stopped on Ctrl-C: {cause}")
+        self.log.warning("%s/%s stopped on Ctrl-C", phase.id, planned.key)
+        stack = self.journal.data.stack
+        raise InterruptedRun(_stopped_sentence(stack, phase, planned, during=True)) from cause
 
     def _confirm(self, planned: PlannedStep) -> None:
         assert self.confirm is not None
@@ -347,6 +366,14 @@ def resolve_targets(engine: Engine, phase: Phase) -> list[str]:
             )
         chosen.update(matched)
     return sorted(chosen)
+
+
+def _stopped_sentence(stack: str, phase: Phase, planned: PlannedStep, during: bool = False) -> str:
+    where = "during" if during else "before"
+    return (
+        f"Stopped on Ctrl-C {where} {phase.id}/{planned.key}; the journal says so and "
+        f"`kubeshift --stack {stack} run` continues from there."
+    )
 
 
 def json_safe(details: Mapping[str, object]) -> dict[str, JsonValue]:

@@ -21,6 +21,7 @@ from automation.context import ClientSet, HookContext
 from automation.engine import Engine
 from automation.engine_processes import orphaned_engines, stop_leftover_plugins
 from automation.errors import UserError
+from automation.interrupt import stop_at_safe_points
 from automation.journal import (
     Journal,
     check_state_dir,
@@ -165,6 +166,7 @@ def execute(
         stack_lock(directory / f"{request.stack}.lock", request.stack),
         run_mark(marker_path(directory, request.stack), run_id),
         reporter if isinstance(reporter, RichReporter) else nullcontext(),
+        stop_at_safe_points(logging.getLogger("kubeshift").warning),
     ):
         wait_for_orphaned_engines(request.project, request.stack, reporter)
         secrets = secret_strings(info.values, engine.secret_config())

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from automation import interrupt
 from automation.errors import ErrorKind, GateTimeoutError, KubeshiftError, translate
 
 
@@ -89,6 +90,7 @@ def wait_until(
     """
     deadline = Deadline(timeout, clock)
     while True:
+        interrupt.check(f"waiting for {what}")
         status, error = _poll_once(what, poll)
         if on_progress is not None:
             on_progress(what, status, deadline.remaining)

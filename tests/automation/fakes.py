@@ -72,6 +72,15 @@ class FakeEngine:
     def pending_operations(self) -> list[str]:
         return list(self.pending)
 
+    def refresh(self, *, clear_pending_creates: bool = False) -> dict[str, int]:
+        self.calls.append(("refresh", clear_pending_creates))
+        if clear_pending_creates:
+            self.pending = [p for p in self.pending if not p.startswith("creating ")]
+        return {"same": len(self.urns)}
+
+    def cancel(self) -> None:
+        self.calls.append(("cancel", None))
+
     def secret_config(self) -> dict[str, str]:
         return dict(self.secrets)
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from automation import interrupt
 from automation.errors import GateTimeoutError, KubeshiftError, StepFailedError
 from automation.kube.clients import KubeClients, list_all
 from automation.kube.drain.budgets import BudgetTracker
@@ -275,7 +276,7 @@ class _Run:
                 self.cond.notify_all()
 
     def _drain_node(self, node: str, schedulable: bool) -> None:
-        if self.deadline.expired:
+        if self.deadline.expired or interrupt.stop_requested():
             with self.cond:
                 self.summary.incomplete_nodes.append(node)
                 self.summary.pending[f"node/{node}"] = "not started before the deadline"
@@ -366,8 +367,8 @@ class _Run:
                     if self.nodes_task is not None:
                         self.nodes_task.advance()
                     return
-                if self.deadline.expired:
-                    self._report_leftovers(node, active)
+                if self.deadline.expired or interrupt.stop_requested():
+                    self._report_leftovers(node, active)  # Ctrl-C: the runner says so
                     return
                 now = self.clock()
                 wake = now + 1.0
