@@ -6,14 +6,18 @@ Ready, set per cluster (``pod_ready_delay`` / ``KUBESHIFT_KWOK_POD_READY_DELAY``
 pod with the ``kubeshift.io/pod-ready-delay`` annotation (a Go duration, e.g. ``"2s"``).
 Drain benchmarks use it to make replacement pods take realistic time to become Ready.
 
+kwok applies its own option defaults only when it is started without a configuration
+file. With one, every option the file leaves out is zero — above all
+``podsOnNodeSyncParallelism``, the workers that list a node's pods once kwok has
+learned of the node. With none of them, a pod whose event reached kwok before its
+node's (a DaemonSet pod on a node that has just joined) was skipped as "not managed"
+and never looked at again: it stayed Pending for good (2 of 40 in a full test run on
+2 cores; the API server's log showed kwok never listing any node's pods).
+``write_config`` therefore states every option kwok would have defaulted.
+
 kwok runs without node leases (``nodeLeaseDurationSeconds: 0``) and heartbeats through
-node conditions instead, as kubelets did before leases. With leases, kwok treats a node
-as read-only until its own lease shows up in its lease cache, and drops every pod event
-for that node meanwhile; the pod sync it starts when it takes the lease races the same
-cache. A pod bound in that window - a DaemonSet pod on a node that has just joined - is
-never played and stays Pending for good: 11 of 40 such pods on a busy 2-core machine.
-Without leases no node is read-only, and kwok syncs a node's pods only after it knows
-the node, so none is lost.
+node conditions instead, as kubelets did before leases: fewer writes, and no node is
+read-only while kwok waits to see its own lease.
 """
 
 from __future__ import annotations
@@ -85,10 +89,15 @@ def write_config(path: Path, stage_dir: Path, pod_ready_delay_ms: int) -> Path:
             "manageAllNodes": False,
             "manageNodesWithLabelSelector": MANAGED_SELECTOR,
             "nodeLeaseDurationSeconds": 0,
+            "nodeLeaseParallelism": 4,
             "podPlayStageParallelism": 16,
             "nodePlayStageParallelism": 8,
+            "podsOnNodeSyncParallelism": 2,
+            "enablePodsOnNodeSyncListPager": True,
+            "enablePodsOnNodeSyncStreamWatch": False,
             "enableDebuggingHandlers": False,
             "enableProfilingHandler": False,
+            "enableContentionProfiling": False,
         },
     }
     path.write_text(yaml.safe_dump_all([options, *stages(stage_dir, pod_ready_delay_ms)]))

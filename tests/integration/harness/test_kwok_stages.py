@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
+import yaml
 from kubernetes.client import (
     ApiClient,
     AppsV1Api,
@@ -17,7 +19,12 @@ from kubernetes.client import (
 )
 
 from automation.sandbox.binaries import Binaries
-from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms, stages
+from automation.sandbox.kwok import (
+    POD_READY_DELAY_ANNOTATION,
+    parse_duration_ms,
+    stages,
+    write_config,
+)
 from tests.support.nodes import NodePools, NodePoolSpec
 from tests.support.waiting import eventually
 from tests.support.workloads import deployment
@@ -51,6 +58,20 @@ def _transition(pod: V1Pod, type_: str) -> dt.datetime | None:
     )
 
 
+def test_the_config_states_every_option_kwok_defaults_only_without_a_config_file(
+    testbin: Binaries, tmp_path: Path
+) -> None:
+    """kwok skips its defaulting when given a file: a missing option is zero, not default."""
+    written = write_config(tmp_path / "kwok.yaml", testbin.kwok_stages, 0)
+    options = next(yaml.safe_load_all(written.read_text()))["options"]
+
+    assert options["podsOnNodeSyncParallelism"] >= 1, "no worker would resync a node's pods"
+    assert options["enablePodsOnNodeSyncListPager"] is True
+    assert options["podPlayStageParallelism"] >= 1
+    assert options["nodePlayStageParallelism"] >= 1
+    assert options["nodeLeaseParallelism"] >= 1
+
+
 @pytest.mark.controlplane
 def test_annotated_pod_turns_ready_after_its_delay(
     primary_client: ApiClient, namespace: str, node_pools: NodePools
@@ -82,8 +103,9 @@ def test_pods_bound_the_moment_their_node_joins_all_run(
 ) -> None:
     """A DaemonSet's pod lands on a node as it joins; kwok must still play it.
 
-    With node leases kwok dropped such pods while its own lease was not yet in its
-    cache (11 of 40 on a busy machine); every one must run.
+    kwok skips a pod whose event arrives before it knows the pod's node and relies on
+    its pods-on-node sync to come back to it; without that sync (zero workers when a
+    config file leaves the option out) such pods stayed Pending for good.
     """
     core = CoreV1Api(primary_client)
     names = []
