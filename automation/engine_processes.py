@@ -58,7 +58,7 @@ def leftover_plugins(project: Path, stack: str, *, proc: Path = _PROC) -> list[E
     marked = _foreign_marked(project, stack, proc)
     serving: set[int] = set()
     for cli in (p for p in marked if p.command == CLI_NAME):
-        serving |= _descendants(proc, cli.pid)
+        serving |= descendants(cli.pid, proc)
     return [p for p in marked if p.pid not in serving]
 
 
@@ -75,7 +75,7 @@ def stop_leftover_plugins(project: Path, stack: str) -> list[EngineProcess]:
 def _foreign_marked(project: Path, stack: str, proc: Path) -> list[EngineProcess]:
     """Processes marked as an engine of ``stack`` outside this process's own family."""
     wanted = {STACK_VAR: stack, PROJECT_VAR: str(project.resolve())}
-    mine = _descendants(proc, os.getpid())
+    mine = descendants(os.getpid(), proc)
     found: list[EngineProcess] = []
     for entry in _pids(proc):
         if entry in mine:
@@ -111,7 +111,7 @@ def _command(process: Path) -> str:
     return Path(argv[0].decode(errors="replace")).name or "?"
 
 
-def _descendants(proc: Path, root: int) -> set[int]:
+def descendants(root: int, proc: Path = _PROC) -> set[int]:
     """``root`` and every process below it."""
     children: dict[int, list[int]] = {}
     for pid in _pids(proc):

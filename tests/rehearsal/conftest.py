@@ -2,9 +2,14 @@
 
 Everything goes through the ``kubeshift`` console script in subprocesses, as an
 operator runs it: ``sandbox up`` for the ``local`` stack, ``run --yes`` from baseline
-to cleanup, then a second ``run``. The tests only read the outcome from the outside:
-the journal (``status --json``), moto and the sandbox's cluster. Later end-to-end
-checks should join this session instead of starting their own sandbox (CI budget).
+to cleanup, then a second ``run``. The migration is not left in peace: the fixed
+fault trials below (``CI_FAULTS``) kill, interrupt and resume it on the way — the
+engine killed mid-update and recovered, Ctrl-C during a gate, kubeshift killed alone
+during the drain, the whole group killed during a control-plane gate — and a second
+operator's ``pulumi up`` is tried while it runs. The tests only read the outcome from
+the outside: the journal (``status --json``), moto and the sandbox's cluster, which
+must be what an uninterrupted run leaves. Later end-to-end checks should join this
+session instead of starting their own sandbox (CI budget).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.faults import Fault, FaultyRun, Session, table
 
 REPO = Path(__file__).resolve().parents[2]
 STACK = "local"
@@ -45,9 +52,10 @@ class Rehearsal:
 
     env: dict[str, str]
     up: Ran
-    run: Ran
+    faults: Session
     rerun: Ran
     sandbox: dict[str, Any]
+    journal: Path
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -87,6 +95,30 @@ def kubeshift(env: dict[str, str], *args: str, timeout: float = 900) -> Ran:
     return Ran(argv, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - began)
 
 
+def by_hand_update(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A second operator's ``pulumi up`` in the sandbox's environment."""
+    exports = kubeshift(env, "--stack", STACK, "sandbox", "env")
+    up = f"pulumi up --stack {STACK} --yes --skip-preview --non-interactive"
+    return subprocess.run(
+        ["bash", "-euc", f"{exports.stdout}\n{up}"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def ci_faults(env: dict[str, str]) -> list[Fault]:
+    """The trials every CI run puts the rehearsal through, in the order the run meets them."""
+    return [
+        Fault("target-network/update", "engine-kill", delay=2.0),
+        Fault("target-workers/after:*", "sigint", meanwhile=lambda: by_hand_update(env)),
+        Fault("drain-workers/before:*", "kill-alone", delay=1.0),
+        Fault("control-plane-2/after:*", "group-kill"),
+    ]
+
+
 def _failed(what: str, ran: Ran, logs: Path) -> str:
     tails = []
     for log in sorted(logs.glob("*.log")):
@@ -113,11 +145,17 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         if up.code != 0:
             pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
-        run = kubeshift(env, "--stack", STACK, "run", "--yes", timeout=1800)
-        if run.code != 0:
-            pytest.fail(_failed("kubeshift run --yes", run, logs), pytrace=False)
+        journal = state / f"{STACK}.journal.json"
+        driver = FaultyRun(KUBESHIFT, STACK, env, REPO, journal)
+        session = driver.rehearse(ci_faults(env))
+        sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")
+        if session.final_code != 0:
+            last = Ran(["kubeshift", "run"], session.final_code or -1, "", session.log[-1], 0)
+            pytest.fail(_failed("the interrupted kubeshift run", last, logs), pytrace=False)
         rerun = kubeshift(env, "--stack", STACK, "--json", "run", "--yes")
-        yield Rehearsal(env=env, up=up, run=run, rerun=rerun, sandbox=sandbox)
+        yield Rehearsal(
+            env=env, up=up, faults=session, rerun=rerun, sandbox=sandbox, journal=journal
+        )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
         if down.code != 0:

@@ -6,6 +6,8 @@ Asserted from the outside only: the journal, moto, the sandbox's cluster.
 from __future__ import annotations
 
 import ipaddress
+import json
+import signal
 import subprocess
 from typing import Any
 
@@ -14,6 +16,7 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from tests.rehearsal.conftest import REPO, STACK, Rehearsal
+from tests.support.faults import repeated_successes, table
 
 pytestmark = [pytest.mark.rehearsal]
 
@@ -43,10 +46,63 @@ def test_every_phase_succeeded(rehearsal: Rehearsal) -> None:
     records = rehearsal.kubeshift("--stack", STACK, "status", "--json").json()
     plan = rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()
     phases = [p["id"] for p in plan["phases"]]
-    assert {r["phase"] for r in records} == set(phases)
+    assert {r["phase"] for r in records} - {"recover"} == set(phases)
     assert [r for r in records if r["status"] != "succeeded"] == []
     updates = {r["phase"] for r in records if r["step"] == "update"}
     assert updates == set(phases)
+
+
+def test_every_fault_struck_and_the_run_went_on_to_the_end(rehearsal: Rehearsal) -> None:
+    trials = rehearsal.faults.trials
+    assert all(t.where for t in trials), table(trials)
+    codes = {t.fault.how: t.code for t in trials}
+    assert codes["sigint"] == 130, table(trials)
+    assert codes["group-kill"] == codes["kill-alone"] == -signal.SIGKILL, table(trials)
+    assert codes["engine-kill"] not in (0, None), table(trials)
+    assert rehearsal.faults.final_code == 0
+
+
+def test_the_killed_engine_was_recovered_through_the_documented_command(
+    rehearsal: Rehearsal,
+) -> None:
+    engine_kill = next(t for t in rehearsal.faults.trials if t.fault.how == "engine-kill")
+    assert engine_kill.recoveries >= 1, table(rehearsal.faults.trials)
+    records = _records(rehearsal)
+    recoveries = [r for k, r in records.items() if k.startswith("recover/")]
+    assert recoveries and all(r["status"] == "succeeded" for r in recoveries)
+
+
+def test_no_step_finished_twice_and_every_interrupted_one_finished_later(
+    rehearsal: Rehearsal,
+) -> None:
+    records = _records(rehearsal)
+    assert repeated_successes(records) == []
+    hurt = [k for k, r in records.items() if len(r["executions"]) > 1]
+    assert hurt, "the faults left no trace in the journal"
+    for key in hurt:
+        statuses = [e["status"] for e in records[key]["executions"]]
+        assert statuses[-1] == "succeeded" and "succeeded" not in statuses[:-1], (key, statuses)
+
+
+def test_ctrl_c_stopped_the_gate_it_struck_at_a_safe_point(rehearsal: Rehearsal) -> None:
+    sigint = next(t for t in rehearsal.faults.trials if t.fault.how == "sigint")
+    executions = _records(rehearsal)[sigint.where]["executions"]
+    assert [e["status"] for e in executions][:1] == ["interrupted"], executions
+
+
+def test_a_second_operators_update_during_the_run_was_refused(rehearsal: Rehearsal) -> None:
+    trial = next(t for t in rehearsal.faults.trials if t.fault.meanwhile is not None)
+    by_hand = trial.meanwhile
+    assert isinstance(by_hand, subprocess.CompletedProcess)
+    output = by_hand.stdout + by_hand.stderr
+    assert by_hand.returncode != 0, output[-3000:]
+    assert "being migrated by `kubeshift run`" in output, output[-3000:]
+    assert "Traceback" not in output
+
+
+def _records(rehearsal: Rehearsal) -> dict[str, Any]:
+    records: dict[str, Any] = json.loads(rehearsal.journal.read_text())["steps"]
+    return records
 
 
 def test_target_vpc_holds_the_workers_and_load_balancers(rehearsal: Rehearsal) -> None:
