@@ -22,7 +22,7 @@ from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 from pydantic import BaseModel, ConfigDict, Field
 
-from automation.errors import UserError, from_api_exception
+from automation.errors import UserError, from_api_exception, translate
 
 
 class ClusterAccess(BaseModel):
@@ -197,6 +197,11 @@ def raw(call: Any, *args: Any, action: str, **kwargs: Any) -> dict[str, Any]:
         response = call(*args, _preload_content=False, **kwargs)
     except client.ApiException as exc:
         raise from_api_exception(exc, action) from exc
+    except Exception as exc:  # connection refused or reset: the API server is away
+        mapped = translate(exc, action)
+        if mapped is None:
+            raise
+        raise mapped from exc
     return json.loads(response.data or b"{}")
 
 

@@ -19,7 +19,6 @@ from typing import Any
 from kubernetes import client
 from kubernetes.watch.watch import iter_resp_lines
 
-from automation.errors import KubeshiftError
 from automation.kube.clients import list_all
 
 log = logging.getLogger("kubeshift.watch")
@@ -153,7 +152,7 @@ class ListWatcher:
             return
         try:
             self.sync()
-        except KubeshiftError as exc:
+        except Exception as exc:  # the API is still away: this thread must outlive it
             log.debug("re-list of %s failed: %s", self.name, exc)
             self._stop.wait(1.0)
 

@@ -80,6 +80,25 @@ class Cluster:
         for daemon in self.daemons:
             daemon.check_running()
 
+    def stop_apiserver(self) -> None:
+        """Stop the kube-apiserver alone: clients see connections refused."""
+        self._apiserver().stop()
+
+    def start_apiserver(self) -> None:
+        """Start the stopped kube-apiserver again on the same port, and wait for /readyz."""
+        apiserver = self._apiserver()
+        apiserver.restart()
+        with self.api_client() as client:
+            wait_until(
+                f"{self.name} kube-apiserver back",
+                lambda: _default_service_account_exists(client),
+                timeout=120,
+                daemons=[apiserver],
+            )
+
+    def _apiserver(self) -> Daemon:
+        return next(d for d in self.daemons if d.name.endswith("kube-apiserver"))
+
     def stop(self) -> None:
         """Stop components in reverse start order (kwok first, apiserver last)."""
         for daemon in reversed(self.daemons):

@@ -60,27 +60,36 @@ class Daemon:
     argv: list[str]
     log_path: Path
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    env: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def start(
         cls, name: str, argv: Sequence[str | Path], log_dir: Path, env: dict[str, str] | None = None
     ) -> Daemon:
         log_dir.mkdir(parents=True, exist_ok=True)
-        daemon = cls(name, [str(a) for a in argv], log_dir / f"{name}.log")
-        log = daemon.log_path.open("ab")
+        daemon = cls(name, [str(a) for a in argv], log_dir / f"{name}.log", env=dict(env or {}))
+        daemon._spawn()
+        return daemon
+
+    def restart(self) -> None:
+        """Start the same command again (after ``stop``), appending to the same log."""
+        self.stop()
+        self._spawn()
+
+    def _spawn(self) -> None:
+        log = self.log_path.open("ab")
         try:
-            daemon.process = subprocess.Popen(
-                daemon.argv,
+            self.process = subprocess.Popen(
+                self.argv,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 preexec_fn=_die_with_parent,
-                env={**os.environ, **(env or {})},
+                env={**os.environ, **self.env},
             )
         finally:
             log.close()
-        return daemon
 
     @property
     def pid(self) -> int:

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.faults import Fault, FaultyRun, Session, table
+from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
 
 REPO = Path(__file__).resolve().parents[2]
 STACK = "local"
@@ -145,7 +145,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         if up.code != 0:
             pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
-        journal = state / f"{STACK}.journal.json"
+        journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
         driver = FaultyRun(KUBESHIFT, STACK, env, REPO, journal)
         session = driver.rehearse(ci_faults(env))
         sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -236,6 +237,24 @@ class FaultyRun:
                     return str(key)
             time.sleep(0.05)
         return None
+
+
+def sandbox_journal(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) -> Path:
+    """Where a sandboxed run of ``stack`` keeps its journal (the sandbox's state dir)."""
+    exports = subprocess.run(
+        [kubeshift, "--stack", stack, "sandbox", "env"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    for line in exports.splitlines():
+        if line.startswith("export KUBESHIFT_STATE_DIR="):
+            (value,) = shlex.split(line.removeprefix("export KUBESHIFT_STATE_DIR="))
+            return Path(value) / f"{stack}.journal.json"
+    raise AssertionError(f"`kubeshift sandbox env` names no state dir:\n{exports}")
 
 
 def repeated_successes(records: dict[str, Any]) -> list[str]:

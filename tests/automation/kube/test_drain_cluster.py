@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -13,11 +14,13 @@ import pytest
 from kubernetes.client import AppsV1Api, CoreV1Api, V1Pod
 
 from automation.errors import GateTimeoutError
+from automation.kube.clients import ClusterAccess, build_clients
 from automation.kube.drain import DrainLimits, drain_nodes
 from automation.kube.gates import no_evictable_pods, workloads_available
 from automation.kube.probe import AvailabilityProbe
 from automation.sandbox.controlplane import Cluster
-from tests.automation.kube.conftest import Fleet
+from tests.automation.kube.conftest import Fleet, is_ready
+from tests.support.nodes import unique_name
 from tests.support.waiting import eventually
 from tests.support.workloads import PAUSE_IMAGE
 
@@ -269,3 +272,50 @@ def test_rerun_after_crash_finishes_without_double_work(
     assert summary.complete, summary.message()
     assert set(summary.evicted) == remaining  # nothing evicted twice, nothing missed
     assert fleet.nodes_of(fleet.pods("slow")).isdisjoint(old.node_names)
+
+
+def test_drain_carries_on_when_the_api_server_restarts_midway(
+    cluster_factory, namespace_factory, node_pools_factory
+) -> None:
+    """The API server goes away for seconds during the drain; the drain finishes anyway."""
+    cluster = cluster_factory("apirestart")
+    kube = build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
+    fleet = Fleet(kube, node_pools_factory(cluster), namespace_factory(cluster), unique_name("g"))
+    old = fleet.pool("old", 2)
+    fleet.deploy("web", 6, ready_delay="2s", max_unavailable=1)
+    fleet.wait_ready("web", 6)
+    fleet.wait_budget("web")
+    new = fleet.pool("new", 2)
+    fleet.retire(old)
+    outcome: dict[str, object] = {}
+
+    def drain() -> None:
+        limits = DrainLimits(max_nodes_in_flight=2, max_pods_in_flight=2, timeout=240)
+        outcome["summary"] = drain_nodes(kube, old.node_names, limits=limits)
+
+    worker = threading.Thread(target=drain, name="drain-under-restart")
+    worker.start()
+    try:
+        eventually(
+            "a first replacement pod on the new nodes",
+            lambda: fleet.nodes_of(fleet.pods("web")) & set(new.node_names),
+            until=bool,
+            timeout=120,
+        )
+        cluster.stop_apiserver()
+        time.sleep(5)
+    finally:
+        cluster.start_apiserver()
+        worker.join(timeout=300)
+    summary = outcome.get("summary")
+
+    assert not worker.is_alive(), "the drain never returned"
+    assert summary is not None and summary.complete, summary and summary.message()
+    moved = eventually(
+        "6 Ready web pods, all on the new nodes",
+        lambda: [p for p in fleet.pods("web") if is_ready(p)],
+        until=lambda pods: len(pods) == 6 and fleet.nodes_of(pods) <= set(new.node_names),
+        timeout=120,
+    )
+    assert len(moved) == 6
+    kube.close()
