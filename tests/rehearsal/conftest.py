@@ -109,11 +109,26 @@ def by_hand_update(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+@dataclass(frozen=True)
+class SecondOperator:
+    """What a second operator got while the run went on."""
+
+    pulumi_up: subprocess.CompletedProcess[str]
+    kubeshift_run: Ran
+
+
+def second_operator(env: dict[str, str]) -> SecondOperator:
+    """A by-hand ``pulumi up`` and a second ``kubeshift run``, both during the run."""
+    return SecondOperator(
+        by_hand_update(env), kubeshift(env, "--stack", STACK, "run", "--yes", timeout=300)
+    )
+
+
 def ci_faults(env: dict[str, str]) -> list[Fault]:
     """The trials every CI run puts the rehearsal through, in the order the run meets them."""
     return [
         Fault("target-network/update", "engine-kill", delay=2.0),
-        Fault("target-workers/after:*", "sigint", meanwhile=lambda: by_hand_update(env)),
+        Fault("target-workers/after:*", "sigint", meanwhile=lambda: second_operator(env)),
         Fault("drain-workers/before:*", "kill-alone", delay=1.0),
         Fault("control-plane-2/after:*", "group-kill"),
     ]
@@ -146,7 +161,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
-        driver = FaultyRun(KUBESHIFT, STACK, env, REPO, journal)
+        driver = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs")
         session = driver.rehearse(ci_faults(env))
         sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")
         if session.final_code != 0:

@@ -15,7 +15,8 @@ import pytest
 import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
-from tests.rehearsal.conftest import REPO, STACK, Rehearsal
+from automation.errors import EXIT_CODES, ErrorKind
+from tests.rehearsal.conftest import REPO, STACK, Rehearsal, SecondOperator
 from tests.support.faults import repeated_successes, table
 
 pytestmark = [pytest.mark.rehearsal]
@@ -90,14 +91,17 @@ def test_ctrl_c_stopped_the_gate_it_struck_at_a_safe_point(rehearsal: Rehearsal)
     assert [e["status"] for e in executions][:1] == ["interrupted"], executions
 
 
-def test_a_second_operators_update_during_the_run_was_refused(rehearsal: Rehearsal) -> None:
+def test_a_second_operators_update_and_run_were_refused(rehearsal: Rehearsal) -> None:
     trial = next(t for t in rehearsal.faults.trials if t.fault.meanwhile is not None)
-    by_hand = trial.meanwhile
-    assert isinstance(by_hand, subprocess.CompletedProcess)
-    output = by_hand.stdout + by_hand.stderr
-    assert by_hand.returncode != 0, output[-3000:]
-    assert "being migrated by `kubeshift run`" in output, output[-3000:]
-    assert "Traceback" not in output
+    second = trial.meanwhile
+    assert isinstance(second, SecondOperator)
+    by_hand = second.pulumi_up.stdout + second.pulumi_up.stderr
+    assert second.pulumi_up.returncode != 0, by_hand[-3000:]
+    assert "being migrated by `kubeshift run`" in by_hand, by_hand[-3000:]
+    assert "Traceback" not in by_hand
+    run = second.kubeshift_run
+    assert run.code == EXIT_CODES[ErrorKind.LOCKED], run.stderr
+    assert "locked by another kubeshift run" in run.stderr and "Traceback" not in run.stderr
 
 
 def _records(rehearsal: Rehearsal) -> dict[str, Any]:

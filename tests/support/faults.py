@@ -73,10 +73,16 @@ class FaultyRun:
     """Drives ``kubeshift run --yes`` of one stack through a list of faults."""
 
     def __init__(
-        self, kubeshift: str, stack: str, env: dict[str, str], cwd: Path, journal: Path
+        self,
+        kubeshift: str,
+        stack: str,
+        env: dict[str, str],
+        cwd: Path,
+        journal: Path,
+        logs: Path,
     ) -> None:
         self.kubeshift, self.stack, self.env, self.cwd = kubeshift, stack, env, cwd
-        self.journal = journal
+        self.journal, self.logs = journal, logs
 
     # -- driving -------------------------------------------------------------------------
 
@@ -145,7 +151,8 @@ class FaultyRun:
 
     def _start(self, session: Session) -> subprocess.Popen[str]:
         session.runs += 1
-        log = self.journal.parent / f"faulty-run-{session.runs}.log"
+        self.logs.mkdir(parents=True, exist_ok=True)
+        log = self.logs / f"faulty-run-{session.runs}.log"
         session.log.append("")
         handle = log.open("w")
         run = subprocess.Popen(
