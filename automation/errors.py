@@ -9,6 +9,7 @@ nowhere else, always with ``raise ... from exc`` so the cause stays inspectable.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -179,6 +180,15 @@ def from_command_error(exc: Any, action: str, stack: str = "") -> KubeshiftError
         return StackLockedError(sentence, holders=holders)
     if isinstance(exc, auto_errors.StackNotFoundError):
         return StackNotFoundError(f"The stack does not exist ({action}): {detail}")
+    killed_by = _killed_by_signal(str(exc))
+    if killed_by is not None:
+        name = f" on stack '{stack}'" if stack else ""
+        recover = f"kubeshift --stack {stack} recover" if stack else "kubeshift recover"
+        return StepFailedError(
+            f"The pulumi engine was killed (signal {killed_by}) while trying to {action}"
+            f"{name}; it may have left its lock and half-done operations behind — run "
+            f"`{recover}`, then run again."
+        )
     output = f"{getattr(exc, 'stdout', '') or ''}\n{stderr}"
     if "violates plan" in output:
         where = next((line.strip() for line in output.splitlines() if "violates plan" in line), "")
@@ -225,6 +235,12 @@ _GENERIC = (
     "preview failed",
     "failed to",
 )
+
+
+def _killed_by_signal(text: str) -> int | None:
+    """The signal that ended the ``pulumi`` CLI (its exit code is minus the signal)."""
+    match = re.search(r"^\s*code: (-\d+)\s*$", text, re.MULTILINE)
+    return -int(match.group(1)) if match else None
 
 
 def _program_diagnostic(stdout: str) -> str:

@@ -78,3 +78,16 @@ def test_a_program_error_is_told_in_its_own_words() -> None:
     error = from_command_error(auto_errors.CommandError(result), "update the stack")
 
     assert "zone_id '' is not a Route53 hosted zone id" in str(error)
+
+
+def test_an_engine_killed_by_a_signal_points_to_recover() -> None:
+    from pulumi.automation._cmd import CommandResult
+    from pulumi.automation.errors import create_command_error
+
+    from automation.errors import from_command_error
+
+    killed = create_command_error(CommandResult("Updating (local):", "", -9))
+    mapped = from_command_error(killed, "update the stack", "local")
+
+    assert "killed (signal 9)" in str(mapped)
+    assert "kubeshift --stack local recover" in str(mapped)

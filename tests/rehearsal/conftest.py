@@ -128,8 +128,8 @@ def ci_faults(env: dict[str, str]) -> list[Fault]:
     """The trials every CI run puts the rehearsal through, in the order the run meets them."""
     return [
         Fault("target-network/update", "engine-kill", delay=2.0),
-        Fault("target-workers/after:*", "sigint", meanwhile=lambda: second_operator(env)),
-        Fault("drain-workers/before:*", "kill-alone", delay=1.0),
+        Fault("target-workers/after:*", "sigint"),
+        Fault("drain-workers/before:*", "kill-alone", meanwhile=lambda: second_operator(env)),
         Fault("control-plane-2/after:*", "group-kill"),
     ]
 

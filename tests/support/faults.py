@@ -57,6 +57,8 @@ class Trial:
     recoveries: int = 0
     outcome: str = ""
     meanwhile: object = None
+    stopped_at: str = ""  # the journal's stop point right after the hurt run exited
+    struck_status: str = ""  # the struck step's status then
 
 
 @dataclass
@@ -105,12 +107,18 @@ class FaultyRun:
     def _strike(self, trial: Trial, session: Session) -> None:
         if len(session.trials) > 1:
             session.trials[-2].resumes += 1  # this run resumes after the previous fault
-        run = self._start(session)
-        where = self._wait_for_step(run, trial.fault.at)
-        if where is None:  # the run ended first (or the step was already done)
+        for _ in range(3):  # a run that stops to ask for `recover` gets it, then again
+            run = self._start(session)
+            where = self._wait_for_step(run, trial.fault.at)
+            if where is not None:
+                break
             trial.code = run.wait()
             trial.outcome = f"not reached (run exited {trial.code})"
-            self._after_exit(trial, session, run.returncode)
+            if trial.code == 0 or "recover" not in session.log[-1]:
+                return  # finished, or failed for another reason: nothing to strike
+            self._recover(session)
+            session.trials[-2 if len(session.trials) > 1 else -1].recoveries += 1
+        else:
             return
         if trial.fault.meanwhile is not None:
             trial.meanwhile = trial.fault.meanwhile()
@@ -122,6 +130,9 @@ class FaultyRun:
         self._hurt(run, trial.fault.how)
         trial.code = run.wait(timeout=600)
         trial.outcome = f"{trial.fault.how} at {trial.where}: exit {trial.code}"
+        journal = self._journal()
+        trial.stopped_at = str(journal.get("stopped_at", ""))
+        trial.struck_status = str(journal.get("steps", {}).get(trial.where, {}).get("status", ""))
         self._after_exit(trial, session, trial.code)
 
     def _after_exit(self, trial: Trial, session: Session, code: int) -> None:
@@ -227,10 +238,14 @@ class FaultyRun:
     # -- the journal, read from outside ------------------------------------------------------
 
     def records(self) -> dict[str, Any]:
+        steps: dict[str, Any] = self._journal().get("steps", {})
+        return steps
+
+    def _journal(self) -> dict[str, Any]:
         try:
-            steps: dict[str, Any] = json.loads(self.journal.read_text())["steps"]
-            return steps
-        except (OSError, ValueError, KeyError):
+            loaded: dict[str, Any] = json.loads(self.journal.read_text())
+            return loaded
+        except (OSError, ValueError):
             return {}
 
     def _running_step(self) -> str | None:
