@@ -279,12 +279,18 @@ def sandbox_journal(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) 
     raise AssertionError(f"`kubeshift sandbox env` names no state dir:\n{exports}")
 
 
+# Read-only steps the runner repeats on purpose until the phase's update has finished:
+# the phase must be set and the plan previewed right before the update that uses them.
+REPEATABLE = ("config", "preview")
+
+
 def repeated_successes(records: dict[str, Any]) -> list[str]:
-    """Steps the journal shows finishing more than once (none may)."""
+    """Steps the journal shows finishing more than once (none may but the read-only ones)."""
     return [
         key
         for key, record in records.items()
-        if sum(e.get("status") == "succeeded" for e in record.get("executions", [])) > 1
+        if record.get("step") not in REPEATABLE
+        and sum(e.get("status") == "succeeded" for e in record.get("executions", [])) > 1
     ]
 
 
