@@ -36,7 +36,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.support.faults import HOWS, Fault, FaultyRun, repeated_successes, table
+from tests.support.faults import (
+    HOWS,
+    Fault,
+    FaultyRun,
+    repeated_successes,
+    sandbox_journal,
+    table,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
@@ -50,7 +57,7 @@ def main() -> int:
     args = _parse()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     print(f"seed {seed} (replay: python -m benchmarks.faults --seed {seed})", flush=True)
-    with _sandbox(args.stack) as (env, state):
+    with _sandbox(args.stack) as env:
         began = time.monotonic()
         reference = _run(env, args.stack)
         reference_seconds = time.monotonic() - began
@@ -58,9 +65,10 @@ def main() -> int:
             print(reference.stdout[-3000:], reference.stderr[-3000:])
             return 1
         expected = _world(env, args.stack)
-    with _sandbox(args.stack) as (env, state):
+    with _sandbox(args.stack) as env:
         faults = choose_faults(env, args.stack, args.trials, seed)
-        driver = FaultyRun(KUBESHIFT, args.stack, env, REPO, state / f"{args.stack}.journal.json")
+        journal = sandbox_journal(KUBESHIFT, args.stack, env, REPO)
+        driver = FaultyRun(KUBESHIFT, args.stack, env, REPO, journal, journal.parent / "runs")
         began = time.monotonic()
         session = driver.rehearse(faults)
         trial_seconds = time.monotonic() - began
@@ -210,7 +218,7 @@ def _kubeshift(
 
 
 @contextmanager
-def _sandbox(stack: str) -> Iterator[tuple[dict[str, str], Path]]:
+def _sandbox(stack: str) -> Iterator[dict[str, str]]:
     with tempfile.TemporaryDirectory(prefix="kubeshift-faults-") as tmp:
         state = Path(tmp)
         env = {
@@ -223,7 +231,7 @@ def _sandbox(stack: str) -> Iterator[tuple[dict[str, str], Path]]:
         if up.returncode != 0:
             raise SystemExit(f"sandbox up failed: {up.stderr[-2000:]}")
         try:
-            yield env, state
+            yield env
         finally:
             _kubeshift(env, "sandbox", "down", timeout=120)
 
