@@ -45,6 +45,9 @@ class Peering(pulumi.ComponentResource):
     ) -> None:
         super().__init__("kubeshift:network:Peering", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        # One account, one region: the connection and its accepter are the same AWS
+        # object, so they carry the same tags. Different tags on the two would fight,
+        # the last writer winning, and every refresh would report drift.
         tags = merge_tags(args.tags, {"Name": args.name_tag})
         connection = aws.ec2.VpcPeeringConnection(
             f"{name}-connection",
@@ -52,14 +55,14 @@ class Peering(pulumi.ComponentResource):
             peer_vpc_id=args.accepter_vpc_id,
             peer_region=args.peer_region,
             auto_accept=False,
-            tags=merge_tags(tags, {"Side": "requester"}),
+            tags=tags,
             opts=child,
         )
         accepter = aws.ec2.VpcPeeringConnectionAccepter(
             f"{name}-accepter",
             vpc_peering_connection_id=connection.id,
             auto_accept=True,
-            tags=merge_tags(tags, {"Side": "accepter"}),
+            tags=tags,
             opts=child,
         )
         self.connection_id = accepter.vpc_peering_connection_id

@@ -46,6 +46,8 @@ def test_routes_in_every_table_both_ways() -> None:
     )
     assert accepter.inputs["autoAccept"] is True
     assert accepter.inputs["vpcPeeringConnectionId"] == connection.id
+    # one AWS object: tags that differ would fight and every refresh would show drift
+    assert accepter.inputs["tags"] == connection.inputs["tags"]
     assert all(r.parent == "p" for r in resources if r.custom)
 
 

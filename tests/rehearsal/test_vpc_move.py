@@ -213,6 +213,20 @@ def test_a_hand_run_in_the_sandbox_env_sees_the_same_stack(rehearsal: Rehearsal)
     assert "unchanged" in proc.stdout
 
 
+def test_a_refresh_finds_no_drift(rehearsal: Rehearsal) -> None:
+    """`kubeshift recover` refreshes: reading the world back must not invent changes."""
+    exports = rehearsal.kubeshift("--stack", STACK, "sandbox", "env")
+    refresh = f"pulumi refresh --stack {STACK} --yes --skip-preview --expect-no-changes"
+    proc = subprocess.run(
+        ["bash", "-euc", f"{exports.stdout}\n{refresh} --non-interactive"],
+        env=rehearsal.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
 def test_sandbox_status_lists_live_processes(rehearsal: Rehearsal) -> None:
     status = rehearsal.kubeshift("sandbox", "status", "--json")
     assert status.code == 0, status.stderr

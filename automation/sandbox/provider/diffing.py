@@ -55,3 +55,38 @@ def decide(force_new: frozenset[str], old_inputs: dict[str, Any], news: dict[str
     keys = (set(old_inputs) | set(news)) - IGNORED
     changed = tuple(sorted(k for k in keys if not same(old_inputs.get(k), news.get(k))))
     return Verdict(changed=changed, replaces=tuple(k for k in changed if k in force_new))
+
+
+def overlay(prior: object, live: object) -> object:
+    """``live`` read back from moto, over ``prior`` state for what moto does not report.
+
+    moto's describe calls omit some attributes the provider stored at create time (a
+    target group's health-check timeout, a listener action's order, an ASG's launch
+    template name when moto keeps only its id). Reading those as "gone" would make every
+    refresh invent drift, and ``kubeshift recover`` refreshes. A value moto reports
+    wins; an attribute it leaves out (absent or null) keeps what the state held.
+    """
+    if isinstance(prior, dict) and isinstance(live, dict):
+        merged = dict(prior)
+        for key, value in live.items():
+            merged[key] = overlay(prior.get(key), value) if key in prior else value
+        return merged
+    if isinstance(prior, list) and isinstance(live, list) and len(prior) == len(live):
+        return [overlay(p, v) for p, v in zip(prior, live, strict=True)]
+    if live is None:
+        return prior
+    return live
+
+
+def shaped_like(live: object, declared: object) -> object:
+    """``live`` cut to the shape of the ``declared`` inputs, at every depth.
+
+    Read answers with inputs too, and the engine diffs the program against them: an
+    attribute moto fills in by default that the program never set (a health check's
+    timeout) must not read as one the program removed.
+    """
+    if isinstance(live, dict) and isinstance(declared, dict):
+        return {k: shaped_like(live[k], declared[k]) for k in declared if k in live}
+    if isinstance(live, list) and isinstance(declared, list) and len(live) == len(declared):
+        return [shaped_like(v, d) for v, d in zip(live, declared, strict=True)]
+    return live

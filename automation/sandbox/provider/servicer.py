@@ -25,7 +25,12 @@ from pulumi.runtime import rpc
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
 from automation.sandbox.provider import types as _types  # noqa: F401  (registers every type)
-from automation.sandbox.provider.diffing import contains_unknown, decide
+from automation.sandbox.provider.diffing import (
+    contains_unknown,
+    decide,
+    overlay,
+    shaped_like,
+)
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
 
 PLUGIN_VERSION = "7.51.1"  # the pulumi-aws version kubeshift's program pins
@@ -217,13 +222,19 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
         kind, req = self._type(request.urn)
         state = props_of(request.properties) or props_of(request.inputs)
         try:
-            outputs = kind.read(self.aws, req, request.id, state)
+            live = kind.read(self.aws, req, request.id, state)
         except NotFound:
             return provider_pb2.ReadResponse(id="")
+        outputs = overlay(state, live) if state else live
+        assert isinstance(outputs, dict)
         declared = props_of(request.inputs)
         computed = set(kind.computed) | {"id", "tagsAll"}
-        keys = declared.keys() if declared else (k for k in outputs if k not in computed)
-        inputs = {k: outputs[k] for k in keys if k in outputs}
+        if declared:
+            shaped = shaped_like(outputs, declared)
+            assert isinstance(shaped, dict)
+            inputs = shaped
+        else:  # an import: no inputs yet, everything moto reports but the computed
+            inputs = {k: v for k, v in outputs.items() if k not in computed}
         return provider_pb2.ReadResponse(
             id=request.id, properties=struct_of(outputs), inputs=struct_of(inputs)
         )

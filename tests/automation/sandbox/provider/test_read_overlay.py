@@ -1,0 +1,46 @@
+"""A refresh through the stand-in provider must not invent drift moto cannot see."""
+
+from __future__ import annotations
+
+from automation.sandbox.provider.diffing import overlay, shaped_like
+
+STATE = {
+    "name": "ingress-80",
+    "healthCheck": {"interval": 10, "protocol": "TCP"},
+    "defaultActions": [{"type": "forward", "order": 1, "targetGroupArn": "arn:old"}],
+    "launchTemplate": {"id": "lt-1", "name": "workers"},
+}
+
+
+def test_what_moto_reports_wins_and_what_it_omits_keeps_the_state() -> None:
+    live = {
+        "name": "ingress-80",
+        "healthCheck": {"interval": 30, "protocol": "TCP", "timeout": 10},
+        "defaultActions": [{"type": "forward", "targetGroupArn": "arn:new"}],
+        "launchTemplate": {"id": "lt-1", "name": None},
+    }
+    merged = overlay(STATE, live)
+    assert merged == {
+        "name": "ingress-80",
+        "healthCheck": {"interval": 30, "protocol": "TCP", "timeout": 10},  # drift is kept
+        "defaultActions": [{"type": "forward", "order": 1, "targetGroupArn": "arn:new"}],
+        "launchTemplate": {"id": "lt-1", "name": "workers"},
+    }
+
+
+def test_a_list_that_changed_length_is_what_moto_says() -> None:
+    live = {"defaultActions": [{"type": "forward"}, {"type": "redirect"}]}
+    assert overlay(STATE, live)["defaultActions"] == live["defaultActions"]  # type: ignore[index]
+
+
+def test_read_inputs_keep_only_what_the_program_declared() -> None:
+    declared = {"healthCheck": {"interval": 10}, "defaultActions": [{"type": "forward"}]}
+    live = {
+        "healthCheck": {"interval": 30, "timeout": 10},
+        "defaultActions": [{"type": "forward", "order": 1}],
+        "arn": "arn:x",
+    }
+    assert shaped_like(live, declared) == {
+        "healthCheck": {"interval": 30},
+        "defaultActions": [{"type": "forward"}],
+    }
