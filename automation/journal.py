@@ -373,5 +373,3 @@ def check_state_dir_writable(path: Path) -> Path:
     if not os.access(existing, os.W_OK | os.X_OK):
         raise UserError(f"The state directory {path} is not writable; {_STATE_FIX}.")
     return path
-
-
