@@ -253,9 +253,16 @@ class FaultyRun:
         return running[0] if running else None
 
     def _wait_for_step(self, run: subprocess.Popen[str], pattern: str) -> str | None:
+        """The first step matching ``pattern`` that this run has started.
+
+        A step that starts and ends between two polls (a gate already satisfied) still
+        counts: the fault then strikes whatever runs next, never nothing.
+        """
         while run.poll() is None:
             for key, record in self.records().items():
-                if record.get("status") == "running" and fnmatch.fnmatchcase(key, pattern):
+                executions = record.get("executions") or [{}]
+                mine = executions[-1].get("pid") == run.pid
+                if mine and fnmatch.fnmatchcase(key, pattern):
                     return str(key)
             time.sleep(0.05)
         return None
