@@ -49,7 +49,8 @@ REPO = Path(__file__).resolve().parents[1]
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 _ID = re.compile(
     r"\b(vpc|subnet|i|sg|sgr|rtb|igw|nat|eni|vol|lt|pcx|eipalloc|r)-[0-9a-f]{6,}\b|"
-    r"\b(Z[0-9A-Z]{8,})\b|\b\d{12}\b|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"\b(Z[0-9A-Z]{8,})\b|\b\d{12}\b|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|"
+    r"(?<=/)[0-9a-f]{16}\b"  # the random tail of a load balancer's or target group's ARN
 )
 
 
