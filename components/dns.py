@@ -4,8 +4,10 @@ A records to fixed member addresses.
 A record that changes type (the API record goes CNAME -> A -> CNAME during the
 control-plane move) is updated in place: the provider sends Route53 one change batch
 that deletes the old set and creates the new one, so the name never resolves to
-nothing. Route53 refuses a CNAME and an A record on the same name; should a change of
-name or zone force a replacement, the old record is deleted before the new one exists.
+nothing. Only a change of name or zone replaces a record, and then the new record
+(another name, or another zone) cannot clash with the old one, so Pulumi's default
+order holds: the new record exists before the old one is deleted. Deleting first
+would leave the old name unanswered for the length of the replacement.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class Dns(pulumi.ComponentResource):
                 type=spec.type,
                 ttl=args.ttl,
                 records=spec.records,
-                opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
+                opts=pulumi.ResourceOptions(parent=self),
             )
             self.fqdns[key] = record.fqdn
         self.register_outputs({"fqdns": self.fqdns})

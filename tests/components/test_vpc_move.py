@@ -245,7 +245,7 @@ def test_dns_per_phase(phase: str, ingress: str, api_type: str, api_target: str)
     assert ingress_record.inputs["records"] == [f"{ingress}.elb.us-west-2.amazonaws.com"]
     api = records["api.demo.example.internal"]
     assert api.inputs["type"] == api_type
-    assert api.options.get("deleteBeforeReplace") is True
+    assert not api.options.get("deleteBeforeReplace"), "a type switch is in place; no gap"
     if api_target == "member-1":
         member_1 = next(
             e for e in by_type(resources, ENI) if _tags(e)["kubeshift.io/member"] == "1"
