@@ -22,9 +22,10 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from components.run_marker import RUN_VAR
+
 STACK_VAR = "KUBESHIFT_STACK"
 PROJECT_VAR = "KUBESHIFT_PROJECT"
-RUN_VAR = "KUBESHIFT_RUN_ID"
 CLI_NAME = "pulumi"
 
 _PROC = Path("/proc")

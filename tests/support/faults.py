@@ -122,10 +122,10 @@ class FaultyRun:
             return
         if trial.fault.meanwhile is not None:
             trial.meanwhile = trial.fault.meanwhile()
-        if trial.fault.how == "engine-kill":
-            self._wait_for_engine(run)
         if trial.fault.delay:
             time.sleep(trial.fault.delay)
+        if trial.fault.how == "engine-kill":  # right after the delay, while an engine runs
+            self._wait_for_engine(run)
         trial.where = self._running_step() or where
         self._hurt(run, trial.fault.how)
         trial.code = run.wait(timeout=600)
