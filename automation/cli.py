@@ -415,6 +415,52 @@ def run(
 
 @app.command()
 @handles_errors
+def hooks(
+    ctx: typer.Context,
+    phase: Annotated[str, typer.Argument(metavar="PHASE", help="The phase whose steps to run.")],
+    before: Annotated[
+        bool, typer.Option("--before", help="The hooks and gates before the phase's update.")
+    ] = False,
+    after: Annotated[
+        bool, typer.Option("--after", help="The hooks and gates after the phase's update.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm destructive steps.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what the steps would do; change nothing.")
+    ] = False,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Run one phase's hooks and gates around a `pulumi up` you run yourself, and record them."""
+    from automation.session import HooksRequest, execute_hooks
+
+    if before == after:
+        raise UserError("Say which steps to run: --before or --after (one of them).")
+    g = _globals(ctx)
+    name = _stack_name(ctx, stack)
+    request = HooksRequest(
+        project=_project_for(name),
+        stack=name,
+        phase=phase,
+        side="before" if before else "after",
+        yes=yes,
+        dry_run=dry_run,
+        interactive=sys.stdin.isatty() and not (json_output or g.json),
+        json=json_output or g.json,
+    )
+    report = execute_hooks(request, console=err, confirm=typer.confirm)
+    if request.json:
+        _emit_json(report.as_dicts())
+        return
+    cells = [(o.phase, o.step, o.status, o.message) for o in report.outcomes]
+    columns = ("phase", "step", "status", "message")
+    out.print(_table(f"{request.side}-steps of {phase} on {name}", columns, cells))
+    if not dry_run:
+        out.print(f"Recorded with the stack: {request.side} {phase}.")
+
+
+@app.command()
+@handles_errors
 def recover(
     ctx: typer.Context,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Recover without asking.")] = False,
@@ -454,20 +500,35 @@ def status(
         bool, typer.Option("--phases", help="One row per phase, and the availability report.")
     ] = False,
 ) -> None:
-    """Show the journal of a stack: each step's status, attempts and message."""
+    """Show the journal of a stack and the progress recorded with the stack itself."""
     from automation.journal import Journal, state_dir
+    from automation.stack_progress import read_recorded, recorded_rows
 
     name = _stack_name(ctx, stack)
-    path = state_dir(_project_for(name)) / f"{name}.journal.json"
+    project = _project_for(name)
+    path = state_dir(project) / f"{name}.journal.json"
+    as_json = json_output or _globals(ctx).json
+    recorded = read_recorded(project, name)
     if not path.exists():
-        raise UserError(f"Stack '{name}' has no journal yet ({path}); nothing has run.")
+        if recorded.progress is None:
+            raise UserError(
+                f"Stack '{name}' has no journal here ({path}) and records no progress "
+                f"({recorded.note}); nothing has run."
+            )
+        _print_recorded(name, recorded, as_json)
+        return
     journal = Journal(path, name)
     records = sorted(journal.records(), key=lambda r: r.started or 0.0)
     if phases:
-        _print_phase_report(name, records, json_output or _globals(ctx).json)
+        _print_phase_report(name, records, as_json)
         return
-    if json_output or _globals(ctx).json:
-        _emit_json([dataclasses.asdict(r) for r in records])
+    if as_json:
+        _emit_json(
+            {
+                "journal": [dataclasses.asdict(r) for r in records],
+                "recorded": recorded_rows(recorded),
+            }
+        )
         return
     cells = [
         (r.phase, r.step, r.status.value, _executions_text(r), _changed_text(r), r.message)
@@ -480,6 +541,22 @@ def status(
             f"Stopped on Ctrl-C at {journal.data.stopped_at}; "
             f"`kubeshift --stack {name} run` continues from there."
         )
+    _print_recorded(name, recorded, False)
+
+
+def _print_recorded(name: str, recorded: Any, as_json: bool) -> None:
+    from automation.stack_progress import recorded_rows
+
+    rows = recorded_rows(recorded)
+    if as_json:
+        _emit_json({"journal": [], "recorded": rows})
+        return
+    if recorded.progress is None:
+        out.print(f"Progress recorded with the stack: unavailable ({recorded.note}).")
+        return
+    cells = [(r["phase"], r["before"], r["update"], r["after"], r["override"]) for r in rows]
+    columns = ("phase", "before", "update", "after", "override")
+    out.print(_table(f"progress recorded with {name}", columns, cells))
 
 
 def _executions_text(record: StepRecord) -> str:

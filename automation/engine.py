@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from automation.engine_processes import engine_markers
 from automation.errors import EngineMissingError, KubeshiftError, from_command_error
+from components.progress import RECORD_ONLY_VAR, RECORD_VAR, Record
 
 PHASE_KEY = "kubeshift:phase"
 
@@ -72,6 +73,14 @@ class Engine(Protocol):
 
     def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
         """Update; with ``plan``, apply exactly that plan or stop where the update departs."""
+        ...
+
+    def carry(self, record: Record | None) -> None:
+        """Pass ``record`` to the program with every following preview and update."""
+        ...
+
+    def record(self, record: Record) -> dict[str, Any]:
+        """A record-only update: add ``record`` to the stack's progress; returns the outputs."""
         ...
 
     def outputs(self) -> dict[str, Any]: ...
@@ -159,6 +168,41 @@ class PulumiEngine:
     def set_phase(self, phase: str) -> None:
         with mapped_errors(f"set {PHASE_KEY} to {phase}", self.stack_name):
             self._stack.set_config(PHASE_KEY, self._auto.ConfigValue(value=phase))
+
+    # -- progress marks (components.progress) ------------------------------------------
+
+    def carry(self, record: Record | None) -> None:
+        self._set_env({RECORD_VAR: record.to_json() if record is not None else None})
+
+    def record(self, record: Record) -> dict[str, Any]:
+        """Add ``record`` to the stack's ``progress`` output, changing no resource.
+
+        The program renders the phase the stack last deployed and the update targets
+        the stack resource alone, so even a program edited since cannot touch anything.
+        """
+        saved = self._stack.workspace.env_vars
+        self._set_env({RECORD_VAR: record.to_json(), RECORD_ONLY_VAR: "1"})
+        phases = ", ".join(f"{m.milestone} {m.phase}" for m in record.marks)
+        try:
+            with mapped_errors("record progress in the stack", self.stack_name):
+                result = self._stack.up(
+                    target=[self._root_urn()],
+                    on_output=self._on_output,
+                    message=f"kubeshift: record {phases}",
+                )
+        finally:
+            self._stack.workspace.env_vars = saved
+        return _plain_outputs(result.outputs)
+
+    def _set_env(self, changes: Mapping[str, str | None]) -> None:
+        """Set (or, for None, drop) variables of every later engine command."""
+        env = {k: v for k, v in self._stack.workspace.env_vars.items() if k not in changes}
+        env.update({k: v for k, v in changes.items() if v is not None})
+        self._stack.workspace.env_vars = env
+
+    def _root_urn(self) -> str:
+        project, stack = self._stack.workspace.project_settings().name, self.stack_name
+        return f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
 
     # -- operations --------------------------------------------------------------------
 

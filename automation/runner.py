@@ -17,8 +17,9 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
@@ -37,6 +38,15 @@ from automation.errors import (
 from automation.journal import Journal
 from automation.phase import ChangePolicy, Gate, Hook, HookResult, Phase, Step
 from automation.waiting import summarize, wait_until
+from components.progress import (
+    Mark,
+    Milestone,
+    Progress,
+    ProgressError,
+    Record,
+    Sides,
+    outputs_progress,
+)
 
 CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
 
@@ -108,6 +118,9 @@ class Runner:
         scope: ScopeResolver | None = None,
         log: logging.Logger | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        order: Sequence[Phase] = (),
+        actor: str = "kubeshift run",
+        trust_stack_progress: bool = True,
     ) -> None:
         self.engine = engine
         self.journal = journal
@@ -116,8 +129,12 @@ class Runner:
         self.scope = scope
         self.log = log or logging.getLogger("kubeshift.runner")
         self.sleep = sleep
+        self.order = tuple(order)
+        self.actor = actor
+        self.trust_stack_progress = trust_stack_progress
         self._outputs: dict[str, Any] = {}
         self._plans: Path | None = None
+        self._carried: dict[str, Record] = {}
 
     # -- public ------------------------------------------------------------------------
 
@@ -144,11 +161,52 @@ class Runner:
         self._outputs = self.engine.outputs()
         # Update plans live only as long as the run: preview runs again before any
         # update a later run resumes, and plan files hold the resources' inputs.
+        self.order = self.order or tuple(phases)
         with tempfile.TemporaryDirectory(prefix="kubeshift-plans-") as plans:
             self._plans = Path(plans)
             for phase in phases:
                 self._run_phase(phase, report)
+        self._record(self._with_layout(self._unrecorded(upto=None)))
         return report
+
+    def run_steps(self, phase: Phase, where: Literal["before", "after"]) -> RunReport:
+        """Run one side of ``phase``'s hooks and gates, journalled, then record it."""
+        if self.engine is None or self.journal is None:
+            raise UserError("Hooks need a Pulumi engine and a journal; use --dry-run for a plan.")
+        report = RunReport()
+        steps = [s for s in plan_steps(phase) if s.key.startswith(f"{where}:")]
+        self._run_steps(phase, steps, report)
+        self._record(self._with_layout([self._mark(phase.id, where)]))
+        return report
+
+    def describe_steps(self, phase: Phase, where: Literal["before", "after"]) -> RunReport:
+        """What ``run_steps`` would do, computed from the stack's current outputs."""
+        report = RunReport()
+        context = self.context_factory(phase, self._outputs, True)
+        for planned in plan_steps(phase):
+            if not planned.key.startswith(f"{where}:") or planned.step is None:
+                continue
+            if self.journal and self.journal.is_done(phase.id, planned.key):
+                report.outcomes.append(StepOutcome(phase.id, planned.key, "done"))
+                continue
+            message = self._describe(planned.step, context)
+            report.outcomes.append(StepOutcome(phase.id, planned.key, "would-run", message))
+        return report
+
+    def outputs_from_stack(self) -> None:
+        """Read the stack's current outputs (hooks and dry-runs plan from them)."""
+        if self.engine is not None:
+            self._outputs = self.engine.outputs()
+
+    def progress(self) -> Progress:
+        """The progress recorded with the stack, as its outputs last said."""
+        try:
+            return outputs_progress(self._outputs)
+        except ProgressError as exc:
+            raise UserError(
+                f"{str(exc)[0].upper()}{str(exc)[1:]}; the stack's record of finished phases "
+                "cannot be read."
+            ) from None
 
     def dry_run(self, phases: Sequence[Phase]) -> RunReport:
         """Say what a run would do; hooks run in dry-run mode, nothing is written."""
@@ -170,8 +228,23 @@ class Runner:
 
     def _run_phase(self, phase: Phase, report: RunReport) -> None:
         assert self.journal is not None
+        steps = plan_steps(phase)
+        left = [s for s in steps if not self.journal.is_done(phase.id, s.key)]
+        recorded = self.progress().finished(phase.id)
+        if left and recorded is not None and self.trust_stack_progress:
+            # Finished elsewhere: another checkout, or hooks by command and an update by hand.
+            report.outcomes += [
+                StepOutcome(phase.id, s.key, "skipped", f"recorded with the stack by {recorded.by}")
+                for s in left
+            ]
+            self.log.info("%s skipped: the stack records it finished (%s)", phase.id, recorded.by)
+            return
+        self._run_steps(phase, steps, report)
+
+    def _run_steps(self, phase: Phase, steps: Sequence[PlannedStep], report: RunReport) -> None:
+        assert self.journal is not None
         context: HookContext | None = None
-        for planned in plan_steps(phase):
+        for planned in steps:
             # config and preview are cheap and must hold right before the update: they
             # run again on resume until the update itself has finished.
             update_done = self.journal.is_done(phase.id, UPDATE)
@@ -253,6 +326,9 @@ class Runner:
             self.engine.set_phase(phase.id)
             return HookResult(True, f"kubeshift:phase = {phase.id}")
         if planned.kind == "preview":
+            # The same marks go with the update: its plan must match the preview's outputs.
+            self._carried[phase.id] = self._with_layout(self._unrecorded(upto=phase))
+            self.engine.carry(self._carried[phase.id])
             outcome = self.engine.preview(self._targets(phase), plan=self._plan_file(phase))
             guard.check(phase.id, outcome, effective_policy(phase, self.scope))
             changed = [f"{c.op} {c.name}" for c in outcome.changed()]
@@ -266,6 +342,8 @@ class Runner:
             # The update applies exactly the plan the guard accepted, or stops at the
             # first step that departs from it (drift, an edited config, a provider).
             plan = self._plan_file(phase)
+            carried = self._carried.get(phase.id)
+            self.engine.carry(carried or self._with_layout(self._unrecorded(upto=phase)))
             result = self.engine.up(
                 self._targets(phase), plan=plan if plan and plan.is_file() else None
             )
@@ -278,6 +356,46 @@ class Runner:
         if isinstance(planned.step, Hook):
             return self._run_hook(planned.step, context)
         return HookResult(False, self._run_gate(planned.step, context))
+
+    # -- progress recorded with the stack (components.progress) ------------------------
+
+    def _mark(self, phase: str, milestone: Milestone) -> Mark:
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        return Mark(phase=phase, milestone=milestone, by=self.actor, at=now)
+
+    def _unrecorded(self, upto: Phase | None) -> list[Mark]:
+        """Milestones the journal holds and the stack does not, up to ``upto``'s update.
+
+        ``upto=None``: every phase of the scenario, including the last one's after-steps.
+        """
+        assert self.journal is not None
+        progress = self.progress()
+        marks: list[Mark] = []
+        for phase in self.order:
+            steps = plan_steps(phase)
+            head = [s for s in steps if s.kind in {"config", "hook", "gate"} and not
+                    s.key.startswith("after:")]  # fmt: skip
+            began = all(self.journal.is_done(phase.id, s.key) for s in head)
+            if began and not progress.has(phase.id, "before"):
+                marks.append(self._mark(phase.id, "before"))
+            if upto is not None and phase.id == upto.id:
+                break
+            finished = all(self.journal.is_done(phase.id, s.key) for s in steps)
+            if finished and not progress.has(phase.id, "after"):
+                marks.append(self._mark(phase.id, "after"))
+        return marks
+
+    def _with_layout(self, marks: Sequence[Mark]) -> Record:
+        """``marks`` and which sides of each phase have steps (the program's check needs both)."""
+        layout: Sides = {p.id: _sides(p) for p in self.order}
+        return Record(marks=tuple(marks), steps=layout)
+
+    def _record(self, record: Record) -> None:
+        fresh_layout = record.steps is not None and record.steps != self.progress().steps
+        if (record.marks or fresh_layout) and self.engine is not None:
+            said = ", ".join(f"{m.milestone} {m.phase}" for m in record.marks) or "step layout"
+            self.log.info("recording with the stack: %s", said)
+            self._outputs = self.engine.record(record)
 
     def _plan_file(self, phase: Phase) -> Path | None:
         return self._plans / f"{phase.id}.plan.json" if self._plans else None
@@ -343,6 +461,16 @@ class Runner:
     def _targets(self, phase: Phase) -> list[str]:
         assert self.engine is not None
         return resolve_targets(self.engine, phase)
+
+
+def _sides(phase: Phase) -> tuple[Milestone, ...]:
+    """The sides of ``phase`` that have hooks or gates."""
+    sides: list[Milestone] = []
+    if phase.before:
+        sides.append("before")
+    if phase.after:
+        sides.append("after")
+    return tuple(sides)
 
 
 def effective_policy(phase: Phase, scope: ScopeResolver | None) -> ChangePolicy:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from automation.clients import LazyClients
 from automation.context import ClientSet, HookContext
@@ -39,6 +39,7 @@ from automation.scenarios import build_scenario
 from automation.secrets import secret_strings
 from automation.settings import RuntimeSettings, load_runtime_settings
 from automation.waiting import Pending, wait_until
+from components.progress import missing
 from components.run_marker import clear_mark, marker_path, write_mark
 
 
@@ -51,6 +52,20 @@ class RunRequest:
     yes: bool = False
     dry_run: bool = False
     fresh: bool = False
+    interactive: bool = False
+    json: bool = False
+
+
+@dataclass(frozen=True)
+class HooksRequest:
+    """One side of one phase's hooks and gates, for an engineer who runs ``pulumi up``."""
+
+    project: Path
+    stack: str
+    phase: str
+    side: Literal["before", "after"]
+    yes: bool = False
+    dry_run: bool = False
     interactive: bool = False
     json: bool = False
 
@@ -158,17 +173,8 @@ def execute(
     else:
         chooser = confirm if request.interactive else None
 
-    directory = state_dir(request.project)
-    reporter: Reporter = (
-        RichReporter(console) if console is not None and not request.json else NullReporter()
-    )
-    with (
-        stack_lock(directory / f"{request.stack}.lock", request.stack),
-        run_mark(marker_path(directory, request.stack), run_id),
-        reporter if isinstance(reporter, RichReporter) else nullcontext(),
-        stop_at_safe_points(logging.getLogger("kubeshift").warning),
-    ):
-        wait_for_orphaned_engines(request.project, request.stack, reporter)
+    reporter = _reporter(console, request.json)
+    with _holding(request.project, request.stack, run_id, reporter):
         secrets = secret_strings(info.values, engine.secret_config())
         journal = Journal(path, request.stack, secrets, scenario=info.scenario)
         if request.fresh:
@@ -180,5 +186,96 @@ def execute(
             factory,
             confirm=chooser,
             scope=lambda phase: program_scope(info.values, scenario.ids(), phase.id),
+            order=scenario.phases,
+            actor=f"kubeshift run {run_id}",
+            trust_stack_progress=not request.fresh,
         )
         return runner.run(phases)
+
+
+def execute_hooks(
+    request: HooksRequest,
+    *,
+    console: Any = None,
+    confirm: Callable[[str], bool] | None = None,
+    engine_factory: EngineFactory = pulumi_engine,
+    clients: ClientSet | None = None,
+) -> RunReport:
+    """Run (or describe) one phase's before- or after-steps, journalled and recorded.
+
+    Refuses before anything runs when the stack's progress says it is too early: the
+    before-steps wait for every earlier phase, the after-steps for the phase's update.
+    """
+    info = load_stack(request.project, request.stack)
+    scenario = build_scenario(info)
+    phase = scenario.phase(request.phase)
+    settings = load_runtime_settings(info.values)
+    clients = clients or LazyClients(settings)
+    path = journal_path(request.project, request.stack)
+    check_state_dir(state_dir(request.project))
+    load_journal(path, request.stack, info.scenario)
+    if not request.dry_run:
+        check_state_dir_writable(state_dir(request.project))
+    run_id = uuid.uuid4().hex
+    engine = engine_factory(request.project, request.stack, run_id)
+    if request.yes:
+        chooser: Callable[[str], bool] | None = lambda _question: True  # noqa: E731
+    else:
+        chooser = confirm if request.interactive else None
+    reporter = _reporter(console, request.json) if not request.dry_run else NullReporter()
+    factory = context_factory(info, settings, clients, reporter)
+    if request.dry_run:
+        journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
+        runner = Runner(engine, journal, factory)
+        runner.outputs_from_stack()
+        _refuse_early(runner, scenario.ids(), phase.id, request)
+        return runner.describe_steps(phase, request.side)
+    with _holding(request.project, request.stack, run_id, reporter):
+        secrets = secret_strings(info.values, engine.secret_config())
+        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
+        runner = Runner(
+            engine, journal, factory, confirm=chooser, actor=f"kubeshift hooks {run_id}"
+        )
+        runner.outputs_from_stack()
+        _refuse_early(runner, scenario.ids(), phase.id, request)
+        return runner.run_steps(phase, request.side)
+
+
+def _refuse_early(
+    runner: Runner, order: tuple[str, ...], phase: str, request: HooksRequest
+) -> None:
+    progress = runner.progress()
+    command = f"kubeshift --stack {request.stack}"
+    if request.side == "after" and not progress.has(phase, "update"):
+        raise UserError(
+            f"Phase '{phase}' has no successful update recorded with the stack, so its "
+            f"after-steps would check nothing; run `pulumi up` at kubeshift:phase {phase} "
+            f"first (or `{command} run`)."
+        )
+    if request.side == "before":
+        earlier = [m for m in missing(progress, order, phase) if m != f"before {phase}"]
+        if earlier:
+            shown = ", ".join(earlier[:4]) + (" and more" if len(earlier) > 4 else "")
+            raise UserError(
+                f"Phase '{phase}' comes too early: the stack records no {shown}, so nothing "
+                f"was run; finish the earlier phases first (`{command} run --to "
+                f"{order[order.index(phase) - 1]}`)."
+            )
+
+
+def _reporter(console: Any, as_json: bool) -> Reporter:
+    return RichReporter(console) if console is not None and not as_json else NullReporter()
+
+
+@contextmanager
+def _holding(project: Path, stack: str, run_id: str, reporter: Reporter) -> Iterator[None]:
+    """Everything a run holds while it changes a stack: lock, run mark, progress, Ctrl-C."""
+    directory = state_dir(project)
+    with (
+        stack_lock(directory / f"{stack}.lock", stack),
+        run_mark(marker_path(directory, stack), run_id),
+        reporter if isinstance(reporter, RichReporter) else nullcontext(),
+        stop_at_safe_points(logging.getLogger("kubeshift").warning),
+    ):
+        wait_for_orphaned_engines(project, stack, reporter)
+        yield

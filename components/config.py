@@ -44,7 +44,8 @@ PHASE_KEY = "kubeshift:phase"
 CLUSTER_KEY = "kubeshift:cluster"
 MIGRATION_KEY = "kubeshift:migration"
 RUNTIME_KEY = "kubeshift:runtime"
-KNOWN_KEYS = (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, RUNTIME_KEY)
+SKIP_PROGRESS_KEY = "kubeshift:skipProgressCheck"
+KNOWN_KEYS = (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, RUNTIME_KEY, SKIP_PROGRESS_KEY)
 REGION_KEY = "aws:region"
 
 CLUSTER_NAME_MAX = 40
@@ -216,6 +217,7 @@ class StackConfig(_Model):
     region: str
     cluster: ClusterConfig
     migration: MigrationConfig
+    skip_progress_check: str | None = None  # the one phase allowed past the progress check
 
     @property
     def phase_ids(self) -> tuple[str, ...]:
@@ -249,8 +251,16 @@ def load_config(values: Mapping[str, Any]) -> StackConfig:
         raise ConfigError(REGION_KEY, f"{REGION_KEY} {region!r} is not an AWS region name.")
     cluster = _parse(ClusterConfig, _require_object(values, CLUSTER_KEY), CLUSTER_KEY)
     migration = _parse(MigrationConfig, _require_object(values, MIGRATION_KEY), MIGRATION_KEY)
+    skip = values.get(SKIP_PROGRESS_KEY)
+    if skip is not None and not isinstance(skip, str):
+        raise ConfigError(SKIP_PROGRESS_KEY, f"{SKIP_PROGRESS_KEY} must be a phase id.")
     config = StackConfig(
-        scenario=scenario, phase=phase, region=region, cluster=cluster, migration=migration
+        scenario=scenario,
+        phase=phase,
+        region=region,
+        cluster=cluster,
+        migration=migration,
+        skip_progress_check=skip,
     )
     _check(config)
     return config
@@ -410,6 +420,13 @@ def _check(config: StackConfig) -> None:
         _fail(
             PHASE_KEY,
             f"{PHASE_KEY} {config.phase!r} is not a phase of {config.scenario} "
+            f"(choose one of {', '.join(config.phase_ids)}).",
+        )
+    skip = config.skip_progress_check
+    if skip is not None and skip not in config.phase_ids:
+        _fail(
+            SKIP_PROGRESS_KEY,
+            f"{SKIP_PROGRESS_KEY} {skip!r} is not a phase of {config.scenario} "
             f"(choose one of {', '.join(config.phase_ids)}).",
         )
     source_key = f"{CLUSTER_KEY}.network"

@@ -20,9 +20,20 @@ from components.config import (
     PHASE_KEY,
     REGION_KEY,
     SCENARIO_KEY,
+    SKIP_PROGRESS_KEY,
     ConfigError,
     StackConfig,
     load_config,
+)
+from components.progress import (
+    BY_HAND,
+    PROGRESS_OUTPUT,
+    RECORD_ONLY_VAR,
+    RECORD_VAR,
+    ProgressError,
+    outputs_progress,
+    parse_record,
+    settle,
 )
 from components.run_marker import RUN_VAR, competing_run, state_dir
 
@@ -32,7 +43,7 @@ Builder = Callable[[StackConfig], dict[str, Any]]
 def read_config() -> StackConfig:
     """The stack's ``kubeshift:*`` and ``aws:region`` values, validated."""
     values: dict[str, Any] = {}
-    for key in (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, REGION_KEY):
+    for key in (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, REGION_KEY, SKIP_PROGRESS_KEY):
         namespace, name = key.split(":", 1)
         value = pulumi.Config(namespace).get(name)
         if value is not None:
@@ -65,6 +76,63 @@ def refuse_update_during_a_run() -> None:
         )
 
 
+READ_STACK_OUTPUTS = "pulumi:pulumi:readStackOutputs"
+
+
+def read_own_outputs() -> dict[str, Any] | None:
+    """This stack's outputs as its last update left them; None when rendered offline.
+
+    A synchronous invoke of the engine's builtin provider, so the check below runs
+    before the program declares any resource. The offline renderer's mocks answer
+    with no stack name: there is no stack to read, and nothing to check.
+    """
+    name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
+    result = pulumi.runtime.invoke(READ_STACK_OUTPUTS, {"name": name})
+    value = result.value or {}
+    if "name" not in value:
+        return None
+    return dict(value.get("outputs") or {})
+
+
+def check_progress(config: StackConfig) -> tuple[StackConfig | None, dict[str, Any] | None]:
+    """The config to build (None: build nothing) and the ``progress`` output (None offline).
+
+    A record-only update builds the phase the stack last deployed, whatever
+    ``kubeshift:phase`` says now, or nothing on a stack never deployed; any other
+    update of a phase whose earlier phases are not recorded as finished stops here,
+    before a single resource is declared.
+    """
+    outputs = read_own_outputs()
+    if outputs is None:
+        return config, None
+    by = f"kubeshift run {os.environ[RUN_VAR]}" if os.environ.get(RUN_VAR) else BY_HAND
+    try:
+        progress = outputs_progress(outputs)
+        added = parse_record(os.environ.get(RECORD_VAR))
+        if os.environ.get(RECORD_ONLY_VAR) == "1":
+            recorded = progress.with_record(added)
+            deployed = recorded.deployed_phase()
+            built = config.model_copy(update={"phase": deployed}) if deployed else None
+            return built, recorded.as_output()
+        settled, skipped = settle(
+            progress,
+            config.phase_ids,
+            config.phase,
+            stack=pulumi.get_stack(),
+            added=added,
+            by=by,
+            skip_for=config.skip_progress_check,
+        )
+    except ProgressError as exc:
+        raise pulumi.RunError(str(exc)) from None
+    if skipped:
+        pulumi.log.warn(
+            f"{SKIP_PROGRESS_KEY} lets phase '{config.phase}' go ahead without: "
+            f"{', '.join(skipped)}; the stack records this override."
+        )
+    return config, settled.as_output()
+
+
 def main() -> None:
     """Build the scenario's top component for the configured phase and export outputs."""
     refuse_update_during_a_run()
@@ -73,6 +141,9 @@ def main() -> None:
     except ConfigError as exc:
         # RunError: the engine prints the one-sentence message without a traceback.
         raise pulumi.RunError(str(exc)) from None
-    outputs = builders()[config.scenario](config)
+    built, progress = check_progress(config)
+    outputs = builders()[config.scenario](built) if built is not None else {}
+    if progress is not None:
+        outputs[PROGRESS_OUTPUT] = progress
     for key, value in outputs.items():
         pulumi.export(key, value)

@@ -38,6 +38,7 @@ from automation.sandbox.workspace import (
 STARTUP_DEADLINE = 300.0
 STOP_GRACE = 30.0
 NODES_DEADLINE = 180.0
+WORLD_BUILDER = "kubeshift sandbox up (builds the world a migration starts from; no hook ran)"
 Say = Callable[[str], None]
 
 
@@ -196,6 +197,7 @@ def build_world(
     """Plugin, workspace, baseline through the engine, workloads; idempotent."""
     from automation.engine import PulumiEngine
     from automation.sandbox.provider.install import install
+    from components.progress import Mark, Record
 
     activate(paths, state)
     install(Path(state.pulumi_bin), paths.pulumi_home, paths.run / "plugin")
@@ -210,7 +212,11 @@ def build_world(
     began = time.monotonic()
     engine = PulumiEngine(workspace, info.name, create=True)
     engine.set_phase("baseline")
+    # The stand-in for a cluster another tool built: no kubeshift hook runs before it,
+    # and the stack's progress record says so (components.progress).
+    engine.carry(Record(marks=(Mark(phase="baseline", milestone="before", by=WORLD_BUILDER),)))
     outcome = engine.up()
+    engine.carry(None)
     say(f"  baseline: {outcome.summary} in {time.monotonic() - began:.0f}s")
     probe = _seed_workloads(workspace, info, state, say)
     state.world_ready = True

@@ -12,6 +12,7 @@ from automation.context import HookContext
 from automation.engine import PreviewOutcome, ResourceChange, UpdateOutcome
 from automation.phase import CREATES_ONLY, Gate, Hook, HookResult, Phase, Scenario, deletes_in
 from automation.waiting import DONE, Pending
+from components.progress import Mark, Progress, Record
 
 
 class Killed(BaseException):
@@ -30,6 +31,8 @@ class FakeEngine:
     pending: list[str] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
     plans_applied: list[Path | None] = field(default_factory=list)
+    progress: Progress = field(default_factory=Progress)
+    carried: Record | None = None
 
     def _maybe_die(self, what: str) -> None:
         if self.kill_on == what:
@@ -61,10 +64,21 @@ class FakeEngine:
             assert json.loads(plan.read_text()) == {"phase": self.phase}, "a stale plan"
         self.plans_applied.append(plan)
         self._maybe_die(f"up:{self.phase}")
-        return UpdateOutcome(summary={"create": 1}, outputs={"phase": self.phase})
+        # As the program does: carried marks and the update's own, in the outputs.
+        done = Mark(phase=self.phase or "", milestone="update", by="fake")
+        self.progress = self.progress.with_record(self.carried or Record()).with_marks([done])
+        return UpdateOutcome(summary={"create": 1}, outputs=self.outputs())
+
+    def carry(self, record: Record | None) -> None:
+        self.carried = record
+
+    def record(self, record: Record) -> dict[str, Any]:
+        self.calls.append(("record", tuple(f"{m.milestone} {m.phase}" for m in record.marks)))
+        self.progress = self.progress.with_record(record)
+        return self.outputs()
 
     def outputs(self) -> dict[str, Any]:
-        return {"phase": self.phase}
+        return {"phase": self.phase, "progress": self.progress.as_output()}
 
     def resource_urns(self) -> list[str]:
         return list(self.urns)

@@ -3,6 +3,7 @@ bad config into the engine's one-line RunError."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pulumi
@@ -10,6 +11,7 @@ import pytest
 
 from automation.render import record
 from components import program
+from components.progress import parse_progress
 from tests.components.conftest import stack_values
 
 
@@ -36,3 +38,67 @@ def test_bad_config_is_one_line_run_error(small_values: dict[str, Any]) -> None:
     message = str(caught.value)
     assert message.startswith("kubeshift:cluster.control_plane.members is 2;")
     assert "\n" not in message
+
+
+def _marks(phases: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [
+        {"phase": p, "milestone": m, "by": "t"}
+        for p in phases
+        for m in ("before", "update", "after")
+    ]
+
+
+def test_an_update_that_skips_ahead_stops_before_declaring_anything(
+    small_values: dict[str, Any],
+) -> None:
+    small_values["kubeshift:phase"] = "retire-old-workers"
+    before = {"phase": "baseline", "progress": {"marks": _marks(("baseline",))}}
+    with pytest.raises(pulumi.RunError) as caught:
+        record(program.main, config=small_values, stack_outputs=before)
+    assert "Phase 'retire-old-workers' cannot be updated yet" in str(caught.value)
+    assert "after target-network" in str(caught.value)
+
+
+def test_an_update_with_its_marks_records_itself(
+    small_values: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_values["kubeshift:phase"] = "target-network"
+    before = {"phase": "baseline", "progress": {"marks": _marks(("baseline",))}}
+    added = [{"phase": "target-network", "milestone": "before", "by": "kubeshift run r1"}]
+    monkeypatch.setenv("KUBESHIFT_RECORD", json.dumps({"marks": added}))
+    rendering = record(program.main, config=small_values, stack_outputs=before)
+    progress = parse_progress(rendering.outputs["progress"])
+    assert progress.has("target-network", "before") and progress.has("target-network", "update")
+    assert progress.deployed_phase() == "target-network"
+    assert rendering.outputs["phase"] == "target-network"
+
+
+def test_the_override_is_recorded_in_the_output(small_values: dict[str, Any]) -> None:
+    small_values["kubeshift:phase"] = "target-network"
+    small_values["kubeshift:skipProgressCheck"] = "target-network"
+    rendering = record(program.main, config=small_values, stack_outputs={})
+    (override,) = parse_progress(rendering.outputs["progress"]).overrides
+    assert override.phase == "target-network"
+    assert override.missing == ("after baseline", "before target-network")
+
+
+def test_a_record_only_update_builds_the_deployed_phase(
+    small_values: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_values["kubeshift:phase"] = "drain-workers"  # set by hand, not yet deployed
+    before = {"phase": "baseline", "progress": {"marks": _marks(("baseline",))}}
+    added = [{"phase": "target-network", "milestone": "before", "by": "kubeshift hooks"}]
+    monkeypatch.setenv("KUBESHIFT_RECORD_ONLY", "1")
+    monkeypatch.setenv("KUBESHIFT_RECORD", json.dumps({"marks": added}))
+    rendering = record(program.main, config=small_values, stack_outputs=before)
+    assert rendering.outputs["phase"] == "baseline"
+    progress = parse_progress(rendering.outputs["progress"])
+    assert progress.has("target-network", "before")
+    assert not progress.has("drain-workers", "update")
+
+
+def test_offline_renders_skip_the_check(small_values: dict[str, Any]) -> None:
+    small_values["kubeshift:phase"] = "retire-old-workers"
+    rendering = record(program.main, config=small_values)
+    assert rendering.outputs["phase"] == "retire-old-workers"
+    assert "progress" not in rendering.outputs

@@ -74,9 +74,7 @@ def _wait_for(what: str, check: Callable[[], bool], timeout: float = 180) -> Non
         time.sleep(0.2)
 
 
-def _drive_argv(
-    project: EngineProject, state: Path, *args: str, command: str = "run"
-) -> list[str]:
+def _drive_argv(project: EngineProject, state: Path, *args: str, command: str = "run") -> list[str]:
     module = "tests.integration.engine.drive"
     return [sys.executable, "-m", module, command, str(project.dir), str(state), *args]
 

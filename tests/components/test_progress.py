@@ -1,0 +1,140 @@
+"""The progress record: what an update of a phase needs, and the sentence when it lacks it."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.progress import (
+    Mark,
+    Progress,
+    ProgressError,
+    Record,
+    missing,
+    parse_progress,
+    parse_record,
+    settle,
+)
+
+PHASES = ("baseline", "target-network", "drain-workers", "retire-old-workers")
+
+
+def finished(*phases: str) -> Progress:
+    marks = [
+        Mark(phase=p, milestone=m, by="t") for p in phases for m in ("before", "update", "after")
+    ]
+    return Progress(marks=tuple(marks))
+
+
+def test_a_phase_needs_every_earlier_phase_finished_and_its_own_before_steps() -> None:
+    progress = finished("baseline")
+    assert missing(progress, PHASES, "drain-workers") == [
+        "after target-network",
+        "before drain-workers",
+    ]
+    assert missing(finished(*PHASES[:3]), PHASES, "retire-old-workers") == [
+        "before retire-old-workers"
+    ]
+
+
+def test_the_refusal_names_what_is_missing_and_the_next_command() -> None:
+    progress = finished("baseline", "target-network").with_marks(
+        [Mark(phase="drain-workers", milestone="before", by="t")]
+    )
+    with pytest.raises(ProgressError) as caught:
+        settle(
+            progress,
+            PHASES,
+            "retire-old-workers",
+            stack="s",
+            added=Record(),
+            by="me",
+            skip_for=None,
+        )
+    text = str(caught.value)
+    assert "after drain-workers" in text and "before retire-old-workers" in text
+    assert "`pulumi up` at kubeshift:phase drain-workers" in text  # its update is next
+    assert "kubeshift:skipProgressCheck" in text and "\n" not in text
+
+
+def test_marks_passed_with_the_update_count_and_the_update_is_recorded() -> None:
+    mark = Mark(phase="target-network", milestone="before", by="run", at="2026-11-23T12:00:00Z")
+    added = Record(marks=(mark,))
+    settled, skipped = settle(
+        finished("baseline"),
+        PHASES,
+        "target-network",
+        stack="s",
+        added=added,
+        by="me",
+        skip_for=None,
+    )
+    assert skipped == []
+    assert settled.has("target-network", "before") and settled.has("target-network", "update")
+    assert settled.deployed_phase() == "target-network"
+
+
+def test_an_override_goes_ahead_and_is_recorded_only_for_its_phase() -> None:
+    settled, skipped = settle(
+        Progress(),
+        PHASES,
+        "target-network",
+        stack="s",
+        added=Record(),
+        by="me",
+        skip_for="target-network",
+    )
+    assert skipped == ["after baseline", "before target-network"]
+    assert settled.overrides[0].phase == "target-network"
+    assert settled.overrides[0].missing == ("after baseline", "before target-network")
+    with pytest.raises(ProgressError):
+        settle(
+            Progress(),
+            PHASES,
+            "drain-workers",
+            stack="s",
+            added=Record(),
+            by="me",
+            skip_for="target-network",
+        )
+
+
+def test_a_newer_mark_replaces_the_older_one() -> None:
+    first = Mark(phase="baseline", milestone="after", by="a")
+    second = Mark(phase="baseline", milestone="after", by="b")
+    assert Progress().with_marks([first]).with_marks([second]).marks == (second,)
+
+
+def test_records_round_trip_and_damage_is_one_sentence() -> None:
+    progress = finished("baseline")
+    assert parse_progress(progress.as_output()) == progress
+    assert parse_progress(None) == Progress()
+    record = Record(marks=progress.marks, steps={"baseline": ("after",)})
+    assert parse_record(record.to_json()) == record
+    assert parse_record(None) == Record()
+    with pytest.raises(ProgressError, match="not a progress record"):
+        parse_progress({"marks": [{"phase": "x"}]})
+    with pytest.raises(ProgressError, match="KUBESHIFT_RECORD"):
+        parse_record("{not json")
+
+
+def test_once_the_layout_is_known_only_sides_with_steps_are_needed() -> None:
+    layout = {"baseline": (), "target-network": ("after",), "drain-workers": ("before", "after")}
+    progress = Progress(
+        marks=(
+            Mark(phase="baseline", milestone="update", by="hand"),
+            Mark(phase="target-network", milestone="update", by="hand"),
+        ),
+        steps=layout,
+    )
+    # baseline is finished by its update alone; target-network still needs its after-steps.
+    assert missing(progress, PHASES, "target-network") == []
+    assert missing(progress, PHASES, "drain-workers") == [
+        "after target-network",
+        "before drain-workers",
+    ]
+    done = progress.with_marks([Mark(phase="drain-workers", milestone="update", by="hand")])
+    # retire-old-workers has no before-steps: drain-workers' after-steps are all it waits for.
+    assert missing(done, PHASES, "retire-old-workers") == [
+        "after target-network",
+        "after drain-workers",
+    ]
