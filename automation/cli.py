@@ -30,6 +30,8 @@ from automation.project import DEFAULT_STACK, check_stack_name, project_dir
 
 if TYPE_CHECKING:
     from automation.journal import StepRecord
+    from automation.stack_progress import Recorded
+from automation.stack_progress import Recorded
 
 app = typer.Typer(
     name="kubeshift",
@@ -499,36 +501,36 @@ def status(
     phases: Annotated[
         bool, typer.Option("--phases", help="One row per phase, and the availability report.")
     ] = False,
+    recorded: Annotated[
+        bool,
+        typer.Option(
+            "--recorded", help="Only the progress recorded with the stack (needs no journal)."
+        ),
+    ] = False,
 ) -> None:
-    """Show the journal of a stack and the progress recorded with the stack itself."""
+    """Show the journal of a stack, then the progress recorded with the stack itself."""
     from automation.journal import Journal, state_dir
-    from automation.stack_progress import read_recorded, recorded_rows
+    from automation.stack_progress import read_recorded
 
     name = _stack_name(ctx, stack)
     project = _project_for(name)
     path = state_dir(project) / f"{name}.journal.json"
     as_json = json_output or _globals(ctx).json
-    recorded = read_recorded(project, name)
-    if not path.exists():
-        if recorded.progress is None:
-            raise UserError(
-                f"Stack '{name}' has no journal here ({path}) and records no progress "
-                f"({recorded.note}); nothing has run."
-            )
-        _print_recorded(name, recorded, as_json)
+    if recorded or (not path.exists() and not as_json and not phases):
+        _print_recorded(name, read_recorded(project, name), as_json, required=True)
         return
+    if not path.exists():
+        raise UserError(
+            f"Stack '{name}' has no journal yet ({path}); nothing has run from here "
+            f"(`kubeshift --stack {name} status --recorded` shows what the stack records)."
+        )
     journal = Journal(path, name)
     records = sorted(journal.records(), key=lambda r: r.started or 0.0)
     if phases:
         _print_phase_report(name, records, as_json)
         return
     if as_json:
-        _emit_json(
-            {
-                "journal": [dataclasses.asdict(r) for r in records],
-                "recorded": recorded_rows(recorded),
-            }
-        )
+        _emit_json([dataclasses.asdict(r) for r in records])
         return
     cells = [
         (r.phase, r.step, r.status.value, _executions_text(r), _changed_text(r), r.message)
@@ -541,20 +543,25 @@ def status(
             f"Stopped on Ctrl-C at {journal.data.stopped_at}; "
             f"`kubeshift --stack {name} run` continues from there."
         )
-    _print_recorded(name, recorded, False)
+    _print_recorded(name, read_recorded(project, name), False, required=False)
 
 
-def _print_recorded(name: str, recorded: Any, as_json: bool) -> None:
+def _print_recorded(name: str, recorded: Recorded, as_json: bool, *, required: bool) -> None:
+    """The stack's own record: per phase, who finished each side and when; overrides."""
     from automation.stack_progress import recorded_rows
 
-    rows = recorded_rows(recorded)
-    if as_json:
-        _emit_json({"journal": [], "recorded": rows})
-        return
     if recorded.progress is None:
+        if required:
+            raise UserError(
+                f"Stack '{name}' records no progress that can be read ({recorded.note})."
+            )
         out.print(f"Progress recorded with the stack: unavailable ({recorded.note}).")
         return
-    cells = [(r["phase"], r["before"], r["update"], r["after"], r["override"]) for r in rows]
+    rows = recorded_rows(recorded)
+    if as_json:
+        _emit_json([dataclasses.asdict(r) for r in rows])
+        return
+    cells = [(r.phase, r.before, r.update, r.after, r.override) for r in rows]
     columns = ("phase", "before", "update", "after", "override")
     out.print(_table(f"progress recorded with {name}", columns, cells))
 

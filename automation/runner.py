@@ -388,7 +388,7 @@ class Runner:
     def _with_layout(self, marks: Sequence[Mark]) -> Record:
         """``marks`` and which sides of each phase have steps (the program's check needs both)."""
         layout: Sides = {p.id: _sides(p) for p in self.order}
-        return Record(marks=tuple(marks), steps=layout)
+        return Record(marks=tuple(marks), steps=layout or None)
 
     def _record(self, record: Record) -> None:
         fresh_layout = record.steps is not None and record.steps != self.progress().steps

@@ -234,7 +234,12 @@ def execute_hooks(
         secrets = secret_strings(info.values, engine.secret_config())
         journal = Journal(path, request.stack, secrets, scenario=info.scenario)
         runner = Runner(
-            engine, journal, factory, confirm=chooser, actor=f"kubeshift hooks {run_id}"
+            engine,
+            journal,
+            factory,
+            confirm=chooser,
+            order=scenario.phases,
+            actor=f"kubeshift hooks {run_id}",
         )
         runner.outputs_from_stack()
         _refuse_early(runner, scenario.ids(), phase.id, request)

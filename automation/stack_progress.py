@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from automation.errors import KubeshiftError
-from components.progress import Milestone, Progress, ProgressError, outputs_progress
+from components.progress import Mark, Milestone, Progress, ProgressError, outputs_progress
 
 MILESTONES: tuple[Milestone, ...] = ("before", "update", "after")
 
@@ -39,18 +39,37 @@ def read_recorded(project: Path, stack: str) -> Recorded:
         return Recorded(None, note=str(exc).rstrip("."))
 
 
-def recorded_rows(recorded: Recorded) -> list[dict[str, str]]:
-    """One row per phase: who finished each milestone (and when), and any override."""
+@dataclass(frozen=True)
+class PhaseRow:
+    """One phase of the record: who finished each side (and when), and any override."""
+
+    phase: str
+    before: str
+    update: str
+    after: str
+    override: str
+
+
+def recorded_rows(recorded: Recorded) -> list[PhaseRow]:
     progress = recorded.progress
     if progress is None:
         return []
     rows = []
     for phase in recorded.order:
-        cells = {"phase": phase}
-        for milestone in MILESTONES:
-            mark = progress.mark(phase, milestone)
-            cells[milestone] = "" if mark is None else f"{mark.by} {mark.at or ''}".strip()
+        cells = {m: _who(progress.mark(phase, m), progress.has_steps(phase, m)) for m in MILESTONES}
         overrides = [o for o in progress.overrides if o.phase == phase]
-        cells["override"] = "; ".join(f"without {', '.join(o.missing)} ({o.by})" for o in overrides)
-        rows.append(cells)
+        override = "; ".join(f"without {', '.join(o.missing)} ({o.by})" for o in overrides)
+        rows.append(PhaseRow(phase, cells["before"], cells["update"], cells["after"], override))
     return rows
+
+
+def _who(mark: Mark | None, has_steps: bool) -> str:
+    """``run 1a2b3c4d 12:17:05`` — short enough for a table; ``-`` for a side with no steps."""
+    if mark is None:
+        return "" if has_steps else "-"
+    by = mark.by
+    for long, short in (("kubeshift run ", "run "), ("kubeshift hooks ", "hooks ")):
+        if by.startswith(long):
+            by = short + by[len(long) :][:8]
+    when = mark.at[11:19] if mark.at and len(mark.at) >= 19 else ""
+    return f"{by} {when}".strip()

@@ -38,7 +38,7 @@ from automation.sandbox.workspace import (
 STARTUP_DEADLINE = 300.0
 STOP_GRACE = 30.0
 NODES_DEADLINE = 180.0
-WORLD_BUILDER = "kubeshift sandbox up (builds the world a migration starts from; no hook ran)"
+WORLD_BUILDER = "kubeshift sandbox up (stands in for the live cluster; no hook ran)"
 Say = Callable[[str], None]
 
 
