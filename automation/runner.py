@@ -175,6 +175,12 @@ class Runner:
             raise UserError("Hooks need a Pulumi engine and a journal; use --dry-run for a plan.")
         report = RunReport()
         steps = [s for s in plan_steps(phase) if s.key.startswith(f"{where}:")]
+        pending = [s for s in steps if s.destructive and not self.journal.is_done(phase.id, s.key)]
+        if self.confirm is None and pending:
+            raise UserError(
+                f"{phase.id}/{pending[0].key} is destructive and there is no terminal to "
+                "confirm it; pass --yes to proceed non-interactively."
+            )
         self._run_steps(phase, steps, report)
         self._record(self._with_layout([self._mark(phase.id, where)]))
         return report

@@ -214,8 +214,6 @@ def execute_hooks(
     path = journal_path(request.project, request.stack)
     check_state_dir(state_dir(request.project))
     load_journal(path, request.stack, info.scenario)
-    if not request.dry_run:
-        check_state_dir_writable(state_dir(request.project))
     run_id = uuid.uuid4().hex
     engine = engine_factory(request.project, request.stack, run_id)
     if request.yes:
@@ -224,12 +222,14 @@ def execute_hooks(
         chooser = confirm if request.interactive else None
     reporter = _reporter(console, request.json) if not request.dry_run else NullReporter()
     factory = context_factory(info, settings, clients, reporter)
+    existing = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
+    # Too early is a user error: said before the lock, the journal or any write.
+    reader = Runner(engine, existing, factory, order=scenario.phases)
+    reader.outputs_from_stack()
+    _refuse_early(reader, scenario.ids(), phase.id, request)
     if request.dry_run:
-        journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
-        runner = Runner(engine, journal, factory)
-        runner.outputs_from_stack()
-        _refuse_early(runner, scenario.ids(), phase.id, request)
-        return runner.describe_steps(phase, request.side)
+        return reader.describe_steps(phase, request.side)
+    check_state_dir_writable(state_dir(request.project))
     with _holding(request.project, request.stack, run_id, reporter):
         secrets = secret_strings(info.values, engine.secret_config())
         journal = Journal(path, request.stack, secrets, scenario=info.scenario)
@@ -242,7 +242,7 @@ def execute_hooks(
             actor=f"kubeshift hooks {run_id}",
         )
         runner.outputs_from_stack()
-        _refuse_early(runner, scenario.ids(), phase.id, request)
+        _refuse_early(runner, scenario.ids(), phase.id, request)  # what the lock now holds
         return runner.run_steps(phase, request.side)
 
 
