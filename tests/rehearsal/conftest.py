@@ -1,15 +1,18 @@
 """One sandbox and one whole vpc-move rehearsal for every end-to-end assertion.
 
-Everything goes through the ``kubeshift`` console script in subprocesses, as an
-operator runs it: ``sandbox up`` for the ``local`` stack, ``run --yes`` from baseline
-to cleanup, then a second ``run``. The migration is not left in peace: the fixed
-fault trials below (``CI_FAULTS``) kill, interrupt and resume it on the way — the
-engine killed mid-update and recovered, Ctrl-C during a gate, kubeshift killed alone
-during the drain, the whole group killed during a control-plane gate — and a second
-operator's ``pulumi up`` is tried while it runs. The tests only read the outcome from
-the outside: the journal (``status --json``), moto and the sandbox's cluster, which
-must be what an uninterrupted run leaves. Later end-to-end checks should join this
-session instead of starting their own sandbox (CI budget).
+Everything goes through the ``kubeshift`` console script (and ``pulumi``) in
+subprocesses, as operators run them: ``sandbox up`` for the ``local`` stack, ``run
+--yes`` from baseline to ingress-move, the drain and the old workers' retirement by
+hand (``tests.rehearsal.by_hand``: a skip-ahead refused, ``kubeshift hooks`` around a
+hand-run ``pulumi up``, an override, a second operator's fresh checkout), ``run --yes``
+to cleanup, then a second ``run``. The runs are not left in peace: the fixed fault
+trials below kill, interrupt and resume them on the way — the engine killed
+mid-update and recovered, Ctrl-C during a gate, kubeshift killed alone before the DNS
+cutover, the whole group killed during a control-plane gate — and a second operator's
+``pulumi up`` is tried while a run goes on. The tests only read the outcome from the
+outside: the journal (``status --json``), the stack's record, moto and the sandbox's
+cluster, which must be what an uninterrupted run leaves. Later end-to-end checks
+should join this session instead of starting their own sandbox (CI budget).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,6 +60,7 @@ class Rehearsal:
     rerun: Ran
     sandbox: dict[str, Any]
     journal: Path
+    by_hand: ByHand
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -124,14 +129,30 @@ def second_operator(env: dict[str, str]) -> SecondOperator:
     )
 
 
-def ci_faults(env: dict[str, str]) -> list[Fault]:
-    """The trials every CI run puts the rehearsal through, in the order the run meets them."""
+BY_HAND_FROM = "drain-workers"  # drain-workers and retire-old-workers go by hand
+
+
+def ci_faults_before_by_hand(env: dict[str, str]) -> list[Fault]:
+    """The trials of the run up to the by-hand phases, in the order the run meets them."""
     return [
         Fault("target-network/update", "engine-kill", delay=2.0),
         Fault("target-workers/after:*", "sigint"),
-        Fault("drain-workers/before:*", "kill-alone", meanwhile=lambda: second_operator(env)),
-        Fault("control-plane-2/after:*", "group-kill"),
+        Fault("dns-cutover/before:*", "kill-alone", meanwhile=lambda: second_operator(env)),
     ]
+
+
+def ci_faults_after_by_hand() -> list[Fault]:
+    return [Fault("control-plane-2/after:*", "group-kill")]
+
+
+def joined(first: Session, second: Session) -> Session:
+    """The two runs' trials as one session (the first ended with the by-hand phases)."""
+    return Session(
+        trials=first.trials + second.trials,
+        final_code=second.final_code,
+        runs=first.runs + second.runs,
+        log=first.log + second.log,
+    )
 
 
 def _failed(what: str, ran: Ran, logs: Path) -> str:
@@ -161,15 +182,27 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
-        driver = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs")
-        session = driver.rehearse(ci_faults(env))
+        until = ("--to", "ingress-move")
+        first = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until)
+        session = first.rehearse(ci_faults_before_by_hand(env))
+        if session.final_code == 0:
+            exports = kubeshift(env, "--stack", STACK, "sandbox", "env").stdout
+            by_hand = drain_by_hand(KUBESHIFT, STACK, exports, env, state)
+            rest = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-2")
+            session = joined(session, rest.rehearse(ci_faults_after_by_hand()))
         sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")
         if session.final_code != 0:
             last = Ran(["kubeshift", "run"], session.final_code or -1, "", session.log[-1], 0)
             pytest.fail(_failed("the interrupted kubeshift run", last, logs), pytrace=False)
         rerun = kubeshift(env, "--stack", STACK, "--json", "run", "--yes")
         yield Rehearsal(
-            env=env, up=up, faults=session, rerun=rerun, sandbox=sandbox, journal=journal
+            env=env,
+            up=up,
+            faults=session,
+            rerun=rerun,
+            sandbox=sandbox,
+            journal=journal,
+            by_hand=by_hand,
         )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)

@@ -47,10 +47,69 @@ def test_every_phase_succeeded(rehearsal: Rehearsal) -> None:
     records = rehearsal.kubeshift("--stack", STACK, "status", "--json").json()
     plan = rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()
     phases = [p["id"] for p in plan["phases"]]
-    assert {r["phase"] for r in records} - {"recover"} == set(phases)
     assert [r for r in records if r["status"] != "succeeded"] == []
+    by_hand = {"drain-workers", "retire-old-workers"}
     updates = {r["phase"] for r in records if r["step"] == "update"}
-    assert updates == set(phases)
+    assert updates == set(phases) - by_hand  # their updates ran by hand
+    recorded = rehearsal.kubeshift("--stack", STACK, "status", "--recorded", "--json").json()
+    assert [r["phase"] for r in recorded] == phases
+    for row in recorded:
+        assert row["update"] and row["after"], row  # "-": a phase with no after-steps
+    hand_run = {r["phase"]: r["update"] for r in recorded if r["phase"] in by_hand}
+    assert hand_run == dict.fromkeys(by_hand, "pulumi up by hand")
+
+
+def test_an_update_by_hand_that_skips_the_drain_is_refused_and_changes_nothing(
+    rehearsal: Rehearsal,
+) -> None:
+    refused = rehearsal.by_hand.refused
+    assert refused.code != 0, refused.output[-3000:]
+    assert "Phase 'retire-old-workers' cannot be updated yet" in refused.output
+    assert "after drain-workers" in refused.output
+    assert "kubeshift --stack local hooks drain-workers --before" in refused.output
+    assert "Traceback" not in refused.output
+    assert rehearsal.by_hand.world_after_refusal == rehearsal.by_hand.world_before_refusal
+
+
+def test_hooks_by_command_around_a_hand_run_update_let_the_next_phase_go(
+    rehearsal: Rehearsal,
+) -> None:
+    by_hand = rehearsal.by_hand
+    for step in (by_hand.hooks_before, by_hand.drain_up, by_hand.hooks_after, by_hand.retire_up):
+        assert step.ok, step.output[-3000:]
+    assert "Drained" in by_hand.hooks_before.output
+    assert "Recorded with the stack: before drain-workers." in by_hand.hooks_before.output
+    assert "Recorded with the stack: after drain-workers." in by_hand.hooks_after.output
+    records = _records(rehearsal)
+    assert records["drain-workers/before:drain-old-nodes"]["status"] == "succeeded"
+    assert "drain-workers/update" not in records  # the engineer's own `pulumi up`
+    assert "deleted" in by_hand.retire_up.output
+
+
+def test_the_override_is_recorded_and_shown_by_status(rehearsal: Rehearsal) -> None:
+    override = rehearsal.by_hand.override_up
+    assert override.ok, override.output[-3000:]
+    assert "kubeshift:skipProgressCheck lets phase 'control-plane-1' go ahead" in override.output
+    rows = {r["phase"]: r for r in rehearsal.by_hand.recorded()}
+    assert "before control-plane-1" in rows["control-plane-1"]["override"]
+    later = rehearsal.kubeshift("--stack", STACK, "status", "--recorded", "--json").json()
+    (row,) = [r for r in later if r["phase"] == "control-plane-1"]
+    assert row["override"] == rows["control-plane-1"]["override"]  # the run kept it
+    assert row["after"].startswith("run ")  # and finished the phase's steps
+    shown = rehearsal.kubeshift("--stack", STACK, "status")
+    assert shown.code == 0, shown.stderr
+    assert "progress recorded with local" in shown.stdout and "override" in shown.stdout
+
+
+def test_a_second_operators_fresh_checkout_sees_the_same_progress(rehearsal: Rehearsal) -> None:
+    """No journal in that checkout: what it shows comes from the stack itself."""
+    status = rehearsal.by_hand.second_operator_status
+    assert status.ok, status.output[-3000:]
+    rows = {r["phase"]: r for r in rehearsal.by_hand.recorded()}
+    assert rows["drain-workers"]["before"].startswith("hooks ")
+    assert rows["drain-workers"]["after"].startswith("hooks ")
+    assert rows["ingress-move"]["after"].startswith("run ")
+    assert rows["retire-old-workers"]["update"] == "pulumi up by hand"
 
 
 def test_every_fault_struck_and_the_run_went_on_to_the_end(rehearsal: Rehearsal) -> None:

@@ -82,9 +82,11 @@ class FaultyRun:
         cwd: Path,
         journal: Path,
         logs: Path,
+        run_args: Sequence[str] = (),
     ) -> None:
         self.kubeshift, self.stack, self.env, self.cwd = kubeshift, stack, env, cwd
         self.journal, self.logs = journal, logs
+        self.run_args = tuple(run_args)  # e.g. ("--to", PHASE): where every run stops
 
     # -- driving -------------------------------------------------------------------------
 
@@ -167,7 +169,7 @@ class FaultyRun:
         session.log.append("")
         handle = log.open("w")
         run = subprocess.Popen(
-            [self.kubeshift, "--stack", self.stack, "run", "--yes"],
+            [self.kubeshift, "--stack", self.stack, "run", "--yes", *self.run_args],
             cwd=self.cwd,
             env=self.env,
             stdout=handle,
