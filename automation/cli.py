@@ -516,14 +516,19 @@ def status(
     project = _project_for(name)
     path = state_dir(project) / f"{name}.journal.json"
     as_json = json_output or _globals(ctx).json
-    if recorded or (not path.exists() and not as_json and not phases):
+    if recorded:
         _print_recorded(name, read_recorded(project, name), as_json, required=True)
         return
     if not path.exists():
-        raise UserError(
-            f"Stack '{name}' has no journal yet ({path}); nothing has run from here "
-            f"(`kubeshift --stack {name} status --recorded` shows what the stack records)."
-        )
+        stack_record = read_recorded(project, name) if not (as_json or phases) else None
+        if stack_record is None or stack_record.progress is None:
+            raise UserError(
+                f"Stack '{name}' has no journal yet ({path}) and no progress recorded with "
+                f"the stack could be read; nothing has run from here (`kubeshift --stack "
+                f"{name} status --recorded` says why the stack's record cannot be read)."
+            )
+        _print_recorded(name, stack_record, False, required=True)
+        return
     journal = Journal(path, name)
     records = sorted(journal.records(), key=lambda r: r.started or 0.0)
     if phases:

@@ -51,7 +51,7 @@ def main() -> int:
     for field in fields(by_hand):
         value = getattr(by_hand, field.name)
         if isinstance(value, Shell):
-            print(f"  {field.name:<24} exit {value.code}")
+            print(f"  {field.name:<24} exit {value.code}  {value.seconds:5.1f}s")
     checks = {
         "skip-ahead refused, nothing changed": not by_hand.refused.ok
         and by_hand.world_before_refusal == by_hand.world_after_refusal,

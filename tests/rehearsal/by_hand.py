@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ class Shell:
 
     code: int
     output: str
+    seconds: float
 
     @property
     def ok(self) -> bool:
@@ -48,6 +50,7 @@ class ByHand:
 
 def shell_in_sandbox(exports: str, env: dict[str, str]) -> Callable[[str], Shell]:
     def run(script: str) -> Shell:
+        began = time.monotonic()
         proc = subprocess.run(
             ["bash", "-euc", f"{exports}\n{script}"],
             env=env,
@@ -55,7 +58,7 @@ def shell_in_sandbox(exports: str, env: dict[str, str]) -> Callable[[str], Shell
             text=True,
             timeout=900,
         )
-        return Shell(proc.returncode, proc.stdout + proc.stderr)
+        return Shell(proc.returncode, proc.stdout + proc.stderr, time.monotonic() - began)
 
     return run
 
