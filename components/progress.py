@@ -37,6 +37,7 @@ PROGRESS_OUTPUT = "progress"
 RECORD_VAR = "KUBESHIFT_RECORD"  # JSON list of marks kubeshift adds with this update
 RECORD_ONLY_VAR = "KUBESHIFT_RECORD_ONLY"  # "1": this update only records marks
 BY_HAND = "pulumi up by hand"
+TOO_EARLY = "cannot be updated yet"  # in every refusal; kubeshift maps it to exit 3
 
 Milestone = Literal["before", "update", "after"]
 
@@ -199,7 +200,7 @@ def refusal(progress: Progress, phases: Sequence[str], phase: str, stack: str) -
     shown = ", ".join(lacking[:4]) + (f" and {len(lacking) - 4} more" if len(lacking) > 4 else "")
     action = next_action(progress, phases, phase, stack)
     return (
-        f"Phase '{phase}' cannot be updated yet: the stack records no {shown} "
+        f"Phase '{phase}' {TOO_EARLY}: the stack records no {shown} "
         f"(hooks and gates), so nothing was changed; run {action} next "
         f"(or `kubeshift --stack {stack} run`), or set {SKIP_PROGRESS_KEY} to {phase} "
         "to override, which the stack records."

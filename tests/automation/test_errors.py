@@ -80,6 +80,28 @@ def test_a_program_error_is_told_in_its_own_words() -> None:
     assert "zone_id '' is not a Route53 hosted zone id" in str(error)
 
 
+def test_the_programs_progress_refusal_is_a_failed_precondition() -> None:
+    from pulumi.automation import errors as auto_errors
+    from pulumi.automation._cmd import CommandResult
+
+    from automation.errors import from_command_error
+
+    sentence = (
+        "Phase 'retire-old-workers' cannot be updated yet: the stack records no after "
+        "drain-workers (hooks and gates), so nothing was changed; run `kubeshift --stack "
+        "local hooks drain-workers --before` next."
+    )
+    stdout = (
+        f"    pulumi:pulumi:Stack kubeshift-local running error: {sentence}\n"
+        f"Diagnostics:\n  pulumi:pulumi:Stack (kubeshift-local):\n    error: {sentence}\n"
+    )
+    result = CommandResult(stdout=stdout, stderr="error: preview failed", code=255)
+    error = from_command_error(auto_errors.CommandError(result), "preview the stack")
+
+    assert error.kind is ErrorKind.PRECONDITION
+    assert str(error) == sentence
+
+
 def test_an_engine_killed_by_a_signal_points_to_recover() -> None:
     from pulumi.automation._cmd import CommandResult
     from pulumi.automation.errors import create_command_error
