@@ -454,9 +454,12 @@ def hooks(
     if request.json:
         _emit_json(report.as_dicts())
         return
-    cells = [(o.phase, o.step, o.status, o.message) for o in report.outcomes]
-    columns = ("phase", "step", "status", "message")
-    out.print(_table(f"{request.side}-steps of {phase} on {name}", columns, cells))
+    if not report.outcomes:
+        out.print(f"Phase '{phase}' has no hooks or gates {request.side} its update.")
+    else:
+        cells = [(o.phase, o.step, o.status, o.message) for o in report.outcomes]
+        columns = ("phase", "step", "status", "message")
+        out.print(_table(f"{request.side}-steps of {phase} on {name}", columns, cells))
     if not dry_run:
         out.print(f"Recorded with the stack: {request.side} {phase}.")
 

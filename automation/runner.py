@@ -393,8 +393,7 @@ class Runner:
 
     def _with_layout(self, marks: Sequence[Mark]) -> Record:
         """``marks`` and which sides of each phase have steps (the program's check needs both)."""
-        layout: Sides = {p.id: _sides(p) for p in self.order}
-        return Record(marks=tuple(marks), steps=layout or None)
+        return Record(marks=tuple(marks), steps=step_layout(self.order) or None)
 
     def _record(self, record: Record) -> None:
         fresh_layout = record.steps is not None and record.steps != self.progress().steps
@@ -469,14 +468,17 @@ class Runner:
         return resolve_targets(self.engine, phase)
 
 
-def _sides(phase: Phase) -> tuple[Milestone, ...]:
-    """The sides of ``phase`` that have hooks or gates."""
-    sides: list[Milestone] = []
-    if phase.before:
-        sides.append("before")
-    if phase.after:
-        sides.append("after")
-    return tuple(sides)
+def step_layout(phases: Sequence[Phase]) -> Sides:
+    """Per phase, the sides (before/after its update) that have hooks or gates."""
+    layout: Sides = {}
+    for phase in phases:
+        sides: list[Milestone] = []
+        if phase.before:
+            sides.append("before")
+        if phase.after:
+            sides.append("after")
+        layout[phase.id] = tuple(sides)
+    return layout
 
 
 def effective_policy(phase: Phase, scope: ScopeResolver | None) -> ChangePolicy:

@@ -196,7 +196,9 @@ def build_world(
 ) -> SandboxState:
     """Plugin, workspace, baseline through the engine, workloads; idempotent."""
     from automation.engine import PulumiEngine
+    from automation.runner import step_layout
     from automation.sandbox.provider.install import install
+    from automation.scenarios import build_scenario
     from components.progress import Mark, Record
 
     activate(paths, state)
@@ -214,7 +216,9 @@ def build_world(
     engine.set_phase("baseline")
     # The stand-in for a cluster another tool built: no kubeshift hook runs before it,
     # and the stack's progress record says so (components.progress).
-    engine.carry(Record(marks=(Mark(phase="baseline", milestone="before", by=WORLD_BUILDER),)))
+    world = Mark(phase="baseline", milestone="before", by=WORLD_BUILDER)
+    layout = step_layout(build_scenario(info).phases)
+    engine.carry(Record(marks=(world,), steps=layout))
     outcome = engine.up()
     engine.carry(None)
     say(f"  baseline: {outcome.summary} in {time.monotonic() - began:.0f}s")
