@@ -30,6 +30,7 @@ from automation.project import DEFAULT_STACK, check_stack_name, project_dir
 
 if TYPE_CHECKING:
     from automation.journal import StepRecord
+    from automation.runner import RunReport
     from automation.stack_progress import Recorded
 from automation.stack_progress import Recorded
 
@@ -407,12 +408,15 @@ def run(
         json=json_output or g.json,
     )
     report = execute(request, console=err, confirm=typer.confirm)
-    if request.json:
+    _print_outcomes(f"run of {request.stack}", report, request.json)
+
+
+def _print_outcomes(title: str, report: RunReport, as_json: bool) -> None:
+    if as_json:
         _emit_json(report.as_dicts())
         return
     cells = [(o.phase, o.step, o.status, o.message) for o in report.outcomes]
-    columns = ("phase", "step", "status", "message")
-    out.print(_table(f"run of {request.stack}", columns, cells))
+    out.print(_table(title, ("phase", "step", "status", "message"), cells))
 
 
 @app.command()
@@ -451,16 +455,11 @@ def hooks(
         json=json_output or g.json,
     )
     report = execute_hooks(request, console=err, confirm=typer.confirm)
-    if request.json:
-        _emit_json(report.as_dicts())
-        return
-    if not report.outcomes:
-        out.print(f"Phase '{phase}' has no hooks or gates {request.side} its update.")
+    if report.outcomes or request.json:
+        _print_outcomes(f"{request.side}-steps of {phase} on {name}", report, request.json)
     else:
-        cells = [(o.phase, o.step, o.status, o.message) for o in report.outcomes]
-        columns = ("phase", "step", "status", "message")
-        out.print(_table(f"{request.side}-steps of {phase} on {name}", columns, cells))
-    if not dry_run:
+        out.print(f"Phase '{phase}' has no hooks or gates {request.side} its update.")
+    if not (dry_run or request.json):
         out.print(f"Recorded with the stack: {request.side} {phase}.")
 
 

@@ -168,10 +168,7 @@ def execute(
     check_state_dir_writable(state_dir(request.project))
     run_id = uuid.uuid4().hex
     engine = engine_factory(request.project, request.stack, run_id)
-    if request.yes:
-        chooser: Callable[[str], bool] | None = lambda _question: True  # noqa: E731
-    else:
-        chooser = confirm if request.interactive else None
+    chooser = _chooser(request.yes, request.interactive, confirm)
 
     reporter = _reporter(console, request.json)
     with _holding(request.project, request.stack, run_id, reporter):
@@ -216,10 +213,7 @@ def execute_hooks(
     load_journal(path, request.stack, info.scenario)
     run_id = uuid.uuid4().hex
     engine = engine_factory(request.project, request.stack, run_id)
-    if request.yes:
-        chooser: Callable[[str], bool] | None = lambda _question: True  # noqa: E731
-    else:
-        chooser = confirm if request.interactive else None
+    chooser = _chooser(request.yes, request.interactive, confirm)
     reporter = _reporter(console, request.json) if not request.dry_run else NullReporter()
     factory = context_factory(info, settings, clients, reporter)
     existing = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
@@ -266,6 +260,15 @@ def _refuse_early(
                 f"was run; finish the earlier phases first (`{command} run --to "
                 f"{order[order.index(phase) - 1]}`)."
             )
+
+
+def _chooser(
+    yes: bool, interactive: bool, confirm: Callable[[str], bool] | None
+) -> Callable[[str], bool] | None:
+    """How destructive steps get confirmed: --yes, the terminal, or not at all (refused)."""
+    if yes:
+        return lambda _question: True
+    return confirm if interactive else None
 
 
 def _reporter(console: Any, as_json: bool) -> Reporter:
