@@ -11,23 +11,15 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from automation.errors import UserError
+from automation.results import HookResult as HookResult  # re-exported: the hook model
 from automation.waiting import Pending
 
 if TYPE_CHECKING:
     from automation.context import HookContext
-
-
-@dataclass(frozen=True)
-class HookResult:
-    """What a hook did. ``changed`` is False when it found the work already done."""
-
-    changed: bool
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 HookFn = Callable[["HookContext"], HookResult]

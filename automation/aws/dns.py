@@ -33,8 +33,8 @@ from automation.errors import (
     UserError,
     from_client_error,
 )
-from automation.phase import HookResult
 from automation.progress import NullReporter, Reporter
+from automation.results import HookResult
 from automation.waiting import DONE, Pending, summarize, wait_until
 
 RecordSet = dict[str, Any]

@@ -35,8 +35,8 @@ from kubernetes import client
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from automation.errors import KubeshiftError, StepFailedError, UserError, from_api_exception
-from automation.phase import HookResult
 from automation.progress import NullReporter, Reporter
+from automation.results import HookResult
 from automation.waiting import Pending, summarize
 
 log = logging.getLogger("kubeshift.copy")

@@ -1,7 +1,7 @@
 """cni-swap steps (seed 000): copy to the mirror, move DNS per service, swap the CNI.
 
 Thin adapters from a ``HookContext`` to ``automation.kube.copy``,
-``automation.kube.service_dns``, ``automation.kube.cni``, ``automation.aws.dns`` and
+``automation.steps.service_dns``, ``automation.kube.cni``, ``automation.aws.dns`` and
 ``automation.aws.grants``. What to copy, how to rewrite images and which DaemonSets
 are the old and new CNI are runtime settings (:class:`MirrorSettings`, read from
 ``kubeshift:runtime.mirror``); the mirror's DNS zone and dependency security groups
@@ -157,7 +157,7 @@ def hosted_zones(ctx: HookContext) -> dict[str, str]:
 
 
 def _plan(ctx: HookContext, destination: str, other: str) -> Any:
-    from automation.kube.service_dns import plan_service_dns
+    from automation.steps.service_dns import plan_service_dns
 
     settings = mirror_settings(ctx)
     return plan_service_dns(
@@ -171,7 +171,7 @@ def _plan(ctx: HookContext, destination: str, other: str) -> Any:
 
 
 def _serving(ctx: HookContext, destination: str, other: str) -> Pending:
-    from automation.kube.service_dns import services_serving
+    from automation.steps.service_dns import services_serving
 
     return services_serving(
         ctx.clients.kube(destination), _dns_namespaces(ctx), expected=ctx.clients.kube(other)

@@ -21,7 +21,6 @@ from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.errors import ConfigError, PreconditionFailed, UserError
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients
-from automation.kube.service_dns import EXTERNAL_DNS_HOSTNAME
 from automation.phase import Gate, Hook, Scenario
 from automation.sandbox.controlplane import Cluster
 from automation.scenarios import SCENARIOS
@@ -29,6 +28,7 @@ from automation.scenarios.cni_swap import scenario
 from automation.settings import GENERATION_LABEL, GateSettings
 from automation.steps import mirror as steps
 from automation.steps import outputs
+from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
 from components import phases
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, make_zone, put_record, records_named

@@ -27,7 +27,8 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.aws.dns import ARecordTarget, CnameTarget, SyncOptions, cutover_records
 from automation.errors import PreconditionFailed
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients
-from automation.kube.service_dns import (
+from automation.sandbox.controlplane import Cluster
+from automation.steps.service_dns import (
     EXTERNAL_DNS_HOSTNAME,
     KUBESHIFT_DNS_NAMES,
     DnsPlan,
@@ -38,7 +39,6 @@ from automation.kube.service_dns import (
     services_serving,
     zone_for,
 )
-from automation.sandbox.controlplane import Cluster
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_zone, put_record, records_named
 from tests.support.nodes import NodePools, NodePoolSpec
