@@ -12,6 +12,7 @@ import json
 import os
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,10 @@ from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 from pydantic import BaseModel, ConfigDict, Field
 
-from automation.errors import UserError, from_api_exception, translate
+from automation.errors import RetryableError, UserError, from_api_exception, translate
+
+MERGE_PATCH = "application/merge-patch+json"
+CONFLICT_ATTEMPTS = 5
 
 
 class ClusterAccess(BaseModel):
@@ -203,6 +207,43 @@ def raw(call: Any, *args: Any, action: str, **kwargs: Any) -> dict[str, Any]:
             raise
         raise mapped from exc
     return json.loads(response.data or b"{}")
+
+
+@dataclass(frozen=True)
+class Patched:
+    """What ``patch_on_conflict`` read last, and the object after the patch (None: no patch)."""
+
+    before: dict[str, Any]
+    after: dict[str, Any] | None
+
+
+def patch_on_conflict(
+    read: Callable[[], dict[str, Any]],
+    write: Callable[[dict[str, Any]], Any],
+    build: Callable[[dict[str, Any]], dict[str, Any] | None],
+    what: str,
+) -> Patched:
+    """Read, build a merge patch guarded by the read's resourceVersion, write; on a 409
+    conflict (someone changed the object in between) read again, a few times.
+
+    ``build`` returns None when the object needs no change; ``write`` gets the patch
+    and calls the API with ``_preload_content=False``. Other API errors are mapped.
+    """
+    for _ in range(CONFLICT_ATTEMPTS):
+        current = read()
+        patch = build(current)
+        if patch is None:
+            return Patched(current, None)
+        version = current["metadata"]["resourceVersion"]
+        patch.setdefault("metadata", {})["resourceVersion"] = version
+        try:
+            response = write(patch)
+        except client.ApiException as exc:
+            if exc.status == 409:
+                continue
+            raise from_api_exception(exc, what) from exc
+        return Patched(current, json.loads(response.data or b"{}"))
+    raise RetryableError(f"{what[0].upper()}{what[1:]}: the object kept changing; will retry.")
 
 
 def list_all(call: Any, *args: Any, action: str, page: int = 500, **kwargs: Any) -> dict[str, Any]:

@@ -10,7 +10,6 @@ be Ready on the target nodes before the next batch, so the Service never runs dr
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -20,10 +19,10 @@ from typing import Any, Literal
 from kubernetes import client
 from pydantic import BaseModel, Field
 
-from automation.errors import GateTimeoutError, RetryableError, StepFailedError, from_api_exception
-from automation.kube.clients import KubeClients, list_all, raw
+from automation.errors import GateTimeoutError, StepFailedError
+from automation.kube.clients import MERGE_PATCH, KubeClients, list_all, patch_on_conflict, raw
 from automation.kube.drain.evict import EvictStatus, evict_pod
-from automation.kube.nodes import MERGE_PATCH, NodeSelection, select_nodes
+from automation.kube.nodes import NodeSelection, select_nodes
 from automation.progress import NullReporter, Reporter
 from automation.waiting import Deadline, Pending, summarize, wait_until
 
@@ -258,18 +257,16 @@ def set_service_type(
     API server changed a node port anyway.
     """
     key = f"{namespace}/{name}"
-    for _ in range(5):
-        svc = raw(core.read_namespaced_service, name, namespace, action=f"read Service {key}")
-        spec = svc.get("spec") or {}
-        before = spec.get("type", "ClusterIP")
-        ports = _node_ports(svc)
+
+    def build(svc: dict[str, Any]) -> dict[str, Any] | None:
+        before = (svc.get("spec") or {}).get("type", "ClusterIP")
         if before not in ("LoadBalancer", "NodePort"):
             raise StepFailedError(
                 f"Service {key} is {before}; only LoadBalancer and NodePort can be switched."
             )
         if before == service_type or dry_run:
-            return ServiceSwitch(key, before, service_type, ports, before != service_type, dry_run)
-        patch_spec: dict[str, Any] = {"type": service_type, "ports": spec.get("ports")}
+            return None
+        patch_spec: dict[str, Any] = {"type": service_type, "ports": svc["spec"].get("ports")}
         if service_type == "NodePort":
             patch_spec.update(
                 loadBalancerClass=None,
@@ -277,24 +274,24 @@ def set_service_type(
                 allocateLoadBalancerNodePorts=None,
                 healthCheckNodePort=None,
             )
-        patch = {
-            "metadata": {"resourceVersion": svc["metadata"]["resourceVersion"]},
-            "spec": patch_spec,
-        }
-        try:
-            response: Any = core.patch_namespaced_service(
-                name, namespace, patch, _content_type=MERGE_PATCH, _preload_content=False
-            )
-        except client.ApiException as exc:
-            if exc.status == 409:
-                continue
-            raise from_api_exception(exc, f"switch Service {key} to {service_type}") from exc
-        after = json.loads(response.data)
-        if _node_ports(after) != ports:
-            raise StepFailedError(
-                f"Service {key} changed node ports from {ports} to {_node_ports(after)} when "
-                f"switched to {service_type}; update the load balancer targets."
-            )
-        log.info("switched Service %s from %s to %s", key, before, service_type)
-        return ServiceSwitch(key, before, service_type, ports, True)
-    raise RetryableError(f"Service {key} kept changing while switching it. Will retry.")
+        return {"spec": patch_spec}
+
+    patched = patch_on_conflict(
+        lambda: raw(core.read_namespaced_service, name, namespace, action=f"read Service {key}"),
+        lambda patch: core.patch_namespaced_service(
+            name, namespace, patch, _content_type=MERGE_PATCH, _preload_content=False
+        ),
+        build,
+        f"switch Service {key} to {service_type}",
+    )
+    before = patched.before["spec"].get("type", "ClusterIP")
+    ports = _node_ports(patched.before)
+    if patched.after is None:
+        return ServiceSwitch(key, before, service_type, ports, before != service_type, dry_run)
+    if _node_ports(patched.after) != ports:
+        raise StepFailedError(
+            f"Service {key} changed node ports from {ports} to {_node_ports(patched.after)} "
+            f"when switched to {service_type}; update the load balancer targets."
+        )
+    log.info("switched Service %s from %s to %s", key, before, service_type)
+    return ServiceSwitch(key, before, service_type, ports, True)

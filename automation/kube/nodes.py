@@ -17,13 +17,11 @@ from typing import Any, Literal
 from kubernetes import client
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from automation.errors import RetryableError, UserError, from_api_exception
-from automation.kube.clients import list_all, raw
+from automation.errors import UserError, from_api_exception
+from automation.kube.clients import MERGE_PATCH, list_all, patch_on_conflict, raw
 from automation.waiting import summarize
 
 log = logging.getLogger("kubeshift.nodes")
-
-MERGE_PATCH = "application/merge-patch+json"
 
 
 class NodeSelection(BaseModel):
@@ -113,20 +111,15 @@ def _patch_node(
     core: client.CoreV1Api, name: str, build: Callable[[dict], dict | None], action: str
 ) -> bool:
     """Read-modify-write with the node's resourceVersion; retries conflicts. True if patched."""
-    for _ in range(5):
-        node = raw(core.read_node, name, action=f"read node {name}")
-        patch = build(node)
-        if patch is None:
-            return False
-        patch.setdefault("metadata", {})["resourceVersion"] = node["metadata"]["resourceVersion"]
-        try:
-            core.patch_node(name, patch, _content_type=MERGE_PATCH, _preload_content=False)
-            return True
-        except client.ApiException as exc:
-            if exc.status == 409:
-                continue
-            raise from_api_exception(exc, f"{action} node {name}") from exc
-    raise RetryableError(f"Node {name} kept changing while trying to {action} it. Will retry.")
+    patched = patch_on_conflict(
+        lambda: raw(core.read_node, name, action=f"read node {name}"),
+        lambda patch: core.patch_node(
+            name, patch, _content_type=MERGE_PATCH, _preload_content=False
+        ),
+        build,
+        f"{action} node {name}",
+    )
+    return patched.after is not None
 
 
 def _apply(

@@ -96,3 +96,46 @@ def test_default_timeout_and_request_count(tmp_path: Path) -> None:
 )
 def test_request_kind(method: str, url: str, kind: str) -> None:
     assert request_kind(method, url) == kind
+
+
+def test_patch_on_conflict_reads_again_after_a_409_and_guards_with_the_version() -> None:
+    from types import SimpleNamespace
+
+    from kubernetes.client import ApiException
+
+    from automation.kube.clients import patch_on_conflict
+
+    versions = iter(["1", "2"])
+    sent: list[dict] = []
+
+    def read() -> dict:
+        return {"metadata": {"resourceVersion": next(versions)}, "spec": {"type": "NodePort"}}
+
+    def write(patch: dict) -> SimpleNamespace:
+        sent.append(patch)
+        if len(sent) == 1:
+            raise ApiException(status=409, reason="Conflict")
+        return SimpleNamespace(data=b'{"spec": {"type": "LoadBalancer"}}')
+
+    patched = patch_on_conflict(read, write, lambda _obj: {"spec": {"type": "LoadBalancer"}}, "x")
+    assert [p["metadata"]["resourceVersion"] for p in sent] == ["1", "2"]
+    assert patched.before["metadata"]["resourceVersion"] == "2"
+    assert patched.after == {"spec": {"type": "LoadBalancer"}}
+
+
+def test_patch_on_conflict_gives_up_retryably_and_skips_needless_writes() -> None:
+    from kubernetes.client import ApiException
+
+    from automation.errors import RetryableError
+    from automation.kube.clients import patch_on_conflict
+
+    def read() -> dict:
+        return {"metadata": {"resourceVersion": "1"}}
+
+    def conflict(_patch: dict) -> None:
+        raise ApiException(status=409, reason="Conflict")
+
+    with pytest.raises(RetryableError, match="kept changing"):
+        patch_on_conflict(read, conflict, lambda _obj: {}, "taint node n1")
+    unchanged = patch_on_conflict(read, conflict, lambda _obj: None, "taint node n1")
+    assert unchanged.after is None
