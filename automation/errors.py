@@ -91,7 +91,17 @@ class BlastRadiusError(PreconditionFailed):
 
 
 class RetryableError(KubeshiftError):
+    """A temporary error: trying again later may succeed.
+
+    ``delay`` is how long to wait first when the source says (a Retry-After header,
+    a throttling answer); None leaves it to the caller's own back-off.
+    """
+
     kind = ErrorKind.RETRYABLE
+
+    def __init__(self, message: str, *, delay: float | None = None) -> None:
+        super().__init__(message)
+        self.delay = delay
 
 
 class GateTimeoutError(KubeshiftError):
@@ -158,12 +168,23 @@ def from_api_exception(exc: Any, action: str) -> KubeshiftError:
     reason = str(getattr(exc, "reason", "") or "error")
     text = f"Kubernetes answered {status} {reason} to {action}."
     if status in _RETRYABLE_HTTP or status == 0:
-        return RetryableError(text + " Will retry.")
+        return RetryableError(text + " Will retry.", delay=_retry_after(exc))
     if status in {401, 403}:
         return UserError(text + " Check the kubeconfig context's credentials and RBAC.")
     if status == 404:
         return PreconditionFailed(text)
     return StepFailedError(text)
+
+
+def _retry_after(exc: Any) -> float | None:
+    """The seconds a 429/503 answer's ``Retry-After`` header asks for (API priority and
+    fairness sends it), or None."""
+    headers = getattr(exc, "headers", None) or {}
+    try:
+        value = float(headers.get("Retry-After", ""))
+    except (TypeError, ValueError):
+        return None
+    return value if value >= 0 else None
 
 
 def from_command_error(exc: Any, action: str, stack: str = "") -> KubeshiftError:

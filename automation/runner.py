@@ -426,18 +426,27 @@ class Runner:
             )
 
     def _run_hook(self, hook: Hook, context: HookContext) -> HookResult:
+        """Run ``hook``, retrying temporary errors — foreign ones translated first, so a
+        dropped connection is retried like kubeshift's own — after their own delay."""
         attempt = 0
         while True:
             attempt += 1
             try:
                 return hook.run(context)
             except RetryableError as exc:
-                if attempt > hook.retries:
+                temporary = exc
+            except KubeshiftError:
+                raise
+            except Exception as exc:
+                mapped = translate(exc, f"run hook {hook.name}")
+                if not isinstance(mapped, RetryableError):
                     raise
-                self.log.warning(
-                    "hook %s: %s; will retry in %.0fs", hook.name, exc, hook.retry_delay
-                )
-                self.sleep(hook.retry_delay)
+                temporary = mapped
+            if attempt > hook.retries:
+                raise temporary
+            delay = temporary.delay if temporary.delay is not None else hook.retry_delay
+            self.log.warning("hook %s: %s; will retry in %.0fs", hook.name, temporary, delay)
+            self.sleep(delay)
 
     def _run_gate(self, gate: Gate, context: HookContext) -> str:
         status = wait_until(

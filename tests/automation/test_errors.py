@@ -113,3 +113,15 @@ def test_an_engine_killed_by_a_signal_points_to_recover() -> None:
 
     assert "killed (signal 9)" in str(mapped)
     assert "kubeshift --stack local recover" in str(mapped)
+
+
+def test_a_throttled_answer_carries_its_retry_after() -> None:
+    from kubernetes.client import ApiException
+
+    from automation.errors import RetryableError, from_api_exception
+
+    throttled = ApiException(status=429, reason="Too Many Requests")
+    throttled.headers = {"Retry-After": "3"}
+    mapped = from_api_exception(throttled, "evict pod a/b")
+    assert isinstance(mapped, RetryableError) and mapped.delay == 3.0
+    assert from_api_exception(ApiException(status=503), "list pods").delay is None  # type: ignore[attr-defined]

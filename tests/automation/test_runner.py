@@ -262,3 +262,33 @@ def test_every_update_applies_the_plan_its_preview_saved(journal_path: Path) -> 
     assert len(engine.plans_applied) == 3
     assert all(plan is not None for plan in engine.plans_applied)
     assert not any(plan.exists() for plan in engine.plans_applied if plan), "plans outlive the run"
+
+
+def test_a_hook_retries_a_foreign_temporary_error_after_the_errors_own_delay(
+    journal_path: Path,
+) -> None:
+    from automation.errors import RetryableError
+    from automation.phase import Hook, HookResult, Scenario
+
+    answers: list[BaseException | None] = [
+        ConnectionResetError("reset by peer"),
+        RetryableError("throttled", delay=7.0),
+        None,
+    ]
+
+    def flaky(_ctx: HookContext) -> HookResult:
+        answer = answers.pop(0)
+        if answer is not None:
+            raise answer
+        return HookResult(True, "done")
+
+    hook = Hook(name="flaky", summary="a flaky hook", run=flaky, retries=2, retry_delay=1.5)
+    phase = Phase(id="p", summary="p", before=(hook,))
+    slept: list[float] = []
+    runner = Runner(
+        FakeEngine(), Journal(journal_path, "s"), make_context, confirm=lambda _q: True,
+        sleep=slept.append,
+    )  # fmt: skip
+    runner.run(Scenario(id="t", summary="t", phases=(phase,)).phases)
+    assert slept == [1.5, 7.0]  # the hook's own back-off, then the one the error asked for
+    assert Journal(journal_path, "s").is_done("p", "before:flaky")
