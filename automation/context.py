@@ -2,9 +2,11 @@
 
 It carries the stack's validated configuration (``config``), the runtime settings
 (``settings``), the clients (built elsewhere, in ``automation.clients``; hooks never build
-their own), the stack's settings and outputs, a logger, a progress reporter and the
-dry-run flag. A hook that honours dry-run says what it would do, to which nodes and
-pods, and changes nothing.
+their own), the stack's outputs, a logger, a progress reporter and the dry-run flag.
+It is frozen: the runner hands a new context to the steps after an update changed the
+outputs. A hook that honours dry-run says what it would do, to which nodes and pods,
+and changes nothing. The models are imported for type checking only, so the CLI
+starts without pydantic models or API clients.
 """
 
 from __future__ import annotations
@@ -12,28 +14,50 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from automation.errors import PreconditionFailed
 from automation.progress import NullReporter, Reporter
+
+if TYPE_CHECKING:
+    from automation.aws.clients import AwsClients
+    from automation.kube.clients import KubeClients
+    from automation.settings import RuntimeSettings
+    from components.config import StackConfig
 
 
 class ClientSet(Protocol):
     """Source of ready-made clients: Kubernetes per cluster role, and AWS."""
 
-    def kube(self, cluster: str = "primary") -> Any: ...
+    def kube(self, cluster: str = "primary") -> KubeClients: ...
 
-    def aws(self) -> Any: ...
+    def aws(self) -> AwsClients: ...
 
 
-@dataclass
+def _default_settings() -> RuntimeSettings:
+    from automation.settings import RuntimeSettings
+
+    return RuntimeSettings()
+
+
+@dataclass(frozen=True)
 class HookContext:
     stack: str
     scenario: str
     phase: str
     clients: ClientSet
-    settings: Any = None
-    config: Any = None
+    settings: RuntimeSettings = field(default_factory=_default_settings)
+    config: StackConfig | None = None
     outputs: Mapping[str, Any] = field(default_factory=dict)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("kubeshift"))
     progress: Reporter = field(default_factory=NullReporter)
     dry_run: bool = False
+
+    @property
+    def stack_config(self) -> StackConfig:
+        """The stack's validated config; steps that read it need one."""
+        if self.config is None:
+            raise PreconditionFailed(
+                f"Step of phase '{self.phase}' needs the stack's config, and none was given."
+            )
+        return self.config

@@ -10,6 +10,7 @@ particular phase: everything phase-specific is data in ``automation.scenarios``.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import json
 import logging
@@ -307,7 +308,7 @@ class Runner:
                 StepOutcome(phase.id, planned.key, "succeeded", message, time.monotonic() - started)
             )
             if planned.key == UPDATE and context is not None:
-                context.outputs = self._outputs
+                context = dataclasses.replace(context, outputs=self._outputs)
 
     def _interrupted(self, phase: Phase, planned: PlannedStep, cause: BaseException) -> None:
         """A step that ended because of the Ctrl-C (a wait, pulumi's own graceful stop)."""

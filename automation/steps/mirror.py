@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from automation.context import HookContext
 from automation.errors import ConfigError, PreconditionFailed, UserError
@@ -30,10 +30,7 @@ SETTINGS_KEY = "kubeshift:runtime.mirror"
 
 def mirror_settings(ctx: HookContext) -> MirrorSettings:
     """The mirror settings of this run (defaults when the stack sets none)."""
-    raw = getattr(ctx.settings, "mirror", None)
-    if isinstance(raw, MirrorSettings):
-        return raw
-    return parse_settings(raw.model_dump() if isinstance(raw, BaseModel) else raw)
+    return ctx.settings.mirror
 
 
 def parse_settings(raw: Mapping[str, Any] | None) -> MirrorSettings:
@@ -115,7 +112,7 @@ def primary_workloads_available(ctx: HookContext) -> Pending:
 
 def expected_workers(ctx: HookContext) -> int:
     """Workers one generation of the cluster's pools starts (mirror and new generation alike)."""
-    cluster = ctx.config.cluster
+    cluster = ctx.stack_config.cluster
     return sum(
         pool.desired_size
         * len(pool.instance_types)
@@ -148,7 +145,7 @@ def hosted_zones(ctx: HookContext) -> dict[str, str]:
 
     from automation.errors import from_client_error
 
-    zone_id = ctx.config.cluster.dns.zone_id
+    zone_id = ctx.stack_config.cluster.dns.zone_id
     try:
         zone = ctx.clients.aws().route53.get_hosted_zone(Id=zone_id)["HostedZone"]
     except ClientError as exc:
@@ -202,11 +199,8 @@ def _move_dns(ctx: HookContext, destination: str, other: str) -> HookResult:
     plan.raise_if_not_ready()
     if not plan.cutovers:
         return HookResult(False, "no Service in scope declares a DNS name; nothing to move")
-    gates = getattr(ctx.settings, "gates", None)
-    sync = SyncOptions(
-        timeout=getattr(gates, "dns_sync_timeout", 300.0),
-        interval=getattr(gates, "interval", 10.0),
-    )
+    gates = ctx.settings.gates
+    sync = SyncOptions(timeout=gates.dns_sync_timeout, interval=gates.interval)
     report = cutover_records(
         ctx.clients.aws().route53,
         None,  # no target groups: the Kubernetes-side check above proved the service serves
@@ -331,7 +325,7 @@ def mirror_grants(ctx: HookContext) -> list[Any]:
     from automation.aws.grants import SgGrant
     from automation.errors import from_client_error
 
-    mirror_cfg = ctx.config.migration.mirror
+    mirror_cfg = ctx.stack_config.migration.mirror
     dependencies = list(mirror_cfg.dependency_security_group_ids) if mirror_cfg else []
     if not dependencies:
         return []

@@ -37,7 +37,10 @@ def workers_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
     }
     provider_ids = {n["metadata"]["name"]: (n.get("spec") or {}).get("providerID") for n in listed}
     match = cluster_node_names(
-        ctx.clients.aws().ec2, cluster=ctx.config.cluster.name, vpc_id=vpc_id, nodes=provider_ids
+        ctx.clients.aws().ec2,
+        cluster=ctx.stack_config.cluster.name,
+        vpc_id=vpc_id,
+        nodes=provider_ids,
     )
     if match.unmatched:
         ctx.log.warning(
@@ -112,8 +115,8 @@ def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:
 
 def expected_target_workers(ctx: HookContext) -> int:
     """Nodes the target worker pools start with: desired size x ASGs, over every pool."""
-    cluster = ctx.config.cluster
-    network = ctx.config.migration.target_network or cluster.network
+    cluster = ctx.stack_config.cluster
+    network = ctx.stack_config.migration.target_network or cluster.network
     total = 0
     for pool in cluster.worker_pools:
         azs = pool.azs or network.azs
@@ -139,7 +142,7 @@ def control_plane_ready(ctx: HookContext) -> Pending:
     return nodes_ready(
         ctx.clients.kube("primary"),
         "node-role.kubernetes.io/control-plane",
-        expected=ctx.config.cluster.control_plane.members,
+        expected=ctx.stack_config.cluster.control_plane.members,
     )
 
 

@@ -37,7 +37,7 @@ def _node_routes(ctx: HookContext, vpc_ids: list[str]) -> tuple[Any, ...]:
     for vpc_id in vpc_ids:
         match = cluster_node_names(
             ctx.clients.aws().ec2,
-            cluster=ctx.config.cluster.name,
+            cluster=ctx.stack_config.cluster.name,
             vpc_id=vpc_id,
             nodes=provider_ids,
         )

@@ -36,7 +36,7 @@ def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[A
     from automation.aws.dns import ARecordTarget, CnameTarget, RecordCutover
 
     declared = outputs.require(ctx.outputs, outputs.RECORDS, ctx.phase)
-    dns = ctx.config.cluster.dns
+    dns = ctx.stack_config.cluster.dns
     cutovers = []
     for key, record in sorted(declared.items()):
         if keys is not None and key not in keys:

@@ -9,7 +9,9 @@ the runner calls them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,16 +27,19 @@ from automation.phase import Gate, Hook, Scenario
 from automation.sandbox.controlplane import Cluster
 from automation.scenarios import SCENARIOS
 from automation.scenarios.cni_swap import scenario
-from automation.settings import GENERATION_LABEL, GateSettings
+from automation.settings import GENERATION_LABEL, GateSettings, RuntimeSettings
 from automation.steps import mirror as steps
 from automation.steps import outputs
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
 from components import phases
+from components.config import StackConfig, WorkerPoolConfig, load_config, load_stack_file
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, make_zone, put_record, records_named
 from tests.support.nodes import NodePools, NodePoolSpec
 from tests.support.waiting import eventually
 from tests.support.workloads import deployment, service
+
+REPO = Path(__file__).resolve().parents[3]
 
 # --- the plan ------------------------------------------------------------------------
 
@@ -154,13 +159,38 @@ def test_teardown_deletes_exactly_what_the_program_retires(plan: Scenario) -> No
 # --- settings --------------------------------------------------------------------------
 
 
+def _example(
+    *,
+    dependency_security_group_ids: list[str] | None = None,
+    worker_pools: list[WorkerPoolConfig] | None = None,
+    azs: list[str] | None = None,
+) -> StackConfig:
+    """The cni-swap example stack's real config, with the fields a test sets replaced."""
+    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.cni-swap-example.yaml"))
+    cluster, migration = config.cluster, config.migration
+    if worker_pools is not None:
+        cluster = cluster.model_copy(update={"worker_pools": worker_pools})
+    if azs is not None:
+        cluster = cluster.model_copy(
+            update={"network": cluster.network.model_copy(update={"azs": azs})}
+        )
+    if dependency_security_group_ids is not None and migration.mirror is not None:
+        mirror = migration.mirror.model_copy(
+            update={"dependency_security_group_ids": dependency_security_group_ids}
+        )
+        migration = migration.model_copy(update={"mirror": mirror})
+    return config.model_copy(update={"cluster": cluster, "migration": migration})
+
+
 def _ctx(clients: Any = None, dry_run: bool = False, **settings: Any) -> HookContext:
     return HookContext(
         stack="test",
         scenario=phases.CNI_SWAP,
         phase="copy",
         clients=clients or StaticClients(),
-        settings=SimpleNamespace(mirror=settings or None, gates=GateSettings(interval=0.01)),
+        settings=RuntimeSettings(
+            mirror=steps.parse_settings(settings or None), gates=GateSettings(interval=0.01)
+        ),
         dry_run=dry_run,
     )
 
@@ -305,22 +335,20 @@ def test_grants_mirror_the_rules_that_admit_the_primary(moto: MotoServer) -> Non
         scenario=phases.CNI_SWAP,
         phase="mirror-cluster",
         clients=StaticClients(aws=aws),
-        config=SimpleNamespace(
-            migration=SimpleNamespace(mirror=SimpleNamespace(dependency_security_group_ids=[db]))
-        ),
+        config=_example(dependency_security_group_ids=[db]),
         outputs={
             "node_security_group_ids": [primary_nodes],
             outputs.MIRROR_NODE_SECURITY_GROUP_IDS: [mirror_nodes],
         },
     )
-    dry = steps.grant_mirror_access(HookContext(**{**ctx.__dict__, "dry_run": True}))
+    dry = steps.grant_mirror_access(dataclasses.replace(ctx, dry_run=True))
     assert not dry.changed and dry.message == f"would-add: {db} <- {mirror_nodes} tcp/5432"
     assert steps.grant_mirror_access(ctx).message == f"added: {db} <- {mirror_nodes} tcp/5432"
     assert not steps.grant_mirror_access(ctx).changed
     assert steps.revoke_mirror_access(ctx).message == f"removed: {db} <- {mirror_nodes} tcp/5432"
     assert not steps.revoke_mirror_access(ctx).changed
 
-    ctx.config.migration.mirror.dependency_security_group_ids = [cache]
+    ctx = dataclasses.replace(ctx, config=_example(dependency_security_group_ids=[cache]))
     with pytest.raises(PreconditionFailed, match=f"{cache} admits none of the primary"):
         steps.grant_mirror_access(ctx)
 
@@ -385,20 +413,21 @@ def test_cni_swap_phase_steps_on_the_primary(
     }
     apps.create_namespaced_deployment(namespace, web)
 
-    pool = SimpleNamespace(
-        desired_size=2, instance_types=["m5.large"], azs=["a"], capacity_types=["on-demand"]
-    )
-    config = SimpleNamespace(
-        cluster=SimpleNamespace(worker_pools=[pool], network=SimpleNamespace(azs=["a"]))
-    )
-    settings = SimpleNamespace(
-        mirror={
-            "namespaces": [namespace],
-            "old_cni": {"namespace": namespace, "name": "weave-net"},
-            "new_cni": {"namespace": namespace, "name": "calico-node"},
-            "new_nodes_selector": _selector(new_labels),
-            "old_nodes_selector": _selector(old_labels),
-        },
+    pool = WorkerPoolConfig(
+        name="gen", desired_size=2, instance_types=["m5.large"], azs=["a"],
+        capacity_types=["on-demand"],
+    )  # fmt: skip
+    config = _example(worker_pools=[pool], azs=["a"])
+    settings = RuntimeSettings(
+        mirror=steps.parse_settings(
+            {
+                "namespaces": [namespace],
+                "old_cni": {"namespace": namespace, "name": "weave-net"},
+                "new_cni": {"namespace": namespace, "name": "calico-node"},
+                "new_nodes_selector": _selector(new_labels),
+                "old_nodes_selector": _selector(old_labels),
+            }
+        ),
         drain=DrainOptions(),
         drain_limits=DrainLimits(timeout=120),
     )

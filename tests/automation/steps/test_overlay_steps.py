@@ -7,6 +7,7 @@ controller really replaced every pod. Route tables live in moto's EC2.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from pathlib import Path
 
@@ -137,9 +138,9 @@ def test_native_routing_switch_is_idempotent_and_rolls_calico_once(
 
     wait_until("calico-node up", two_pods, timeout=120, interval=0.5)
 
-    ctx.dry_run = True
+    ctx = dataclasses.replace(ctx, dry_run=True)
     assert "would set" in overlay.disable_ipip(ctx).message
-    ctx.dry_run = False
+    ctx = dataclasses.replace(ctx, dry_run=False)
     assert overlay.disable_ipip(ctx).changed
     assert not overlay.disable_ipip(ctx).changed
     custom = client.CustomObjectsApi(primary_cluster.api_client())

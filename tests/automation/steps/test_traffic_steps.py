@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,8 @@ def test_records_gate_waits_for_route53_to_match_the_declared_records(
 
 
 def test_target_gate_needs_the_new_target_groups(context: HookContext) -> None:
-    context.outputs = {outputs.TARGET_GROUP_ARNS: {"ingress-source": {"80": "arn:x"}}}
+    context = dataclasses.replace(
+        context, outputs={outputs.TARGET_GROUP_ARNS: {"ingress-source": {"80": "arn:x"}}}
+    )
     with pytest.raises(PreconditionFailed, match="load balancer 'ingress-target'"):
         traffic.new_ingress_targets_healthy(context)

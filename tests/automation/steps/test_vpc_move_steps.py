@@ -8,6 +8,7 @@ and a dry run changes nothing.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,12 +137,12 @@ def test_taint_hook_taints_only_the_source_vpc_and_is_idempotent(
 ) -> None:
     everyone = world.source_nodes + world.target_nodes + [world.foreign_node, world.member_node]
 
-    context.dry_run = True
+    context = dataclasses.replace(context, dry_run=True)
     preview = nodes.taint_retiring_nodes(context)
     assert not preview.changed and "would" in preview.message
     assert _tainted(context, everyone) == []
 
-    context.dry_run = False
+    context = dataclasses.replace(context, dry_run=False)
     first = nodes.taint_retiring_nodes(context)
     assert first.changed
     assert _tainted(context, everyone) == world.source_nodes
@@ -157,7 +158,7 @@ def test_taint_hook_taints_only_the_source_vpc_and_is_idempotent(
 def test_missing_output_is_a_clear_precondition(context: HookContext) -> None:
     from automation.errors import PreconditionFailed
 
-    context.outputs = {}
+    context = dataclasses.replace(context, outputs={})
     with pytest.raises(PreconditionFailed, match="needs the stack output 'source_vpc_id'"):
         nodes.taint_retiring_nodes(context)
 
