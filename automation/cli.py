@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from automation.errors import KubeshiftError, UserError
+from automation.errors import EXIT_CODES, ErrorKind, KubeshiftError, UserError
 from automation.project import DEFAULT_STACK, check_stack_name, project_dir
 
 if TYPE_CHECKING:
@@ -409,6 +409,22 @@ def run(
     )
     report = execute(request, console=err, confirm=typer.confirm)
     _print_outcomes(f"run of {request.stack}", report, request.json)
+    if dry_run:
+        _dry_run_verdict(report)
+
+
+def _dry_run_verdict(report: RunReport) -> None:
+    """Say what the dry run planned from; exit 3 when some steps could not be evaluated."""
+    unknown = report.unknown()
+    if report.note:
+        err.print(f"Dry run {report.note}.", markup=False)
+    if unknown:
+        steps = ", ".join(f"{o.phase}/{o.step}" for o in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        err.print(
+            f"{len(unknown)} step(s) could not be evaluated now: {steps}{more}.", markup=False
+        )
+        raise typer.Exit(EXIT_CODES[ErrorKind.PRECONDITION])
 
 
 def _print_outcomes(title: str, report: RunReport, as_json: bool) -> None:
@@ -459,7 +475,9 @@ def hooks(
         _print_outcomes(f"{request.side}-steps of {phase} on {name}", report, request.json)
     else:
         out.print(f"Phase '{phase}' has no hooks or gates {request.side} its update.")
-    if not (dry_run or request.json):
+    if dry_run:
+        _dry_run_verdict(report)
+    elif not request.json:
         out.print(f"Recorded with the stack: {request.side} {phase}.")
 
 

@@ -93,7 +93,7 @@ def _planned(phase_id: str, where: str, step: Step) -> PlannedStep:
 class StepOutcome:
     phase: str
     step: str
-    status: str  # succeeded | skipped | failed | would-run | done
+    status: str  # succeeded | skipped | failed | would-run | unknown | done
     message: str = ""
     seconds: float = 0.0
 
@@ -101,6 +101,11 @@ class StepOutcome:
 @dataclass
 class RunReport:
     outcomes: list[StepOutcome] = field(default_factory=list)
+    note: str = ""  # a dry run says here what it planned from (the stack's outputs or not)
+
+    def unknown(self) -> list[StepOutcome]:
+        """Steps a dry run could not evaluate (their message says why)."""
+        return [o for o in self.outcomes if o.status == "unknown"]
 
     def as_dicts(self) -> list[dict[str, Any]]:
         return [o.__dict__.copy() for o in self.outcomes]
@@ -196,8 +201,9 @@ class Runner:
             if self.journal and self.journal.is_done(phase.id, planned.key):
                 report.outcomes.append(StepOutcome(phase.id, planned.key, "done"))
                 continue
-            message = self._describe(planned.step, context)
-            report.outcomes.append(StepOutcome(phase.id, planned.key, "would-run", message))
+            outcome = self._describe(planned.step, context)
+            outcome.step = planned.key
+            report.outcomes.append(outcome)
         return report
 
     def outputs_from_stack(self) -> None:
@@ -224,12 +230,18 @@ class Runner:
                 if self.journal and self.journal.is_done(phase.id, planned.key):
                     report.outcomes.append(StepOutcome(phase.id, planned.key, "done"))
                     continue
-                message = planned.summary
-                if planned.step is not None:
+                if planned.step is None:
+                    outcome = StepOutcome(phase.id, planned.key, "would-run", planned.summary)
+                else:
                     context = context or self.context_factory(phase, self._outputs, True)
-                    message = self._describe(planned.step, context)
-                report.outcomes.append(StepOutcome(phase.id, planned.key, "would-run", message))
+                    outcome = self._describe(planned.step, context)
+                    outcome.step = planned.key
+                report.outcomes.append(outcome)
         return report
+
+    def use_outputs(self, outputs: Mapping[str, Any]) -> None:
+        """Plan from these stack outputs (a dry run reads them without an engine run)."""
+        self._outputs = dict(outputs)
 
     # -- phases and steps --------------------------------------------------------------
 
@@ -460,18 +472,28 @@ class Runner:
         )
         return status.detail or f"{gate.summary}: satisfied"
 
-    def _describe(self, step: Step, context: HookContext) -> str:
+    def _describe(self, step: Step, context: HookContext) -> StepOutcome:
+        """What ``step`` would do now, or ``unknown`` with the reason it cannot tell."""
+        outcome = StepOutcome(context.phase, "", "would-run")  # the caller names the step
         try:
             if isinstance(step, Hook):
-                return step.run(context).message
+                outcome.message = step.run(context).message
+                return outcome
             status = step.check(context)
         except KubeshiftError as exc:
-            return f"{step.summary} (could not evaluate now: {exc})"
+            outcome.status, outcome.message = (
+                "unknown",
+                f"{step.summary}: could not evaluate: {exc}",
+            )
+            return outcome
         if status.done:
-            return f"{step.summary}: already satisfied"
-        return f"would wait up to {step.timeout:.0f}s for {step.summary}; pending now: " + (
-            ", ".join(status.items[:5])
-        )
+            outcome.message = f"{step.summary}: already satisfied"
+        else:
+            pending = ", ".join(status.items[:5])
+            outcome.message = (
+                f"would wait up to {step.timeout:.0f}s for {step.summary}; pending now: {pending}"
+            )
+        return outcome
 
     def _targets(self, phase: Phase) -> list[str]:
         assert self.engine is not None

@@ -20,7 +20,7 @@ from automation.clients import LazyClients
 from automation.context import ClientSet, HookContext
 from automation.engine import Engine
 from automation.engine_processes import orphaned_engines, stop_leftover_plugins
-from automation.errors import UserError
+from automation.errors import KubeshiftError, UserError
 from automation.interrupt import stop_at_safe_points
 from automation.journal import (
     Journal,
@@ -79,6 +79,19 @@ def pulumi_engine(project: Path, stack: str, run_id: str = "") -> Engine:
 
     require_pulumi_cli()
     return PulumiEngine(project, stack, create=True, on_output=logs.engine_output, run_id=run_id)
+
+
+def read_outputs(project: Path, stack: str) -> tuple[dict[str, Any], str]:
+    """The stack's current outputs for a dry run, read without writing anything, and a
+    note saying where the plan comes from (or why it has no outputs to go on)."""
+    from automation.engine import PulumiEngine, require_pulumi_cli
+
+    try:
+        require_pulumi_cli()
+        outputs = PulumiEngine(project, stack).outputs()
+    except KubeshiftError as exc:
+        return {}, f"planned without the stack's outputs ({exc})"
+    return outputs, "planned from the stack's current outputs"
 
 
 def journal_path(project: Path, stack: str) -> Path:
@@ -163,7 +176,12 @@ def execute(
     if request.dry_run:
         journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
         factory = context_factory(info, settings, clients, NullReporter())
-        return Runner(None, journal, factory).dry_run(phases)
+        runner = Runner(None, journal, factory)
+        outputs, note = read_outputs(request.project, request.stack)
+        runner.use_outputs(outputs)
+        report = runner.dry_run(phases)
+        report.note = note
+        return report
 
     check_state_dir_writable(state_dir(request.project))
     run_id = uuid.uuid4().hex
@@ -222,7 +240,9 @@ def execute_hooks(
     reader.outputs_from_stack()
     _refuse_early(reader, scenario.ids(), phase.id, request)
     if request.dry_run:
-        return reader.describe_steps(phase, request.side)
+        report = reader.describe_steps(phase, request.side)
+        report.note = "planned from the stack's current outputs"
+        return report
     check_state_dir_writable(state_dir(request.project))
     with _holding(request.project, request.stack, run_id, reporter):
         secrets = secret_strings(info.values, engine.secret_config())

@@ -161,3 +161,22 @@ def test_diff_of_the_example_shows_new_groups_and_removes_nothing(cli: CliRunner
     groups = [k for k in diff["added"] if k.startswith("aws:autoscaling/group:Group::")]
     assert len(groups) == 72
     assert diff["removed"] == []
+
+
+def test_a_dry_run_names_the_steps_it_could_not_evaluate_and_exits_3(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    result = cli.invoke(
+        app, ["--stack", STACK, "run", "--dry-run", "--to", "target-workers", "--json"]
+    )
+    assert result.exit_code == 3, result.output
+    steps = json.loads(result.stdout)
+    unknown = [s for s in steps if s["status"] == "unknown"]
+    assert unknown and all("could not evaluate" in s["message"] for s in unknown)
+    assert all(s["step"].startswith(("before:", "after:")) for s in unknown)
+    engine_steps = [s for s in steps if s["step"] in {"config", "preview", "update"}]
+    assert {s["status"] for s in engine_steps} == {"would-run"}
+    assert "planned without the stack's outputs" in result.stderr
+    assert "could not be evaluated now: target-workers/" in result.stderr
+    assert not (tmp_path / "state").exists()
