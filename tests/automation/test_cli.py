@@ -178,5 +178,6 @@ def test_a_dry_run_names_the_steps_it_could_not_evaluate_and_exits_3(
     engine_steps = [s for s in steps if s["step"] in {"config", "preview", "update"}]
     assert {s["status"] for s in engine_steps} == {"would-run"}
     assert "planned without the stack's outputs" in result.stderr
-    assert "could not be evaluated now: target-workers/" in result.stderr
+    assert "could not be evaluated now:" in result.stderr
+    assert "target-workers/after:" in result.stderr
     assert not (tmp_path / "state").exists()
