@@ -258,14 +258,27 @@ def render(
                 for r in resources
             ]
         )
-        return
-    counts: dict[str, int] = {}
-    for resource in resources:
-        counts[resource.type] = counts.get(resource.type, 0) + 1
-    table = Table("type", "count", title=f"{info.name} @ {chosen}: {len(resources)} resources")
-    for type_token, count in sorted(counts.items()):
-        table.add_row(type_token, str(count))
-    out.print(table)
+    else:
+        counts: dict[str, int] = {}
+        for resource in resources:
+            counts[resource.type] = counts.get(resource.type, 0) + 1
+        title = f"{info.name} @ {chosen}: {len(resources)} resources"
+        table = Table("type", "count", title=title)
+        for type_token, count in sorted(counts.items()):
+            table.add_row(type_token, str(count))
+        out.print(table)
+    _refuse_policy_violations(info, resources)
+
+
+def _refuse_policy_violations(info: Any, resources: Sequence[Any]) -> None:
+    """Every render is checked against ``components.policy``; a violation exits 3."""
+    from automation.review import policy_violations
+
+    found = policy_violations(info.config, resources)
+    for violation in found:
+        err.print(f"policy: {violation}", markup=False)
+    if found:
+        raise typer.Exit(EXIT_CODES[ErrorKind.PRECONDITION])
 
 
 @app.command()
@@ -288,6 +301,7 @@ def diff(
     with err.status(f"rendering {info.name} at {phases[0]} and {phases[1]} (offline)"):
         before = render_program(info.values, phases[0])
         after = render_program(info.values, phases[1])
+    _refuse_policy_violations(info, after)
     result = diff_resources(before, after)
     if json_output or _globals(ctx).json:
         _emit_json({"stack": info.name, "from": from_phase, "to": to_phase, **result.as_dict()})

@@ -8,9 +8,14 @@ pull request.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from components import policy
+
+if TYPE_CHECKING:
+    from components.config import StackConfig
 
 
 @dataclass(frozen=True)
@@ -118,3 +123,15 @@ def program_scope(
     diff = diff_resources(render(values, phase_ids[index - 1]), render(values, phase))
     keys = [*diff.removed, *diff.changed]
     return tuple(_escape(str(key)) for key in sorted(keys, key=str))
+
+
+def policy_violations(config: StackConfig, resources: Sequence[policy.Recorded]) -> list[str]:
+    """``components.policy``'s rules over one render, with the ports the config makes public."""
+    cluster = config.cluster
+    public = policy.public_ports_of(
+        not cluster.ingress.internal,
+        [listener.port for listener in cluster.ingress.listeners],
+        not cluster.api.internal,
+        cluster.control_plane.api_port,
+    )
+    return [str(v) for v in policy.check_all(resources, cluster.name, public)]

@@ -1,9 +1,10 @@
 """Policy checks over every resource a program declares, as plain functions.
 
 pulumi-policy's ``PolicyPack`` starts a server when constructed, so the rules live
-here as functions over recorded resources (type, logical name, id, engine inputs)
-and are called from tests on mock renders — and can be wrapped in a policy pack
-later. Each check returns violations; an empty list means compliant.
+here as functions over recorded resources (type, logical name, id, engine inputs).
+``kubeshift render`` and ``diff`` run them on every render (``automation.review.
+policy_violations``; a violation exits 3), and the tests on every phase of the
+example stacks. Each check returns violations; an empty list means compliant.
 """
 
 from __future__ import annotations
@@ -89,7 +90,10 @@ def no_open_ingress(resources: Sequence[Recorded], public_ports: Iterable[int]) 
         role = (group.inputs.get("tags") or {}).get("kubeshift.io/role") if group else None
         port, to_port = r.inputs.get("fromPort"), r.inputs.get("toPort")
         if role not in LB_ROLES or port != to_port or port not in allowed:
-            found.append(Violation("no-open-ingress", r.name, f"admits {cidr} on {port}-{to_port}"))
+            ports = "-".join(
+                str(int(p)) if isinstance(p, int | float) else str(p) for p in (port, to_port)
+            )
+            found.append(Violation("no-open-ingress", r.name, f"admits {cidr} on {ports}"))
     for r in resources:
         if r.type == SG:
             for rule in r.inputs.get("ingress") or []:

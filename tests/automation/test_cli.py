@@ -181,3 +181,17 @@ def test_a_dry_run_names_the_steps_it_could_not_evaluate_and_exits_3(
     assert "could not be evaluated now:" in result.stderr
     assert "target-workers/after:" in result.stderr
     assert not (tmp_path / "state").exists()
+
+
+def test_every_render_is_checked_against_the_policies(cli: CliRunner, tmp_path: Path) -> None:
+    def open_internal_ingress(config: dict) -> None:
+        config["kubeshift:cluster"]["ingress"]["internal"] = True
+        config["kubeshift:cluster"]["ingress"]["allowed_cidrs"] = ["0.0.0.0/0"]
+
+    stack = str(_bad_stack(tmp_path, open_internal_ingress))
+    result = cli.invoke(app, ["render", "--config", stack, "--phase", "baseline"])
+    assert result.exit_code == 3, result.output
+    assert "policy: [no-open-ingress]" in result.stderr
+    assert "admits 0.0.0.0/0 on 443-443" in result.stderr
+    clean = cli.invoke(app, ["--stack", STACK, "render", "--phase", "cleanup"])
+    assert clean.exit_code == 0 and "policy:" not in clean.stderr
