@@ -19,7 +19,7 @@ from automation.phase import (
     Scenario,
     retires_what_the_program_retires,
 )
-from automation.steps import ingress, nodes, traffic
+from automation.steps import ingress, nodes, preflight, traffic
 from components import phases
 
 TAINT_OLD = Hook(
@@ -139,6 +139,14 @@ def scenario(control_plane_members: int) -> Scenario:
         Phase(
             id="target-workers",
             summary="suffixed ASGs per instance type x AZ x capacity type in the new VPC",
+            before=(
+                Hook(
+                    name="aws-preflight",
+                    summary="check what AWS would refuse: target-group VPCs, SG references "
+                    "across VPCs, peered CIDRs",
+                    run=preflight.aws_preflight,
+                ),
+            ),
             after=(NEW_WORKERS_READY, TAINT_OLD),
             changes=CREATES_ONLY,
             way_back="untaint the old nodes; delete the new ASGs",

@@ -1,0 +1,64 @@
+"""vpc-move's AWS preflight hook against moto: passes on a sound world, refuses naming
+every problem on one AWS would refuse (moto itself accepts it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.clients import StaticClients
+from automation.context import HookContext
+from automation.errors import PreconditionFailed
+from automation.scenarios.vpc_move import scenario
+from automation.steps import outputs
+from automation.steps.preflight import aws_preflight
+from tests.support.moto_fixtures import MotoServer
+from tests.support.moto_world import make_network
+
+
+def _shared_group_admitting(ec2: Any, vpc: str, source: str) -> str:
+    shared = ec2.create_security_group(GroupName="shared", Description="s", VpcId=vpc)["GroupId"]
+    ec2.authorize_security_group_ingress(
+        GroupId=shared,
+        IpPermissions=[
+            {"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443,
+             "UserIdGroupPairs": [{"GroupId": source}]},
+        ],
+    )  # fmt: skip
+    return str(shared)
+
+
+@pytest.mark.moto
+def test_preflight_runs_before_the_new_workers_and_names_what_aws_would_refuse(
+    moto: MotoServer,
+) -> None:
+    aws = AwsClients(AwsAccess(region=moto.region))
+    old, new = make_network(aws.ec2, "10.0.0.0/16"), make_network(aws.ec2, "10.1.0.0/16")
+    nodes = aws.ec2.create_security_group(GroupName="n", Description="n", VpcId=new.vpc_id)
+    shared = _shared_group_admitting(aws.ec2, old.vpc_id, nodes["GroupId"])
+    context = HookContext(
+        stack="s",
+        scenario="vpc-move",
+        phase="target-workers",
+        clients=StaticClients(aws=aws),
+        outputs={
+            outputs.SOURCE_VPC_ID: old.vpc_id,
+            outputs.TARGET_VPC_ID: new.vpc_id,
+            outputs.NODE_SECURITY_GROUP_IDS: [nodes["GroupId"]],
+            "shared_security_group_ids": {"source": shared, "target": None},
+        },
+    )
+    with pytest.raises(PreconditionFailed) as refused:  # no peering yet
+        aws_preflight(context)
+    assert f"references {nodes['GroupId']} in {new.vpc_id}" in str(refused.value)
+
+    pcx = aws.ec2.create_vpc_peering_connection(VpcId=old.vpc_id, PeerVpcId=new.vpc_id)
+    peering = pcx["VpcPeeringConnection"]["VpcPeeringConnectionId"]
+    aws.ec2.accept_vpc_peering_connection(VpcPeeringConnectionId=peering)
+    passed = aws_preflight(context)
+    assert not passed.changed and passed.message.startswith("Preflight passed")
+
+    (workers,) = [p for p in scenario(3).phases if p.id == "target-workers"]
+    assert [s.name for s in workers.before] == ["aws-preflight"]
