@@ -298,8 +298,14 @@ def test_run_killed_during_up_resumes_and_converges(
     log = state.parent / "killed-run.log"
     run = _start_drive(engine_project, state, log, "--stop", "fleet")
     fleet = lambda: [r for r in engine_project.records() if r.startswith("fleet-group-")]  # noqa: E731
+    # Kill while the state holds a create in flight: the engine persists the pending
+    # operation asynchronously, so counting created records alone can strike before it
+    # is written (then only the stale lock is left, and the run names `recover` anyway).
+    in_flight = lambda: len(fleet()) >= 2 and bool(_pending_creates(engine_project))  # noqa: E731
     try:
-        _wait_for("two fleet groups to exist", lambda: len(fleet()) >= 2 or run.poll() is not None)
+        _wait_for(
+            "a fleet create in flight after two", lambda: in_flight() or run.poll() is not None
+        )
     finally:
         _kill_tree(run.pid)
     run.wait(timeout=30)
