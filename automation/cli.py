@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from automation.journal import StepRecord
     from automation.runner import RunReport
     from automation.stack_progress import Recorded
-from automation.stack_progress import Recorded
 
 app = typer.Typer(
     name="kubeshift",

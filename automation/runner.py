@@ -217,8 +217,7 @@ class Runner:
             return outputs_progress(self._outputs)
         except ProgressError as exc:
             raise UserError(
-                f"{str(exc)[0].upper()}{str(exc)[1:]}; the stack's record of finished phases "
-                "cannot be read."
+                f"{exc}; the stack's record of finished phases cannot be read."
             ) from None
 
     def dry_run(self, phases: Sequence[Phase]) -> RunReport:

@@ -39,7 +39,7 @@ from automation.scenarios import build_scenario
 from automation.secrets import secret_strings
 from automation.settings import RuntimeSettings, load_runtime_settings
 from automation.waiting import Pending, wait_until
-from components.progress import missing
+from components.progress import listed, missing
 from components.run_marker import clear_mark, marker_path, write_mark
 
 
@@ -274,10 +274,9 @@ def _refuse_early(
     if request.side == "before":
         earlier = [m for m in missing(progress, order, phase) if m != f"before {phase}"]
         if earlier:
-            shown = ", ".join(earlier[:4]) + (" and more" if len(earlier) > 4 else "")
             raise UserError(
-                f"Phase '{phase}' comes too early: the stack records no {shown}, so nothing "
-                f"was run; finish the earlier phases first (`{command} run --to "
+                f"Phase '{phase}' comes too early: the stack records no {listed(earlier)}, so "
+                f"nothing was run; finish the earlier phases first (`{command} run --to "
                 f"{order[order.index(phase) - 1]}`)."
             )
 

@@ -38,6 +38,7 @@ from components.progress import (
 from components.run_marker import RUN_VAR, competing_run, state_dir
 
 Builder = Callable[[StackConfig], dict[str, Any]]
+PHASE_OUTPUT = "phase"  # every scenario exports the phase it built
 
 
 def read_config() -> StackConfig:
@@ -110,10 +111,11 @@ def check_progress(config: StackConfig) -> tuple[StackConfig | None, dict[str, A
         progress = outputs_progress(outputs)
         added = parse_record(os.environ.get(RECORD_VAR))
         if os.environ.get(RECORD_ONLY_VAR) == "1":
-            recorded = progress.with_record(added)
-            deployed = recorded.deployed_phase()
+            # The ``phase`` output is what the last successful update deployed (a stack
+            # from before the progress record has it too); none: never deployed.
+            deployed = outputs.get(PHASE_OUTPUT)
             built = config.model_copy(update={"phase": deployed}) if deployed else None
-            return built, recorded.as_output()
+            return built, progress.with_record(added).as_output()
         settled, skipped = settle(
             progress,
             config.phase_ids,

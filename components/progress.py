@@ -96,7 +96,7 @@ class Progress(_Frozen):
     steps: Sides | None = None
 
     def has(self, phase: str, milestone: Milestone) -> bool:
-        return any(m.key == (phase, milestone) for m in self.marks)
+        return self.mark(phase, milestone) is not None
 
     def mark(self, phase: str, milestone: Milestone) -> Mark | None:
         return next((m for m in self.marks if m.key == (phase, milestone)), None)
@@ -127,11 +127,6 @@ class Progress(_Frozen):
             return self.mark(phase, "after")
         return self.mark(phase, "update")
 
-    def deployed_phase(self) -> str | None:
-        """The phase of the last recorded update."""
-        updates = [m.phase for m in self.marks if m.milestone == "update"]
-        return updates[-1] if updates else None
-
     def as_output(self) -> dict[str, object]:
         return self.model_dump(mode="json")
 
@@ -144,7 +139,7 @@ def parse_progress(value: object) -> Progress:
         return Progress.model_validate(value)
     except ValidationError as exc:
         raise ProgressError(
-            f"the stack's '{PROGRESS_OUTPUT}' output is not a progress record "
+            f"The stack's '{PROGRESS_OUTPUT}' output is not a progress record "
             f"({exc.errors()[0]['msg']})"
         ) from None
 
@@ -181,6 +176,12 @@ def missing(progress: Progress, phases: Sequence[str], phase: str) -> list[str]:
     return [f"{m} {p}" for p, m in required(progress, phases, phase) if not progress.has(p, m)]
 
 
+def listed(labels: Sequence[str], most: int = 4) -> str:
+    """``a, b, c, d and 2 more``: missing marks, short enough for one sentence."""
+    more = f" and {len(labels) - most} more" if len(labels) > most else ""
+    return ", ".join(labels[:most]) + more
+
+
 def next_action(progress: Progress, phases: Sequence[str], phase: str, stack: str) -> str:
     """The command that does the first thing ``phase`` still waits for."""
     for p, milestone in required(progress, phases, phase):
@@ -196,11 +197,10 @@ def next_action(progress: Progress, phases: Sequence[str], phase: str, stack: st
 
 def refusal(progress: Progress, phases: Sequence[str], phase: str, stack: str) -> str:
     """One sentence: why ``phase`` may not update yet, what does it, how to override."""
-    lacking = missing(progress, phases, phase)
-    shown = ", ".join(lacking[:4]) + (f" and {len(lacking) - 4} more" if len(lacking) > 4 else "")
     action = next_action(progress, phases, phase, stack)
     return (
-        f"Phase '{phase}' {TOO_EARLY}: the stack records no {shown} "
+        f"Phase '{phase}' {TOO_EARLY}: the stack records no "
+        f"{listed(missing(progress, phases, phase))} "
         f"(hooks and gates), so nothing was changed; run {action} next "
         f"(or `kubeshift --stack {stack} run`), or set {SKIP_PROGRESS_KEY} to {phase} "
         "to override, which the stack records."

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from automation.errors import UserError
 from automation.journal import Journal
 from automation.runner import Runner
 from components.progress import Mark, Progress, missing
@@ -115,11 +116,9 @@ def test_hooks_by_command_then_a_run_mixes(tmp_path: Path) -> None:
 
 
 def test_a_damaged_progress_output_is_one_sentence(tmp_path: Path) -> None:
-    engine = FakeEngine()
-    engine.progress = Progress()
-    bad = runner(engine, Journal(tmp_path / "j.json", "s"))
-    bad._outputs = {"progress": {"marks": "not a list"}}
-    with pytest.raises(Exception) as caught:
+    bad = runner(FakeEngine(), Journal(tmp_path / "j.json", "s"))
+    bad.use_outputs({"progress": {"marks": "not a list"}})
+    with pytest.raises(UserError) as caught:
         bad.progress()
     assert "not a progress record" in str(caught.value)
     assert "\n" not in str(caught.value)

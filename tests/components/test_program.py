@@ -69,7 +69,7 @@ def test_an_update_with_its_marks_records_itself(
     rendering = record(program.main, config=small_values, stack_outputs=before)
     progress = parse_progress(rendering.outputs["progress"])
     assert progress.has("target-network", "before") and progress.has("target-network", "update")
-    assert progress.deployed_phase() == "target-network"
+    assert progress.mark("target-network", "update") is not None
     assert rendering.outputs["phase"] == "target-network"
 
 
@@ -102,3 +102,30 @@ def test_offline_renders_skip_the_check(small_values: dict[str, Any]) -> None:
     rendering = record(program.main, config=small_values)
     assert rendering.outputs["phase"] == "retire-old-workers"
     assert "progress" not in rendering.outputs
+
+
+def test_a_record_only_update_of_a_stack_from_before_the_record_keeps_its_outputs(
+    small_values: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No progress output yet: the deployed phase comes from the stack's ``phase`` output,
+    so recording a mark does not drop the outputs the hooks read."""
+    small_values["kubeshift:phase"] = "target-workers"
+    added = [{"phase": "target-network", "milestone": "after", "by": "kubeshift hooks"}]
+    monkeypatch.setenv("KUBESHIFT_RECORD_ONLY", "1")
+    monkeypatch.setenv("KUBESHIFT_RECORD", json.dumps({"marks": added}))
+    before = {"phase": "target-network", "source_vpc_id": "vpc-1"}
+    rendering = record(program.main, config=small_values, stack_outputs=before)
+    assert rendering.outputs["phase"] == "target-network"
+    assert rendering.outputs["source_vpc_id"]
+    assert parse_progress(rendering.outputs["progress"]).has("target-network", "after")
+
+
+def test_a_record_only_update_of_a_never_deployed_stack_declares_nothing(
+    small_values: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    added = [{"phase": "baseline", "milestone": "before", "by": "kubeshift hooks"}]
+    monkeypatch.setenv("KUBESHIFT_RECORD_ONLY", "1")
+    monkeypatch.setenv("KUBESHIFT_RECORD", json.dumps({"marks": added}))
+    rendering = record(program.main, config=small_values, stack_outputs={})
+    assert rendering.resources == []
+    assert set(rendering.outputs) == {"progress"}

@@ -70,7 +70,7 @@ def test_marks_passed_with_the_update_count_and_the_update_is_recorded() -> None
     )
     assert skipped == []
     assert settled.has("target-network", "before") and settled.has("target-network", "update")
-    assert settled.deployed_phase() == "target-network"
+    assert settled.marks[-1].key == ("target-network", "update")
 
 
 def test_an_override_goes_ahead_and_is_recorded_only_for_its_phase() -> None:
