@@ -6,6 +6,7 @@ so they reschedule onto the new nodes; then the Service goes back to
 ``LoadBalancer``. Node ports must stay the same throughout, or the load balancers'
 targets point at nothing. The move goes a batch at a time and waits for replacements to
 be Ready on the target nodes before the next batch, so the Service never runs dry.
+Evictions go through the drain's evictor: same filters, budgets, limits and back-off.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from typing import Any, Literal
 from kubernetes import client
 from pydantic import BaseModel, Field
 
+from automation import interrupt
 from automation.errors import GateTimeoutError, StepFailedError
 from automation.kube.clients import MERGE_PATCH, KubeClients, list_all, patch_on_conflict, raw
-from automation.kube.drain.evict import EvictStatus, evict_pod
+from automation.kube.drain.evictor import DrainLimits, Evictor
+from automation.kube.drain.filters import DrainOptions, PodVerdict, Verdict, plan_pods, verdict_for
 from automation.kube.nodes import NodeSelection, select_nodes
 from automation.progress import NullReporter, Reporter
 from automation.waiting import Deadline, Pending, summarize, wait_until
@@ -38,13 +41,20 @@ class PodMove(BaseModel):
     batch_size: int = Field(default=1, ge=1, description="Pods evicted before waiting.")
     timeout: float = Field(default=600.0, gt=0, description="Deadline of the whole move (s).")
     interval: float = Field(default=1.0, gt=0, description="Poll interval while waiting (s).")
-    retry_max: float = Field(default=5.0, gt=0, description="Longest wait between 429 retries.")
+    retry_max: float = Field(
+        default=5.0, gt=0, description="Longest wait between 429 retries when no limits given."
+    )
+
+    def describe(self) -> str:
+        return f"{self.namespace} pods '{self.pod_selector}'"
 
 
 @dataclass
 class MoveResult:
     moved: list[str] = field(default_factory=list)  # evicted pods (namespace/name)
     already_in_place: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # left off target: pod -> reason
+    refused: dict[str, str] = field(default_factory=dict)  # the drain would refuse: pod -> why
     ready_on_target: int = 0
     dry_run: bool = False
 
@@ -54,16 +64,30 @@ class MoveResult:
 
     @property
     def message(self) -> str:
-        if self.dry_run:
-            if not self.moved:
-                return "dry-run: nothing to move; every pod is on the target nodes."
-            return f"dry-run: would evict {len(self.moved)} pod(s): {summarize(self.moved)}."
-        if not self.moved:
-            return f"All {len(self.already_in_place)} pod(s) already on the target nodes."
-        return (
-            f"Moved {len(self.moved)} pod(s) ({summarize(self.moved)}); "
-            f"{self.ready_on_target} Ready on the target nodes."
-        )
+        all_ = "" if self.skipped else "All "  # skipped pods stay off the target nodes
+        if self.dry_run and self.refused:
+            text = f"dry-run: would refuse to move, {self.refusals()}"
+        elif self.dry_run and self.moved:
+            text = f"dry-run: would evict {len(self.moved)} pod(s): {summarize(self.moved)}"
+        elif self.dry_run:
+            text = "dry-run: nothing to move" + (
+                "" if all_ else "; every pod is on the target nodes"
+            )
+        elif not self.moved:
+            text = f"{all_}{len(self.already_in_place)} pod(s) already on the target nodes"
+        else:
+            text = (
+                f"Moved {len(self.moved)} pod(s) ({summarize(self.moved)}); "
+                f"{self.ready_on_target} Ready on the target nodes"
+            )
+        if self.skipped:
+            items = [f"{k} ({v})" for k, v in self.skipped.items()]
+            text += f"; left {len(items)} where they are: {summarize(items, 3)}"
+        return text + "."
+
+    def refusals(self) -> str:
+        items = [f"{k} ({v})" for k, v in self.refused.items()]
+        return f"{len(items)} pod(s) cannot be evicted: {summarize(items, 3)}"
 
 
 def _ready(pod: Mapping[str, Any]) -> bool:
@@ -83,6 +107,8 @@ def move_pods(
     clients: KubeClients,
     move: PodMove,
     *,
+    options: DrainOptions | None = None,
+    limits: DrainLimits | None = None,
     reporter: Reporter | None = None,
     dry_run: bool = False,
     clock: Callable[[], float] = time.monotonic,
@@ -90,16 +116,21 @@ def move_pods(
 ) -> MoveResult:
     """Evict the selected pods that are off ``move.target`` and wait for Ready replacements there.
 
-    Idempotent: pods already on target nodes are left alone; a re-run after a crash only
-    evicts what is still elsewhere. Every wait is bounded by ``move.timeout``.
+    Evictions go through the drain's ``Evictor`` with ``options`` and ``limits`` (budgets,
+    in-flight limit, back-off; ``move.timeout`` is the one deadline). Pods the drain
+    skips are left and reported; if it would refuse one, nothing is evicted
+    (``StepFailedError``). Idempotent: pods already on target nodes are left alone; a
+    re-run after a crash only evicts what is still elsewhere.
     """
     reporter = reporter or NullReporter()
+    # the move's selector picks the pods; the drain's own pod_selector does not apply
+    options = (options or DrainOptions()).model_copy(update={"pod_selector": {}})
+    limits = limits or DrainLimits(retry_max=move.retry_max)
     deadline = Deadline(move.timeout, clock)
     targets = {n["metadata"]["name"] for n in select_nodes(clients.core, move.target)[0]}
     if not targets:
         raise StepFailedError(
-            f"No target node matches {move.target.describe()}; cannot move "
-            f"{move.namespace} pods '{move.pod_selector}'."
+            f"No target node matches {move.target.describe()}; cannot move {move.describe()}."
         )
 
     def pods() -> list[dict[str, Any]]:
@@ -110,21 +141,34 @@ def move_pods(
             label_selector=move.pod_selector,
         )["items"]
 
+    def counted(pod: Mapping[str, Any]) -> bool:  # pods the drain skips never move
+        return verdict_for(pod, options)[0] is not Verdict.SKIP
+
     current = [p for p in pods() if not (p["metadata"].get("deletionTimestamp"))]
-    wanted = len(current)
-    off = sorted(
-        (p for p in current if (p.get("spec") or {}).get("nodeName") not in targets), key=_key
+    wanted = sum(1 for p in current if counted(p))
+    plan = plan_pods(
+        (p for p in current if (p.get("spec") or {}).get("nodeName") not in targets), options
     )
+    to_move = [v for v in plan if v.verdict is Verdict.EVICT]
     result = MoveResult(
-        already_in_place=sorted(_key(p) for p in current if p not in off), dry_run=dry_run
+        already_in_place=sorted(
+            _key(p) for p in current if (p.get("spec") or {}).get("nodeName") in targets
+        ),
+        skipped={v.key: v.reason for v in plan if v.verdict is Verdict.SKIP},
+        refused={v.key: v.reason for v in plan if v.verdict is Verdict.REFUSE},
+        dry_run=dry_run,
     )
     if dry_run:
-        result.moved = [_key(p) for p in off]
+        result.moved = [v.key for v in to_move]
         log.info("%s", result.message)
         return result
+    if result.refused:  # like a drain's node: do not start what cannot be finished
+        raise StepFailedError(
+            f"Cannot move {move.describe()}: {result.refusals()}; nothing was evicted."
+        )
 
     def placed() -> Pending:
-        now = pods()
+        now = [p for p in pods() if counted(p)]
         ready_on = [p for p in now if _ready(p) and p["spec"].get("nodeName") in targets]
         elsewhere = [
             f"{_key(p)} on {p['spec'].get('nodeName') or 'no node'}"
@@ -135,77 +179,61 @@ def move_pods(
         missing = [f"{wanted - len(ready_on)} Ready replica(s)"] if len(ready_on) < wanted else []
         return Pending.of([*elsewhere, *missing], f"{len(ready_on)}/{wanted} Ready on targets")
 
-    with reporter.task(f"moving {move.namespace} '{move.pod_selector}' pods", len(off)) as task:
-        for start in range(0, len(off), move.batch_size):
-            batch = off[start : start + move.batch_size]
-            for pod in batch:
-                _evict_with_retry(clients.core, pod, deadline, move.retry_max, sleep)
-                result.moved.append(_key(pod))
-                task.advance()
-            _wait_ready_count(clients, move, targets, wanted, deadline, pods, reporter, sleep)
+    def replaced() -> Pending:
+        gap = wanted - sum(1 for p in pods() if _ready(p) and counted(p))
+        return Pending.of([f"{gap} replacement(s) not Ready"] if gap > 0 else [])
+
+    def wait(what: str, poll: Callable[[], Pending]) -> None:
         wait_until(
-            f"{move.namespace} pods '{move.pod_selector}' Ready on the target nodes",
-            placed,
+            what,
+            poll,
             timeout=max(deadline.remaining, 0.01),
             interval=move.interval,
             on_progress=reporter.on_wait,
             clock=clock,
             sleep=sleep,
         )
+
+    with reporter.task(f"moving {move.describe()}", len(to_move)) as task:
+        if to_move:
+            with Evictor(clients, options, limits, deadline=deadline, clock=clock) as evictor:
+                evictor.task = task
+                for start in range(0, len(to_move), move.batch_size):
+                    batch = to_move[start : start + move.batch_size]
+                    _evict_batch(evictor, move, batch, result)
+                    wait(f"replacements of {move.describe()} Ready", replaced)
+        wait(f"{move.describe()} Ready on the target nodes", placed)
     log.info("%s", result.message)
     return result
 
 
-def _wait_ready_count(
-    clients: KubeClients,
-    move: PodMove,
-    targets: set[str],
-    wanted: int,
-    deadline: Deadline,
-    pods: Callable[[], list[dict[str, Any]]],
-    reporter: Reporter,
-    sleep: Callable[[float], None],
+def _evict_batch(
+    evictor: Evictor, move: PodMove, batch: list[PodVerdict], result: MoveResult
 ) -> None:
-    """Wait until ``wanted`` pods are Ready again (the batch's replacements have started)."""
-
-    def poll() -> Pending:
-        ready = [p for p in pods() if _ready(p)]
-        gap = wanted - len(ready)
-        return Pending.of([f"{gap} replacement(s) not Ready"] if gap > 0 else [])
-
-    wait_until(
-        f"replacements of {move.namespace} '{move.pod_selector}' Ready",
-        poll,
-        timeout=max(deadline.remaining, 0.01),
-        interval=move.interval,
-        on_progress=reporter.on_wait,
-        clock=deadline.clock,
-        sleep=sleep,
-    )
-
-
-def _evict_with_retry(
-    core: client.CoreV1Api,
-    pod: Mapping[str, Any],
-    deadline: Deadline,
-    retry_max: float,
-    sleep: Callable[[float], None],
-) -> None:
-    meta = pod["metadata"]
-    delay = 0.5
-    while True:
-        outcome = evict_pod(core, meta["namespace"], meta["name"], uid=meta.get("uid"))
-        if outcome.status in (EvictStatus.EVICTED, EvictStatus.GONE):
-            return
-        if outcome.status is EvictStatus.FAILED:
-            raise StepFailedError(outcome.message)
-        if deadline.expired:
-            raise GateTimeoutError(
-                f"Pod {_key(pod)} could not be evicted before the deadline: {outcome.message}."
-            )
-        log.info("eviction of %s blocked: %s; will retry in %.1fs", _key(pod), outcome, delay)
-        sleep(min(delay, max(deadline.remaining, 0.01)))
-        delay = min(delay * 2, retry_max)
+    """Evict ``batch`` through ``evictor`` and await its pods' deletion."""
+    uids = {v.uid for v in batch}
+    with evictor.follow(
+        f"{move.describe()} being moved",
+        evictor.clients.core.list_namespaced_pod,
+        move.namespace,
+        want=lambda pod: (pod.get("metadata") or {}).get("uid") in uids,
+        label_selector=move.pod_selector,
+    ) as pods:
+        done = evictor.evict(pods)
+    summary = evictor.summary
+    with evictor.cond:
+        result.skipped.update(
+            {v.key: summary.skipped[v.key] for v in batch if v.key in summary.skipped}
+        )
+        result.moved.extend(v.key for v in batch if v.key not in summary.skipped | summary.failed)
+        leftovers = "; ".join(summary.leftovers())
+    if summary.failed:
+        raise StepFailedError(f"Moving {move.describe()} failed: {leftovers}.")
+    if not done:
+        interrupt.check(f"moving {move.describe()}")
+        raise GateTimeoutError(
+            f"Timed out after {move.timeout:.0f}s moving {move.describe()}: {leftovers}."
+        )
 
 
 # --- Service type switch -----------------------------------------------------------------

@@ -1,8 +1,10 @@
 """Draining nodes, kubectl-style but concurrent: plan (pure filters), then act (evictions).
 
 ``filters`` decides per pod, ``evict`` talks to the Eviction API, ``budgets`` follows
-PodDisruptionBudgets so evictions are only tried when a budget allows them, ``run``
-drives many nodes at once under a global disruption budget and returns a summary.
+PodDisruptionBudgets so evictions are only tried when a budget allows them,
+``evictor`` evicts a set of pods with all of that (the drain and the ingress move both
+use it), ``run`` drives many nodes at once under a global disruption budget and
+returns a ``summary``.
 """
 
 from automation.kube.drain.filters import DrainOptions, PodVerdict, Verdict, plan_pods
