@@ -161,19 +161,19 @@ def _project_for(stack: str) -> Path:
 @handles_errors
 def scenarios(ctx: typer.Context, json_output: JsonOpt = False) -> None:
     """List the migration scenarios kubeshift knows."""
-    from automation.scenarios import SCENARIOS
+    from components import registry
 
     if json_output or _globals(ctx).json:
         _emit_json(
             [
-                {"id": s.id, "summary": s.summary, "phases": list(s.phase_ids)}
-                for s in SCENARIOS.values()
+                {"id": s.id, "summary": s.summary, "phases": list(s.phase_ids())}
+                for s in registry.specs()
             ]
         )
         return
     table = Table("scenario", "phases", "summary")
-    for entry in SCENARIOS.values():
-        table.add_row(entry.id, str(len(entry.phase_ids)), entry.summary)
+    for spec in registry.specs():
+        table.add_row(spec.id, str(len(spec.phase_ids())), spec.summary)
     out.print(table)
 
 
@@ -192,7 +192,7 @@ def plan(
     from automation.scenarios import build_scenario
 
     info = load_stack(project_dir(), _stack_name(ctx, stack))
-    scenario = build_scenario(info)
+    scenario = build_scenario(info.config)
     rows: list[dict[str, Any]] = []
     for phase in scenario.phases:
         rows.append(
@@ -330,7 +330,7 @@ def diff(
 def _checked_phase(info: Any, phase: str | None) -> str:
     from automation.scenarios import build_scenario
 
-    scenario = build_scenario(info)
+    scenario = build_scenario(info.config)
     chosen = info.phase if phase is None else phase
     scenario.phase(chosen)  # raises a UserError naming the known phases
     return chosen
@@ -357,7 +357,7 @@ def preview(
 
     project = _project_for(_stack_name(ctx, stack))
     info = load_stack(project, _stack_name(ctx, stack))
-    scenario = build_scenario(info)
+    scenario = build_scenario(info.config)
     chosen = scenario.phase(phase)
     require_pulumi_cli()
     engine = PulumiEngine(project, info.name, create=True, on_output=logs.engine_output)
@@ -620,7 +620,7 @@ def _print_phase_report(stack: str, records: list[Any], as_json: bool) -> None:
     from automation.report import availability_lines, phase_rows
     from automation.scenarios import build_scenario
 
-    order = build_scenario(load_stack(_project_for(stack), stack)).ids()
+    order = build_scenario(load_stack(_project_for(stack), stack).config).ids()
     rows = phase_rows(records, order)
     availability = availability_lines(records)
     if as_json:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from automation.errors import PreconditionFailed
 from automation.progress import NullReporter, Reporter
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from automation.kube.clients import KubeClients
     from automation.settings import RuntimeSettings
     from components.config import StackConfig
+    from components.registry import StackOutputs
+
+OutputsT = TypeVar("OutputsT", bound="StackOutputs")
 
 
 class ClientSet(Protocol):
@@ -61,3 +64,13 @@ class HookContext:
                 f"Step of phase '{self.phase}' needs the stack's config, and none was given."
             )
         return self.config
+
+    def read_outputs(self, model: type[OutputsT]) -> OutputsT:
+        """The stack's outputs read into its scenario's ``model``; one sentence if they
+        do not fit (a stack updated by another kubeshift version)."""
+        from components.registry import OutputsError, parse_outputs
+
+        try:
+            return parse_outputs(model, self.outputs, self.stack)
+        except OutputsError as exc:
+            raise PreconditionFailed(str(exc)) from None

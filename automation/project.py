@@ -12,9 +12,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automation.errors import ConfigError, UserError
+
+if TYPE_CHECKING:
+    from components.config import StackConfig
 
 DEFAULT_STACK = "local"
 
@@ -70,7 +73,7 @@ class StackInfo:
     name: str
     path: Path
     values: dict[str, Any]
-    config: Any
+    config: StackConfig
 
     @property
     def scenario(self) -> str:

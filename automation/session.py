@@ -162,7 +162,7 @@ def execute(
 ) -> RunReport:
     """Run (or dry-run) the requested phases of a stack."""
     info = load_stack(request.project, request.stack)
-    scenario = build_scenario(info)
+    scenario = build_scenario(info.config)
     phases = scenario.slice(request.start, request.stop)
     settings = load_runtime_settings(info.values)
     clients = clients or LazyClients(settings)
@@ -222,7 +222,7 @@ def execute_hooks(
     before-steps wait for every earlier phase, the after-steps for the phase's update.
     """
     info = load_stack(request.project, request.stack)
-    scenario = build_scenario(info)
+    scenario = build_scenario(info.config)
     phase = scenario.phase(request.phase)
     settings = load_runtime_settings(info.values)
     clients = clients or LazyClients(settings)

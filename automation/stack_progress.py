@@ -31,7 +31,7 @@ def read_recorded(project: Path, stack: str) -> Recorded:
     from automation.scenarios import build_scenario
 
     try:
-        order = build_scenario(load_stack(project, stack)).ids()
+        order = build_scenario(load_stack(project, stack).config).ids()
         require_pulumi_cli()
         outputs = PulumiEngine(project, stack).outputs()
         return Recorded(outputs_progress(outputs), order)

@@ -8,8 +8,9 @@ single sentence naming the key, e.g. ``kubeshift:migration.target_network.cidr
 
 Keys (see ``stacks/Pulumi.vpc-move-example.yaml`` for a full example):
 
-- ``kubeshift:scenario`` — ``vpc-move`` | ``cni-swap`` | ``overlay-switch``.
-- ``kubeshift:phase`` — one of the scenario's phase ids (``components.phases``).
+- ``kubeshift:scenario`` — a registered scenario (``components.scenarios``): ``vpc-move``,
+  ``cni-swap`` or ``overlay-switch``; its own rules run from its spec.
+- ``kubeshift:phase`` — one of the scenario's phase ids.
 - ``kubeshift:cluster`` — :class:`ClusterConfig`: ``name``, ``image_id``,
   ``network`` (the source VPC), ``control_plane``, ``worker_pools``, ``ingress``,
   ``api``, ``dns``, ``tags``.
@@ -35,7 +36,7 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from components import phases
+from components import phases, registry
 from components.validation import join, sentence, show
 
 PREFIX = "kubeshift:"
@@ -221,7 +222,7 @@ class StackConfig(_Model):
 
     @property
     def phase_ids(self) -> tuple[str, ...]:
-        return phases.scenario_phases(self.scenario, self.cluster.control_plane.members)
+        return registry.spec(self.scenario).phase_ids(self.cluster.control_plane.members)
 
     @property
     def cursor(self) -> phases.PhaseCursor:
@@ -239,11 +240,11 @@ def load_config(values: Mapping[str, Any]) -> StackConfig:
     """
     _check_known_keys(values)
     scenario = _require_str(values, SCENARIO_KEY)
-    if scenario not in phases.SCENARIOS:
+    if scenario not in registry.ids():
         raise ConfigError(
             SCENARIO_KEY,
             f"{SCENARIO_KEY} {scenario!r} is not a known scenario "
-            f"(choose one of {', '.join(phases.SCENARIOS)}).",
+            f"(choose one of {', '.join(registry.ids())}).",
         )
     phase = _require_str(values, PHASE_KEY)
     region = _require_str(values, REGION_KEY)
@@ -430,46 +431,12 @@ def _check(config: StackConfig) -> None:
             f"(choose one of {', '.join(config.phase_ids)}).",
         )
     source_key = f"{CLUSTER_KEY}.network"
-    _check_network(cluster.network, source_key, config.region)
-    networks = [(source_key, cluster.network)]
-    if config.scenario == phases.VPC_MOVE:
-        target_key = f"{MIGRATION_KEY}.target_network"
-        target = migration.target_network
-        if target is None:
-            _fail(target_key, f"{target_key} is required for the vpc-move scenario.")
-            return
-        if target.cidr.overlaps(cluster.network.cidr):
-            _fail(
-                f"{target_key}.cidr",
-                f"{target_key}.cidr {target.cidr} overlaps the source VPC {cluster.network.cidr}.",
-            )
-        _check_network(target, target_key, config.region)
-        networks.append((target_key, target))
-    if config.scenario == phases.CNI_SWAP and migration.mirror is None:
-        _fail(f"{MIGRATION_KEY}.mirror", f"{MIGRATION_KEY}.mirror is required for cni-swap.")
-    if config.scenario == phases.OVERLAY_SWITCH:
-        overlay = migration.overlay
-        if overlay is None:
-            _fail(
-                f"{MIGRATION_KEY}.overlay",
-                f"{MIGRATION_KEY}.overlay is required for overlay-switch.",
-            )
-        elif overlay.pod_cidr.prefixlen >= overlay.node_pod_prefix:
-            _fail(
-                f"{MIGRATION_KEY}.overlay.pod_cidr",
-                f"{MIGRATION_KEY}.overlay.pod_cidr {overlay.pod_cidr} has no room for "
-                f"per-node /{overlay.node_pod_prefix} blocks; widen it or raise node_pod_prefix.",
-            )
-        elif overlay.pod_cidr.overlaps(cluster.network.cidr):
-            _fail(
-                f"{MIGRATION_KEY}.overlay.pod_cidr",
-                f"{MIGRATION_KEY}.overlay.pod_cidr {overlay.pod_cidr} overlaps the VPC "
-                f"{cluster.network.cidr}.",
-            )
+    check_network(cluster.network, source_key, config.region)
+    spec = registry.spec(config.scenario)
+    networks = [(source_key, cluster.network), *spec.check(config)]
     _check_pools(cluster, networks)
-    # A cni-swap mirror shares the subnets: its members sit right after the primary's.
-    copies = 2 if config.scenario == phases.CNI_SWAP else 1
-    _check_member_azs(cluster.control_plane, networks, copies)
+    # A mirror shares the subnets: its members sit right after the primary's.
+    _check_member_azs(cluster.control_plane, networks, spec.member_copies)
     _check_dns(cluster.dns)
     _check_ingress(cluster.ingress)
     _check_tags(cluster.tags)
@@ -512,7 +479,8 @@ def _check_control_plane(cp: ControlPlaneConfig) -> None:
         _fail(key, f"{key} {cp.instance_type!r} is not an EC2 instance type.")
 
 
-def _check_network(net: NetworkConfig, key: str, region: str) -> None:
+def check_network(net: NetworkConfig, key: str, region: str) -> None:
+    """A VPC AWS would create: its CIDR, subnets and AZs (in ``region``)."""
     low, high = VPC_PREFIXES
     if not low <= net.cidr.prefixlen <= high:
         _fail(

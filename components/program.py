@@ -7,13 +7,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pulumi
 
-from components import phases
+from components import registry
 from components.config import (
     CLUSTER_KEY,
     MIGRATION_KEY,
@@ -37,7 +36,6 @@ from components.progress import (
 )
 from components.run_marker import RUN_VAR, competing_run, state_dir
 
-Builder = Callable[[StackConfig], dict[str, Any]]
 PHASE_OUTPUT = "phase"  # every scenario exports the phase it built
 
 
@@ -52,15 +50,21 @@ def read_config() -> StackConfig:
     return load_config(values)
 
 
-def builders() -> dict[str, Builder]:
-    """Scenario id -> function declaring that scenario's infrastructure for a phase."""
-    from components import cni_swap, overlay_switch, vpc_move
+def build(config: StackConfig) -> dict[str, Any]:
+    """Declare the scenario's infrastructure for the configured phase; its outputs.
 
-    return {
-        phases.VPC_MOVE: vpc_move.build,
-        phases.CNI_SWAP: cni_swap.build,
-        phases.OVERLAY_SWITCH: overlay_switch.build,
-    }
+    The keys are checked against the scenario's outputs model, which the steps read:
+    an output the model does not declare would never reach them.
+    """
+    spec = registry.spec(config.scenario)
+    outputs = registry.builder(spec)(config)
+    undeclared = sorted(set(outputs) - set(spec.outputs.model_fields))
+    if undeclared:
+        raise pulumi.RunError(
+            f"The {spec.id} program exports {', '.join(undeclared)}, which "
+            f"{spec.outputs.__name__} does not declare; add them to the model."
+        )
+    return outputs
 
 
 def refuse_update_during_a_run() -> None:
@@ -144,7 +148,7 @@ def main() -> None:
         # RunError: the engine prints the one-sentence message without a traceback.
         raise pulumi.RunError(str(exc)) from None
     built, progress = check_progress(config)
-    outputs = builders()[config.scenario](built) if built is not None else {}
+    outputs = build(built) if built is not None else {}
     if progress is not None:
         outputs[PROGRESS_OUTPUT] = progress
     for key, value in outputs.items():

@@ -217,7 +217,7 @@ def build_world(
     # The stand-in for a cluster another tool built: no kubeshift hook runs before it,
     # and the stack's progress record says so (components.progress).
     world = Mark(phase="baseline", milestone="before", by=WORLD_BUILDER)
-    layout = step_layout(build_scenario(info).phases)
+    layout = step_layout(build_scenario(info.config).phases)
     engine.carry(Record(marks=(world,), steps=layout))
     outcome = engine.up()
     engine.carry(None)

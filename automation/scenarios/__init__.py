@@ -1,71 +1,34 @@
-"""The scenarios kubeshift runs, each an ordered tuple of phases (see ``automation.phase``).
+"""The runner's side of each registered scenario: its phases with their hooks and gates.
 
-``build_scenario`` turns a validated stack into its scenario; the phase ids always
-come from ``components.phases`` so the runner and the Pulumi program agree.
+Which scenarios exist, their phase ids and order come from ``components.registry``;
+each module here builds the phases of one scenario from those ids. ``build_scenario``
+checks that the two agree, so a phase added on one side only is one clear error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
+from automation.errors import KubeshiftError
 from automation.phase import Scenario
-from components import phases
+from components import registry
+
+if TYPE_CHECKING:
+    from components.config import StackConfig
 
 
-@dataclass(frozen=True)
-class ScenarioEntry:
-    id: str
-    summary: str
-    build: Callable[[Any], Scenario]
-
-    @property
-    def phase_ids(self) -> tuple[str, ...]:
-        return phases.scenario_phases(self.id)
+class ScenarioDrift(KubeshiftError):
+    """A scenario's automation does not have exactly the phases its spec lists."""
 
 
-def _vpc_move(config: Any) -> Scenario:
-    from automation.scenarios.vpc_move import scenario
-
-    return scenario(config.cluster.control_plane.members)
-
-
-def _cni_swap(config: Any) -> Scenario:
-    from automation.scenarios.cni_swap import scenario
-
-    return scenario()
-
-
-def _overlay_switch(config: Any) -> Scenario:
-    from automation.scenarios.overlay_switch import scenario
-
-    return scenario()
-
-
-SCENARIOS: dict[str, ScenarioEntry] = {
-    phases.VPC_MOVE: ScenarioEntry(
-        phases.VPC_MOVE,
-        "Move a live cluster to a new VPC over peering (seed 001).",
-        _vpc_move,
-    ),
-    phases.CNI_SWAP: ScenarioEntry(
-        phases.CNI_SWAP,
-        "Swap the CNI behind a mirror cluster, moving traffic by DNS (seed 000).",
-        _cni_swap,
-    ),
-    phases.OVERLAY_SWITCH: ScenarioEntry(
-        phases.OVERLAY_SWITCH,
-        "Switch Calico from IPIP to native routing once every route exists (seed 002).",
-        _overlay_switch,
-    ),
-}
-
-
-def build_scenario(info: Any) -> Scenario:
-    """The scenario of a loaded stack (``automation.project.StackInfo``)."""
-    entry = SCENARIOS[info.config.scenario]
-    built = entry.build(info.config)
-    expected = phases.scenario_phases(entry.id, info.config.cluster.control_plane.members)
-    assert built.ids() == expected, f"{entry.id} phases drifted from components.phases"
+def build_scenario(config: StackConfig) -> Scenario:
+    """The runner's scenario for a validated stack config."""
+    spec = registry.spec(config.scenario)
+    built: Scenario = registry.steps(spec)(config)
+    expected = spec.phase_ids(config.cluster.control_plane.members)
+    if built.ids() != expected or built.id != spec.id:
+        raise ScenarioDrift(
+            f"The automation of {spec.id} has phases {', '.join(built.ids())} but its spec "
+            f"in components.scenarios lists {', '.join(expected)}; make them agree."
+        )
     return built

@@ -11,6 +11,8 @@ tear the mirror down — only when no record still points at it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from automation.phase import (
     CREATES_AND_UPDATES,
     CREATES_ONLY,
@@ -22,7 +24,10 @@ from automation.phase import (
     retires_what_the_program_retires,
 )
 from automation.steps import mirror
-from components import phases
+from components.scenarios import cni_swap as ids
+
+if TYPE_CHECKING:
+    from components.config import StackConfig
 
 NO_INFRASTRUCTURE_CHANGES = ChangePolicy(
     allowed_ops=frozenset(), summary="no infrastructure changes (hooks only)"
@@ -110,28 +115,29 @@ PRIMARY_WORKLOADS = Gate(
 )
 
 
-def scenario() -> Scenario:
+def scenario(config: StackConfig) -> Scenario:
+    """The phases with their steps (the same for every stack of this scenario)."""
     plan = (
         Phase(
-            id="baseline",
+            id=ids.BASELINE,
             summary="the primary as it runs today, on its old CNI",
             changes=CREATES_AND_UPDATES,
         ),
         Phase(
-            id="certificates",
+            id=ids.CERTIFICATES,
             summary="the mirror's domains added as SANs to the primary's certificates",
             changes=CREATES_ONLY,
             way_back="delete the new certificates (nothing serves the mirror domains yet)",
         ),
         Phase(
-            id="mirror-cluster",
+            id=ids.MIRROR_CLUSTER,
             summary="the mirror: own names and zone, mirrored IAM roles and SGs, grants",
             after=(MIRROR_NODES_READY, GRANT_MIRROR),
             changes=CREATES_ONLY,
             way_back="teardown-mirror: revoke the grants, delete the mirror's resources",
         ),
         Phase(
-            id="copy",
+            id=ids.COPY,
             summary="freeze deploys; copy namespaced resources to the mirror",
             before=(COPY,),
             after=(MIRROR_WORKLOADS, FROZEN),
@@ -139,7 +145,7 @@ def scenario() -> Scenario:
             way_back="delete the copied namespaces on the mirror (no traffic reaches them)",
         ),
         Phase(
-            id="dns-to-mirror",
+            id=ids.DNS_TO_MIRROR,
             summary="per service: validate it serves on the mirror, then switch its records",
             before=(
                 FROZEN,
@@ -157,7 +163,7 @@ def scenario() -> Scenario:
             way_back="run dns-to-primary's hook: every record back to the primary's LBs",
         ),
         Phase(
-            id="cni-swap",
+            id=ids.CNI_SWAP,
             summary="on the primary: old CNI out, new CNI in, nodes doubled, old ones drained",
             before=(
                 SERVE_ON_MIRROR,
@@ -181,7 +187,7 @@ def scenario() -> Scenario:
             way_back="none for the primary's network; traffic stays on the mirror meanwhile",
         ),
         Phase(
-            id="dns-to-primary",
+            id=ids.DNS_TO_PRIMARY,
             summary="per service: validate it serves on the primary, then switch its records back",
             before=(
                 SERVE_ON_PRIMARY,
@@ -198,7 +204,7 @@ def scenario() -> Scenario:
             way_back="run dns-to-mirror's hook: every record back to the mirror's LBs",
         ),
         Phase(
-            id="teardown-mirror",
+            id=ids.TEARDOWN_MIRROR,
             summary="revoke the grants; delete the mirror and the primary's old workers",
             before=(
                 Gate(
@@ -222,7 +228,7 @@ def scenario() -> Scenario:
         ),
     )
     return Scenario(
-        id=phases.CNI_SWAP,
-        summary="Swap the CNI behind a mirror cluster, moving traffic by DNS (seed 000).",
+        id=ids.ID,
+        summary=ids.SPEC.summary,
         phases=plan,
     )

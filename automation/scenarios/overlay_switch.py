@@ -7,9 +7,14 @@ native-routing (IPIP off, calico-node rolled) → verify.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from automation.phase import CREATES_AND_UPDATES, CREATES_ONLY, Gate, Hook, Phase, Scenario
 from automation.steps import nodes, overlay, routes
-from components import phases
+from components.scenarios import overlay_switch as ids
+
+if TYPE_CHECKING:
+    from components.config import StackConfig
 
 ROUTES_CREATED = Gate(
     name="routes-created",
@@ -27,14 +32,17 @@ ROUTE_TABLES_COMPLETE = Gate(
 )
 
 
-def scenario() -> Scenario:
+def scenario(config: StackConfig) -> Scenario:
+    """The phases with their steps (the same for every stack of this scenario)."""
     return Scenario(
-        id=phases.OVERLAY_SWITCH,
-        summary="Switch Calico from IPIP to native routing once every route exists (seed 002).",
+        id=ids.ID,
+        summary=ids.SPEC.summary,
         phases=(
-            Phase(id="baseline", summary="the cluster on Calico IPIP", changes=CREATES_AND_UPDATES),
             Phase(
-                id="routes",
+                id=ids.BASELINE, summary="the cluster on Calico IPIP", changes=CREATES_AND_UPDATES
+            ),
+            Phase(
+                id=ids.ROUTES,
                 summary="route-table capacity precheck; source/dest check off on nodes",
                 before=(
                     Hook(
@@ -47,13 +55,13 @@ def scenario() -> Scenario:
                 way_back="source/dest check back on (harmless while on IPIP)",
             ),
             Phase(
-                id="route-readiness",
+                id=ids.ROUTE_READINESS,
                 summary="wait until every node's route exists; stay on the overlay until then",
                 after=(ROUTES_CREATED, ROUTE_TABLES_COMPLETE),
                 changes=CREATES_ONLY,
             ),
             Phase(
-                id="native-routing",
+                id=ids.NATIVE_ROUTING,
                 summary="IPIP off in the IP pool; roll calico-node",
                 before=(ROUTES_CREATED, ROUTE_TABLES_COMPLETE),
                 after=(
@@ -75,7 +83,7 @@ def scenario() -> Scenario:
                 way_back="ipipMode back to Always and roll calico-node again",
             ),
             Phase(
-                id="verify",
+                id=ids.VERIFY,
                 summary="calico-node rolled everywhere; routes still complete",
                 after=(
                     Gate(

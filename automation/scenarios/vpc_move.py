@@ -9,6 +9,8 @@ serve; move ingress; drain old workers under their PDBs; retire them (aliases, n
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from automation.phase import (
     CREATES_AND_UPDATES,
     CREATES_ONLY,
@@ -20,7 +22,10 @@ from automation.phase import (
     retires_what_the_program_retires,
 )
 from automation.steps import ingress, nodes, preflight, traffic
-from components import phases
+from components.scenarios import vpc_move as ids
+
+if TYPE_CHECKING:
+    from components.config import StackConfig
 
 TAINT_OLD = Hook(
     name="taint-old-nodes",
@@ -86,7 +91,7 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         interval=15,
     )
     return Phase(
-        id=phases.control_plane_phase(member),
+        id=ids.control_plane_phase(member),
         summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
         before=(CONTROL_PLANE_QUORUM,),
         after=(
@@ -102,15 +107,16 @@ def _control_plane_phase(member: int, members: int) -> Phase:
     )
 
 
-def scenario(control_plane_members: int) -> Scenario:
+def scenario(config: StackConfig) -> Scenario:
+    control_plane_members = config.cluster.control_plane.members
     head = (
         Phase(
-            id="baseline",
+            id=ids.BASELINE,
             summary="the cluster as it runs today in the source VPC",
             changes=CREATES_AND_UPDATES,
         ),
         Phase(
-            id="target-network",
+            id=ids.TARGET_NETWORK,
             summary="new VPC, subnets per AZ, peering and routes both ways",
             changes=ChangePolicy(
                 allowed_ops=frozenset({"create", "update"}),
@@ -119,12 +125,12 @@ def scenario(control_plane_members: int) -> Scenario:
             way_back="delete the target network (nothing uses it yet)",
         ),
         Phase(
-            id="shared-resources",
+            id=ids.SHARED_RESOURCES,
             summary="suffixed SGs, LBs and TGs in the new VPC; shared SG admits old and new nodes",
             changes=CREATES_AND_UPDATES,
         ),
         Phase(
-            id="ingress-nodeport",
+            id=ids.INGRESS_NODEPORT,
             summary="ingress Service to NodePort so old target groups still reach it",
             before=(
                 Hook(
@@ -137,7 +143,7 @@ def scenario(control_plane_members: int) -> Scenario:
             way_back="switch the Service back to LoadBalancer",
         ),
         Phase(
-            id="target-workers",
+            id=ids.TARGET_WORKERS,
             summary="suffixed ASGs per instance type x AZ x capacity type in the new VPC",
             before=(
                 Hook(
@@ -152,7 +158,7 @@ def scenario(control_plane_members: int) -> Scenario:
             way_back="untaint the old nodes; delete the new ASGs",
         ),
         Phase(
-            id="dns-cutover",
+            id=ids.DNS_CUTOVER,
             summary="point ingress records at the new load balancers",
             before=(NEW_TARGETS_HEALTHY,),
             after=(RECORDS_AS_DECLARED, NEW_TARGETS_HEALTHY),
@@ -161,7 +167,7 @@ def scenario(control_plane_members: int) -> Scenario:
             way_back="run target-workers' configuration again: records back to the old LBs",
         ),
         Phase(
-            id="ingress-move",
+            id=ids.INGRESS_MOVE,
             summary="evict ingress pods onto new nodes; Service back to LoadBalancer",
             before=(
                 Hook(
@@ -181,7 +187,7 @@ def scenario(control_plane_members: int) -> Scenario:
             changes=CREATES_AND_UPDATES,
         ),
         Phase(
-            id="drain-workers",
+            id=ids.DRAIN_WORKERS,
             summary="drain old workers concurrently under their PodDisruptionBudgets",
             before=(
                 Hook(
@@ -206,7 +212,7 @@ def scenario(control_plane_members: int) -> Scenario:
             way_back="untaint and uncordon the old nodes; workloads spread back over time",
         ),
         Phase(
-            id="retire-old-workers",
+            id=ids.RETIRE_OLD_WORKERS,
             summary="delete the old ASGs; shared resources move by alias (no state surgery)",
             changes=retires_what_the_program_retires(
                 summary="deletes of the old workers and what only they used"
@@ -219,7 +225,7 @@ def scenario(control_plane_members: int) -> Scenario:
     )
     tail = (
         Phase(
-            id="cleanup",
+            id=ids.CLEANUP,
             summary="remove migration-only resources (and the source network when asked)",
             changes=retires_what_the_program_retires(
                 summary="deletes of migration-only resources only"
@@ -228,7 +234,7 @@ def scenario(control_plane_members: int) -> Scenario:
         ),
     )
     return Scenario(
-        id=phases.VPC_MOVE,
-        summary="Move a live cluster to a new VPC over peering (seed 001).",
+        id=ids.ID,
+        summary=ids.SPEC.summary,
         phases=head + moves + tail,
     )

@@ -11,6 +11,7 @@ from automation.context import HookContext
 from automation.phase import HookResult
 from automation.steps import outputs
 from automation.steps.availability import watched
+from components.scenarios.vpc_move import VpcMoveOutputs
 
 
 def _switch(ctx: HookContext, service_type: str) -> HookResult:
@@ -42,17 +43,21 @@ def move_ingress_pods(ctx: HookContext) -> HookResult:
     from automation.kube.selectors import to_string
 
     ingress = ctx.settings.ingress
+    out = ctx.read_outputs(VpcMoveOutputs)
     move = PodMove(
         namespace=ingress.namespace,
         pod_selector=to_string(ingress.pod_selector),
-        target=NodeSelection(
-            label_selector=outputs.worker_selector(ctx.outputs, "target", ctx.phase)
-        ),
+        target=NodeSelection(label_selector=outputs.worker_selector(out, "target", ctx.phase)),
     )
 
     def move_them() -> HookResult:
         result = move_pods(
-            ctx.clients.kube("primary"), move, reporter=ctx.progress, dry_run=ctx.dry_run
+            ctx.clients.kube("primary"),
+            move,
+            options=ctx.settings.drain,  # the drain's filters, budgets and limits
+            limits=ctx.settings.drain_limits,
+            reporter=ctx.progress,
+            dry_run=ctx.dry_run,
         )
         return HookResult(changed=result.changed, message=result.message)
 

@@ -22,6 +22,7 @@ from automation.phase import HookResult
 from automation.settings import MirrorSettings
 from automation.steps import outputs
 from automation.waiting import Pending, summarize
+from components.scenarios.cni_swap import CniSwapOutputs
 
 PRIMARY = "primary"
 MIRROR = "mirror"
@@ -329,9 +330,12 @@ def mirror_grants(ctx: HookContext) -> list[Any]:
     dependencies = list(mirror_cfg.dependency_security_group_ids) if mirror_cfg else []
     if not dependencies:
         return []
-    primary_sgs = set(outputs.require(ctx.outputs, outputs.NODE_SECURITY_GROUP_IDS, ctx.phase))
-    mirror_sgs = list(
-        outputs.require(ctx.outputs, outputs.MIRROR_NODE_SECURITY_GROUP_IDS, ctx.phase)
+    out = ctx.read_outputs(CniSwapOutputs)
+    primary_sgs = set(
+        outputs.need(out.node_security_group_ids, "node_security_group_ids", ctx.phase)
+    )
+    mirror_sgs = outputs.need(
+        out.mirror_node_security_group_ids, "mirror_node_security_group_ids", ctx.phase
     )
     try:
         groups = ctx.clients.aws().ec2.describe_security_groups(GroupIds=dependencies)

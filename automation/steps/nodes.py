@@ -14,12 +14,13 @@ from automation.phase import HookResult
 from automation.steps import outputs
 from automation.steps.availability import watched
 from automation.waiting import Pending
+from components.scenarios.vpc_move import Side, VpcMoveOutputs
 
 CONTROL_PLANE_ROLES = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 
 
-def workers_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
-    """Names of the cluster's worker nodes whose instances run in the VPC of ``vpc_output``.
+def workers_in_vpc(ctx: HookContext, side: Side) -> list[str]:
+    """Names of the cluster's worker nodes whose instances run in ``side``'s VPC.
 
     Control-plane members are left out: the seed tainted and drained the old worker
     groups only, and each member moves in its own phase while etcd keeps quorum.
@@ -28,7 +29,8 @@ def workers_in_vpc(ctx: HookContext, vpc_output: str) -> list[str]:
     from automation.kube.clients import list_all
 
     kube = ctx.clients.kube("primary")
-    vpc_id = outputs.require(ctx.outputs, vpc_output, ctx.phase)
+    out = ctx.read_outputs(VpcMoveOutputs)
+    vpc_id = outputs.need(getattr(out, f"{side}_vpc_id"), f"{side}_vpc_id", ctx.phase)
     listed = list_all(kube.core.list_node, action="list nodes")["items"]
     members = {
         n["metadata"]["name"]
@@ -56,7 +58,7 @@ def _retiring_taint(ctx: HookContext, action: Callable[..., Any]) -> HookResult:
     """Apply ``taint_nodes``/``untaint_nodes`` with the retiring taint to source-VPC nodes."""
     from automation.kube.nodes import NodeSelection
 
-    names = workers_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    names = workers_in_vpc(ctx, "source")
     if not names:
         return HookResult(changed=False, message="no nodes in the source VPC")
     change = action(
@@ -86,7 +88,7 @@ def drain_retiring_nodes(ctx: HookContext) -> HookResult:
     """Drain source-VPC nodes concurrently, never violating a PodDisruptionBudget."""
     from automation.kube.drain.run import drain_nodes
 
-    names = workers_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    names = workers_in_vpc(ctx, "source")
 
     def drain() -> HookResult:
         summary = drain_nodes(
@@ -109,7 +111,7 @@ def drain_retiring_nodes(ctx: HookContext) -> HookResult:
 def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:
     from automation.kube.gates import no_evictable_pods
 
-    names = workers_in_vpc(ctx, outputs.SOURCE_VPC_ID)
+    names = workers_in_vpc(ctx, "source")
     return no_evictable_pods(ctx.clients.kube("primary"), names, ctx.settings.drain)
 
 
@@ -130,7 +132,7 @@ def target_workers_ready(ctx: HookContext) -> Pending:
 
     return nodes_ready(
         ctx.clients.kube("primary"),
-        outputs.worker_selector(ctx.outputs, "target", ctx.phase),
+        outputs.worker_selector(ctx.read_outputs(VpcMoveOutputs), "target", ctx.phase),
         expected=expected_target_workers(ctx),
     )
 

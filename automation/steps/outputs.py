@@ -1,36 +1,34 @@
-"""Names of the stack outputs the runner reads (exported by ``__main__.py``)."""
+"""The stack outputs a step needs, read through its scenario's typed model.
+
+The models live with each scenario's spec (``components.scenarios``); the program
+checks that it exports nothing they do not declare. A step reads them with
+``ctx.read_outputs(Model)`` and insists on what it cannot work without with
+:func:`need`, which says which earlier phase is missing.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TypeVar
 
 from automation.errors import PreconditionFailed
+from components.scenarios.vpc_move import Side, VpcMoveOutputs
 
-SOURCE_VPC_ID = "source_vpc_id"
-TARGET_VPC_ID = "target_vpc_id"
-TARGET_GROUP_ARNS = "target_group_arns"  # {lb key: {port: arn}}; keys like "ingress-target"
-WORKER_LABEL_SELECTORS = "worker_label_selectors"  # {"source"|"target": "label=value"}
-RECORDS = "records"  # {key: {"name", "type": "CNAME"|"A", "values": [...]}}; key "api"
-NODE_SECURITY_GROUP_IDS = "node_security_group_ids"  # [sg id, ...] of the primary's nodes
-MIRROR_NODE_SECURITY_GROUP_IDS = "mirror_node_security_group_ids"  # cni-swap: the mirror's
+T = TypeVar("T")
 
 
-def require(outputs: Mapping[str, Any], key: str, phase: str) -> Any:
-    """An output the phase cannot work without; a clear error when it is missing."""
-    value = outputs.get(key)
-    if value in (None, "", [], {}):
+def need(value: T | None, output: str, phase: str) -> T:
+    """``value`` of stack output ``output``; one sentence when the stack lacks it."""
+    if value is None or value == "" or value == [] or value == {}:
         raise PreconditionFailed(
-            f"Phase '{phase}' needs the stack output '{key}', which the stack does not have "
-            "yet; run the earlier phases first."
+            f"Phase '{phase}' needs the stack output '{output}', which the stack does not "
+            "have yet; run the earlier phases first."
         )
     return value
 
 
-def target_group_arns(outputs: Mapping[str, Any], lb_key: str, phase: str) -> list[str]:
+def target_group_arns(out: VpcMoveOutputs, lb_key: str, phase: str) -> list[str]:
     """Every target group ARN of load balancer ``lb_key`` (e.g. ``ingress-target``)."""
-    groups = require(outputs, TARGET_GROUP_ARNS, phase)
-    by_port = groups.get(lb_key) or {}
+    by_port = out.target_group_arns.get(lb_key) or {}
     if not by_port:
         raise PreconditionFailed(
             f"Phase '{phase}' needs the target groups of load balancer '{lb_key}', which the "
@@ -39,6 +37,7 @@ def target_group_arns(outputs: Mapping[str, Any], lb_key: str, phase: str) -> li
     return [by_port[port] for port in sorted(by_port)]
 
 
-def worker_selector(outputs: Mapping[str, Any], side: str, phase: str) -> str:
+def worker_selector(out: VpcMoveOutputs, side: Side, phase: str) -> str:
     """Label selector of the source or target workers (set on them by their kubelet)."""
-    return str(require(outputs, WORKER_LABEL_SELECTORS, phase)[side])
+    selector = need(out.worker_label_selectors, "worker_label_selectors", phase).get(side)
+    return need(selector, f"worker_label_selectors.{side}", phase)

@@ -14,20 +14,21 @@ from automation.aws.preflight import preflight
 from automation.context import HookContext
 from automation.results import HookResult
 from automation.steps import outputs
+from components.scenarios.vpc_move import VpcMoveOutputs
 
 
 def aws_preflight(ctx: HookContext) -> HookResult:
     """Read-only, so a dry run runs it too; refuses with every problem named."""
-    out = ctx.outputs
+    out = ctx.read_outputs(VpcMoveOutputs)
     vpcs = [
-        outputs.require(out, key, ctx.phase)
-        for key in (outputs.SOURCE_VPC_ID, outputs.TARGET_VPC_ID)
+        outputs.need(out.source_vpc_id, "source_vpc_id", ctx.phase),
+        outputs.need(out.target_vpc_id, "target_vpc_id", ctx.phase),
     ]
-    groups = list(out.get(outputs.NODE_SECURITY_GROUP_IDS) or [])
-    groups += [g for g in (out.get("shared_security_group_ids") or {}).values() if g]
+    groups = [*out.node_security_group_ids]
+    groups += [g for g in out.shared_security_group_ids.values() if g]
     arns = [
         arn
-        for lb_key, by_port in (out.get(outputs.TARGET_GROUP_ARNS) or {}).items()
+        for lb_key, by_port in out.target_group_arns.items()
         if lb_key.endswith("-target")
         for arn in by_port.values()
     ]

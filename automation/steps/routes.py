@@ -14,13 +14,14 @@ from automation.context import HookContext
 from automation.phase import HookResult
 from automation.steps import outputs
 from automation.waiting import Pending
+from components.registry import StackOutputs
 
 
 def _cluster_vpcs(ctx: HookContext) -> list[str]:
-    vpcs = [ctx.outputs.get(outputs.SOURCE_VPC_ID), ctx.outputs.get(outputs.TARGET_VPC_ID)]
-    found = [v for v in vpcs if v]
+    out = ctx.read_outputs(StackOutputs)
+    found = [v for v in (out.source_vpc_id, out.target_vpc_id) if v]
     if not found:
-        outputs.require(ctx.outputs, outputs.SOURCE_VPC_ID, ctx.phase)
+        outputs.need(out.source_vpc_id, "source_vpc_id", ctx.phase)
     return found
 
 

@@ -13,13 +13,14 @@ from typing import Any
 from automation.context import HookContext
 from automation.steps import outputs
 from automation.waiting import Pending
+from components.scenarios.vpc_move import VpcMoveOutputs
 
 
 def new_ingress_targets_healthy(ctx: HookContext) -> Pending:
     """Every target of the new ingress load balancer's target groups is healthy."""
     from automation.aws.targets import targets_pending
 
-    arns = outputs.target_group_arns(ctx.outputs, "ingress-target", ctx.phase)
+    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), "ingress-target", ctx.phase)
     return targets_pending(ctx.clients.aws().elbv2, arns)
 
 
@@ -27,7 +28,7 @@ def new_api_targets_healthy(ctx: HookContext) -> Pending:
     """At least one healthy API server behind the new API load balancer."""
     from automation.aws.targets import targets_pending
 
-    arns = outputs.target_group_arns(ctx.outputs, "api-target", ctx.phase)
+    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), "api-target", ctx.phase)
     return targets_pending(ctx.clients.aws().elbv2, arns, min_healthy=1)
 
 
@@ -35,19 +36,19 @@ def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[A
     """The records the stack declares (output ``records``) as cutovers to check."""
     from automation.aws.dns import ARecordTarget, CnameTarget, RecordCutover
 
-    declared = outputs.require(ctx.outputs, outputs.RECORDS, ctx.phase)
+    declared = outputs.need(ctx.read_outputs(VpcMoveOutputs).records, "records", ctx.phase)
     dns = ctx.stack_config.cluster.dns
     cutovers = []
     for key, record in sorted(declared.items()):
         if keys is not None and key not in keys:
             continue
-        values = tuple(record["values"])
+        values = tuple(record.values)
         target: Any = (
             CnameTarget(value=values[0], ttl=dns.ttl)
-            if record["type"] == "CNAME"
+            if record.type == "CNAME"
             else ARecordTarget(addresses=values, ttl=dns.ttl)
         )
-        cutovers.append(RecordCutover(zone_id=dns.zone_id, name=record["name"], target=target))
+        cutovers.append(RecordCutover(zone_id=dns.zone_id, name=record.name, target=target))
     return cutovers
 
 

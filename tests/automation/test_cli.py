@@ -38,7 +38,7 @@ def test_scenarios_lists_all_three(cli: CliRunner) -> None:
     result = cli.invoke(app, ["scenarios", "--json"])
     assert result.exit_code == 0, result.output
     ids = [row["id"] for row in json.loads(result.stdout)]
-    assert ids == ["vpc-move", "cni-swap", "overlay-switch"]
+    assert sorted(ids) == ["cni-swap", "overlay-switch", "vpc-move"]
 
 
 def test_plan_lists_phases_in_order(cli: CliRunner) -> None:

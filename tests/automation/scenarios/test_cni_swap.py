@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -25,14 +24,12 @@ from automation.errors import ConfigError, PreconditionFailed, UserError
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients
 from automation.phase import Gate, Hook, Scenario
 from automation.sandbox.controlplane import Cluster
-from automation.scenarios import SCENARIOS
-from automation.scenarios.cni_swap import scenario
+from automation.scenarios import build_scenario
 from automation.settings import GENERATION_LABEL, GateSettings, RuntimeSettings
 from automation.steps import mirror as steps
-from automation.steps import outputs
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
-from components import phases
 from components.config import StackConfig, WorkerPoolConfig, load_config, load_stack_file
+from components.scenarios import cni_swap as ids
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, make_zone, put_record, records_named
 from tests.support.nodes import NodePools, NodePoolSpec
@@ -46,14 +43,14 @@ REPO = Path(__file__).resolve().parents[3]
 
 @pytest.fixture(scope="module")
 def plan() -> Scenario:
-    return scenario()
+    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.cni-swap-example.yaml"))
+    return build_scenario(config)
 
 
-def test_phases_are_the_shared_vocabulary_in_order(plan: Scenario) -> None:
-    assert plan.id == phases.CNI_SWAP
-    assert plan.ids() == phases.CNI_SWAP_PHASES
-    built = SCENARIOS[phases.CNI_SWAP].build(SimpleNamespace())
-    assert built.ids() == phases.CNI_SWAP_PHASES
+def test_phases_are_the_registered_ones_in_order(plan: Scenario) -> None:
+    assert plan.id == ids.ID
+    assert plan.ids() == ids.SPEC.phase_ids()
+    assert plan.ids()[0] == ids.BASELINE and plan.ids()[-1] == ids.TEARDOWN_MIRROR
 
 
 def test_destructive_phases_say_how_to_go_back(plan: Scenario) -> None:
@@ -185,7 +182,7 @@ def _example(
 def _ctx(clients: Any = None, dry_run: bool = False, **settings: Any) -> HookContext:
     return HookContext(
         stack="test",
-        scenario=phases.CNI_SWAP,
+        scenario=ids.ID,
         phase="copy",
         clients=clients or StaticClients(),
         settings=RuntimeSettings(
@@ -332,13 +329,13 @@ def test_grants_mirror_the_rules_that_admit_the_primary(moto: MotoServer) -> Non
     )  # fmt: skip
     ctx = HookContext(
         stack="test",
-        scenario=phases.CNI_SWAP,
+        scenario=ids.ID,
         phase="mirror-cluster",
         clients=StaticClients(aws=aws),
         config=_example(dependency_security_group_ids=[db]),
         outputs={
             "node_security_group_ids": [primary_nodes],
-            outputs.MIRROR_NODE_SECURITY_GROUP_IDS: [mirror_nodes],
+            "mirror_node_security_group_ids": [mirror_nodes],
         },
     )
     dry = steps.grant_mirror_access(dataclasses.replace(ctx, dry_run=True))
@@ -435,7 +432,7 @@ def test_cni_swap_phase_steps_on_the_primary(
     def ctx(dry_run: bool = False) -> HookContext:
         return HookContext(
             stack="test",
-            scenario=phases.CNI_SWAP,
+            scenario=ids.ID,
             phase="cni-swap",
             clients=StaticClients(kube={"primary": kube}),
             config=config,

@@ -19,7 +19,7 @@ from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.kube.clients import KubeClients
 from automation.settings import CalicoSettings, RuntimeSettings
-from automation.steps import outputs, overlay, routes
+from automation.steps import overlay, routes
 from automation.waiting import Pending, wait_until
 from components.config import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec
@@ -202,7 +202,7 @@ def test_route_tables_gate_reports_missing_routes_until_every_node_has_one(
         names.append(name)
     try:
         aws = AwsClients(AwsAccess(region=moto.region, endpoint_url=moto.endpoint_url))
-        ctx = _context(primary_cluster, RuntimeSettings(), aws, {outputs.SOURCE_VPC_ID: vpc})
+        ctx = _context(primary_cluster, RuntimeSettings(), aws, {"source_vpc_id": vpc})
 
         capacity = routes.check_route_capacity(ctx)
         assert not capacity.changed

@@ -3,6 +3,7 @@ every problem on one AWS would refuse (moto itself accepts it)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,11 +12,14 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.errors import PreconditionFailed
-from automation.scenarios.vpc_move import scenario
-from automation.steps import outputs
+from automation.scenarios import build_scenario
 from automation.steps.preflight import aws_preflight
+from components.config import load_config, load_stack_file
+from components.scenarios import vpc_move as ids
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _shared_group_admitting(ec2: Any, vpc: str, source: str) -> str:
@@ -44,9 +48,9 @@ def test_preflight_runs_before_the_new_workers_and_names_what_aws_would_refuse(
         phase="target-workers",
         clients=StaticClients(aws=aws),
         outputs={
-            outputs.SOURCE_VPC_ID: old.vpc_id,
-            outputs.TARGET_VPC_ID: new.vpc_id,
-            outputs.NODE_SECURITY_GROUP_IDS: [nodes["GroupId"]],
+            "source_vpc_id": old.vpc_id,
+            "target_vpc_id": new.vpc_id,
+            "node_security_group_ids": [nodes["GroupId"]],
             "shared_security_group_ids": {"source": shared, "target": None},
         },
     )
@@ -60,5 +64,6 @@ def test_preflight_runs_before_the_new_workers_and_names_what_aws_would_refuse(
     passed = aws_preflight(context)
     assert not passed.changed and passed.message.startswith("Preflight passed")
 
-    (workers,) = [p for p in scenario(3).phases if p.id == "target-workers"]
+    example = load_config(load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml"))
+    (workers,) = [p for p in build_scenario(example).phases if p.id == ids.TARGET_WORKERS]
     assert [s.name for s in workers.before] == ["aws-preflight"]

@@ -12,7 +12,7 @@ from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.errors import PreconditionFailed
 from automation.settings import RuntimeSettings
-from automation.steps import outputs, traffic
+from automation.steps import traffic
 from components.config import load_config, load_stack_file
 
 REPO = Path(__file__).resolve().parents[3]
@@ -56,7 +56,7 @@ def context(moto) -> HookContext:  # type: ignore[no-untyped-def]
         config=load_config(values),
         settings=RuntimeSettings(),
         outputs={
-            outputs.RECORDS: {
+            "records": {
                 "api": {
                     "name": "api.demo.example.internal",
                     "type": "A",
@@ -117,7 +117,7 @@ def test_records_gate_waits_for_route53_to_match_the_declared_records(
 
 def test_target_gate_needs_the_new_target_groups(context: HookContext) -> None:
     context = dataclasses.replace(
-        context, outputs={outputs.TARGET_GROUP_ARNS: {"ingress-source": {"80": "arn:x"}}}
+        context, outputs={"target_group_arns": {"ingress-source": {"80": "arn:x"}}}
     )
     with pytest.raises(PreconditionFailed, match="load balancer 'ingress-target'"):
         traffic.new_ingress_targets_healthy(context)

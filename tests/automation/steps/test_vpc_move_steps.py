@@ -21,7 +21,7 @@ from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.kube.clients import KubeClients
 from automation.settings import RuntimeSettings
-from automation.steps import nodes, outputs
+from automation.steps import nodes
 from components.config import load_config, load_stack_file
 
 REPO = Path(__file__).resolve().parents[3]
@@ -114,7 +114,7 @@ def context(world: World, moto, primary_cluster) -> HookContext:  # type: ignore
         ),
         config=load_config(values),
         settings=RuntimeSettings(),
-        outputs={outputs.SOURCE_VPC_ID: world.source_vpc, outputs.TARGET_VPC_ID: world.target_vpc},
+        outputs={"source_vpc_id": world.source_vpc, "target_vpc_id": world.target_vpc},
     )
 
 
@@ -128,8 +128,8 @@ def _tainted(context: HookContext, names: list[str]) -> list[str]:
 
 def test_old_vpc_workers_are_found_through_ec2(context: HookContext, world: World) -> None:
     """The cluster's workers per VPC; a control-plane member moves in its own phase."""
-    assert nodes.workers_in_vpc(context, outputs.SOURCE_VPC_ID) == world.source_nodes
-    assert nodes.workers_in_vpc(context, outputs.TARGET_VPC_ID) == world.target_nodes
+    assert nodes.workers_in_vpc(context, "source") == world.source_nodes
+    assert nodes.workers_in_vpc(context, "target") == world.target_nodes
 
 
 def test_taint_hook_taints_only_the_source_vpc_and_is_idempotent(
@@ -256,7 +256,7 @@ def test_taint_then_drain_moves_a_service_to_the_new_vpc_without_downtime(
             ),
             config=load_config(values),
             settings=RuntimeSettings(probe_services=[f"{namespace}/web"]),
-            outputs={outputs.SOURCE_VPC_ID: vpcs["source"], outputs.TARGET_VPC_ID: vpcs["target"]},
+            outputs={"source_vpc_id": vpcs["source"], "target_vpc_id": vpcs["target"]},
         )
         assert nodes.taint_retiring_nodes(ctx).changed
         drained = nodes.drain_retiring_nodes(ctx)

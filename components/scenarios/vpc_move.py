@@ -1,0 +1,126 @@
+"""vpc-move (seed 001): move a live cluster to a new VPC over peering."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from components.registry import NetworkSlot, ScenarioSpec, StackOutputs
+
+if TYPE_CHECKING:
+    from components.config import StackConfig
+    from components.phases import PhaseCursor
+
+ID = "vpc-move"
+
+BASELINE = "baseline"
+TARGET_NETWORK = "target-network"
+SHARED_RESOURCES = "shared-resources"
+INGRESS_NODEPORT = "ingress-nodeport"
+TARGET_WORKERS = "target-workers"
+DNS_CUTOVER = "dns-cutover"
+INGRESS_MOVE = "ingress-move"
+DRAIN_WORKERS = "drain-workers"
+RETIRE_OLD_WORKERS = "retire-old-workers"
+CONTROL_PLANE_PREFIX = "control-plane-"
+CLEANUP = "cleanup"
+
+_HEAD = (
+    BASELINE,
+    TARGET_NETWORK,
+    SHARED_RESOURCES,
+    INGRESS_NODEPORT,
+    TARGET_WORKERS,
+    DNS_CUTOVER,
+    INGRESS_MOVE,
+    DRAIN_WORKERS,
+    RETIRE_OLD_WORKERS,
+)
+
+
+def control_plane_phase(member: int) -> str:
+    """Id of the phase that moves control-plane member ``member`` (1-based)."""
+    return f"{CONTROL_PLANE_PREFIX}{member}"
+
+
+def phases(members: int) -> tuple[str, ...]:
+    """One move per control-plane member, each its own phase, between retire and cleanup."""
+    return (*_HEAD, *(control_plane_phase(m) for m in range(1, members + 1)), CLEANUP)
+
+
+Side = Literal["source", "target"]
+
+
+class Record(BaseModel):
+    """One DNS record as the phase declares it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    type: Literal["CNAME", "A"]
+    values: list[str]
+
+
+class Member(BaseModel):
+    """Where one control-plane member lives at this phase."""
+
+    model_config = ConfigDict(frozen=True)
+
+    side: Side
+    az: str
+    address: str
+    asg_name: str
+
+
+class VpcMoveOutputs(StackOutputs):
+    """The stack outputs of a vpc-move phase."""
+
+    node_security_group_ids_by_side: dict[Side, str | None] = {}
+    shared_security_group_ids: dict[Side, str | None] = {}
+    target_group_arns: dict[str, dict[str, str]] = {}
+    """Load balancer key (e.g. ``ingress-target``) -> listener port -> target group ARN."""
+    lb_dns_names: dict[str, str] = {}
+    records: dict[str, Record] = {}
+    """Record key (``api`` or an ingress name) -> the record as declared."""
+    api_record_target: str | None = None
+    worker_asg_names: dict[Side, list[str]] = {}
+    worker_label_selectors: dict[Side, str] = {}
+    """``label=value`` the kubelet puts on each side's workers."""
+    control_plane_members: dict[str, Member] = {}
+
+
+def check(config: StackConfig) -> list[NetworkSlot]:
+    """A target network is required, in the region, and apart from the source VPC."""
+    from components.config import MIGRATION_KEY, ConfigError, check_network
+
+    key = f"{MIGRATION_KEY}.target_network"
+    target = config.migration.target_network
+    if target is None:
+        raise ConfigError(key, f"{key} is required for the vpc-move scenario.")
+    source = config.cluster.network.cidr
+    if target.cidr.overlaps(source):
+        raise ConfigError(
+            f"{key}.cidr", f"{key}.cidr {target.cidr} overlaps the source VPC {source}."
+        )
+    check_network(target, key, config.region)
+    return [(key, target)]
+
+
+SPEC = ScenarioSpec(
+    id=ID,
+    summary="Move a live cluster to a new VPC over peering (seed 001).",
+    phases=phases,
+    outputs=VpcMoveOutputs,
+    builder="components.vpc_move:build",
+    steps="automation.scenarios.vpc_move:scenario",
+    check=check,
+)
+
+
+def members_moved(cursor: PhaseCursor) -> int:
+    """How many control-plane members live in the target network at ``cursor``'s phase."""
+    moves = [p for p in cursor.phases if p.startswith(CONTROL_PLANE_PREFIX)]
+    if cursor.reached(CLEANUP):
+        return len(moves)
+    return len([p for p in moves if cursor.reached(p)])
