@@ -27,5 +27,6 @@ class ClusterOutputs(BaseModel):
 class SingleVpcOutputs(StackOutputs):
     """The outputs every single-VPC scenario exports."""
 
-    route_table_ids: list[str] = []
+    route_table_ids: dict[str, str] = {}
+    """Route table key (``public``, ``private-<az>``) -> its id."""
     primary: ClusterOutputs = ClusterOutputs()
