@@ -30,6 +30,8 @@ from automation.project import DEFAULT_STACK, check_stack_name, project_dir
 
 if TYPE_CHECKING:
     from automation.journal import StepRecord
+    from automation.project import StackInfo
+    from automation.render import RenderedResource
     from automation.runner import RunReport
     from automation.stack_progress import Recorded
 
@@ -269,7 +271,7 @@ def render(
     _refuse_policy_violations(info, resources)
 
 
-def _refuse_policy_violations(info: Any, resources: Sequence[Any]) -> None:
+def _refuse_policy_violations(info: StackInfo, resources: Sequence[RenderedResource]) -> None:
     """Every render is checked against ``components.policy``; a violation exits 3."""
     from automation.review import policy_violations
 
@@ -327,7 +329,7 @@ def diff(
         out.print(f"  [blue]moved   [/]      {old.name} → {new.name} ({new.type}, state kept)")
 
 
-def _checked_phase(info: Any, phase: str | None) -> str:
+def _checked_phase(info: StackInfo, phase: str | None) -> str:
     from automation.scenarios import build_scenario
 
     scenario = build_scenario(info.config)

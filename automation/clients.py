@@ -8,10 +8,14 @@ sentence.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from automation.errors import UserError
 from automation.settings import RuntimeSettings
+
+if TYPE_CHECKING:
+    from automation.aws.clients import AwsClients
+    from automation.kube.clients import KubeClients
 
 
 class LazyClients:
@@ -19,10 +23,10 @@ class LazyClients:
 
     def __init__(self, settings: RuntimeSettings) -> None:
         self._settings = settings
-        self._kube: dict[str, Any] = {}
-        self._aws: Any = None
+        self._kube: dict[str, KubeClients] = {}
+        self._aws: AwsClients | None = None
 
-    def kube(self, cluster: str = "primary") -> Any:
+    def kube(self, cluster: str = "primary") -> KubeClients:
         if cluster not in self._kube:
             from automation.kube.clients import build_clients
 
@@ -36,7 +40,7 @@ class LazyClients:
             self._kube[cluster] = build_clients(access)
         return self._kube[cluster]
 
-    def aws(self) -> Any:
+    def aws(self) -> AwsClients:
         if self._aws is None:
             from automation.aws.clients import AwsClients
 
@@ -47,16 +51,18 @@ class LazyClients:
 class StaticClients:
     """``ClientSet`` over clients built elsewhere (tests, embedding)."""
 
-    def __init__(self, kube: dict[str, Any] | None = None, aws: Any = None) -> None:
+    def __init__(
+        self, kube: dict[str, KubeClients] | None = None, aws: AwsClients | None = None
+    ) -> None:
         self._kube = kube or {}
         self._aws = aws
 
-    def kube(self, cluster: str = "primary") -> Any:
+    def kube(self, cluster: str = "primary") -> KubeClients:
         if cluster not in self._kube:
             raise UserError(f"No Kubernetes client for cluster '{cluster}'.")
         return self._kube[cluster]
 
-    def aws(self) -> Any:
+    def aws(self) -> AwsClients:
         if self._aws is None:
             raise UserError("No AWS client is configured.")
         return self._aws
