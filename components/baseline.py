@@ -1,8 +1,9 @@
-"""From validated config to a single-VPC cluster: the baseline shared by cni-swap and
-overlay-switch (vpc-move builds its own two-sided version).
+"""From validated config to component inputs, for every scenario.
 
-Scenario builders call these functions; they are the only place besides the
-scenario modules that turn config models into component Args.
+The networks, the worker pools, what every side of a cluster shares
+(:class:`~components.cluster_side.ClusterSpec`) and the single-VPC
+:class:`~components.cluster.Cluster` of cni-swap and overlay-switch are all made here,
+so no scenario turns config models into component args its own way.
 """
 
 from __future__ import annotations
@@ -13,20 +14,28 @@ from typing import Any
 import pulumi
 
 from components.cluster import Cluster, ClusterArgs, MemberSpec
+from components.cluster_side import ClusterSpec
 from components.config import NetworkConfig, StackConfig, member_az
 from components.load_balancers import LbListener
 from components.naming import Namer
 from components.network import Network, NetworkArgs
 from components.tags import cluster_tags, merge_tags
-from components.vpc_move import pool_specs
+from components.worker_pools import ORIGINAL_GENERATION, WorkerPoolSpec
 
 
 def tags_of(config: StackConfig) -> dict[str, str]:
     return merge_tags(config.cluster.tags, cluster_tags(config.cluster.name))
 
 
-def network(name: str, config: StackConfig, cfg: NetworkConfig, parent: pulumi.Resource) -> Network:
-    """The cluster's VPC as a :class:`Network` child of ``parent``."""
+def network(
+    name: str,
+    config: StackConfig,
+    cfg: NetworkConfig,
+    parent: pulumi.Resource,
+    name_tag: str | None = None,
+) -> Network:
+    """The VPC ``cfg`` as a :class:`Network` child of ``parent`` (``Name`` tags from
+    ``name_tag``, default ``name``)."""
     return Network(
         name,
         NetworkArgs(
@@ -35,13 +44,71 @@ def network(name: str, config: StackConfig, cfg: NetworkConfig, parent: pulumi.R
             public_subnet_cidrs=[str(s) for s in cfg.public_subnets],
             private_subnet_cidrs=[str(s) for s in cfg.private_subnets],
             cluster_name=config.cluster.name,
-            name_tag=name,
+            name_tag=name_tag or name,
             enable_internet_gateway=cfg.enable_internet_gateway,
             enable_nat_gateway=cfg.enable_nat_gateway,
             single_nat_gateway=cfg.single_nat_gateway,
             tags=tags_of(config),
         ),
         pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def pool_specs(config: StackConfig, network: NetworkConfig) -> list[WorkerPoolSpec]:
+    """The config's worker pools as component specs for ``network``."""
+    return [
+        WorkerPoolSpec(
+            name=p.name,
+            instance_types=tuple(p.instance_types),
+            azs=tuple(p.azs or network.azs),
+            capacity_types=tuple(p.capacity_types),
+            min_size=p.min_size,
+            desired_size=p.desired_size,
+            max_size=p.max_size,
+            labels=tuple(sorted(p.labels.items())),
+            taints=tuple((t.key, t.value, t.effect) for t in p.taints),
+            root_volume_size=p.root_volume_size,
+        )
+        for p in config.cluster.worker_pools
+    ]
+
+
+def cluster_spec(
+    config: StackConfig,
+    client_cidrs: list[str],
+    *,
+    zone_id: pulumi.Input[str] | None = None,
+    api_record: str | None = None,
+    ingress_records: list[str] | None = None,
+) -> ClusterSpec:
+    """What every side of the cluster shares; ``client_cidrs``: the VPCs it spans now.
+
+    The DNS settings default to the config's (a mirror passes its own zone and names).
+    """
+    cluster = config.cluster
+    cp = cluster.control_plane
+    api_record = api_record or cluster.dns.api_record
+    allowed = cluster.ingress.allowed_cidrs + cluster.api.allowed_cidrs
+    return ClusterSpec(
+        image_id=cluster.image_id,
+        api_endpoint=f"https://{api_record}:{cp.api_port}",
+        api_port=cp.api_port,
+        ingress_listeners=tuple(
+            LbListener(lis.port, lis.node_port) for lis in cluster.ingress.listeners
+        ),
+        client_cidrs=(*client_cidrs, *(str(c) for c in allowed)),
+        ingress_internal=cluster.ingress.internal,
+        api_internal=cluster.api.internal,
+        control_plane_instance_type=cp.instance_type,
+        etcd_volume_size=cp.etcd_volume_size,
+        etcd_volume_type=cp.etcd_volume_type,
+        dns_zone_id=zone_id or cluster.dns.zone_id,
+        api_record=api_record,
+        ingress_records=tuple(
+            cluster.dns.ingress_records if ingress_records is None else ingress_records
+        ),
+        dns_ttl=cluster.dns.ttl,
+        tags=tags_of(config),
     )
 
 
@@ -76,7 +143,13 @@ def cluster(
 ) -> Cluster:
     """A :class:`Cluster` for ``config`` in ``net`` (defaults: the primary's names/DNS)."""
     c = config.cluster
-    api_record = api_record or c.dns.api_record
+    spec = cluster_spec(
+        config,
+        [str(c.network.cidr)],
+        zone_id=zone_id,
+        api_record=api_record,
+        ingress_records=ingress_records,
+    )
     return Cluster(
         name,
         ClusterArgs(
@@ -85,26 +158,11 @@ def cluster(
             private_subnet_ids=net.private_subnet_ids,
             public_subnet_ids=net.public_subnet_ids,
             azs=list(c.network.azs),
-            client_cidrs=[str(c.network.cidr)]
-            + [str(x) for x in c.ingress.allowed_cidrs + c.api.allowed_cidrs],
-            image_id=c.image_id,
-            api_endpoint=f"https://{api_record}:{c.control_plane.api_port}",
+            spec=spec,
             pools=pool_specs(config, c.network),
             members=members(config, host_offset),
-            control_plane_instance_type=c.control_plane.instance_type,
-            ingress_listeners=[LbListener(lis.port, lis.node_port) for lis in c.ingress.listeners],
-            dns_zone_id=zone_id or c.dns.zone_id,
-            api_record=api_record,
-            ingress_records=c.dns.ingress_records if ingress_records is None else ingress_records,
-            worker_generations=generations or ["original"],
-            api_port=c.control_plane.api_port,
-            ingress_internal=c.ingress.internal,
-            api_internal=c.api.internal,
-            etcd_volume_size=c.control_plane.etcd_volume_size,
-            etcd_volume_type=c.control_plane.etcd_volume_type,
-            dns_ttl=c.dns.ttl,
+            worker_generations=generations or [ORIGINAL_GENERATION],
             native_routing=native_routing,
-            tags=tags_of(config),
         ),
         pulumi.ResourceOptions(parent=parent),
     )

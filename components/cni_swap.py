@@ -30,6 +30,8 @@ import pulumi_aws as aws
 from components import baseline
 from components.config import StackConfig
 from components.naming import Namer
+from components.scenarios import cni_swap as ids
+from components.worker_pools import ORIGINAL_GENERATION
 
 TYPE = "kubeshift:scenario:CniSwap"
 NEW_GENERATION = "cni"
@@ -52,18 +54,18 @@ class CniSwap(pulumi.ComponentResource):
         tags = baseline.tags_of(config)
 
         net = baseline.network(f"{name}-network", config, config.cluster.network, self)
-        mirror_alive = cursor.reached("mirror-cluster") and cursor.before("teardown-mirror")
-        generations = ["original"]
-        if cursor.reached("cni-swap"):
+        mirror_alive = cursor.reached(ids.MIRROR_CLUSTER) and cursor.before(ids.TEARDOWN_MIRROR)
+        generations = [ORIGINAL_GENERATION]
+        if cursor.reached(ids.CNI_SWAP):
             generations = (
                 [NEW_GENERATION]
-                if cursor.reached("teardown-mirror")
-                else ["original", NEW_GENERATION]
+                if cursor.reached(ids.TEARDOWN_MIRROR)
+                else [ORIGINAL_GENERATION, NEW_GENERATION]
             )
         primary = baseline.cluster(f"{name}-primary", config, net, self, generations=generations)
 
         certificates: dict[str, Any] = {}
-        if cursor.reached("certificates"):
+        if cursor.reached(ids.CERTIFICATES):
             for domain in mirror_cfg.certificate_domains:
                 key = domain.replace("*.", "wildcard-").replace(".", "-")
                 cert = aws.acm.Certificate(

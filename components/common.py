@@ -20,15 +20,17 @@ from components.security_groups import SecurityGroups, SecurityGroupsArgs
 TYPE = "kubeshift:cluster:Common"
 
 
-@dataclass
+@dataclass(frozen=True)
 class CommonArgs:
     """Inputs of :class:`Common`."""
 
     security_groups: SecurityGroupsArgs
     create_node_identity: bool = False
+    """The workers' identity lives in this side's Common."""
     identity_namer: Namer | None = None
-    """Namer of the identity's ORIGINAL side (its physical names never change)."""
+    """The identity's ORIGINAL side namer (default: the groups'); its names never change."""
     identity_moved_from: Move | None = None
+    """Where the identity lived before (see :mod:`components.moves`)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 

@@ -17,10 +17,8 @@ import pulumi_aws as aws
 
 from components import userdata
 from components.naming import Namer
+from components.sides import TARGET, Side
 from components.tags import cluster_tags, merge_tags
-
-SOURCE = "source"
-TARGET = "target"
 
 
 @dataclass(frozen=True)
@@ -30,15 +28,16 @@ class MemberPlacement:
     index: int
     """1-based member number."""
     az: str
-    side: str
-    """``source`` or ``target``."""
+    """AZ of the member's etcd volume, the same on both sides."""
+    side: Side
     subnet_id: pulumi.Input[str]
+    """Private subnet of ``az`` on ``side``."""
     security_group_ids: list[pulumi.Input[str]]
     address: str
     """Fixed private address of the member's interface in this placement."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class ControlPlaneArgs:
     """Inputs of :class:`ControlPlane`."""
 
@@ -49,7 +48,9 @@ class ControlPlaneArgs:
     image_id: str
     instance_profile_name: pulumi.Input[str]
     api_endpoint: str
+    """URL the members' kubelets register with."""
     etcd_volume_size: int = 50
+    """Size of each member's etcd volume, GiB."""
     etcd_volume_type: str = "gp3"
     target_suffix: str = ""
     """Suffix of the names of members placed in the target network (vpc-move)."""
@@ -61,7 +62,7 @@ class ControlPlane(pulumi.ComponentResource):
 
     group_names: dict[int, pulumi.Output[str]]
     addresses: dict[int, pulumi.Output[str]]
-    placements: dict[int, str]
+    placements: dict[int, Side]
 
     def __init__(
         self, name: str, args: ControlPlaneArgs, opts: pulumi.ResourceOptions | None = None
@@ -169,3 +170,7 @@ class ControlPlane(pulumi.ComponentResource):
         self.group_names[m.index] = group.name
         self.addresses[m.index] = interface.private_ip
         self.placements[m.index] = m.side
+
+    def group_names_on(self, side: Side) -> dict[str, pulumi.Output[str]]:
+        """ASG names of the members placed on ``side``, by member number."""
+        return {str(i): name for i, name in self.group_names.items() if self.placements[i] == side}

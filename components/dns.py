@@ -12,7 +12,8 @@ would leave the old name unanswered for the length of the replacement.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 import pulumi
@@ -26,17 +27,19 @@ class RecordSpec:
     name: str
     type: Literal["CNAME", "A"]
     records: list[pulumi.Input[str]]
+    """Values: one LB DNS name for a CNAME, member addresses for an A record."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class DnsArgs:
     """Inputs of :class:`Dns`."""
 
     zone_id: pulumi.Input[str]
-    records: dict[str, RecordSpec]
+    """Hosted zone holding every record."""
+    records: Mapping[str, RecordSpec]
     """Records by a stable key (``api``, ``ingress-0``...): the key names the resource."""
     ttl: int = 60
-    extra: dict[str, str] = field(default_factory=dict)
+    """TTL of every record, seconds."""
 
 
 class Dns(pulumi.ComponentResource):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pulumi
 import pulumi_aws as aws
@@ -33,9 +34,11 @@ ASSUME_EC2 = json.dumps(
     }
 )
 
+SSM_CORE = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
+
 WORKER_POLICIES = (
     "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
-    "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
+    SSM_CORE,
 )
 
 CONTROL_PLANE_INLINE = json.dumps(
@@ -58,17 +61,47 @@ CONTROL_PLANE_INLINE = json.dumps(
     }
 )
 
+ROUTES_INLINE = """{
+  "Version": "2012-10-17",
+  "Statement": [{
+    "Sid": "NativePodRoutes",
+    "Effect": "Allow",
+    "Action": ["ec2:CreateRoute", "ec2:DeleteRoute", "ec2:ReplaceRoute",
+               "ec2:DescribeRouteTables", "ec2:DescribeInstances",
+               "ec2:ModifyInstanceAttribute"],
+    "Resource": "*"
+  }]
+}"""
 
-@dataclass
+IdentityRole = Literal["node", "control-plane", "routes"]
+"""Workers, control-plane members, or the cloud provider managing native pod routes."""
+
+
+@dataclass(frozen=True)
+class Policies:
+    """What an identity may do: AWS managed policies and an optional inline policy."""
+
+    managed: tuple[str, ...]
+    """ARNs of the managed policies attached to the role."""
+    inline: str | None = None
+    """JSON of the role's inline policy, named ``<role>-inline``."""
+
+
+POLICIES: dict[IdentityRole, Policies] = {
+    "node": Policies(WORKER_POLICIES),
+    "control-plane": Policies((SSM_CORE,), CONTROL_PLANE_INLINE),
+    "routes": Policies((), ROUTES_INLINE),
+}
+
+
+@dataclass(frozen=True)
 class NodeIdentityArgs:
     """Inputs of :class:`NodeIdentity`."""
 
     namer: Namer
     """Always the ORIGINAL side's namer: a moved identity keeps its physical names."""
-    role: str
-    """``node`` or ``control-plane``."""
-    managed_policy_arns: tuple[str, ...] = WORKER_POLICIES
-    inline_policy: str | None = None
+    role: IdentityRole
+    """Part of the physical names; picks the identity's :data:`POLICIES`."""
     moved_from: Move | None = None
     """Set when this identity used to live under another component."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -97,17 +130,18 @@ class NodeIdentity(pulumi.ComponentResource):
             tags=merge_tags(args.tags, {"Name": role_name}),
             opts=child("role"),
         )
-        for arn in args.managed_policy_arns:
+        policies = POLICIES[args.role]
+        for arn in policies.managed:
             short = arn.rsplit("/", 1)[-1]
             aws.iam.RolePolicyAttachment(
                 f"{name}-{short}", role=role.name, policy_arn=arn, opts=child(short)
             )
-        if args.inline_policy:
+        if policies.inline:
             aws.iam.RolePolicy(
                 f"{name}-inline",
                 name=f"{args.role}-inline",
                 role=role.name,
-                policy=args.inline_policy,
+                policy=policies.inline,
                 opts=child("inline"),
             )
         profile_name = args.namer.instance_profile(f"{args.role}-profile")

@@ -9,12 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pulumi
 import pulumi_aws as aws
 
 from components.naming import Namer
 from components.tags import merge_tags
+
+LbRole = Literal["ingress", "api"]
+"""What a load balancer fronts: the ingress controller's node ports or the API servers."""
+
+DEREGISTRATION_DELAY = 30
+"""Seconds a deregistered target drains (no new connections, open ones may finish).
+
+One value for every target group. For the API servers it is what kops gives its API
+NLB (30 s, pkg/model/awsmodel/api_loadbalancer.go): long enough for in-flight API calls
+on a member being moved or replaced to finish, short enough not to stall the phase that
+moves it; ingress backends drain the same way.
+"""
 
 
 @dataclass(frozen=True)
@@ -25,21 +38,22 @@ class LbListener:
     target_port: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadBalancerArgs:
     """Inputs of :class:`LoadBalancer`."""
 
     namer: Namer
-    role: str
-    """``ingress`` or ``api``: part of every physical name."""
+    role: LbRole
+    """Part of every physical name."""
     vpc_id: pulumi.Input[str]
+    """VPC of the target groups (their instances must live in it)."""
     subnet_ids: list[pulumi.Input[str]]
+    """One subnet per AZ the NLB spans."""
     security_group_ids: list[pulumi.Input[str]]
     listeners: list[LbListener]
     internal: bool = True
     attachments: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
     """Auto scaling groups registered with every target group, by a stable key."""
-    deregistration_delay: int = 30
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -79,7 +93,7 @@ class LoadBalancer(pulumi.ComponentResource):
                 protocol="TCP",
                 target_type="instance",
                 vpc_id=args.vpc_id,
-                deregistration_delay=args.deregistration_delay,
+                deregistration_delay=DEREGISTRATION_DELAY,
                 health_check={
                     "protocol": "TCP",
                     "port": "traffic-port",

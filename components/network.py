@@ -15,7 +15,7 @@ import pulumi_aws as aws
 from components.tags import merge_tags
 
 
-@dataclass
+@dataclass(frozen=True)
 class NetworkArgs:
     """Inputs of :class:`Network`. Subnet lists are in the order of ``azs``."""
 
@@ -31,7 +31,9 @@ class NetworkArgs:
     """``Name`` tag prefix of the VPC and its parts."""
     enable_internet_gateway: bool = True
     enable_nat_gateway: bool = True
+    """NAT gateways for the private subnets (needs the internet gateway)."""
     single_nat_gateway: bool = False
+    """One NAT gateway, in the first AZ, for every private subnet."""
     tags: dict[str, str] = field(default_factory=dict)
 
 

@@ -23,6 +23,7 @@ import pulumi
 
 from components import baseline
 from components.config import StackConfig
+from components.scenarios import overlay_switch as ids
 
 TYPE = "kubeshift:scenario:OverlaySwitch"
 
@@ -38,7 +39,7 @@ class OverlaySwitch(pulumi.ComponentResource):
         super().__init__(TYPE, name, None, opts)
         overlay = config.migration.overlay
         assert overlay is not None  # guaranteed by config validation
-        routed = config.cursor.reached("routes")
+        routed = config.cursor.reached(ids.ROUTES)
         net = baseline.network(f"{name}-network", config, config.cluster.network, self)
         primary = baseline.cluster(f"{name}-primary", config, net, self, native_routing=routed)
         outputs = baseline.common_outputs(config, net, primary)

@@ -16,7 +16,7 @@ import pulumi_aws as aws
 from components.tags import merge_tags
 
 
-@dataclass
+@dataclass(frozen=True)
 class PeeringArgs:
     """Inputs of :class:`Peering`: the requester (source) and accepter (target) sides."""
 
@@ -27,10 +27,13 @@ class PeeringArgs:
     accepter_vpc_id: pulumi.Input[str]
     accepter_cidr: str
     accepter_route_table_ids: Mapping[str, pulumi.Input[str]]
+    """Every route table of the accepter VPC, by a stable key."""
     name_tag: str
+    """``Name`` tag of the connection (and its accepter)."""
     peer_region: str | None = None
     """Region of the accepter VPC when it differs from the provider's."""
     allow_remote_dns_resolution: bool = True
+    """Private names of each VPC resolve to private addresses from the other."""
     tags: dict[str, str] = field(default_factory=dict)
 
 

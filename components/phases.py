@@ -27,9 +27,3 @@ class PhaseCursor:
     def before(self, phase: str) -> bool:
         """True when the current phase comes strictly before ``phase``."""
         return not self.reached(phase)
-
-    def control_plane_members_moved(self) -> int:
-        """vpc-move: how many control-plane members live in the target network now."""
-        from components.scenarios.vpc_move import members_moved
-
-        return members_moved(self)

@@ -21,7 +21,7 @@ from components.tags import merge_tags
 ANYWHERE = "0.0.0.0/0"
 
 
-@dataclass
+@dataclass(frozen=True)
 class SecurityGroupsArgs:
     """Inputs of :class:`SecurityGroups`."""
 
@@ -38,9 +38,11 @@ class SecurityGroupsArgs:
     public_ingress: bool = False
     """Open the ingress listener ports to 0.0.0.0/0 (an internet-facing ingress LB)."""
     public_api: bool = False
+    """Open the API port to 0.0.0.0/0 (an internet-facing API LB)."""
     create_node_group: bool = True
     """False once this side has no workers left (retire-old-workers)."""
     create_ingress_group: bool = True
+    """False once this side has no ingress LB left (retire-old-workers)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -173,7 +175,7 @@ class SecurityGroups(pulumi.ComponentResource):
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class PeerAccessArgs:
     """Inputs of :class:`PeerAccess`."""
 

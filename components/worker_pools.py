@@ -7,16 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final, Literal
 
 import pulumi
 import pulumi_aws as aws
 
 from components import userdata
 from components.naming import Namer
+from components.sides import SOURCE, Side
 from components.tags import cluster_tags, merge_tags
 
-ON_DEMAND = "on-demand"
-SPOT = "spot"
+Capacity = Literal["on-demand", "spot"]
+ON_DEMAND: Final = "on-demand"
+SPOT: Final = "spot"
+
+ORIGINAL_GENERATION = "original"
+"""Generation label of a cluster's first workers (later generations are named apart)."""
 
 
 @dataclass(frozen=True)
@@ -25,15 +31,19 @@ class WorkerPoolSpec:
 
     name: str
     instance_types: tuple[str, ...]
+    """One ASG per instance type x AZ x capacity type."""
     azs: tuple[str, ...]
-    capacity_types: tuple[str, ...] = (ON_DEMAND, SPOT)
+    capacity_types: tuple[Capacity, ...] = (ON_DEMAND, SPOT)
     min_size: int = 0
+    """Per ASG, like ``desired_size`` and ``max_size``."""
     desired_size: int = 1
     max_size: int = 3
     labels: tuple[tuple[str, str], ...] = ()
+    """(key, value) node labels."""
     taints: tuple[tuple[str, str, str], ...] = ()
     """(key, value, effect) triples."""
     root_volume_size: int = 100
+    """Size of each node's root volume, GiB."""
 
 
 def group_key(pool: str, instance_type: str, az: str, capacity: str) -> str:
@@ -41,7 +51,7 @@ def group_key(pool: str, instance_type: str, az: str, capacity: str) -> str:
     return f"{pool}-{instance_type.replace('.', '-')}-{az}-{capacity}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class WorkerPoolsArgs:
     """Inputs of :class:`WorkerPools`."""
 
@@ -54,10 +64,11 @@ class WorkerPoolsArgs:
     instance_profile_name: pulumi.Input[str]
     image_id: str
     api_endpoint: str
+    """URL the kubelets register with."""
     generation: str
     """Value of the ``kubeshift.io/generation`` node label (drains select on it)."""
-    network_label: str = "source"
-    """Value of the ``kubeshift.io/network`` tag on the groups (source or target)."""
+    network_label: Side = SOURCE
+    """Value of the ``kubeshift.io/network`` tag on the groups."""
     boot_extra: str = ""
     """Extra shell run at boot before the kubelet starts (e.g. source/dest check off)."""
     suspended_processes: list[str] = field(default_factory=list)
@@ -71,6 +82,8 @@ class WorkerPools(pulumi.ComponentResource):
     group_names: dict[str, pulumi.Output[str]]
     """ASG name per :func:`group_key`."""
     group_subnets: dict[str, pulumi.Input[str]]
+    generation: str
+    """The ``kubeshift.io/generation`` label of these workers."""
 
     def __init__(
         self, name: str, args: WorkerPoolsArgs, opts: pulumi.ResourceOptions | None = None
@@ -78,6 +91,7 @@ class WorkerPools(pulumi.ComponentResource):
         super().__init__("kubeshift:compute:WorkerPools", name, None, opts)
         self.group_names = {}
         self.group_subnets = {}
+        self.generation = args.generation
         cluster = args.namer.cluster
         base_tags = merge_tags(args.tags, cluster_tags(cluster))
         for pool in args.pools:
@@ -91,7 +105,7 @@ class WorkerPools(pulumi.ComponentResource):
                         )
         self.register_outputs({"group_names": self.group_names})
 
-    def _labels(self, args: WorkerPoolsArgs, pool: WorkerPoolSpec, capacity: str) -> dict:
+    def _labels(self, args: WorkerPoolsArgs, pool: WorkerPoolSpec, capacity: Capacity) -> dict:
         return {
             **dict(pool.labels),
             userdata.POOL_LABEL: pool.name,
@@ -104,7 +118,7 @@ class WorkerPools(pulumi.ComponentResource):
         name: str,
         args: WorkerPoolsArgs,
         pool: WorkerPoolSpec,
-        capacity: str,
+        capacity: Capacity,
         base_tags: dict[str, str],
     ) -> aws.ec2.LaunchTemplate:
         lt_name = args.namer.launch_template(f"workers-{pool.name}-{capacity}")
@@ -154,7 +168,7 @@ class WorkerPools(pulumi.ComponentResource):
         name: str,
         args: WorkerPoolsArgs,
         pool: WorkerPoolSpec,
-        capacity: str,
+        capacity: Capacity,
         instance_type: str,
         az: str,
         key: str,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -88,6 +89,80 @@ class VpcMoveOutputs(StackOutputs):
     worker_label_selectors: dict[Side, str] = {}
     """``label=value`` the kubelet puts on each side's workers."""
     control_plane_members: dict[str, Member] = {}
+
+
+ApiRecordTarget = Literal["source-lb", "member-1", "target-lb"]
+
+
+@dataclass(frozen=True)
+class PhasePlan:
+    """What exists at one phase: plain booleans derived from the phase cursor.
+
+    The vpc-move program builds exactly this; a phase that only changes what exists
+    when is a change here and in the automation, not in the components.
+    """
+
+    target_network: bool
+    target_common: bool
+    target_workers: bool
+    ingress_on_target: bool
+    old_workers: bool
+    old_workers_draining: bool
+    members_moved: int
+    members: int
+    cleanup: bool
+    retire_source_network: bool
+
+    @property
+    def source_network(self) -> bool:
+        return not (self.cleanup and self.retire_source_network)
+
+    @property
+    def peering(self) -> bool:
+        return self.target_network and self.source_network
+
+    @property
+    def source_control_plane(self) -> bool:
+        """Any member still in the source VPC (its SGs and API LB must stay)."""
+        return self.members_moved < self.members
+
+    @property
+    def source_common(self) -> bool:
+        return not self.cleanup
+
+    @property
+    def source_api_lb(self) -> bool:
+        return not self.cleanup
+
+    @property
+    def target_api_lb(self) -> bool:
+        return self.members_moved >= 1
+
+    @property
+    def api_record(self) -> ApiRecordTarget:
+        """Where the API record points."""
+        if self.members_moved == 0:
+            return "source-lb"
+        if self.members_moved == 1 and not self.cleanup:
+            return "member-1"
+        return "target-lb"
+
+
+def plan_phase(config: StackConfig) -> PhasePlan:
+    """The :class:`PhasePlan` of ``config``'s phase."""
+    cursor = config.cursor
+    return PhasePlan(
+        target_network=cursor.reached(TARGET_NETWORK),
+        target_common=cursor.reached(SHARED_RESOURCES),
+        target_workers=cursor.reached(TARGET_WORKERS),
+        ingress_on_target=cursor.reached(DNS_CUTOVER),
+        old_workers=cursor.before(RETIRE_OLD_WORKERS),
+        old_workers_draining=cursor.reached(DRAIN_WORKERS),
+        members_moved=members_moved(cursor),
+        members=config.cluster.control_plane.members,
+        cleanup=cursor.reached(CLEANUP),
+        retire_source_network=config.migration.retire_source_network,
+    )
 
 
 def check(config: StackConfig) -> list[NetworkSlot]:

@@ -14,7 +14,7 @@ import pytest
 from automation.render import RenderedResource, render_program
 from components import policy
 from components.config import load_config
-from components.vpc_move import plan_phase
+from components.scenarios.vpc_move import plan_phase
 from tests.components.conftest import by_name, by_type, rendered, stack_values
 
 EXAMPLE = "vpc-move-example"
