@@ -14,6 +14,8 @@ import yaml
 from typer.testing import CliRunner
 
 from automation.cli import app
+from components import registry
+from components.config import load_config, load_stack_file
 
 REPO = Path(__file__).resolve().parents[2]
 STACK = "vpc-move-small"
@@ -45,21 +47,9 @@ def test_plan_lists_phases_in_order(cli: CliRunner) -> None:
     result = cli.invoke(app, ["--stack", STACK, "plan", "--json"])
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
-    assert [p["id"] for p in plan["phases"]] == [
-        "baseline",
-        "target-network",
-        "shared-resources",
-        "ingress-nodeport",
-        "target-workers",
-        "dns-cutover",
-        "ingress-move",
-        "drain-workers",
-        "retire-old-workers",
-        "control-plane-1",
-        "control-plane-2",
-        "control-plane-3",
-        "cleanup",
-    ]
+    config = load_config(load_stack_file(REPO / "stacks" / f"Pulumi.{STACK}.yaml"))
+    expected = registry.spec("vpc-move").phase_ids(config.cluster.control_plane.members)
+    assert [p["id"] for p in plan["phases"]] == list(expected)
     by_id = {p["id"]: p for p in plan["phases"]}
     assert by_id["drain-workers"]["destructive"] is True
     assert by_id["target-network"]["destructive"] is False
