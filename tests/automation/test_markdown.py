@@ -26,7 +26,7 @@ def test_readme_phase_tables_are_plan_markdown() -> None:
     assert {stack for stack, _ in blocks} >= {"local", "cni-swap-example", "overlay-switch-example"}
     for stack, table in blocks:
         assert table == _kubeshift("--stack", stack, "plan", "--markdown"), (
-            f"README's {stack} table drifted: paste `kubeshift --stack {stack} plan --markdown`"
+            f"README's {stack} table drifted: run scripts/readme-tables"
         )
 
 
