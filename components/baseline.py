@@ -140,6 +140,7 @@ def cluster(
     host_offset: int = 0,
     generations: list[str] | None = None,
     native_routing: bool = False,
+    disposable: bool = False,
 ) -> Cluster:
     """A :class:`Cluster` for ``config`` in ``net`` (defaults: the primary's names/DNS)."""
     c = config.cluster
@@ -163,6 +164,7 @@ def cluster(
             members=members(config, host_offset),
             worker_generations=generations or [ORIGINAL_GENERATION],
             native_routing=native_routing,
+            disposable=disposable,
         ),
         pulumi.ResourceOptions(parent=parent),
     )

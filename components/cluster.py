@@ -55,6 +55,8 @@ class ClusterArgs:
     worker_generations: list[str] = field(default_factory=lambda: [ORIGINAL_GENERATION])
     """One set of worker pools per generation (two while nodes are being replaced)."""
     native_routing: bool = False
+    disposable: bool = False
+    """A mirror: its etcd volumes go with it (the primary's are protected)."""
     """Nodes turn off their source/dest check at boot and may manage pod routes."""
 
 
@@ -89,6 +91,7 @@ class Cluster(pulumi.ComponentResource):
         control_plane = parts.control_plane(
             [side.member(m.index, m.az, m.address, common) for m in args.members],
             cp_identity.instance_profile_name,
+            protect_volumes=not args.disposable,
         )
         ingress = side.ingress_lb(common, workers.values())
         api = side.api_lb(common, control_plane)

@@ -125,6 +125,7 @@ class ClusterParts:
         members: Sequence[MemberPlacement],
         instance_profile_name: pulumi.Input[str],
         target_suffix: str = "",
+        protect_volumes: bool = True,
     ) -> ControlPlane:
         """The etcd members, each placed on a side by :meth:`ClusterSide.member`."""
         spec = self.spec
@@ -133,6 +134,7 @@ class ClusterParts:
             ControlPlaneArgs(
                 namer=self.namer,
                 target_suffix=target_suffix,
+                protect_volumes=protect_volumes,
                 members=list(members),
                 instance_type=spec.control_plane_instance_type,
                 image_id=spec.image_id,

@@ -109,6 +109,7 @@ class CniSwap(pulumi.ComponentResource):
                 api_record=f"api.{mirror_cfg.zone_name}",
                 ingress_records=[f"*.{mirror_cfg.zone_name}"],
                 host_offset=config.cluster.control_plane.members,
+                disposable=True,
             )
             outputs["mirror_node_security_group_ids"] = [mirror.node_security_group_id]
             outputs["mirror"] = {**mirror.outputs, "zone_id": zone.zone_id}

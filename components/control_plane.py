@@ -54,6 +54,9 @@ class ControlPlaneArgs:
     etcd_volume_type: str = "gp3"
     target_suffix: str = ""
     """Suffix of the names of members placed in the target network (vpc-move)."""
+    protect_volumes: bool = True
+    """The engine refuses to delete or replace the etcd volumes (off: a disposable
+    mirror, torn down with its volumes)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -101,7 +104,9 @@ class ControlPlane(pulumi.ComponentResource):
             type=args.etcd_volume_type,
             encrypted=True,
             tags=merge_tags(member_tags, {"Name": volume_name}),
-            opts=pulumi.ResourceOptions(parent=self, retain_on_delete=False),
+            opts=pulumi.ResourceOptions(
+                parent=self, retain_on_delete=False, protect=args.protect_volumes
+            ),
         )
         eni_name = placed.tag(f"control-plane-{m.index}")
         interface = aws.ec2.NetworkInterface(

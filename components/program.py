@@ -12,7 +12,7 @@ from typing import Any
 
 import pulumi
 
-from components import registry
+from components import etcd_volumes, registry
 from components.config import (
     CLUSTER_KEY,
     MIGRATION_KEY,
@@ -99,15 +99,16 @@ def read_own_outputs() -> dict[str, Any] | None:
     return dict(value.get("outputs") or {})
 
 
-def check_progress(config: StackConfig) -> tuple[StackConfig | None, dict[str, Any] | None]:
+def check_progress(
+    config: StackConfig, outputs: dict[str, Any] | None
+) -> tuple[StackConfig | None, dict[str, Any] | None]:
     """The config to build (None: build nothing) and the ``progress`` output (None offline).
 
     A record-only update builds the phase the stack last deployed, whatever
     ``kubeshift:phase`` says now, or nothing on a stack never deployed; any other
     update of a phase whose earlier phases are not recorded as finished stops here,
-    before a single resource is declared.
+    before a single resource is declared. ``outputs``: the stack's (None offline).
     """
-    outputs = read_own_outputs()
     if outputs is None:
         return config, None
     by = f"kubeshift run {os.environ[RUN_VAR]}" if os.environ.get(RUN_VAR) else BY_HAND
@@ -147,8 +148,17 @@ def main() -> None:
     except ConfigError as exc:
         # RunError: the engine prints the one-sentence message without a traceback.
         raise pulumi.RunError(str(exc)) from None
-    built, progress = check_progress(config)
-    outputs = build(built) if built is not None else {}
+    own = read_own_outputs()
+    built, progress = check_progress(config, own)
+    if built is None:
+        outputs: dict[str, Any] = {}
+    else:
+        volumes = etcd_volumes.declared(built)
+        lost = etcd_volumes.refusal(etcd_volumes.recorded(own or {}), volumes)
+        if lost:
+            raise pulumi.RunError(lost)
+        outputs = build(built)
+        outputs[etcd_volumes.ETCD_VOLUMES_OUTPUT] = {k: v.model_dump() for k, v in volumes.items()}
     if progress is not None:
         outputs[PROGRESS_OUTPUT] = progress
     for key, value in outputs.items():

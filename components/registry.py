@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from components.etcd_volumes import EtcdVolume
 from components.validation import sentence
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ class StackOutputs(BaseModel):
     source_vpc_id: str | None = None
     target_vpc_id: str | None = None
     node_security_group_ids: list[str] = []
+    etcd_volumes: dict[str, EtcdVolume] = {}
+    """Member index -> its etcd volume as declared (``components.etcd_volumes``)."""
 
 
 OutputsT = TypeVar("OutputsT", bound=StackOutputs)

@@ -1,0 +1,85 @@
+"""The etcd volumes are never replaced or deleted by an update: a stack-file change that
+would is one sentence before anything is declared, and the engine protects them too."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pulumi
+import pytest
+
+from automation.render import record
+from components import program
+from components.etcd_volumes import ETCD_VOLUMES_OUTPUT
+from tests.components.conftest import by_type, rendered, stack_values
+
+VOLUME = "aws:ebs/volume:Volume"
+
+
+def _deployed(values: dict[str, Any]) -> dict[str, Any]:
+    """The outputs an update of ``values`` leaves (its progress marks everything done)."""
+    outputs = record(program.main, config=values).outputs
+    milestones = ("before", "update", "after")
+    marks = [{"phase": "baseline", "milestone": m, "by": "t"} for m in milestones]
+    return {**outputs, "progress": {"marks": marks}}
+
+
+def test_the_program_records_each_members_volume_as_declared() -> None:
+    values = stack_values("vpc-move-small")
+    outputs = rendered("vpc-move-small", "baseline").outputs
+    volumes = outputs[ETCD_VOLUMES_OUTPUT]
+    cp = values["kubeshift:cluster"]["control_plane"]
+    assert sorted(volumes, key=int) == [str(i) for i in range(1, cp["members"] + 1)]
+    declared = {
+        r.inputs["tags"]["Name"]: r.inputs["availabilityZone"]
+        for r in by_type(rendered("vpc-move-small", "baseline").resources, VOLUME)
+    }
+    assert {v["name"]: v["az"] for v in volumes.values()} == declared
+
+
+def test_the_primarys_volumes_are_protected_and_the_mirrors_are_not() -> None:
+    primary = by_type(rendered("vpc-move-small", "control-plane-2").resources, VOLUME)
+    assert primary and all(r.options.get("protect") for r in primary)
+    both = by_type(rendered("cni-swap-example", "mirror-cluster").resources, VOLUME)
+    mirror = [r for r in both if "-mirror-" in r.name]
+    assert mirror and not any(r.options.get("protect") for r in mirror)
+    assert all(r.options.get("protect") for r in both if r not in mirror)
+
+
+def _refusal(values: dict[str, Any], change: dict[str, Any]) -> str:
+    deployed = _deployed(values)
+    changed = copy.deepcopy(values)
+    changed["kubeshift:cluster"]["control_plane"].update(change)
+    with pytest.raises(pulumi.RunError) as caught:
+        record(program.main, config=changed, stack_outputs=deployed)
+    return str(caught.value)
+
+
+def test_moving_a_member_to_another_az_is_refused_naming_volume_and_setting() -> None:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    azs = values["kubeshift:cluster"]["network"]["azs"]
+    message = _refusal(values, {"azs": [azs[1], azs[0], *azs[2:]]})
+    assert "demo-etcd-1 would be replaced to move it from" in message
+    assert "kubeshift:cluster.control_plane.azs" in message
+    assert "\n" not in message and message.endswith("put the stack file back.")
+
+
+def test_fewer_members_or_a_smaller_volume_is_refused() -> None:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    message = _refusal(values, {"etcd_volume_size": 10})
+    assert "cannot shrink" in message and "etcd_volume_size" in message
+    five = copy.deepcopy(values)
+    five["kubeshift:cluster"]["control_plane"]["members"] = 5
+    lost = r"members 5 → 3 would delete demo-etcd-4, demo-etcd-5"
+    with pytest.raises(pulumi.RunError, match=lost):
+        record(program.main, config=values, stack_outputs=_deployed(five))
+
+
+def test_a_bigger_volume_and_an_unchanged_stack_go_through() -> None:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    deployed = _deployed(values)
+    assert record(program.main, config=values, stack_outputs=deployed).resources
+    values["kubeshift:cluster"]["control_plane"]["etcd_volume_size"] = 200
+    grown = record(program.main, config=values, stack_outputs=deployed)
+    assert grown.outputs[ETCD_VOLUMES_OUTPUT]["1"]["size"] == 200
