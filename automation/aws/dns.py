@@ -16,9 +16,9 @@ in its target state is left alone, so a resumed run changes nothing twice.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from botocore.exceptions import ClientError, WaiterError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -37,7 +37,18 @@ from automation.progress import NullReporter, Reporter
 from automation.results import HookResult
 from automation.waiting import DONE, Pending, summarize, wait_until
 
-RecordSet = dict[str, Any]
+if TYPE_CHECKING:
+    from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client
+    from mypy_boto3_route53 import Route53Client
+    from mypy_boto3_route53.literals import RRTypeType
+    from mypy_boto3_route53.type_defs import (
+        ChangeTypeDef,
+        ResourceRecordSetOutputTypeDef,
+        ResourceRecordSetTypeDef,
+        ResourceRecordSetUnionTypeDef,
+    )
+
+RecordSet: TypeAlias = "ResourceRecordSetTypeDef"
 Prober = Callable[[HttpProbe, str | None], ProbeResult]
 
 # --- what the caller asks for ---------------------------------------------------------
@@ -119,7 +130,7 @@ class RecordCutover(_Frozen):
         return _name(self.name)
 
     @property
-    def record_type(self) -> str:
+    def record_type(self) -> RRTypeType:
         target = self.target
         if isinstance(target, CnameTarget):
             return "CNAME"
@@ -219,7 +230,7 @@ def _request_name(name: str) -> str:
     return name.rstrip(".")
 
 
-def _norm(rr: Mapping[str, Any]) -> tuple[Any, ...]:
+def _norm(rr: RecordSet) -> tuple[Any, ...]:
     alias = rr.get("AliasTarget")
     values = tuple(
         sorted(
@@ -240,11 +251,11 @@ def _norm(rr: Mapping[str, Any]) -> tuple[Any, ...]:
     return (_key(rr), rr.get("Weight"), ttl, values, alias_key)
 
 
-def _key(rr: Mapping[str, Any]) -> tuple[str, str, str | None]:
+def _key(rr: RecordSet) -> tuple[str, str, str | None]:
     return (_name(rr["Name"]), rr["Type"], rr.get("SetIdentifier"))
 
 
-def describe_record(rr: Mapping[str, Any]) -> str:
+def describe_record(rr: ResourceRecordSetUnionTypeDef) -> str:
     """``api.example.com. CNAME old.lb [kubeshift-old w=90]`` — for reports and logs."""
     if alias := rr.get("AliasTarget"):
         value = f"alias {alias['DNSName'].rstrip('.')}"
@@ -256,10 +267,15 @@ def describe_record(rr: Mapping[str, Any]) -> str:
     return f"{_name(rr['Name'])} {rr['Type']} {value}{extra}"
 
 
-def _record_set(cutover: RecordCutover, **weighted: Any) -> RecordSet:
+def _record_set(
+    cutover: RecordCutover, *, set_identifier: str | None = None, weight: int | None = None
+) -> RecordSet:
     target = cutover.target
     rr: RecordSet = {"Name": _request_name(cutover.name), "Type": cutover.record_type}
-    rr.update(weighted)
+    if set_identifier is not None:
+        rr["SetIdentifier"] = set_identifier
+    if weight is not None:
+        rr["Weight"] = weight
     if isinstance(target, AliasTarget):
         rr["AliasTarget"] = {
             "HostedZoneId": target.hosted_zone_id,
@@ -275,27 +291,37 @@ def _record_set(cutover: RecordCutover, **weighted: Any) -> RecordSet:
     return rr
 
 
-def _clean(rr: Mapping[str, Any]) -> RecordSet:
-    """A record set as read, made fit to send back (name without the trailing dot)."""
-    keep = (
-        "Type",
-        "SetIdentifier",
-        "Weight",
-        "TTL",
-        "ResourceRecords",
-        "AliasTarget",
-        "HealthCheckId",
-        "Region",
-        "Failover",
-        "GeoLocation",
-        "MultiValueAnswer",
-    )
-    out: RecordSet = {"Name": _request_name(rr["Name"])}
-    out.update({k: rr[k] for k in keep if k in rr})
+def _clean(rr: ResourceRecordSetOutputTypeDef) -> RecordSet:
+    """A record set as read, made fit to send back (name without the trailing dot).
+
+    Keeps the routing fields kubeshift moves and restores; drops the rest
+    (traffic-policy ids, CIDR and geoproximity routing).
+    """
+    out: RecordSet = {"Name": _request_name(rr["Name"]), "Type": rr["Type"]}
+    if "SetIdentifier" in rr:
+        out["SetIdentifier"] = rr["SetIdentifier"]
+    if "Weight" in rr:
+        out["Weight"] = rr["Weight"]
+    if "TTL" in rr:
+        out["TTL"] = rr["TTL"]
+    if "ResourceRecords" in rr:
+        out["ResourceRecords"] = rr["ResourceRecords"]
+    if "AliasTarget" in rr:
+        out["AliasTarget"] = rr["AliasTarget"]
+    if "HealthCheckId" in rr:
+        out["HealthCheckId"] = rr["HealthCheckId"]
+    if "Region" in rr:
+        out["Region"] = rr["Region"]
+    if "Failover" in rr:
+        out["Failover"] = rr["Failover"]
+    if "GeoLocation" in rr:
+        out["GeoLocation"] = rr["GeoLocation"]
+    if "MultiValueAnswer" in rr:
+        out["MultiValueAnswer"] = rr["MultiValueAnswer"]
     return out
 
 
-def read_records(route53: Any, zone_id: str, name: str) -> tuple[RecordSet, ...]:
+def read_records(route53: Route53Client, zone_id: str, name: str) -> tuple[RecordSet, ...]:
     """Every record set named ``name`` in the zone (all types, all set identifiers).
 
     Uses the paginator, which follows ``NextRecordName``/``Type``/``Identifier`` — the
@@ -304,8 +330,11 @@ def read_records(route53: Any, zone_id: str, name: str) -> tuple[RecordSet, ...]
     wanted = _name(name)
     found: list[RecordSet] = []
     try:
+        # The stubs leave the paginator's input tokens (StartRecordName/Type/Identifier)
+        # out of paginate(); botocore sends them with the first request.
         pages = route53.get_paginator("list_resource_record_sets").paginate(
-            HostedZoneId=zone_id, StartRecordName=_request_name(name)
+            HostedZoneId=zone_id,
+            StartRecordName=_request_name(name),  # type: ignore[call-arg]
         )
         for page in pages:
             records = page.get("ResourceRecordSets", [])
@@ -317,11 +346,11 @@ def read_records(route53: Any, zone_id: str, name: str) -> tuple[RecordSet, ...]
     return tuple(found)
 
 
-def transition(before: Sequence[RecordSet], after: Sequence[RecordSet]) -> list[dict[str, Any]]:
+def transition(before: Sequence[RecordSet], after: Sequence[RecordSet]) -> list[ChangeTypeDef]:
     """The change batch turning record sets ``before`` into ``after`` (empty if equal)."""
     old = {_key(rr): rr for rr in before}
     new = {_key(rr): rr for rr in after}
-    changes: list[dict[str, Any]] = [
+    changes: list[ChangeTypeDef] = [
         {"Action": "DELETE", "ResourceRecordSet": rr} for k, rr in old.items() if k not in new
     ]
     # UPSERT also for record sets that do not exist yet: AWS creates them, a retried
@@ -403,11 +432,12 @@ def plan_states(cutover: RecordCutover, current: Sequence[RecordSet]) -> list[Pl
         if percent == 100 and shift.collapse:
             steps.append(PlanStep("100% (plain record)", final_plain))
             continue
-        old_weighted = {k: v for k, v in old.items() if k not in {"SetIdentifier", "Weight"}} | {
-            "SetIdentifier": shift.old_set_identifier,
-            "Weight": 100 - percent,
-        }
-        new_weighted = _record_set(cutover, SetIdentifier=shift.new_set_identifier, Weight=percent)
+        old_weighted = old.copy()
+        old_weighted.pop("SetIdentifier", None)
+        old_weighted.pop("Weight", None)
+        old_weighted["SetIdentifier"] = shift.old_set_identifier
+        old_weighted["Weight"] = 100 - percent
+        new_weighted = _record_set(cutover, set_identifier=shift.new_set_identifier, weight=percent)
         steps.append(PlanStep(f"{percent}%", (old_weighted, new_weighted)))
     return steps
 
@@ -415,7 +445,9 @@ def plan_states(cutover: RecordCutover, current: Sequence[RecordSet]) -> list[Pl
 # --- acting ----------------------------------------------------------------------------
 
 
-def _submit(route53: Any, zone_id: str, changes: list[dict[str, Any]], comment: str) -> str:
+def _submit(
+    route53: Route53Client, zone_id: str, changes: list[ChangeTypeDef], comment: str
+) -> str:
     try:
         answer = route53.change_resource_record_sets(
             HostedZoneId=zone_id, ChangeBatch={"Comment": comment[:256], "Changes": changes}
@@ -426,7 +458,7 @@ def _submit(route53: Any, zone_id: str, changes: list[dict[str, Any]], comment: 
 
 
 def wait_insync(
-    route53: Any,
+    route53: Route53Client,
     change_id: str,
     *,
     what: str,
@@ -465,7 +497,7 @@ def wait_insync(
 
 
 def check_target(
-    elbv2: Any,
+    elbv2: ElasticLoadBalancingv2Client | None,
     cutover: RecordCutover,
     *,
     prober: Prober = probe_http,
@@ -508,8 +540,8 @@ def check_target(
 
 
 def cutover_record(
-    route53: Any,
-    elbv2: Any,
+    route53: Route53Client,
+    elbv2: ElasticLoadBalancingv2Client | None,
     cutover: RecordCutover,
     *,
     dry_run: bool = False,
@@ -579,7 +611,7 @@ def cutover_record(
 
 
 def _dry_run_report(
-    elbv2: Any,
+    elbv2: ElasticLoadBalancingv2Client | None,
     cutover: RecordCutover,
     base: Sequence[RecordSet],
     steps: Sequence[PlanStep],
@@ -608,17 +640,17 @@ def _dry_run_report(
     )
 
 
-def is_cut_over(route53: Any, cutover: RecordCutover) -> bool:
+def is_cut_over(route53: Route53Client, cutover: RecordCutover) -> bool:
     """Whether the record is already in its final state (nothing left to change)."""
     return not plan_states(cutover, read_records(route53, cutover.zone_id, cutover.name))
 
 
-def _describe_change(change: Mapping[str, Any]) -> str:
+def _describe_change(change: ChangeTypeDef) -> str:
     return f"{change['Action']} {describe_record(change['ResourceRecordSet'])}"
 
 
 def _roll_back(
-    route53: Any,
+    route53: Route53Client,
     cutover: RecordCutover,
     state: Sequence[RecordSet],
     base: Sequence[RecordSet],
@@ -665,8 +697,8 @@ def _roll_back(
 
 
 def cutover_records(
-    route53: Any,
-    elbv2: Any,
+    route53: Route53Client,
+    elbv2: ElasticLoadBalancingv2Client | None,
     cutovers: Sequence[RecordCutover],
     *,
     dry_run: bool = False,

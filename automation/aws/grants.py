@@ -11,14 +11,18 @@ caller holds the permission.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from automation.errors import from_client_error
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
+    from mypy_boto3_ec2.type_defs import IpPermissionTypeDef, UserIdGroupPairTypeDef
 
 
 class SgGrant(BaseModel):
@@ -46,16 +50,17 @@ class SgGrant(BaseModel):
             return (None, None)
         return (self.from_port, self.to_port if self.to_port is not None else self.from_port)
 
-    def permission(self, with_description: bool = True) -> dict[str, Any]:
-        pair: dict[str, Any] = {"GroupId": self.source_group_id}
+    def permission(self, with_description: bool = True) -> IpPermissionTypeDef:
+        pair: UserIdGroupPairTypeDef = {"GroupId": self.source_group_id}
         if self.source_owner_id:
             pair["UserId"] = self.source_owner_id
         if with_description:
             pair["Description"] = self.description
-        perm: dict[str, Any] = {"IpProtocol": self.protocol, "UserIdGroupPairs": [pair]}
+        perm: IpPermissionTypeDef = {"IpProtocol": self.protocol, "UserIdGroupPairs": [pair]}
         low, high = self.ports
-        if low is not None:
-            perm.update(FromPort=low, ToPort=high)
+        if low is not None and high is not None:  # ``ports`` sets both or neither
+            perm["FromPort"] = low
+            perm["ToPort"] = high
         return perm
 
     def describe(self) -> str:
@@ -81,7 +86,7 @@ class GrantResult:
         return f"{self.action}: {self.grant.describe()}"
 
 
-def existing_pair(ec2: Any, grant: SgGrant) -> dict[str, Any] | None:
+def existing_pair(ec2: EC2Client, grant: SgGrant) -> UserIdGroupPairTypeDef | None:
     """The group's rule entry admitting the source on exactly these ports, if any."""
     try:
         groups = ec2.describe_security_groups(GroupIds=[grant.group_id])["SecurityGroups"]
@@ -95,19 +100,19 @@ def existing_pair(ec2: Any, grant: SgGrant) -> dict[str, Any] | None:
             continue
         for pair in perm.get("UserIdGroupPairs", []):
             if pair.get("GroupId") == grant.source_group_id:
-                return dict(pair)
+                return pair.copy()
     return None
 
 
-def grant_present(ec2: Any, grant: SgGrant) -> bool:
+def grant_present(ec2: EC2Client, grant: SgGrant) -> bool:
     """Whether the group already admits the source on exactly these ports."""
     return existing_pair(ec2, grant) is not None
 
 
 def _apply(
-    call: Any,
+    call: Callable[..., object],
     grant: SgGrant,
-    perms: list[dict[str, Any]],
+    perms: list[IpPermissionTypeDef],
     *,
     dry_run: bool,
     verb: str,
@@ -130,7 +135,7 @@ def _apply(
     return GrantResult(grant, would if dry_run else done)
 
 
-def add_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
+def add_grant(ec2: EC2Client, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
     """Authorize the ingress rule unless it is there already."""
     if existing_pair(ec2, grant) is not None:
         return GrantResult(grant, "present")
@@ -147,7 +152,7 @@ def add_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantResult
     )
 
 
-def remove_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
+def remove_grant(ec2: EC2Client, grant: SgGrant, *, dry_run: bool = False) -> GrantResult:
     """Revoke the ingress rule if it is there."""
     pair = existing_pair(ec2, grant)
     if pair is None:
@@ -170,12 +175,12 @@ def remove_grant(ec2: Any, grant: SgGrant, *, dry_run: bool = False) -> GrantRes
 
 
 def add_grants(
-    ec2: Any, grants: Sequence[SgGrant], *, dry_run: bool = False
+    ec2: EC2Client, grants: Sequence[SgGrant], *, dry_run: bool = False
 ) -> tuple[GrantResult, ...]:
     return tuple(add_grant(ec2, g, dry_run=dry_run) for g in grants)
 
 
 def remove_grants(
-    ec2: Any, grants: Sequence[SgGrant], *, dry_run: bool = False
+    ec2: EC2Client, grants: Sequence[SgGrant], *, dry_run: bool = False
 ) -> tuple[GrantResult, ...]:
     return tuple(remove_grant(ec2, g, dry_run=dry_run) for g in grants)

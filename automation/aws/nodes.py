@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from automation.errors import from_client_error
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
+    from mypy_boto3_ec2.type_defs import FilterTypeDef, InstanceTypeDef
 
 LEGACY_CLUSTER_TAG = "KubernetesCluster"
 
@@ -59,7 +63,7 @@ class NodeMatch:
 
 
 def find_cluster_instances(
-    ec2: Any,
+    ec2: EC2Client,
     *,
     cluster: str,
     vpc_id: str | None = None,
@@ -69,10 +73,10 @@ def find_cluster_instances(
 
     Read-only, so it needs no dry-run. Sorted by instance id.
     """
-    common: list[dict[str, Any]] = [{"Name": "instance-state-name", "Values": list(states)}]
+    common: list[FilterTypeDef] = [{"Name": "instance-state-name", "Values": list(states)}]
     if vpc_id:
         common.append({"Name": "vpc-id", "Values": [vpc_id]})
-    styles = (
+    styles: tuple[list[FilterTypeDef], ...] = (
         [{"Name": f"tag:{LEGACY_CLUSTER_TAG}", "Values": [cluster]}],
         [{"Name": "tag-key", "Values": [cluster_tag_key(cluster)]}],
     )
@@ -85,8 +89,8 @@ def find_cluster_instances(
 
 
 def _describe_instances(
-    ec2: Any, filters: list[dict[str, Any]], action: str
-) -> Iterable[dict[str, Any]]:
+    ec2: EC2Client, filters: list[FilterTypeDef], action: str
+) -> Iterable[InstanceTypeDef]:
     try:
         for page in ec2.get_paginator("describe_instances").paginate(Filters=filters):
             for reservation in page.get("Reservations", []):
@@ -95,7 +99,7 @@ def _describe_instances(
         raise from_client_error(exc, action) from exc
 
 
-def _to_instance(raw: Mapping[str, Any]) -> ClusterInstance:
+def _to_instance(raw: InstanceTypeDef) -> ClusterInstance:
     enis = tuple(
         eni["NetworkInterfaceId"]
         for eni in sorted(
@@ -156,7 +160,7 @@ def match_nodes(
 
 
 def cluster_node_names(
-    ec2: Any,
+    ec2: EC2Client,
     *,
     cluster: str,
     vpc_id: str,

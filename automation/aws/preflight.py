@@ -10,15 +10,28 @@ read the account and report every violation up front, in one ``PreflightReport``
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from botocore.exceptions import ClientError
 
 from automation.aws.targets import short_tg_name
 from automation.errors import PreconditionFailed, from_client_error
 from automation.waiting import summarize
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
+    from mypy_boto3_ec2.type_defs import (
+        FilterTypeDef,
+        InstanceTypeDef,
+        VpcCidrBlockStateTypeDef,
+        VpcPeeringConnectionTypeDef,
+        VpcTypeDef,
+    )
+    from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,7 +58,7 @@ class PreflightReport:
         return self
 
 
-def _call(action: str, fn: Any, **kwargs: Any) -> Any:
+def _call(action: str, fn: Callable[..., T], **kwargs: Any) -> T:
     try:
         return fn(**kwargs)
     except ClientError as exc:
@@ -56,20 +69,26 @@ def _networks(cidrs: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IP
     return [ipaddress.ip_network(c, strict=False) for c in cidrs]
 
 
-def vpc_cidrs(vpc: dict[str, Any]) -> tuple[str, ...]:
+def vpc_cidrs(vpc: VpcTypeDef) -> tuple[str, ...]:
     """Every IPv4 and IPv6 CIDR associated with a VPC (primary and secondary)."""
-    cidrs = [a["CidrBlock"] for a in vpc.get("CidrBlockAssociationSet", []) if _live(a)]
-    cidrs += [a["Ipv6CidrBlock"] for a in vpc.get("Ipv6CidrBlockAssociationSet", []) if _live(a)]
+    cidrs = [
+        a["CidrBlock"]
+        for a in vpc.get("CidrBlockAssociationSet", [])
+        if _live(a.get("CidrBlockState"))
+    ]
+    cidrs += [
+        a["Ipv6CidrBlock"]
+        for a in vpc.get("Ipv6CidrBlockAssociationSet", [])
+        if _live(a.get("Ipv6CidrBlockState"))
+    ]
     if not cidrs and vpc.get("CidrBlock"):
         cidrs.append(vpc["CidrBlock"])
     return tuple(dict.fromkeys(cidrs))
 
 
-def _live(association: dict[str, Any]) -> bool:
-    state = (association.get("CidrBlockState") or association.get("Ipv6CidrBlockState") or {}).get(
-        "State", "associated"
-    )
-    return state in {"associated", "associating"}
+def _live(state: VpcCidrBlockStateTypeDef | None) -> bool:
+    """Whether an association in this state (absent: assume associated) is in use."""
+    return (state or {}).get("State", "associated") in {"associated", "associating"}
 
 
 def overlapping(a: Iterable[str], b: Iterable[str]) -> list[tuple[str, str]]:
@@ -85,7 +104,9 @@ def overlapping(a: Iterable[str], b: Iterable[str]) -> list[tuple[str, str]]:
 # --- target groups -----------------------------------------------------------------------
 
 
-def target_group_vpc_problems(elbv2: Any, ec2: Any, target_group_arns: Sequence[str]) -> list[str]:
+def target_group_vpc_problems(
+    elbv2: ElasticLoadBalancingv2Client, ec2: EC2Client, target_group_arns: Sequence[str]
+) -> list[str]:
     """Instance targets outside their group's VPC; IP targets outside its CIDRs.
 
     IP targets registered with ``AvailabilityZone=all`` may live outside the VPC
@@ -127,7 +148,7 @@ def target_group_vpc_problems(elbv2: Any, ec2: Any, target_group_arns: Sequence[
     return problems
 
 
-def _instances(ec2: Any, ids: Sequence[str]) -> list[dict[str, Any]]:
+def _instances(ec2: EC2Client, ids: Sequence[str]) -> list[InstanceTypeDef]:
     if not ids:
         return []
     try:
@@ -140,13 +161,13 @@ def _instances(ec2: Any, ids: Sequence[str]) -> list[dict[str, Any]]:
 # --- security-group references -----------------------------------------------------------
 
 
-def _active_peerings(ec2: Any, vpc_ids: Sequence[str]) -> list[dict[str, Any]]:
+def _active_peerings(ec2: EC2Client, vpc_ids: Sequence[str]) -> list[VpcPeeringConnectionTypeDef]:
     if not vpc_ids:
         return []
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, VpcPeeringConnectionTypeDef] = {}
     paginator = ec2.get_paginator("describe_vpc_peering_connections")
     for side in ("requester-vpc-info.vpc-id", "accepter-vpc-info.vpc-id"):
-        filters = [
+        filters: list[FilterTypeDef] = [
             {"Name": side, "Values": list(vpc_ids)},
             {"Name": "status-code", "Values": ["active"]},
         ]
@@ -159,7 +180,7 @@ def _active_peerings(ec2: Any, vpc_ids: Sequence[str]) -> list[dict[str, Any]]:
     return list(found.values())
 
 
-def _peered(peerings: Iterable[dict[str, Any]], a: str, b: str) -> bool:
+def _peered(peerings: Iterable[VpcPeeringConnectionTypeDef], a: str, b: str) -> bool:
     for pcx in peerings:
         ends = {pcx["RequesterVpcInfo"].get("VpcId"), pcx["AccepterVpcInfo"].get("VpcId")}
         if ends == {a, b} and pcx.get("Status", {}).get("Code") == "active":
@@ -167,7 +188,7 @@ def _peered(peerings: Iterable[dict[str, Any]], a: str, b: str) -> bool:
     return False
 
 
-def sg_reference_problems(ec2: Any, group_ids: Sequence[str]) -> list[str]:
+def sg_reference_problems(ec2: EC2Client, group_ids: Sequence[str]) -> list[str]:
     """Rules of ``group_ids`` referencing groups outside their VPC and its active peers."""
     if not group_ids:
         return []
@@ -214,12 +235,12 @@ def sg_reference_problems(ec2: Any, group_ids: Sequence[str]) -> list[str]:
 # --- peered CIDRs ------------------------------------------------------------------------
 
 
-def peering_cidr_problems(ec2: Any, vpc_ids: Sequence[str]) -> list[str]:
+def peering_cidr_problems(ec2: EC2Client, vpc_ids: Sequence[str]) -> list[str]:
     """Active peerings of ``vpc_ids`` whose two sides' CIDRs overlap."""
     problems: list[str] = []
     peerings = _active_peerings(ec2, vpc_ids)
     sides = sorted(
-        {p[k]["VpcId"] for p in peerings for k in ("RequesterVpcInfo", "AccepterVpcInfo")}
+        {side["VpcId"] for p in peerings for side in (p["RequesterVpcInfo"], p["AccepterVpcInfo"])}
     )
     vpcs = _describe_vpcs(ec2, sides)
     for pcx in sorted(peerings, key=lambda p: p["VpcPeeringConnectionId"]):
@@ -232,7 +253,7 @@ def peering_cidr_problems(ec2: Any, vpc_ids: Sequence[str]) -> list[str]:
     return problems
 
 
-def planned_peering_problems(ec2: Any, vpc_a: str, vpc_b: str) -> list[str]:
+def planned_peering_problems(ec2: EC2Client, vpc_a: str, vpc_b: str) -> list[str]:
     """Overlaps that would make AWS refuse peering ``vpc_a`` with ``vpc_b``."""
     vpcs = _describe_vpcs(ec2, [vpc_a, vpc_b])
     return [
@@ -241,7 +262,7 @@ def planned_peering_problems(ec2: Any, vpc_a: str, vpc_b: str) -> list[str]:
     ]
 
 
-def _describe_vpcs(ec2: Any, vpc_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+def _describe_vpcs(ec2: EC2Client, vpc_ids: Sequence[str]) -> dict[str, VpcTypeDef]:
     if not vpc_ids:
         return {}
     vpcs = _call("read VPCs", ec2.describe_vpcs, VpcIds=list(vpc_ids))["Vpcs"]
@@ -252,8 +273,8 @@ def _describe_vpcs(ec2: Any, vpc_ids: Sequence[str]) -> dict[str, dict[str, Any]
 
 
 def preflight(
-    ec2: Any,
-    elbv2: Any,
+    ec2: EC2Client,
+    elbv2: ElasticLoadBalancingv2Client,
     *,
     target_group_arns: Sequence[str] = (),
     security_group_ids: Sequence[str] = (),

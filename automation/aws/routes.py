@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Unpack
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -28,6 +28,16 @@ from automation.aws.nodes import (
 )
 from automation.errors import PreconditionFailed, UserError, from_client_error
 from automation.waiting import Pending, summarize
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
+    from mypy_boto3_ec2.type_defs import (
+        DescribeRouteTablesRequestPaginateTypeDef,
+        FilterTypeDef,
+        RouteTableTypeDef,
+        RouteTypeDef,
+    )
+    from mypy_boto3_service_quotas import ServiceQuotasClient
 
 ROUTES_QUOTA_SERVICE = "vpc"
 ROUTES_QUOTA_CODE = "L-93826ACB"  # "Routes per route table"
@@ -69,7 +79,7 @@ def node_routes(
 
 
 def cluster_node_routes(
-    ec2: Any,
+    ec2: EC2Client,
     *,
     cluster: str,
     vpc_ids: Sequence[str],
@@ -100,7 +110,7 @@ class RouteLimit:
     source: str
 
 
-def route_table_limit(quotas: Any) -> RouteLimit:
+def route_table_limit(quotas: ServiceQuotasClient) -> RouteLimit:
     """The account's applied quota when readable, else AWS's default of 50."""
     try:
         answer = quotas.get_service_quota(
@@ -121,7 +131,9 @@ def route_table_limit(quotas: Any) -> RouteLimit:
 # --- reading tables ----------------------------------------------------------------------
 
 
-def _describe_tables(ec2: Any, action: str, **kwargs: Any) -> list[dict[str, Any]]:
+def _describe_tables(
+    ec2: EC2Client, action: str, **kwargs: Unpack[DescribeRouteTablesRequestPaginateTypeDef]
+) -> list[RouteTableTypeDef]:
     try:
         return [
             table
@@ -133,12 +145,12 @@ def _describe_tables(ec2: Any, action: str, **kwargs: Any) -> list[dict[str, Any
 
 
 def cluster_route_tables(
-    ec2: Any, *, vpc_ids: Sequence[str], cluster: str | None = None
+    ec2: EC2Client, *, vpc_ids: Sequence[str], cluster: str | None = None
 ) -> tuple[str, ...]:
     """Route-table ids in ``vpc_ids``; with ``cluster``, only tables tagged for it."""
-    base = [{"Name": "vpc-id", "Values": list(vpc_ids)}]
+    base: list[FilterTypeDef] = [{"Name": "vpc-id", "Values": list(vpc_ids)}]
     if cluster is None:
-        styles: list[list[dict[str, Any]]] = [[]]
+        styles: list[list[FilterTypeDef]] = [[]]
     else:
         styles = [
             [{"Name": f"tag:{LEGACY_CLUSTER_TAG}", "Values": [cluster]}],
@@ -151,7 +163,7 @@ def cluster_route_tables(
     return tuple(sorted(ids))
 
 
-def _tables(ec2: Any, route_table_ids: Sequence[str]) -> list[dict[str, Any]]:
+def _tables(ec2: EC2Client, route_table_ids: Sequence[str]) -> list[RouteTableTypeDef]:
     if not route_table_ids:
         raise UserError("No route tables were given to check; name the cluster's route tables.")
     tables = _describe_tables(
@@ -160,7 +172,7 @@ def _tables(ec2: Any, route_table_ids: Sequence[str]) -> list[dict[str, Any]]:
     return sorted(tables, key=lambda t: t["RouteTableId"])
 
 
-def _destination(route: Mapping[str, Any]) -> str | None:
+def _destination(route: RouteTypeDef) -> str | None:
     return route.get("DestinationCidrBlock") or route.get("DestinationIpv6CidrBlock")
 
 
@@ -234,8 +246,8 @@ class CapacityReport:
 
 
 def route_capacity(
-    ec2: Any,
-    quotas: Any,
+    ec2: EC2Client,
+    quotas: ServiceQuotasClient,
     *,
     route_table_ids: Sequence[str],
     nodes: Iterable[NodeRoute],
@@ -263,8 +275,8 @@ def route_capacity(
 
 
 def require_route_capacity(
-    ec2: Any,
-    quotas: Any,
+    ec2: EC2Client,
+    quotas: ServiceQuotasClient,
     *,
     route_table_ids: Sequence[str],
     nodes: Iterable[NodeRoute],
@@ -329,7 +341,7 @@ class RouteVerification:
         return "Node routes incomplete: " + "; ".join(parts) + "."
 
 
-def _route_problem(route: Mapping[str, Any] | None, node: NodeRoute) -> str | None:
+def _route_problem(route: RouteTypeDef | None, node: NodeRoute) -> str | None:
     if route is None:
         return "missing"
     state = route.get("State", "active")
@@ -341,15 +353,17 @@ def _route_problem(route: Mapping[str, Any] | None, node: NodeRoute) -> str | No
         return None
     if route.get("NetworkInterfaceId") in node.network_interface_ids:
         return None
-    target = next(
-        (route[k] for k in ("InstanceId", "NetworkInterfaceId", "GatewayId") if route.get(k)),
-        "another target",
+    target = (
+        route.get("InstanceId")
+        or route.get("NetworkInterfaceId")
+        or route.get("GatewayId")
+        or "another target"
     )
     return f"misrouted to {target}"
 
 
 def verify_node_routes(
-    ec2: Any, *, route_table_ids: Sequence[str], nodes: Sequence[NodeRoute]
+    ec2: EC2Client, *, route_table_ids: Sequence[str], nodes: Sequence[NodeRoute]
 ) -> RouteVerification:
     """Check each node's pod CIDR has an ``active`` route to its instance in every table."""
     problems = []
@@ -369,7 +383,7 @@ def verify_node_routes(
 
 
 def routes_pending(
-    ec2: Any, *, route_table_ids: Sequence[str], nodes: Sequence[NodeRoute]
+    ec2: EC2Client, *, route_table_ids: Sequence[str], nodes: Sequence[NodeRoute]
 ) -> Pending:
     """Gate check: the (table, node) pairs whose route is missing, blackhole or wrong."""
     return verify_node_routes(ec2, route_table_ids=route_table_ids, nodes=nodes).pending()

@@ -12,13 +12,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from automation.errors import from_client_error
 from automation.progress import Reporter
 from automation.waiting import Pending, wait_until
+
+if TYPE_CHECKING:
+    from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,9 @@ def short_tg_name(arn: str) -> str:
     return parts[1].split("/", 1)[0] if len(parts) == 2 else arn
 
 
-def describe_health(elbv2: Any, target_group_arn: str) -> tuple[TargetState, ...]:
+def describe_health(
+    elbv2: ElasticLoadBalancingv2Client, target_group_arn: str
+) -> tuple[TargetState, ...]:
     """Every registered target of the group with its state and reason."""
     try:
         answer = elbv2.describe_target_health(TargetGroupArn=target_group_arn)
@@ -105,7 +110,7 @@ def describe_health(elbv2: Any, target_group_arn: str) -> tuple[TargetState, ...
 
 
 def group_health(
-    elbv2: Any, target_group_arn: str, *, min_healthy: int | None = None
+    elbv2: ElasticLoadBalancingv2Client, target_group_arn: str, *, min_healthy: int | None = None
 ) -> TargetGroupHealth:
     """Health of one group; ``min_healthy`` None means every registered target (and ≥ 1)."""
     targets = describe_health(elbv2, target_group_arn)
@@ -114,7 +119,10 @@ def group_health(
 
 
 def targets_pending(
-    elbv2: Any, target_group_arns: Sequence[str], *, min_healthy: int | None = None
+    elbv2: ElasticLoadBalancingv2Client,
+    target_group_arns: Sequence[str],
+    *,
+    min_healthy: int | None = None,
 ) -> Pending:
     """Gate check: pending items are the unhealthy targets (with reasons) of every group."""
     items: list[str] = []
@@ -125,7 +133,7 @@ def targets_pending(
 
 
 def wait_targets_healthy(
-    elbv2: Any,
+    elbv2: ElasticLoadBalancingv2Client,
     target_group_arns: Sequence[str],
     *,
     min_healthy: int | None = None,
