@@ -93,7 +93,9 @@ def _control_plane_phase(member: int, members: int) -> Phase:
     return Phase(
         id=ids.control_plane_phase(member),
         summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
-        before=(CONTROL_PLANE_QUORUM,),
+        # From member 2 on the API record is a CNAME to the new API load balancer again:
+        # it must serve before the record moves to it.
+        before=(CONTROL_PLANE_QUORUM, *(() if first else (NEW_API_TARGETS_HEALTHY,))),
         after=(
             member_back,
             *(() if first else (NEW_API_TARGETS_HEALTHY,)),
