@@ -8,12 +8,23 @@ default AWS profile. Validation errors name the key, in one sentence.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from automation.aws.clients import AwsAccess
 from automation.errors import ConfigError
+from automation.etcd.gateway import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, check_endpoint
+from automation.etcd.health import DEFAULT_MAX_RAFT_LAG
 from automation.kube.clients import ClusterAccess
 from automation.kube.copy import DEFAULT_KINDS, RegistryRewrite
 from automation.kube.drain.filters import DrainOptions
@@ -99,6 +110,47 @@ class GateSettings(BaseModel):
     interval: float = Field(default=10.0, gt=0)
 
 
+class EtcdSettings(BaseModel):
+    """``kubeshift:runtime.etcd``: how the control-plane gates reach etcd itself."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    endpoints: list[str] = Field(
+        min_length=1,
+        description="Client URLs (http(s)://host:port) for cluster calls; each member's "
+        "status is then read at the client URLs it advertises.",
+    )
+    ca_file: Path | None = Field(
+        default=None, description="CA bundle etcd's serving certificates chain to."
+    )
+    cert_file: Path | None = Field(default=None, description="Client certificate (with key).")
+    key_file: Path | None = Field(default=None, description="Client key (with certificate).")
+    max_raft_lag: int = Field(
+        default=DEFAULT_MAX_RAFT_LAG,
+        ge=0,
+        description="Raft entries a member may trail the leader by and count as caught up.",
+    )
+    timeout: float = Field(
+        default=DEFAULT_TIMEOUT,
+        gt=0,
+        description="Seconds per request; above etcd's own ~7s request deadline.",
+    )
+    connect_timeout: float = Field(
+        default=DEFAULT_CONNECT_TIMEOUT, gt=0, description="Seconds to connect to a member."
+    )
+
+    @field_validator("endpoints")
+    @classmethod
+    def _client_urls(cls, value: list[str]) -> list[str]:
+        return [check_endpoint(url) for url in value]
+
+    @model_validator(mode="after")
+    def _cert_with_key(self) -> Self:
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("cert_file and key_file go together; give both or neither")
+        return self
+
+
 class RuntimeSettings(BaseModel):
     """The ``kubeshift:runtime`` stack key."""
 
@@ -119,6 +171,10 @@ class RuntimeSettings(BaseModel):
     gates: GateSettings = Field(default_factory=GateSettings)
     calico: CalicoSettings = Field(default_factory=CalicoSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
+    etcd: EtcdSettings | None = Field(
+        default=None,
+        description="etcd's client endpoints and TLS files; None = no etcd gates.",
+    )
     probe_services: list[Annotated[str, StringConstraints(pattern=_SERVICE_REF)]] = Field(
         default_factory=list,
         description="namespace/name of Services the availability probe watches.",

@@ -1,0 +1,55 @@
+"""``kubeshift:runtime.etcd``: optional, strict, and every mistake one sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automation.errors import ConfigError
+from automation.settings import load_runtime_settings
+
+
+def load(etcd: Any) -> Any:
+    return load_runtime_settings({"kubeshift:runtime": {"etcd": etcd}}).etcd
+
+
+def test_etcd_is_optional_with_documented_defaults() -> None:
+    assert load_runtime_settings({}).etcd is None
+    settings = load({"endpoints": ["https://10.0.1.10:2379/"], "ca_file": "/pki/ca.crt"})
+    assert settings.endpoints == ["https://10.0.1.10:2379"]
+    assert settings.ca_file == Path("/pki/ca.crt")
+    assert (settings.max_raft_lag, settings.timeout, settings.connect_timeout) == (1000, 10.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("etcd", "message"),
+    [
+        (
+            {"endpoints": []},
+            "kubeshift:runtime.etcd.endpoints is invalid: list should have at least 1 item "
+            "after validation, not 0 (got []).",
+        ),
+        (
+            {"endpoints": ["10.0.1.10:2379"]},
+            "kubeshift:runtime.etcd.endpoints is invalid: '10.0.1.10:2379': use "
+            'http(s)://host[:port] (got ["10.0.1.10:2379"]).',
+        ),
+        (
+            {"endpoints": ["https://a:2379"], "key_file": "/k"},
+            "kubeshift:runtime.etcd is invalid: cert_file and key_file go together; give both "
+            'or neither (got {"endpoints": ["https://a:2379"], "key_file": "/k"}).',
+        ),
+        (
+            {"endpoints": ["https://a:2379"], "max_raft_lg": 5},
+            "kubeshift:runtime.etcd.max_raft_lg is not a known setting; did you mean "
+            "'max_raft_lag'?",
+        ),
+        ({"endpoints": ["https://a:2379"], "timeout": 0}, "kubeshift:runtime.etcd.timeout"),
+    ],
+)
+def test_mistakes_are_one_sentence(etcd: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(etcd)
+    assert str(caught.value).startswith(message)
