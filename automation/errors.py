@@ -9,6 +9,7 @@ nowhere else, always with ``raise ... from exc`` so the cause stays inspectable.
 from __future__ import annotations
 
 import enum
+import logging
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -192,7 +193,11 @@ def from_command_error(exc: Any, action: str, stack: str = "") -> KubeshiftError
     from pulumi.automation import errors as auto_errors
 
     stderr = (getattr(exc, "stderr", "") or str(exc)).strip()
-    detail = _program_diagnostic(getattr(exc, "stdout", "") or "") or _last_meaningful_line(stderr)
+    # The sentence below is what a user needs; the whole output is what a bug report does.
+    logging.getLogger("kubeshift.engine").debug("pulumi failed to %s:\n%s", action, exc)
+    # CommandError keeps the engine's stdout and stderr only inside its text.
+    stdout = getattr(exc, "stdout", "") or str(exc)
+    detail = _program_diagnostic(stdout) or _last_meaningful_line(stderr)
     if isinstance(exc, auto_errors.ConcurrentUpdateError):
         from automation.engine_lock import locked_sentence, parse_holders
 
@@ -272,11 +277,26 @@ def _killed_by_signal(text: str) -> int | None:
 def _program_diagnostic(stdout: str) -> str:
     """The program's own error from the engine's diagnostics (a ``pulumi.RunError``'s
     sentence), rather than the generic "Program exited with non-zero exit code"."""
-    for line in stdout.splitlines():
+    lines = stdout.splitlines()
+    for index, line in enumerate(lines):
         text = line.strip()
         if text.lower().startswith("error: ") and not any(g in text for g in _GENERIC):
-            return text.removeprefix("error: ")[:400]
+            text = text.removeprefix("error: ")
+            if text.endswith("unhandled exception:"):  # the traceback's last line says what
+                text = f"{text} {_exception_line(lines[index + 1 :])}"
+            return text[:400]
     return ""
+
+
+def _exception_line(traceback: Sequence[str]) -> str:
+    """``ValueError: …`` — the last line of the traceback that follows in the output."""
+    indented = []
+    for line in traceback:
+        if line.strip() and not line.startswith((" ", "\t")):
+            break
+        if line.strip():
+            indented.append(line.strip())
+    return indented[-1] if indented else "(no traceback shown)"
 
 
 def _last_meaningful_line(text: str) -> str:

@@ -80,6 +80,27 @@ def test_a_program_error_is_told_in_its_own_words() -> None:
     assert "zone_id '' is not a Route53 hosted zone id" in str(error)
 
 
+def test_an_unhandled_exception_in_the_program_is_told_by_its_last_line() -> None:
+    from pulumi.automation import errors as auto_errors
+    from pulumi.automation._cmd import CommandResult
+
+    from automation.errors import from_command_error
+
+    stdout = (
+        "Diagnostics:\n  pulumi:pulumi:Stack (kubeshift-local):\n"
+        "    error: Program failed with an unhandled exception:\n"
+        "    Traceback (most recent call last):\n"
+        '      File "/work/__main__.py", line 9, in <module>\n'
+        "        main()\n"
+        "    KeyError: 'vpc-move'\n"
+        "\nResources:\n    1 unchanged\n"
+    )
+    result = CommandResult(stdout=stdout, stderr="error: update failed", code=255)
+    error = from_command_error(auto_errors.CommandError(result), "update the stack")
+
+    assert str(error).endswith("Program failed with an unhandled exception: KeyError: 'vpc-move'")
+
+
 def test_the_programs_progress_refusal_is_a_failed_precondition() -> None:
     from pulumi.automation import errors as auto_errors
     from pulumi.automation._cmd import CommandResult
