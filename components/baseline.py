@@ -14,11 +14,12 @@ from typing import Any
 import pulumi
 
 from components.cluster import Cluster, ClusterArgs, MemberSpec
-from components.cluster_side import ClusterSpec
+from components.cluster_side import ClusterSpec, SideNetwork
 from components.config import NetworkConfig, StackConfig, member_az
 from components.load_balancers import LbListener
 from components.naming import Namer
 from components.network import Network, NetworkArgs
+from components.sides import SOURCE
 from components.tags import cluster_tags, merge_tags
 from components.worker_pools import ORIGINAL_GENERATION, WorkerPoolSpec
 
@@ -155,10 +156,7 @@ def cluster(
         name,
         ClusterArgs(
             namer=namer or Namer(c.name),
-            vpc_id=net.vpc_id,
-            private_subnet_ids=net.private_subnet_ids,
-            public_subnet_ids=net.public_subnet_ids,
-            azs=list(c.network.azs),
+            network=SideNetwork.of(net, SOURCE, c.network.azs),
             spec=spec,
             pools=pool_specs(config, c.network),
             members=members(config, host_offset),

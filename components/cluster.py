@@ -8,14 +8,12 @@ network itself stays outside, so two clusters can share it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
 
 from components.cluster_side import ClusterParts, ClusterSpec, SideNetwork
 from components.naming import Namer
-from components.sides import SOURCE
 from components.worker_pools import ORIGINAL_GENERATION, WorkerPoolSpec
 
 TYPE = "kubeshift:cluster:Cluster"
@@ -43,11 +41,8 @@ class ClusterArgs:
 
     namer: Namer
     """Physical names: cluster name and this cluster's suffix (the mirror's)."""
-    vpc_id: pulumi.Input[str]
-    private_subnet_ids: Mapping[str, pulumi.Input[str]]
-    public_subnet_ids: Mapping[str, pulumi.Input[str]]
-    azs: list[str]
-    """AZs the load balancers span."""
+    network: SideNetwork
+    """The VPC the cluster lives in (its only side)."""
     spec: ClusterSpec
     """What every side of the cluster shares (``components.baseline.cluster_spec``)."""
     pools: list[WorkerPoolSpec]
@@ -55,9 +50,9 @@ class ClusterArgs:
     worker_generations: list[str] = field(default_factory=lambda: [ORIGINAL_GENERATION])
     """One set of worker pools per generation (two while nodes are being replaced)."""
     native_routing: bool = False
+    """Nodes turn off their source/dest check at boot and may manage pod routes."""
     disposable: bool = False
     """A mirror: its etcd volumes go with it (the primary's are protected)."""
-    """Nodes turn off their source/dest check at boot and may manage pod routes."""
 
 
 class Cluster(pulumi.ComponentResource):
@@ -71,10 +66,7 @@ class Cluster(pulumi.ComponentResource):
     ) -> None:
         super().__init__(TYPE, name, None, opts)
         parts = ClusterParts(name, args.namer, args.spec, self)
-        network = SideNetwork(
-            SOURCE, args.vpc_id, args.private_subnet_ids, args.public_subnet_ids, tuple(args.azs)
-        )
-        side = parts.side(network, args.pools)
+        side = parts.side(args.network, args.pools)
         common = side.common()
         groups = common.groups
         assert groups.node_id is not None and common.instance_profile_name is not None
