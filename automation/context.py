@@ -12,7 +12,7 @@ starts without pydantic models or API clients.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -55,6 +55,9 @@ class HookContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("kubeshift"))
     progress: Reporter = field(default_factory=NullReporter)
     dry_run: bool = False
+    recorded: Callable[[str], Mapping[str, Any] | None] = field(default=lambda _key: None)
+    """Details an earlier, finished step of this phase left in the journal, by step key
+    (``before:<name>``); None when there is no such record."""
 
     @property
     def stack_config(self) -> StackConfig:

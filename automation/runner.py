@@ -194,7 +194,7 @@ class Runner:
     def describe_steps(self, phase: Phase, where: Literal["before", "after"]) -> RunReport:
         """What ``run_steps`` would do, computed from the stack's current outputs."""
         report = RunReport()
-        context = self.context_factory(phase, self._outputs, True)
+        context = self._context(phase, dry_run=True)
         for planned in plan_steps(phase):
             if not planned.key.startswith(f"{where}:") or planned.step is None:
                 continue
@@ -232,11 +232,24 @@ class Runner:
                 if planned.step is None:
                     outcome = StepOutcome(phase.id, planned.key, "would-run", planned.summary)
                 else:
-                    context = context or self.context_factory(phase, self._outputs, True)
+                    context = context or self._context(phase, dry_run=True)
                     outcome = self._describe(planned.step, context)
                     outcome.step = planned.key
                 report.outcomes.append(outcome)
         return report
+
+    def _context(self, phase: Phase, *, dry_run: bool) -> HookContext:
+        """The steps' context, reading earlier steps' journalled details of ``phase``."""
+        context = self.context_factory(phase, self._outputs, dry_run)
+        journal = self.journal
+        if journal is None:
+            return context
+
+        def recorded(key: str) -> Mapping[str, Any] | None:
+            record = journal.get(phase.id, key)
+            return record.details if record is not None and record.done else None
+
+        return dataclasses.replace(context, recorded=recorded)
 
     def use_outputs(self, outputs: Mapping[str, Any]) -> None:
         """Plan from these stack outputs (a dry run reads them without an engine run)."""
@@ -279,7 +292,7 @@ class Runner:
             if planned.destructive:
                 self._confirm(planned)
             if planned.step is not None and context is None:
-                context = self.context_factory(phase, self._outputs, False)
+                context = self._context(phase, dry_run=False)
             started = time.monotonic()
             self.journal.start(phase.id, planned.key, destructive=planned.destructive)
             self.log.info("%s/%s started: %s", phase.id, planned.key, planned.summary)

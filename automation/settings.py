@@ -8,8 +8,9 @@ default AWS profile. Validation errors name the key, in one sentence.
 
 from __future__ import annotations
 
+from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -111,14 +112,30 @@ class GateSettings(BaseModel):
 
 
 class EtcdSettings(BaseModel):
-    """``kubeshift:runtime.etcd``: how the control-plane gates reach etcd itself."""
+    """``kubeshift:runtime.etcd``: how the control-plane gates reach etcd itself.
+
+    Each control-plane member runs one etcd member at its fixed address (the stack's
+    ``member_address`` on either side), so kubeshift knows every member's client and
+    peer URL before and after its move; ``endpoints`` adds any other way in (a load
+    balancer, a bastion's tunnel).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     endpoints: list[str] = Field(
-        min_length=1,
-        description="Client URLs (http(s)://host:port) for cluster calls; each member's "
-        "status is then read at the client URLs it advertises.",
+        default_factory=list,
+        description="Extra client URLs (http(s)://host:port) for cluster calls, tried "
+        "before the members' own addresses.",
+    )
+    scheme: Literal["https", "http"] = Field(
+        default="https", description="Scheme of the members' client and peer URLs."
+    )
+    client_port: int = Field(default=2379, ge=1, le=65535, description="Members' client port.")
+    peer_port: int = Field(default=2380, ge=1, le=65535, description="Members' peer port.")
+    address_map: dict[IPv4Network, IPv4Network] = Field(
+        default_factory=dict,
+        description="Where kubeshift reaches a VPC range, when not at the VPC address "
+        "itself (the sandbox plays each VPC on a loopback range); same prefix lengths.",
     )
     ca_file: Path | None = Field(
         default=None, description="CA bundle etcd's serving certificates chain to."
@@ -144,11 +161,33 @@ class EtcdSettings(BaseModel):
     def _client_urls(cls, value: list[str]) -> list[str]:
         return [check_endpoint(url) for url in value]
 
+    @field_validator("address_map")
+    @classmethod
+    def _same_sizes(cls, value: dict[IPv4Network, IPv4Network]) -> dict[IPv4Network, IPv4Network]:
+        for vpc, reached in value.items():
+            if vpc.prefixlen != reached.prefixlen:
+                raise ValueError(f"{vpc} and {reached} differ in size; map equal ranges")
+        return value
+
     @model_validator(mode="after")
     def _cert_with_key(self) -> Self:
         if (self.cert_file is None) != (self.key_file is None):
             raise ValueError("cert_file and key_file go together; give both or neither")
         return self
+
+    def reach(self, address: str) -> str:
+        """Where kubeshift reaches the VPC ``address`` (itself unless a range maps it)."""
+        ip = IPv4Address(address)
+        for vpc, reached in self.address_map.items():
+            if ip in vpc:
+                return str(reached.network_address + (int(ip) - int(vpc.network_address)))
+        return address
+
+    def client_url(self, address: str) -> str:
+        return f"{self.scheme}://{self.reach(address)}:{self.client_port}"
+
+    def peer_url(self, address: str) -> str:
+        return f"{self.scheme}://{self.reach(address)}:{self.peer_port}"
 
 
 class RuntimeSettings(BaseModel):

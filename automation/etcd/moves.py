@@ -92,10 +92,15 @@ def expect_move(
     *,
     new_peer_url: str,
     old_network: str | None = None,
+    moved_before: Iterable[str] = (),
 ) -> MoveExpectation:
-    """Record, before moving ``member``, what ``member_back`` will check afterwards."""
+    """Record, before moving ``member``, what ``member_back`` will check afterwards.
+
+    ``old_network``: no member may keep a peer URL inside it (give it for the last
+    move); ``moved_before``: old peer URLs of members moved earlier, which must stay gone.
+    """
     target = _target(view, member)
-    old = tuple(u for u in target.peer_urls if not _same_url(u, new_peer_url))
+    old = tuple(u for u in (*target.peer_urls, *moved_before) if not _same_url(u, new_peer_url))
     return MoveExpectation(
         member_id=target.id,
         name=target.name or hex_id(target.id),

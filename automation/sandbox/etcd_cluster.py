@@ -14,7 +14,7 @@ import secrets
 import shutil
 import ssl
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -81,12 +81,20 @@ class EtcdCluster:
     def stop_member(self, name: str) -> None:
         self.members[name].stop()
 
-    def move_member(self, name: str, peer_url: str, *, timeout: float = 60.0) -> None:
-        """Restart a stopped member from its data directory, listening on ``peer_url``."""
+    def move_member(
+        self, name: str, peer_url: str, *, client_url: str | None = None, timeout: float = 60.0
+    ) -> None:
+        """Restart a stopped member from its data directory, listening on ``peer_url``
+        (and ``client_url``, when its client address moves too)."""
         member = self.members[name]
         member.stop()
         member.peer_url = peer_url
+        member.client_url = client_url or member.client_url
         self.start_member(name, timeout=timeout)
+
+    def spawn_member(self, name: str, *, state: str = "existing") -> None:
+        """Start ``name`` with its current URLs and data directory; do not wait."""
+        self._spawn(self.members[name], state)
 
     def wipe_member(self, name: str, peer_url: str | None = None) -> None:
         """Stop a member and delete its data (it can only return as a new member)."""
@@ -152,26 +160,34 @@ def start_etcd_cluster(
     workdir: Path,
     *,
     size: int = 3,
+    hosts: Mapping[str, str] | None = None,
     tls: EtcdTls | None = None,
     timeout: float = 60.0,
 ) -> EtcdCluster:
-    """Start ``size`` members as one new cluster and wait until every one is healthy."""
-    return retry_port_clash(lambda: _start(binary, workdir, size, tls, timeout))
+    """Start ``size`` members as one new cluster and wait until every one is healthy.
+
+    ``hosts`` (member name -> loopback address) puts each member on its own address,
+    all on the same two ports; otherwise members are ``etcd-0``... on 127.0.0.1.
+    """
+    named = dict(hosts or {f"etcd-{i}": LOOPBACK for i in range(size)})
+    return retry_port_clash(lambda: _start(binary, workdir, named, tls, timeout))
 
 
 def _start(
-    binary: Path, workdir: Path, size: int, tls: EtcdTls | None, timeout: float
+    binary: Path, workdir: Path, hosts: Mapping[str, str], tls: EtcdTls | None, timeout: float
 ) -> EtcdCluster:
     scheme = "https" if tls else "http"
+    shared = len(set(hosts.values())) == len(hosts)
+    ports = (free_port(), free_port()) if shared else None
     members = {}
-    for index in range(size):
-        name = f"etcd-{index}"
+    for name, host in hosts.items():
         data_dir = workdir / name
         shutil.rmtree(data_dir, ignore_errors=True)  # a failed attempt may have left one
+        client_port, peer_port = ports or (free_port(), free_port())
         members[name] = EtcdMember(
             name,
-            f"{scheme}://{LOOPBACK}:{free_port()}",
-            f"http://{LOOPBACK}:{free_port()}",
+            f"{scheme}://{host}:{client_port}",
+            f"http://{host}:{peer_port}",
             data_dir,
         )
     cluster = EtcdCluster(binary, workdir, members, f"kubeshift-{secrets.token_hex(4)}", tls)

@@ -21,7 +21,7 @@ from automation.phase import (
     Scenario,
     retires_what_the_program_retires,
 )
-from automation.steps import ingress, nodes, preflight, traffic
+from automation.steps import etcd, ingress, nodes, preflight, traffic
 from components.scenarios import vpc_move as ids
 
 if TYPE_CHECKING:
@@ -75,6 +75,31 @@ CONTROL_PLANE_QUORUM = Gate(
     interval=15,
 )
 
+ETCD_QUORUM_KEPT = Gate(
+    name="etcd-quorum-kept",
+    summary="etcd: every member healthy and caught up; quorum kept with this one down",
+    check=etcd.quorum_kept,
+    timeout=600,
+    interval=5,
+)
+RECORD_ETCD_MEMBER = Hook(
+    name=etcd.RECORD_STEP,
+    summary="record the moving etcd member's ID, its new peer URL and the member count",
+    run=etcd.record_member,
+)
+ETCD_PEER_URL = Hook(
+    name="etcd-peer-url",
+    summary="point the member's peer URL at its new address (through the others' quorum)",
+    run=etcd.move_peer_url,
+)
+ETCD_MEMBER_BACK = Gate(
+    name="etcd-member-back",
+    summary="etcd: the member is back under the same ID at its new peer URL, caught up",
+    check=etcd.member_is_back,
+    timeout=1800,
+    interval=10,
+)
+
 
 def _control_plane_phase(member: int, members: int) -> Phase:
     first = member == 1
@@ -95,8 +120,15 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
         # From member 2 on the API record is a CNAME to the new API load balancer again:
         # it must serve before the record moves to it.
-        before=(CONTROL_PLANE_QUORUM, *(() if first else (NEW_API_TARGETS_HEALTHY,))),
+        before=(
+            CONTROL_PLANE_QUORUM,
+            ETCD_QUORUM_KEPT,
+            RECORD_ETCD_MEMBER,
+            *(() if first else (NEW_API_TARGETS_HEALTHY,)),
+        ),
         after=(
+            ETCD_PEER_URL,
+            ETCD_MEMBER_BACK,
             member_back,
             *(() if first else (NEW_API_TARGETS_HEALTHY,)),
             API_RECORD_AS_DECLARED,

@@ -45,6 +45,12 @@ def control_plane_phase(member: int) -> str:
     return f"{CONTROL_PLANE_PREFIX}{member}"
 
 
+def member_of_phase(phase: str) -> int | None:
+    """The control-plane member ``phase`` moves, or None for any other phase."""
+    number = phase.removeprefix(CONTROL_PLANE_PREFIX)
+    return int(number) if phase.startswith(CONTROL_PLANE_PREFIX) and number.isdigit() else None
+
+
 def phases(members: int) -> tuple[str, ...]:
     """One move per control-plane member, each its own phase, between retire and cleanup."""
     return (*_HEAD, *(control_plane_phase(m) for m in range(1, members + 1)), CLEANUP)

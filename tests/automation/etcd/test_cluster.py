@@ -7,12 +7,10 @@ gracefully, as a control-plane node is drained before it moves.
 from __future__ import annotations
 
 import sys
-import threading
-import time
 
 import pytest
 
-from automation.errors import RetryableError, StepFailedError
+from automation.errors import StepFailedError
 from automation.etcd.client import EtcdClient
 from automation.etcd.gates import check_member_back, check_ready_to_move
 from automation.etcd.models import hex_id
@@ -22,6 +20,7 @@ from automation.etcd.peers import PeerUrlChange, update_peer_url
 from automation.sandbox.etcd_cluster import EtcdCluster
 from automation.sandbox.processes import LOOPBACK, free_port, retry_port_clash
 from automation.waiting import Pending
+from tests.support.etcd_writer import Writer
 from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.etcd
@@ -186,41 +185,6 @@ def _add(client: EtcdClient, peer_url: str) -> int:
     """Add a voter at ``peer_url`` unless an earlier attempt did (adding is not idempotent)."""
     existing = next((m for m in client.members() if peer_url in m.peer_urls), None)
     return existing.id if existing is not None else client.add_member([peer_url]).id
-
-
-class Writer(threading.Thread):
-    """Puts numbered keys until stopped, retrying temporary errors like any client would;
-    records the keys etcd acknowledged and how long each took, retries included."""
-
-    def __init__(self, client: EtcdClient, prefix: str) -> None:
-        super().__init__(daemon=True, name="etcd-writer")
-        self.client, self.prefix = client, prefix
-        self.acked: list[str] = []
-        self.latencies: list[float] = []
-        self.retries = 0
-        self.failure: BaseException | None = None
-        self.halt = threading.Event()
-
-    def run(self) -> None:
-        try:
-            while not self.halt.is_set():
-                key = f"{self.prefix}{len(self.acked):06d}"
-                started = time.monotonic()
-                self._put(key)
-                self.latencies.append(time.monotonic() - started)
-                self.acked.append(key)
-                self.halt.wait(0.005)  # pacing, ~a busy control plane's write rate
-        except BaseException as exc:
-            self.failure = exc
-
-    def _put(self, key: str) -> None:
-        while True:
-            try:
-                self.client.put(key, key)
-                return
-            except RetryableError:
-                self.retries += 1
-                self.halt.wait(0.05)
 
 
 def test_writes_during_a_leader_move_are_never_lost_nor_long_stalled(

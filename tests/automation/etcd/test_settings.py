@@ -23,14 +23,33 @@ def test_etcd_is_optional_with_documented_defaults() -> None:
     assert (settings.max_raft_lag, settings.timeout, settings.connect_timeout) == (1000, 10.0, 3.0)
 
 
+def test_members_are_reached_at_their_vpc_address_unless_a_range_is_mapped() -> None:
+    plain = load({})
+    assert plain.endpoints == []
+    assert plain.client_url("10.0.1.10") == "https://10.0.1.10:2379"
+    assert plain.peer_url("10.0.1.10") == "https://10.0.1.10:2380"
+    mapped = load(
+        {
+            "scheme": "http",
+            "client_port": 32379,
+            "peer_port": 32380,
+            "address_map": {"10.20.0.0/16": "127.21.0.0/16"},
+        }
+    )
+    assert mapped.client_url("10.20.3.12") == "http://127.21.3.12:32379"
+    assert mapped.peer_url("10.0.3.12") == "http://10.0.3.12:32380"  # outside every range
+
+
 @pytest.mark.parametrize(
     ("etcd", "message"),
     [
         (
-            {"endpoints": []},
-            "kubeshift:runtime.etcd.endpoints is invalid: list should have at least 1 item "
-            "after validation, not 0 (got []).",
+            {"address_map": {"10.0.0.0/16": "127.10.0.0/24"}},
+            "kubeshift:runtime.etcd.address_map is invalid: 10.0.0.0/16 and 127.10.0.0/24 "
+            "differ in size; map equal ranges",
         ),
+        ({"scheme": "grpc"}, "kubeshift:runtime.etcd.scheme"),
+        ({"peer_port": 0}, "kubeshift:runtime.etcd.peer_port"),
         (
             {"endpoints": ["10.0.1.10:2379"]},
             "kubeshift:runtime.etcd.endpoints is invalid: '10.0.1.10:2379': use "

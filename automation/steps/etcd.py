@@ -1,0 +1,168 @@
+"""vpc-move's control-plane steps against etcd itself: may member k go, and is it back.
+
+Control-plane member k runs etcd member k at its fixed address (``member_address``), so
+its peer URL before the move is at its source address and after it at its target
+address; kubeshift finds the etcd member by that URL, whatever the setup named it.
+
+- before the update: every member healthy and caught up, and quorum kept with this one
+  down (``etcd-quorum-kept``); then what "back" will mean is recorded in the journal
+  (``record-etcd-member``: its ID, its new peer URL, the member count);
+- after it (the old instance is gone, the new one attached the volume): the member's
+  peer URL moves to its new address through the other members' quorum
+  (``etcd-peer-url``), then the member must be back under the same ID, caught up, and
+  neither it nor a member moved earlier left at its old address; after the last move,
+  no peer URL at all in the source VPC (``etcd-member-back``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from ipaddress import IPv4Network
+
+from automation.context import HookContext
+from automation.errors import PreconditionFailed
+from automation.etcd.client import EtcdClient
+from automation.etcd.models import Member
+from automation.etcd.moves import MoveExpectation, expect_move, member_back, ready_to_move
+from automation.etcd.observe import ClusterView, observe
+from automation.etcd.peers import update_peer_url
+from automation.phase import HookResult
+from automation.settings import EtcdSettings
+from automation.waiting import Pending
+from components.config import member_address
+from components.scenarios import vpc_move as ids
+
+RECORD_STEP = "record-etcd-member"
+"""The before-hook whose journal details hold the member's ``MoveExpectation``."""
+
+
+def settings(ctx: HookContext) -> EtcdSettings:
+    """The stack's ``runtime.etcd``; a control-plane move does not go without it."""
+    if ctx.settings.etcd is None:
+        raise PreconditionFailed(
+            f"Phase '{ctx.phase}' moves an etcd member and checks etcd itself first; set "
+            "kubeshift:runtime.etcd (scheme, ports, ca_file/cert_file/key_file) in the stack."
+        )
+    return ctx.settings.etcd
+
+
+def moving_member(ctx: HookContext) -> int:
+    """The control-plane member this phase moves."""
+    member = ids.member_of_phase(ctx.phase)
+    if member is None:
+        raise PreconditionFailed(f"Phase '{ctx.phase}' moves no control-plane member.")
+    return member
+
+
+def addresses(ctx: HookContext, member: int) -> tuple[str, str]:
+    """Member ``member``'s fixed address in the source and in the target network."""
+    config = ctx.stack_config
+    cluster, cp = config.cluster, config.cluster.control_plane
+    target = config.migration.target_network
+    if target is None:
+        raise PreconditionFailed(f"Phase '{ctx.phase}' needs a target network in the stack.")
+    return (
+        member_address(cp, cluster.network, cluster.network, member),
+        member_address(cp, cluster.network, target, member),
+    )
+
+
+@contextmanager
+def client(ctx: HookContext) -> Iterator[EtcdClient]:
+    """A client that reaches etcd through the configured endpoints, then every member's
+    own address on both sides (some of them moved, some not yet)."""
+    etcd = settings(ctx)
+    members = range(1, ctx.stack_config.cluster.control_plane.members + 1)
+    own = [etcd.client_url(a) for m in members for a in addresses(ctx, m)]
+    endpoints = list(dict.fromkeys([*etcd.endpoints, *own]))
+    with EtcdClient(
+        endpoints,
+        ca_file=etcd.ca_file,
+        cert_file=etcd.cert_file,
+        key_file=etcd.key_file,
+        timeout=etcd.timeout,
+        connect_timeout=etcd.connect_timeout,
+    ) as made:
+        yield made
+
+
+def find_member(ctx: HookContext, view: ClusterView, member: int) -> Member:
+    """The etcd member at control-plane member ``member``'s source or target peer URL."""
+    etcd = settings(ctx)
+    wanted = {etcd.peer_url(a) for a in addresses(ctx, member)}
+    found = [m for m in view.members if wanted & {u.rstrip("/") for u in m.peer_urls}]
+    if len(found) != 1:
+        seen = "; ".join(f"{m.label} at {', '.join(m.peer_urls)}" for m in view.members)
+        raise PreconditionFailed(
+            f"etcd has {'no' if not found else 'more than one'} member at control-plane "
+            f"member {member}'s peer URLs ({' or '.join(sorted(wanted))}); its members: "
+            f"{seen or 'none'}."
+        )
+    return found[0]
+
+
+def quorum_kept(ctx: HookContext) -> Pending:
+    """Every member healthy and caught up, and quorum kept with the moving one down."""
+    member = moving_member(ctx)
+    with client(ctx) as etcd:
+        view = observe(etcd)
+        target = find_member(ctx, view, member)
+        return ready_to_move(view, target.id, max_raft_lag=settings(ctx).max_raft_lag)
+
+
+def record_member(ctx: HookContext) -> HookResult:
+    """Record what "back" will mean: the member's ID, new peer URL, the member count."""
+    member = moving_member(ctx)
+    source, target = addresses(ctx, member)
+    etcd = settings(ctx)
+    last = member == ctx.stack_config.cluster.control_plane.members
+    source_network = _reached_network(etcd, ctx.stack_config.cluster.network.cidr)
+    with client(ctx) as made:
+        view = observe(made)
+        found = find_member(ctx, view, member)
+        expected = expect_move(
+            view,
+            found.id,
+            new_peer_url=etcd.peer_url(target),
+            # Members not moved yet stay in the source VPC until their own phase.
+            old_network=str(source_network) if last else None,
+            moved_before=[etcd.peer_url(addresses(ctx, m)[0]) for m in range(1, member)],
+        )
+    return HookResult(
+        changed=False,
+        message=f"etcd member {expected.name} moves from {etcd.peer_url(source)} to "
+        f"{expected.peer_url}; {expected.member_count} members",
+        details={"expectation": expected.model_dump(mode="json")},
+    )
+
+
+def expectation(ctx: HookContext) -> MoveExpectation:
+    """The record ``record-etcd-member`` left in the journal before the update."""
+    recorded = ctx.recorded(f"before:{RECORD_STEP}")
+    if not recorded or "expectation" not in recorded:
+        raise PreconditionFailed(
+            f"The journal holds no etcd record of phase '{ctx.phase}' from before its update "
+            f"(step before:{RECORD_STEP}); run `kubeshift --stack {ctx.stack} hooks "
+            f"{ctx.phase} --before` on the machine that keeps the journal."
+        )
+    return MoveExpectation.model_validate(recorded["expectation"])
+
+
+def move_peer_url(ctx: HookContext) -> HookResult:
+    """Point the moved member's peer URL at its new address (once; a dry run says so)."""
+    expected = expectation(ctx)
+    with client(ctx) as etcd:
+        change = update_peer_url(etcd, expected.member_id, expected.peer_url, dry_run=ctx.dry_run)
+    return HookResult(changed=change.changed, message=change.describe())
+
+
+def member_is_back(ctx: HookContext) -> Pending:
+    """Back under the same ID at its new peer URL, caught up, nothing left in the old VPC."""
+    expected = expectation(ctx)
+    with client(ctx) as etcd:
+        return member_back(observe(etcd), expected, max_raft_lag=settings(ctx).max_raft_lag)
+
+
+def _reached_network(etcd: EtcdSettings, cidr: IPv4Network) -> IPv4Network:
+    return IPv4Network(f"{etcd.reach(str(cidr.network_address))}/{cidr.prefixlen}")
