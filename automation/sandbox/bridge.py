@@ -318,7 +318,7 @@ class NodeBridge:
     # -- one pass --------------------------------------------------------------------------
     def sync(self) -> BridgeReport:
         """Create Nodes for new running instances, delete Nodes of gone ones. Idempotent."""
-        instances = {i.instance_id: i for i in self._running_instances()}
+        instances = {i.instance_id: i for i in self.running_instances()}
         ours = self._bridged_nodes()
         removed = []
         for name, node in sorted(ours.items()):
@@ -347,7 +347,7 @@ class NodeBridge:
         if not instance.private_dns_name or not instance.private_ip:
             return "no private DNS name or IP yet"
         try:
-            flags = kubelet_flags(user_data_text(self._user_data(instance)))
+            flags = kubelet_flags(user_data_text(self.user_data(instance)))
         except ClientError as exc:
             return f"user data unreadable ({exc})"
         refused = ", ".join(kubelet_refuses(flags.labels))
@@ -391,7 +391,7 @@ class NodeBridge:
         log.info("node bridge for cluster %s stopped", self.cluster)
 
     # -- EC2 -------------------------------------------------------------------------------
-    def _running_instances(self) -> Iterator[Instance]:
+    def running_instances(self) -> Iterator[Instance]:
         """One paginated call: running instances with either cluster tag key."""
         filters: Any = [
             {"Name": "tag-key", "Values": [cluster_tag_key(self.cluster), LEGACY_CLUSTER_TAG]},
@@ -407,7 +407,7 @@ class NodeBridge:
                     ):
                         yield instance
 
-    def _user_data(self, instance: Instance) -> str | None:
+    def user_data(self, instance: Instance) -> str | None:
         """The launch template version's user data (cached), else the instance's own."""
         template = instance.tags.get(LT_ID_TAG), instance.tags.get(LT_VERSION_TAG)
         if template[0] and template[1]:

@@ -27,6 +27,7 @@ import yaml
 from automation.errors import KubeshiftError, UserError
 from automation.project import StackInfo, load_stack
 from automation.sandbox.layout import SandboxPaths
+from automation.sandbox.member_plan import plan_members
 from automation.sandbox.state import SandboxState, alive, load_state
 from automation.sandbox.workspace import (
     rehearsal_config,
@@ -154,6 +155,9 @@ def _start_supervisor(
         "--mirror-name", _mirror_name(info), "--moto-port", str(moto_port),
         "--pulumi-bin", str(pulumi),
     ]  # fmt: skip
+    plan = plan_members(info.config)
+    if plan is not None:
+        argv += ["--members", plan.model_dump_json()]
     with (paths.logs / "supervisor.out").open("ab") as out:
         proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True

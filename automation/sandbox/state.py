@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from automation.errors import UserError
+from automation.sandbox.member_plan import SandboxEtcd
 from components.run_marker import alive, process_start
 
 __all__ = ["ClusterInfo", "ProcessInfo", "SandboxState", "alive", "load_state", "process_start"]
@@ -64,6 +65,7 @@ class SandboxState(BaseModel):
     world_ready: bool = False
     mappings: list[str] = []  # "what the stack said -> what the sandbox uses"
     probe_services: list[str] = []
+    etcd: SandboxEtcd | None = None  # a vpc-move stack's members, ports filled in
 
     def supervisor_running(self) -> bool:
         return alive(self.supervisor_pid, self.supervisor_started)

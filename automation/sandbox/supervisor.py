@@ -2,7 +2,9 @@
 
 ``kubeshift sandbox up`` starts it detached (``python -m automation.sandbox.supervisor``).
 It starts moto in server mode, one etcd, the primary cluster (and the mirror for
-cni-swap stacks) with kwok, and a node bridge per cluster; writes the state file once
+cni-swap stacks) with kwok, and a node bridge per cluster; a vpc-move stack's primary
+runs on its own etcd of one member per control-plane member instead, booted on the
+member instances by ``automation.sandbox.members``; writes the state file once
 all of them answer; then waits. SIGTERM (``sandbox down``) stops everything in reverse
 order. Every daemon it starts dies with it (``PR_SET_PDEATHSIG``), so even a SIGKILL of
 the supervisor leaves no process behind.
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from automation.sandbox.layout import SandboxPaths
+from automation.sandbox.member_plan import SandboxEtcd
 from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState, process_start
 
 log = logging.getLogger("kubeshift.sandbox")
@@ -47,6 +50,7 @@ def serve(args: argparse.Namespace) -> int:
     from automation.sandbox.bridge import NodeBridge
     from automation.sandbox.controlplane import ClusterOptions, start_cluster
     from automation.sandbox.etcd import start_etcd
+    from automation.sandbox.members import MemberBoots, start_members
 
     paths = SandboxPaths(Path(args.root))
     stop = threading.Event()
@@ -73,13 +77,26 @@ def serve(args: argparse.Namespace) -> int:
             ProcessInfo(name="etcd", pid=etcd.daemon.pid, address=etcd.url,
                         log=str(etcd.daemon.log_path)),
         ]  # fmt: skip
+        plan = SandboxEtcd.model_validate_json(args.members) if args.members else None
+        members = None
+        if plan is not None:
+            members, plan = start_members(bins.etcd, paths.run / "members", plan)
+            cleanups.append(members.stop)
+            processes += [
+                ProcessInfo(name=f"etcd-{m.name}", pid=m.daemon.pid, address=m.client_url,
+                            log=str(m.daemon.log_path))
+                for m in members.members.values() if m.daemon is not None
+            ]  # fmt: skip
+            log.info("etcd members at %s", ", ".join(members.endpoints))
         clusters: list[ClusterInfo] = []
         roles = [("primary", args.cluster_name)]
         if args.mirror_name:
             roles.append(("mirror", args.mirror_name))
         ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=endpoint)
         for role, name in roles:
-            cluster = start_cluster(bins, etcd.url, paths.run / role, ClusterOptions(name=role))
+            # The primary of a vpc-move stack runs on its members, reached on both sides.
+            servers = ",".join(plan.client_urls()) if plan and role == "primary" else etcd.url
+            cluster = start_cluster(bins, servers, paths.run / role, ClusterOptions(name=role))
             cleanups.append(cluster.stop)
             clusters.append(
                 ClusterInfo(
@@ -101,6 +118,12 @@ def serve(args: argparse.Namespace) -> int:
             )
             thread.start()
             processes.append(ProcessInfo(name=f"{role}-node-bridge", pid=os.getpid()))
+            if role == "primary" and members is not None and plan is not None:
+                boots = MemberBoots(ec2, members, plan, bridge.running_instances, bridge.user_data)
+                threading.Thread(
+                    target=boots.run, args=(stop,), name="member-boots", daemon=True
+                ).start()
+                processes.append(ProcessInfo(name="member-boots", pid=os.getpid()))
 
         SandboxState(
             stack=args.stack,
@@ -113,6 +136,7 @@ def serve(args: argparse.Namespace) -> int:
             clusters=clusters,
             pulumi_bin=args.pulumi_bin,
             started_at=time.time(),
+            etcd=plan,
         ).save(paths.state_file)
         log.info("sandbox ready")
         while not stop.wait(1.0):
@@ -142,6 +166,7 @@ def main() -> int:
     parser.add_argument("--mirror-name", default="")
     parser.add_argument("--moto-port", type=int, default=0)
     parser.add_argument("--pulumi-bin", required=True)
+    parser.add_argument("--members", default="", help="SandboxEtcd JSON (vpc-move stacks)")
     args = parser.parse_args()
     logs = Path(args.root) / "logs"
     logs.mkdir(parents=True, exist_ok=True)

@@ -75,6 +75,12 @@ def rehearsal_config(
         c.role: {"kubeconfig": c.kubeconfig, "context": c.context} for c in state.clusters
     }
     runtime["aws"] = {"region": state.region, "endpoint_url": state.moto_endpoint}
+    if state.etcd is not None:
+        if runtime.get("etcd"):
+            mappings.append("runtime.etcd: the stack's endpoints and TLS -> the sandbox's members")
+        runtime["etcd"] = state.etcd.settings().model_dump(mode="json", exclude_defaults=True)
+        ranges = ", ".join(f"{vpc} -> {lo}" for vpc, lo in state.etcd.address_map.items())
+        mappings.append(f"etcd members: {len(state.etcd.members)} on loopback ({ranges})")
     if state.probe_services and not runtime.get("probe_services"):
         runtime["probe_services"] = list(state.probe_services)
     values["kubeshift:runtime"] = runtime

@@ -61,6 +61,8 @@ class Rehearsal:
     sandbox: dict[str, Any]
     journal: Path
     by_hand: ByHand
+    etcd_before: dict[int, tuple[str, ...]]
+    """etcd member ID -> peer URLs, read right after ``sandbox up``."""
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -84,6 +86,9 @@ class Rehearsal:
             aws_secret_access_key="sandbox",
         )
 
+    def etcd_members(self) -> dict[int, tuple[str, ...]]:
+        return etcd_members(self.sandbox)
+
     def kube(self) -> Any:
         import kubernetes
 
@@ -91,6 +96,16 @@ class Rehearsal:
         return kubernetes.config.new_client_from_config(
             config_file=primary["kubeconfig"], context=primary["context"]
         )
+
+
+def etcd_members(sandbox: dict[str, Any]) -> dict[int, tuple[str, ...]]:
+    """The sandbox's etcd members (ID -> peer URLs), asked at every member address."""
+    from automation.etcd.client import EtcdClient
+    from automation.sandbox.member_plan import SandboxEtcd
+
+    plan = SandboxEtcd.model_validate(sandbox["etcd"])
+    with EtcdClient(plan.client_urls()) as client:
+        return {m.id: m.peer_urls for m in client.members()}
 
 
 def kubeshift(env: dict[str, str], *args: str, timeout: float = 900) -> Ran:
@@ -181,6 +196,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         if up.code != 0:
             pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
+        etcd_before = etcd_members(sandbox)
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
         until = ("--to", "ingress-move")
         first = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until)
@@ -203,6 +219,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             sandbox=sandbox,
             journal=journal,
             by_hand=by_hand,
+            etcd_before=etcd_before,
         )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)

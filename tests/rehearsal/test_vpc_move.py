@@ -10,6 +10,7 @@ import json
 import signal
 import subprocess
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -241,6 +242,25 @@ def test_nodes_and_workloads_live_in_the_target_vpc(rehearsal: Rehearsal) -> Non
         pods = CoreV1Api(client).list_pod_for_all_namespaces().items
         placed = [p for p in pods if p.spec.node_name]
         assert placed and all(node_vpc.get(p.spec.node_name) == target for p in placed)
+
+
+def _host(url: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    return ipaddress.ip_address(urlsplit(url).hostname or "")
+
+
+def test_etcd_members_moved_under_their_ids_to_the_target_vpc(rehearsal: Rehearsal) -> None:
+    """Each control-plane phase moved one real member: same IDs, every peer URL now at
+    its target address (the sandbox reaches the target VPC on its own loopback range)."""
+    plan = rehearsal.sandbox["etcd"]
+    source, target = (ipaddress.ip_network(r) for r in plan["address_map"].values())
+    before, after = rehearsal.etcd_before, rehearsal.etcd_members()
+    assert len(before) == _stack()["kubeshift:cluster"]["control_plane"]["members"]
+    assert set(after) == set(before)
+    assert all(_host(u) in source for urls in before.values() for u in urls)
+    assert all(_host(u) in target for urls in after.values() for u in urls)
+    records = rehearsal.kubeshift("--stack", STACK, "status", "--json").json()
+    moves = [r for r in records if r["step"] == "after:etcd-peer-url"]
+    assert len(moves) == len(before) and all("peer URL" in r["message"] for r in moves)
 
 
 def test_probe_saw_no_zero_endpoint_interval(rehearsal: Rehearsal) -> None:

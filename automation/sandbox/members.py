@@ -1,0 +1,223 @@
+"""The sandbox's control-plane members: a real three-member etcd, and each instance's boot.
+
+A vpc-move stack's primary cluster runs on an etcd of one member per control-plane
+member, each listening where the stack places that member in the source VPC — reached
+on loopback through a fixed range map (``10.0.0.0/16`` -> ``127.100.0.0/16``), because
+the sandbox has no VPC. The kube-apiserver is given every member's client URL on both
+sides, as an apiserver reaching members by their addresses would be.
+
+moto runs no user data, so :class:`MemberBoots` plays what a member instance's boot
+does (``components.userdata.member_attach_script``): it reads the etcd volume and
+network interface from the launch template's user data, attaches the volume once no
+running instance holds it (never two writers), attaches the interface, and starts the
+member from that volume's data at the interface's address. When the instance stops
+running, its member stops with it. A volume's data is a directory kept by volume ID,
+so a member moved to a new instance keeps its ID; a volume the sandbox has never seen
+starts empty, as a lost volume would.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from botocore.exceptions import ClientError
+
+from automation.sandbox.bridge import Instance, user_data_text
+from automation.sandbox.member_plan import SandboxEtcd
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
+
+    from automation.sandbox.etcd_cluster import EtcdCluster
+
+log = logging.getLogger("kubeshift.sandbox.members")
+
+MEMBER_TAG = "kubeshift.io/member"
+RESPAWN_SECONDS = 15.0
+_VOLUME = re.compile(r"--volume-id\s+'?(vol-[0-9a-f]+)")
+_INTERFACE = re.compile(r"--network-interface-id\s+'?(eni-[0-9a-f]+)")
+
+
+def start_members(
+    binary: Path, workdir: Path, plan: SandboxEtcd
+) -> tuple[EtcdCluster, SandboxEtcd]:
+    """Start the members at their source addresses; the plan with the ports chosen."""
+    from automation.sandbox.etcd_cluster import start_etcd_cluster
+
+    reach = plan.settings()
+    hosts = {m.name: reach.reach(m.source) for m in plan.members}
+    cluster = start_etcd_cluster(binary, workdir, hosts=hosts)
+    first = next(iter(cluster.members.values()))
+    ports = {
+        "client_port": int(first.client_url.rsplit(":", 1)[1]),
+        "peer_port": int(first.peer_url.rsplit(":", 1)[1]),
+    }
+    return cluster, plan.model_copy(update=ports)
+
+
+@dataclass(frozen=True)
+class BootPlan:
+    """What a member instance's user data attaches: its etcd volume and interface."""
+
+    volume_id: str
+    interface_id: str
+
+
+def boot_plan(user_data: str) -> BootPlan | None:
+    """The volume and interface ``member_attach_script`` names, or None."""
+    volume, interface = _VOLUME.search(user_data), _INTERFACE.search(user_data)
+    if volume is None or interface is None:
+        return None
+    return BootPlan(volume.group(1), interface.group(1))
+
+
+class MemberBoots:
+    """Keeps each etcd member running on the instance that holds its volume."""
+
+    def __init__(
+        self,
+        ec2: EC2Client,
+        etcd: EtcdCluster,
+        plan: SandboxEtcd,
+        instances: Callable[[], Iterable[Instance]],
+        user_data: Callable[[Instance], str | None],
+    ) -> None:
+        self._ec2 = ec2
+        self._etcd = etcd
+        self._plan = plan
+        self._reach = plan.settings()
+        self._instances = instances
+        self._user_data = user_data
+        self.hosts: dict[str, str] = {}
+        """Member name -> the instance its process runs on."""
+        self.addresses = {m.name: m.source for m in plan.members}
+        self.volumes: dict[str, Path] = {}
+        """Volume ID -> the data directory that plays its file system."""
+        self._spawned: dict[str, float] = {}
+
+    def sync(self) -> list[str]:
+        """One pass: stop members whose instance is gone, boot members on new ones."""
+        running: dict[str, list[Instance]] = defaultdict(list)
+        for instance in self._instances():
+            if instance.tags.get(MEMBER_TAG):
+                running[instance.tags[MEMBER_TAG]].append(instance)
+        events: list[str] = []
+        for member in self._plan.members:
+            live = {i.instance_id: i for i in running[str(member.index)]}
+            host = self.hosts.get(member.name)
+            process = self._etcd.members[member.name]
+            if host is not None and host not in live:
+                process.stop()
+                del self.hosts[member.name]
+                events.append(f"{member.name}: instance {host} stopped running, so did etcd")
+                host = None
+            if host is None:
+                events += self._boot(
+                    member.name, sorted(live.values(), key=lambda i: i.instance_id)
+                )
+            elif not process.running() and self._may_respawn(member.name):
+                self._etcd.spawn_member(member.name)
+                events.append(f"{member.name}: etcd exited on {host}; started it again")
+        return events
+
+    def _boot(self, name: str, candidates: list[Instance]) -> list[str]:
+        for instance in candidates:
+            text = user_data_text(self._user_data(instance))
+            plan = boot_plan(text)
+            if plan is None:
+                continue
+            if not self._attach_volume(instance.instance_id, plan.volume_id):
+                return []  # another running instance still holds it: wait
+            address = self._attach_interface(instance.instance_id, plan.interface_id)
+            if address is None:
+                return []
+            process = self._etcd.members[name]
+            self.hosts[name] = instance.instance_id
+            if process.running() and address == self.addresses[name]:
+                self.volumes.setdefault(plan.volume_id, process.data_dir)
+                return [f"{name}: instance {instance.instance_id} holds volume {plan.volume_id}"]
+            process.stop()
+            process.data_dir = self.volumes.setdefault(
+                plan.volume_id, self._etcd.workdir / "volumes" / plan.volume_id
+            )
+            process.data_dir.parent.mkdir(parents=True, exist_ok=True)
+            process.peer_url = self._reach.peer_url(address)
+            process.client_url = self._reach.client_url(address)
+            self.addresses[name] = address
+            self._etcd.spawn_member(name)
+            self._spawned[name] = time.monotonic()
+            return [
+                f"{name}: booted on {instance.instance_id} at {address} "
+                f"(volume {plan.volume_id}, {process.peer_url})"
+            ]
+        return []
+
+    def _attach_volume(self, instance_id: str, volume_id: str) -> bool:
+        """Attach the volume unless a running instance holds it (what the boot retries)."""
+        volume = self._ec2.describe_volumes(VolumeIds=[volume_id])["Volumes"][0]
+        for attachment in volume.get("Attachments") or []:
+            holder = attachment.get("InstanceId", "")
+            if holder == instance_id:
+                return True
+            if self._running(holder):
+                return False
+            # AWS detaches a terminated instance's volumes; moto may keep the record.
+            self._ec2.detach_volume(VolumeId=volume_id, InstanceId=holder, Force=True)
+        self._ec2.attach_volume(VolumeId=volume_id, InstanceId=instance_id, Device="/dev/xvdf")
+        return True
+
+    def _attach_interface(self, instance_id: str, interface_id: str) -> str | None:
+        """Attach the member's interface; its fixed address, or None while it is held."""
+        found = self._ec2.describe_network_interfaces(NetworkInterfaceIds=[interface_id])
+        interface = found["NetworkInterfaces"][0]
+        attachment = interface.get("Attachment") or {}
+        holder = attachment.get("InstanceId", "")
+        if holder != instance_id:
+            if holder and self._running(holder):
+                return None
+            if holder:
+                self._ec2.detach_network_interface(
+                    AttachmentId=attachment["AttachmentId"], Force=True
+                )
+            self._ec2.attach_network_interface(
+                NetworkInterfaceId=interface_id, InstanceId=instance_id, DeviceIndex=1
+            )
+        return str(interface["PrivateIpAddress"])
+
+    def _running(self, instance_id: str) -> bool:
+        try:
+            reply = self._ec2.describe_instances(InstanceIds=[instance_id])
+        except ClientError:
+            return False
+        states = [i["State"]["Name"] for r in reply["Reservations"] for i in r["Instances"]]
+        return "running" in states
+
+    def _may_respawn(self, name: str) -> bool:
+        now = time.monotonic()
+        if now - self._spawned.get(name, 0.0) < RESPAWN_SECONDS:
+            return False
+        self._spawned[name] = now
+        return True
+
+    def run(self, stop: threading.Event, interval: float = 1.0) -> None:
+        """``sync`` every ``interval`` seconds until ``stop``; errors are logged, never fatal."""
+        failing = ""
+        while not stop.is_set():
+            try:
+                for event in self.sync():
+                    log.info("%s", event)
+                failing = ""
+            except Exception as exc:
+                message = f"{type(exc).__name__}: {exc}"
+                if message != failing:
+                    log.warning("member boots: pass failed, will retry: %s", message)
+                failing = message
+            stop.wait(interval)

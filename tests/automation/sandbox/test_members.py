@@ -1,0 +1,167 @@
+"""The sandbox's member boots: a real etcd member follows its volume from instance to
+instance on moto, never running on two at once, and keeps its ID when it moves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automation.etcd.client import EtcdClient
+from automation.etcd.observe import observe
+from automation.sandbox.binaries import Binaries
+from automation.sandbox.bridge import Instance
+from automation.sandbox.etcd_cluster import EtcdCluster
+from automation.sandbox.member_plan import SandboxEtcd, SandboxMember, plan_members
+from automation.sandbox.members import MemberBoots, boot_plan, start_members
+from components.config import load_config, load_stack_file
+from components.userdata import member_attach_script, node_script
+from tests.support.moto_fixtures import MotoServer
+from tests.support.waiting import eventually
+
+REPO = Path(__file__).resolve().parents[3]
+AMI = "ami-12c6146b"
+pytestmark = [pytest.mark.moto, pytest.mark.etcd]
+
+
+def test_the_plan_places_members_at_the_stacks_addresses_on_loopback_ranges() -> None:
+    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.local.yaml"))
+    plan = plan_members(config)
+    assert plan is not None and len(plan.members) == config.cluster.control_plane.members
+    settings = plan.settings()
+    for member in plan.members:
+        assert member.target is not None
+        assert settings.reach(member.source).startswith("127.")
+        assert settings.reach(member.target) != settings.reach(member.source)
+    assert len(plan.client_urls()) == 2 * len(plan.members)
+    other = load_config(load_stack_file(REPO / "stacks" / "Pulumi.cni-swap-example.yaml"))
+    assert plan_members(other) is None
+
+
+def test_the_boot_plan_is_read_from_the_user_data_kubeshift_renders() -> None:
+    script = node_script(cluster_name="c", api_endpoint="https://api", labels={}, taints=[],
+                         extra=member_attach_script("vol-0abc", "eni-0def"))  # fmt: skip
+    plan = boot_plan(script)
+    assert plan is not None and (plan.volume_id, plan.interface_id) == ("vol-0abc", "eni-0def")
+    assert boot_plan("#!/bin/bash\nsystemctl enable --now kubelet\n") is None
+
+
+@dataclass
+class World:
+    ec2: Any
+    subnets: dict[str, str]
+    volume: str
+    interfaces: dict[str, str]
+    etcd: EtcdCluster
+    plan: SandboxEtcd
+    boots: MemberBoots
+
+    def launch(self, side: str, volume: str | None = None) -> str:
+        script = member_attach_script(volume or self.volume, self.interfaces[side])
+        reply = self.ec2.run_instances(
+            ImageId=AMI, MinCount=1, MaxCount=1, InstanceType="m5.large",
+            SubnetId=self.subnets[side],
+            UserData=node_script(cluster_name="c", api_endpoint="https://api", labels={},
+                                 taints=[], extra=script),  # boto3 encodes it
+            TagSpecifications=[{"ResourceType": "instance",
+                                "Tags": [{"Key": "kubeshift.io/member", "Value": "1"}]}],
+        )  # fmt: skip
+        return str(reply["Instances"][0]["InstanceId"])
+
+    def client(self) -> EtcdClient:
+        return EtcdClient(self.plan.client_urls())
+
+
+def _instances(ec2: Any) -> Iterator[Instance]:
+    reply = ec2.describe_instances(
+        Filters=[{"Name": "instance-state-name", "Values": ["running"]}]
+    )
+    for reservation in reply["Reservations"]:
+        for raw in reservation["Instances"]:
+            yield Instance.from_ec2(raw)
+
+
+def _user_data(ec2: Any) -> Any:
+    def read(instance: Instance) -> str | None:
+        reply = ec2.describe_instance_attribute(
+            InstanceId=instance.instance_id, Attribute="userData"
+        )
+        return (reply.get("UserData") or {}).get("Value")
+
+    return read
+
+
+@pytest.fixture
+def world(moto: MotoServer, testbin: Binaries, tmp_path: Path) -> Iterator[World]:
+    ec2 = moto.client("ec2")
+    zone = f"{moto.region}a"
+    subnets, interfaces = {}, {}
+    for side, cidr, address in (("source", "10.0.0.0/16", "10.0.1.10"),
+                                ("target", "10.20.0.0/16", "10.20.1.10")):  # fmt: skip
+        vpc = ec2.create_vpc(CidrBlock=cidr)["Vpc"]["VpcId"]
+        subnet = ec2.create_subnet(VpcId=vpc, CidrBlock=cidr.replace("0.0/16", "1.0/24"),
+                                   AvailabilityZone=zone)["Subnet"]["SubnetId"]  # fmt: skip
+        subnets[side] = subnet
+        interfaces[side] = ec2.create_network_interface(
+            SubnetId=subnet, PrivateIpAddress=address
+        )["NetworkInterface"]["NetworkInterfaceId"]
+    volume = ec2.create_volume(AvailabilityZone=zone, Size=1)["VolumeId"]
+    members = [
+        SandboxMember(index=1, name="member-1", source="10.0.1.10", target="10.20.1.10"),
+        SandboxMember(index=2, name="member-2", source="10.0.1.11", target="10.20.1.11"),
+        SandboxMember(index=3, name="member-3", source="10.0.1.12", target="10.20.1.12"),
+    ]
+    address_map = {"10.0.0.0/16": "127.100.0.0/16", "10.20.0.0/16": "127.120.0.0/16"}
+    etcd, plan = start_members(
+        testbin.etcd, tmp_path / "members", SandboxEtcd(members=members, address_map=address_map)
+    )
+    boots = MemberBoots(ec2, etcd, plan, lambda: _instances(ec2), _user_data(ec2))
+    try:
+        yield World(ec2, subnets, volume, interfaces, etcd, plan, boots)
+    finally:
+        etcd.stop()
+
+
+def test_a_member_follows_its_volume_to_the_new_instance_and_keeps_its_id(world: World) -> None:
+    old = world.launch("source")
+    assert world.boots.sync() == [f"member-1: instance {old} holds volume {world.volume}"]
+    with world.client() as client:
+        before = eventually("the members", lambda: {m.name: m.id for m in client.members()})
+    new = world.launch("target")
+    assert world.boots.sync() == []  # the old instance still holds the volume: wait
+    assert world.boots.hosts["member-1"] == old and world.etcd.members["member-1"].running()
+
+    world.ec2.terminate_instances(InstanceIds=[old])
+    events = world.boots.sync()
+    assert events[0] == f"member-1: instance {old} stopped running, so did etcd"
+    assert events[1].startswith(f"member-1: booted on {new} at 10.20.1.10")
+    member = world.etcd.members["member-1"]
+    assert member.peer_url.startswith("http://127.120.1.10:")
+    held = world.ec2.describe_volumes(VolumeIds=[world.volume])["Volumes"][0]["Attachments"]
+    assert [a["InstanceId"] for a in held] == [new]
+
+    with world.client() as client:  # what the phase's after-hook then does
+        eventually("the peer URL update",
+                   lambda: client.update_peer_urls(before["member-1"], [member.peer_url]))  # fmt: skip
+        view = eventually(
+            "member-1 back",
+            lambda: observe(client),
+            until=lambda v: len(v.statuses) == 3,
+        )
+    assert {m.name: m.id for m in view.members} == before
+    assert world.boots.sync() == []  # settled: nothing more to do
+
+
+def test_an_unknown_volume_starts_empty_as_a_lost_one_would(world: World) -> None:
+    old = world.launch("source")
+    world.boots.sync()
+    fresh = world.ec2.create_volume(AvailabilityZone=f"{world.ec2.meta.region_name}a", Size=1)
+    world.ec2.terminate_instances(InstanceIds=[old])
+    new = world.launch("target", volume=fresh["VolumeId"])
+    world.boots.sync()
+    assert world.boots.hosts["member-1"] == new
+    data = world.etcd.members["member-1"].data_dir
+    assert data.name == fresh["VolumeId"] and data != world.boots.volumes[world.volume]
