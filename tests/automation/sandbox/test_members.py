@@ -76,9 +76,7 @@ class World:
 
 
 def _instances(ec2: Any) -> Iterator[Instance]:
-    reply = ec2.describe_instances(
-        Filters=[{"Name": "instance-state-name", "Values": ["running"]}]
-    )
+    reply = ec2.describe_instances(Filters=[{"Name": "instance-state-name", "Values": ["running"]}])
     for reservation in reply["Reservations"]:
         for raw in reservation["Instances"]:
             yield Instance.from_ec2(raw)
@@ -105,9 +103,9 @@ def world(moto: MotoServer, testbin: Binaries, tmp_path: Path) -> Iterator[World
         subnet = ec2.create_subnet(VpcId=vpc, CidrBlock=cidr.replace("0.0/16", "1.0/24"),
                                    AvailabilityZone=zone)["Subnet"]["SubnetId"]  # fmt: skip
         subnets[side] = subnet
-        interfaces[side] = ec2.create_network_interface(
-            SubnetId=subnet, PrivateIpAddress=address
-        )["NetworkInterface"]["NetworkInterfaceId"]
+        interfaces[side] = ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress=address)[
+            "NetworkInterface"
+        ]["NetworkInterfaceId"]
     volume = ec2.create_volume(AvailabilityZone=zone, Size=1)["VolumeId"]
     members = [
         SandboxMember(index=1, name="member-1", source="10.0.1.10", target="10.20.1.10"),
@@ -144,8 +142,8 @@ def test_a_member_follows_its_volume_to_the_new_instance_and_keeps_its_id(world:
     assert [a["InstanceId"] for a in held] == [new]
 
     with world.client() as client:  # what the phase's after-hook then does
-        eventually("the peer URL update",
-                   lambda: client.update_peer_urls(before["member-1"], [member.peer_url]))  # fmt: skip
+        member_id, moved = before["member-1"], [member.peer_url]
+        eventually("the peer URL update", lambda: client.update_peer_urls(member_id, moved))
         view = eventually(
             "member-1 back",
             lambda: observe(client),
