@@ -353,9 +353,10 @@ def preview(
     from automation import guard, logs
     from automation.engine import PulumiEngine, require_pulumi_cli
     from automation.project import load_stack
-    from automation.review import program_scope
+    from automation.review import scope_of
     from automation.runner import effective_policy, resolve_targets
     from automation.scenarios import build_scenario
+    from automation.targets import PhaseRenders, target_urns
 
     project = _project_for(_stack_name(ctx, stack))
     info = load_stack(project, _stack_name(ctx, stack))
@@ -364,8 +365,14 @@ def preview(
     require_pulumi_cli()
     engine = PulumiEngine(project, info.name, create=True, on_output=logs.engine_output)
     engine.set_phase(chosen.id)
-    outcome = engine.preview(resolve_targets(engine, chosen))
-    policy = effective_policy(chosen, lambda p: program_scope(info.values, scenario.ids(), p.id))
+    renders = PhaseRenders(info.values, scenario.ids())
+    targets = (
+        target_urns(renders, chosen.id, engine.resource_urns())
+        if chosen.targeted
+        else resolve_targets(engine, chosen)
+    )
+    outcome = engine.preview(targets)
+    policy = effective_policy(chosen, lambda p: scope_of(renders.entering(p.id)))
     found = guard.violations(outcome, policy)
     if json_output or _globals(ctx).json:
         _emit_json(

@@ -132,6 +132,9 @@ class Phase:
     before: tuple[Step, ...] = ()
     after: tuple[Step, ...] = ()
     targets: tuple[str, ...] = ()
+    targeted: bool = False
+    """Update only what the program's render changes entering this phase
+    (``automation.targets``), as ``terraform apply -target`` did."""
     changes: ChangePolicy = CREATES_AND_UPDATES
     destructive: bool = False
     way_back: str = ""

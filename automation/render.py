@@ -57,6 +57,9 @@ class RenderedResource:
     options: dict[str, Any] = field(default_factory=dict)
     """Options that shape the engine's plan: deleteBeforeReplace, replaceOnChanges,
     ignoreChanges, protect, dependsOn."""
+    parent_urn: str | None = None
+    """The parent's URN as the mocks made it (they qualify a type by the parent's
+    type only, so real URNs are rebuilt from these links: ``automation.targets``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -278,6 +281,7 @@ def _collect(monitor: _RecordingMonitor) -> list[RenderedResource]:
                 custom=bool(request.custom),
                 aliases=_aliases(request),
                 options=_options(request),
+                parent_urn=request.parent or None,
             )
         )
     resources.sort(key=lambda r: r.urn)

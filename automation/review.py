@@ -120,7 +120,11 @@ def program_scope(
     index = phase_ids.index(phase)
     if index == 0:
         return ()
-    diff = diff_resources(render(values, phase_ids[index - 1]), render(values, phase))
+    return scope_of(diff_resources(render(values, phase_ids[index - 1]), render(values, phase)))
+
+
+def scope_of(diff: PhaseDiff) -> tuple[str, ...]:
+    """``type::name`` patterns of what ``diff`` removes or changes."""
     keys = [*diff.removed, *diff.changed]
     return tuple(_escape(str(key)) for key in sorted(keys, key=str))
 

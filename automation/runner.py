@@ -54,6 +54,8 @@ CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
 Confirm = Callable[[str], bool]
 ContextFactory = Callable[[Phase, dict[str, Any], bool], HookContext]
 ScopeResolver = Callable[[Phase], tuple[str, ...]]
+TargetResolver = Callable[[Phase], list[str]]
+"""URNs a targeted phase's update is limited to (``automation.targets``)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ def plan_steps(phase: Phase) -> list[PlannedStep]:
         PlannedStep(phase.id, PREVIEW, f"preview ({phase.changes.summary})", False, "preview")
     )
     target_text = f" of {', '.join(phase.targets)}" if phase.targets else ""
+    if phase.targeted:
+        target_text = " of only what this phase changes (targeted)"
     steps.append(
         PlannedStep(phase.id, UPDATE, f"pulumi up{target_text}", phase.destructive, "update")
     )
@@ -122,6 +126,7 @@ class Runner:
         *,
         confirm: Confirm | None = None,
         scope: ScopeResolver | None = None,
+        targets: TargetResolver | None = None,
         log: logging.Logger | None = None,
         sleep: Callable[[float], None] = time.sleep,
         order: Sequence[Phase] = (),
@@ -133,6 +138,7 @@ class Runner:
         self.context_factory = context_factory
         self.confirm = confirm
         self.scope = scope
+        self.targets = targets
         self.log = log or logging.getLogger("kubeshift.runner")
         self.sleep = sleep
         self.order = tuple(order)
@@ -509,6 +515,8 @@ class Runner:
 
     def _targets(self, phase: Phase) -> list[str]:
         assert self.engine is not None
+        if phase.targeted and self.targets is not None:
+            return self.targets(phase)
         return resolve_targets(self.engine, phase)
 
 

@@ -33,11 +33,12 @@ from automation.journal import (
 from automation.phase import Phase
 from automation.progress import NullReporter, Reporter, RichReporter
 from automation.project import StackInfo, load_stack
-from automation.review import program_scope
+from automation.review import scope_of
 from automation.runner import Runner, RunReport
 from automation.scenarios import build_scenario
 from automation.secrets import secret_strings
 from automation.settings import RuntimeSettings, load_runtime_settings
+from automation.targets import PhaseRenders, target_urns
 from automation.waiting import Pending, wait_until
 from components.progress import listed, missing
 from components.run_marker import clear_mark, marker_path, write_mark
@@ -195,12 +196,14 @@ def execute(
         if request.fresh:
             journal.forget(p.id for p in phases)
         factory = context_factory(info, settings, clients, reporter)
+        renders = PhaseRenders(info.values, scenario.ids())
         runner = Runner(
             engine,
             journal,
             factory,
             confirm=chooser,
-            scope=lambda phase: program_scope(info.values, scenario.ids(), phase.id),
+            scope=lambda phase: scope_of(renders.entering(phase.id)),
+            targets=lambda phase: target_urns(renders, phase.id, engine.resource_urns()),
             order=scenario.phases,
             actor=f"kubeshift run {run_id}",
             trust_stack_progress=not request.fresh,

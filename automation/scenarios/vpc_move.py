@@ -136,6 +136,7 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         changes=retires_what_the_program_retires(
             summary=f"replaces only member {member}'s resources and the API record"
         ),
+        targeted=True,
         destructive=True,
         way_back="none once the member's instance is replaced; etcd keeps quorum throughout",
     )
