@@ -103,6 +103,7 @@ def cluster_spec(
         control_plane_instance_type=cp.instance_type,
         etcd_volume_size=cp.etcd_volume_size,
         etcd_volume_type=cp.etcd_volume_type,
+        release_etcd_volumes=cp.release_etcd_volumes,
         dns_zone_id=zone_id or cluster.dns.zone_id,
         api_record=api_record,
         ingress_records=tuple(

@@ -83,7 +83,7 @@ class Cluster(pulumi.ComponentResource):
         control_plane = parts.control_plane(
             [side.member(m.index, m.az, m.address, common) for m in args.members],
             cp_identity.instance_profile_name,
-            protect_volumes=not args.disposable,
+            disposable=args.disposable,
         )
         ingress = side.ingress_lb(common, workers.values())
         api = side.api_lb(common, control_plane)

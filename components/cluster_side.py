@@ -60,6 +60,8 @@ class ClusterSpec:
     etcd_volume_size: int
     """Size of each member's etcd volume, GiB."""
     etcd_volume_type: str
+    release_etcd_volumes: bool
+    """The user lifted the volumes' protection (last phase only: ``components.config``)."""
     dns_zone_id: pulumi.Input[str]
     """Hosted zone of the API and ingress records."""
     api_record: str
@@ -125,16 +127,17 @@ class ClusterParts:
         members: Sequence[MemberPlacement],
         instance_profile_name: pulumi.Input[str],
         target_suffix: str = "",
-        protect_volumes: bool = True,
+        disposable: bool = False,
     ) -> ControlPlane:
-        """The etcd members, each placed on a side by :meth:`ClusterSide.member`."""
+        """The etcd members, each placed on a side by :meth:`ClusterSide.member`; their
+        volumes protected unless the cluster is ``disposable`` or the user released them."""
         spec = self.spec
         return ControlPlane(
             f"{self.prefix}-control-plane",
             ControlPlaneArgs(
                 namer=self.namer,
                 target_suffix=target_suffix,
-                protect_volumes=protect_volumes,
+                protect_volumes=not (disposable or spec.release_etcd_volumes),
                 members=list(members),
                 instance_type=spec.control_plane_instance_type,
                 image_id=spec.image_id,

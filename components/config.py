@@ -135,6 +135,9 @@ class ControlPlaneConfig(_Model):
     host_index: int = Field(default=10, ge=4)
     """Member k gets the fixed address ``<private subnet network> + host_index + k - 1``."""
     api_port: int = Field(default=6443, ge=1, le=65535)
+    release_etcd_volumes: bool = False
+    """Lift the etcd volumes' protection (only at the scenario's last phase), so that a
+    later delete — ``pulumi destroy`` of a decommissioned cluster — may take them."""
 
 
 class ListenerConfig(_Model):
@@ -429,6 +432,14 @@ def _check(config: StackConfig) -> None:
             SKIP_PROGRESS_KEY,
             f"{SKIP_PROGRESS_KEY} {skip!r} is not a phase of {config.scenario} "
             f"(choose one of {', '.join(config.phase_ids)}).",
+        )
+    if cluster.control_plane.release_etcd_volumes and config.phase != config.phase_ids[-1]:
+        key = f"{CLUSTER_KEY}.control_plane.release_etcd_volumes"
+        _fail(
+            key,
+            f"{key} lifts the etcd volumes' protection and is honoured only at the last "
+            f"phase, {config.phase_ids[-1]!r} (the stack is at {config.phase!r}); set it "
+            "there, and only when the cluster's state may be deleted.",
         )
     source_key = f"{CLUSTER_KEY}.network"
     check_network(cluster.network, source_key, config.region)

@@ -35,6 +35,9 @@ class EtcdVolume(BaseModel):
     size: int
     """GiB."""
     type: str
+    protected: bool = True
+    """False once the user released the volumes (``release_etcd_volumes``, at the last
+    phase): the stack records who may now delete them."""
 
 
 def declared(config: StackConfig) -> dict[str, EtcdVolume]:
@@ -50,6 +53,7 @@ def declared(config: StackConfig) -> dict[str, EtcdVolume]:
             az=member_az(cp, cluster.network, index),
             size=cp.etcd_volume_size,
             type=cp.etcd_volume_type,
+            protected=not cp.release_etcd_volumes,
         )
         for index in range(1, cp.members + 1)
     }

@@ -35,6 +35,7 @@ SPEC = ClusterSpec(
     control_plane_instance_type="m5.large",
     etcd_volume_size=20,
     etcd_volume_type="gp3",
+    release_etcd_volumes=False,
     dns_zone_id="Z1",
     api_record="api.example.internal",
     ingress_records=("*.apps.example.internal",),

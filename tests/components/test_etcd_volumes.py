@@ -9,19 +9,23 @@ from typing import Any
 import pulumi
 import pytest
 
-from automation.render import record
+from automation.render import record, render_program
 from components import program
+from components.config import PHASE_KEY, ConfigError, load_config
 from components.etcd_volumes import ETCD_VOLUMES_OUTPUT
 from tests.components.conftest import by_type, rendered, stack_values
 
 VOLUME = "aws:ebs/volume:Volume"
 
 
-def _deployed(values: dict[str, Any]) -> dict[str, Any]:
-    """The outputs an update of ``values`` leaves (its progress marks everything done)."""
-    outputs = record(program.main, config=values).outputs
+def _deployed(values: dict[str, Any], upto: str = "baseline") -> dict[str, Any]:
+    """The outputs an update of ``values`` leaves at ``upto``, every phase before it
+    finished (so the progress check lets ``upto`` through)."""
+    outputs = record(program.main, config={**values, PHASE_KEY: upto}).outputs
+    phases = load_config(values).phase_ids
+    done = phases[: phases.index(upto) + 1]
     milestones = ("before", "update", "after")
-    marks = [{"phase": "baseline", "milestone": m, "by": "t"} for m in milestones]
+    marks = [{"phase": p, "milestone": m, "by": "t"} for p in done for m in milestones]
     return {**outputs, "progress": {"marks": marks}}
 
 
@@ -47,9 +51,9 @@ def test_the_primarys_volumes_are_protected_and_the_mirrors_are_not() -> None:
     assert all(r.options.get("protect") for r in both if r not in mirror)
 
 
-def _refusal(values: dict[str, Any], change: dict[str, Any]) -> str:
-    deployed = _deployed(values)
-    changed = copy.deepcopy(values)
+def _refusal(values: dict[str, Any], change: dict[str, Any], phase: str = "baseline") -> str:
+    deployed = _deployed(values, phase)
+    changed = copy.deepcopy({**values, PHASE_KEY: phase})
     changed["kubeshift:cluster"]["control_plane"].update(change)
     with pytest.raises(pulumi.RunError) as caught:
         record(program.main, config=changed, stack_outputs=deployed)
@@ -63,6 +67,14 @@ def test_moving_a_member_to_another_az_is_refused_naming_volume_and_setting() ->
     assert "demo-etcd-1 would be replaced to move it from" in message
     assert "kubeshift:cluster.control_plane.azs" in message
     assert "\n" not in message and message.endswith("put the stack file back.")
+
+
+@pytest.mark.parametrize("phase", load_config(stack_values("vpc-move-small")).phase_ids)
+def test_a_volume_replacement_is_refused_at_every_phase(phase: str) -> None:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    azs = values["kubeshift:cluster"]["network"]["azs"]
+    message = _refusal(values, {"azs": [azs[1], azs[0], *azs[2:]]}, phase)
+    assert "demo-etcd-1 would be replaced" in message
 
 
 def test_fewer_members_or_a_smaller_volume_is_refused() -> None:
@@ -83,3 +95,24 @@ def test_a_bigger_volume_and_an_unchanged_stack_go_through() -> None:
     values["kubeshift:cluster"]["control_plane"]["etcd_volume_size"] = 200
     grown = record(program.main, config=values, stack_outputs=deployed)
     assert grown.outputs[ETCD_VOLUMES_OUTPUT]["1"]["size"] == 200
+
+
+def test_releasing_the_volumes_is_refused_before_the_last_phase() -> None:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    values["kubeshift:cluster"]["control_plane"]["release_etcd_volumes"] = True
+    with pytest.raises(ConfigError) as caught:
+        load_config({**values, PHASE_KEY: "control-plane-3"})
+    message = str(caught.value)
+    assert "release_etcd_volumes" in message and "'cleanup'" in message
+    assert "'control-plane-3'" in message and "\n" not in message
+
+
+def test_released_at_cleanup_the_volumes_lose_their_protection_and_the_stack_says_so() -> None:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    values["kubeshift:cluster"]["control_plane"]["release_etcd_volumes"] = True
+    released = render_program(values, "cleanup")
+    volumes = by_type(released.resources, VOLUME)
+    assert volumes and not any(r.options.get("protect") for r in volumes)
+    assert {v["protected"] for v in released.outputs[ETCD_VOLUMES_OUTPUT].values()} == {False}
+    kept = rendered("vpc-move-small", "cleanup")
+    assert {v["protected"] for v in kept.outputs[ETCD_VOLUMES_OUTPUT].values()} == {True}

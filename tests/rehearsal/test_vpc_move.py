@@ -9,6 +9,7 @@ import ipaddress
 import json
 import signal
 import subprocess
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -306,6 +307,33 @@ def test_a_refresh_finds_no_drift(rehearsal: Rehearsal) -> None:
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_a_stack_change_that_would_shrink_an_etcd_volume_is_refused_by_the_engine(
+    rehearsal: Rehearsal,
+) -> None:
+    """The real program, under the real engine, refuses before declaring anything —
+    for kubeshift's preview and for a `pulumi preview` by hand alike."""
+    stack_file = (
+        Path(rehearsal.env["KUBESHIFT_STATE_DIR"]) / "sandbox" / "workspace" / "stacks"
+        / f"Pulumi.{STACK}.yaml"
+    )  # fmt: skip
+    original = stack_file.read_text()
+    document = yaml.safe_load(original)
+    document["config"]["kubeshift:cluster"]["control_plane"]["etcd_volume_size"] = 1
+    stack_file.write_text(yaml.safe_dump(document, sort_keys=False))
+    try:
+        ours = rehearsal.kubeshift("--stack", STACK, "preview", "--phase", "cleanup")
+        exports = rehearsal.kubeshift("--stack", STACK, "sandbox", "env")
+        by_hand = subprocess.run(
+            ["bash", "-euc", f"{exports.stdout}\npulumi preview --stack {STACK} --non-interactive"],
+            env=rehearsal.env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    finally:
+        stack_file.write_text(original)
+    assert ours.code != 0 and "Traceback" not in ours.stderr
+    assert "cannot shrink" in ours.stderr and "etcd_volume_size" in ours.stderr, ours.stderr
+    assert by_hand.returncode != 0 and "cannot shrink" in by_hand.stdout + by_hand.stderr
 
 
 def test_sandbox_status_lists_live_processes(rehearsal: Rehearsal) -> None:
