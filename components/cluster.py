@@ -67,7 +67,7 @@ class Cluster(pulumi.ComponentResource):
         super().__init__(TYPE, name, None, opts)
         parts = ClusterParts(name, args.namer, args.spec, self)
         side = parts.side(args.network, args.pools)
-        common = side.common()
+        common = side.common(source_dest_check_off=args.native_routing)
         groups = common.groups
         assert groups.node_id is not None and common.instance_profile_name is not None
         boot_extra = SOURCE_DEST_CHECK_OFF if args.native_routing else ""

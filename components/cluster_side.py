@@ -207,6 +207,7 @@ class ClusterSide:
         workers: bool = True,
         node_identity: bool = True,
         identity_moved_from: Move | None = None,
+        source_dest_check_off: bool = False,
     ) -> Common:
         """Security groups (the node and ingress-LB groups only for ``workers``) and, with
         ``node_identity``, the workers' identity (named after the first side)."""
@@ -230,6 +231,7 @@ class ClusterSide:
                 create_node_identity=node_identity,
                 identity_namer=self.parts.namer,
                 identity_moved_from=identity_moved_from,
+                source_dest_check_off=source_dest_check_off,
                 tags=spec.tags,
             ),
             self.parts.opts,

@@ -31,6 +31,8 @@ class CommonArgs:
     """The identity's ORIGINAL side namer (default: the groups'); its names never change."""
     identity_moved_from: Move | None = None
     """Where the identity lived before (see :mod:`components.moves`)."""
+    source_dest_check_off: bool = False
+    """The workers switch off their source/destination check at boot (native routing)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -52,7 +54,11 @@ class Common(pulumi.ComponentResource):
             identity = NodeIdentity(
                 f"{name}-node-identity",
                 NodeIdentityArgs(
-                    namer=namer, role="node", moved_from=args.identity_moved_from, tags=args.tags
+                    namer=namer,
+                    role="node",
+                    moved_from=args.identity_moved_from,
+                    source_dest_check_off=args.source_dest_check_off,
+                    tags=args.tags,
                 ),
                 child,
             )

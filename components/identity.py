@@ -73,6 +73,20 @@ ROUTES_INLINE = """{
   }]
 }"""
 
+
+def source_dest_check_statement(cluster: str) -> dict[str, object]:
+    """Let an instance switch off the source/destination check (native pod routing) of
+    the cluster's own instances only — what the workers' boot script runs."""
+    owned = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
+    return {
+        "Sid": "SourceDestCheckOffOnClusterInstances",
+        "Effect": "Allow",
+        "Action": ["ec2:ModifyInstanceAttribute"],
+        "Resource": "arn:aws:ec2:*:*:instance/*",
+        "Condition": {"StringEquals": owned},
+    }
+
+
 IdentityRole = Literal["node", "control-plane", "routes"]
 """Workers, control-plane members, or the cloud provider managing native pod routes."""
 
@@ -104,7 +118,19 @@ class NodeIdentityArgs:
     """Part of the physical names; picks the identity's :data:`POLICIES`."""
     moved_from: Move | None = None
     """Set when this identity used to live under another component."""
+    source_dest_check_off: bool = False
+    """Its instances switch off their own source/destination check at boot."""
     tags: dict[str, str] = field(default_factory=dict)
+
+
+def inline_policy(args: NodeIdentityArgs) -> str | None:
+    """The role's inline policy: its :data:`POLICIES` entry plus what the args grant."""
+    base = POLICIES[args.role].inline
+    if not args.source_dest_check_off:
+        return base
+    statements = json.loads(base)["Statement"] if base else []
+    statements.append(source_dest_check_statement(args.namer.cluster))
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})
 
 
 class NodeIdentity(pulumi.ComponentResource):
@@ -136,12 +162,13 @@ class NodeIdentity(pulumi.ComponentResource):
             aws.iam.RolePolicyAttachment(
                 f"{name}-{short}", role=role.name, policy_arn=arn, opts=child(short)
             )
-        if policies.inline:
+        inline = inline_policy(args)
+        if inline:
             aws.iam.RolePolicy(
                 f"{name}-inline",
                 name=f"{args.role}-inline",
                 role=role.name,
-                policy=policies.inline,
+                policy=inline,
                 opts=child("inline"),
             )
         profile_name = args.namer.instance_profile(f"{args.role}-profile")

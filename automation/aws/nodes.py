@@ -43,6 +43,8 @@ class ClusterInstance:
     private_ip: str | None
     network_interface_ids: tuple[str, ...] = ()
     state: str = "running"
+    source_dest_check: bool = True
+    """EC2 drops packets not addressed to the instance; native pod routing needs it off."""
 
     @property
     def provider_id(self) -> str:
@@ -116,6 +118,7 @@ def _to_instance(raw: InstanceTypeDef) -> ClusterInstance:
         private_ip=raw.get("PrivateIpAddress"),
         network_interface_ids=enis,
         state=raw.get("State", {}).get("Name", ""),
+        source_dest_check=raw.get("SourceDestCheck", True),
     )
 
 

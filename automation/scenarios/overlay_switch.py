@@ -23,6 +23,13 @@ ROUTES_CREATED = Gate(
     timeout=1800,
     interval=15,
 )
+SOURCE_DEST_CHECKS_OFF = Gate(
+    name="source-dest-checks-off",
+    summary="every instance of the cluster has its source/destination check off",
+    check=routes.source_dest_checks_off,
+    timeout=600,
+    interval=10,
+)
 ROUTE_TABLES_COMPLETE = Gate(
     name="route-tables-complete",
     summary="every route table has an active route to every node's pod CIDR",
@@ -50,6 +57,14 @@ def scenario(config: StackConfig) -> Scenario:
                         summary="refuse when a route table cannot hold a route per node",
                         run=routes.check_route_capacity,
                     ),
+                ),
+                after=(
+                    Hook(
+                        name="source-dest-check-off",
+                        summary="switch the source/destination check off on running instances",
+                        run=routes.source_dest_check_off,
+                    ),
+                    SOURCE_DEST_CHECKS_OFF,
                 ),
                 changes=CREATES_AND_UPDATES,
                 way_back="source/dest check back on (harmless while on IPIP)",
@@ -95,6 +110,7 @@ def scenario(config: StackConfig) -> Scenario:
                     ),
                     ROUTES_CREATED,
                     ROUTE_TABLES_COMPLETE,
+                    SOURCE_DEST_CHECKS_OFF,
                 ),
                 changes=CREATES_ONLY,
             ),

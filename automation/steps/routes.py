@@ -77,3 +77,35 @@ def route_tables_complete(ctx: HookContext) -> Pending:
         route_table_ids=_route_tables(ctx, vpc_ids),
         nodes=list(_node_routes(ctx, vpc_ids)),
     )
+
+
+def _instances(ctx: HookContext) -> tuple[Any, ...]:
+    """Every running instance of the cluster, in each of its VPCs."""
+    from automation.aws.nodes import find_cluster_instances
+
+    cluster = ctx.stack_config.cluster.name
+    ec2 = ctx.clients.aws().ec2
+    return tuple(
+        instance
+        for vpc_id in _cluster_vpcs(ctx)
+        for instance in find_cluster_instances(ec2, cluster=cluster, vpc_id=vpc_id)
+    )
+
+
+def source_dest_check_off(ctx: HookContext) -> HookResult:
+    """Switch the source/destination check off on the instances that booted with it on."""
+    from automation.aws.source_dest import switch_off
+
+    change = switch_off(ctx.clients.aws().ec2, _instances(ctx), dry_run=ctx.dry_run)
+    return HookResult(
+        changed=bool(change.switched) and not ctx.dry_run,
+        message=change.message,
+        details={"switched": list(change.switched)},
+    )
+
+
+def source_dest_checks_off(ctx: HookContext) -> Pending:
+    """Every running instance of the cluster has its source/destination check off."""
+    from automation.aws.source_dest import checks_off
+
+    return checks_off(_instances(ctx))
