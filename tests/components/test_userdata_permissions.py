@@ -68,7 +68,10 @@ def test_every_boot_script_call_is_allowed_by_its_instance_role(stack: str, phas
     denied = {}
     for template in templates:
         patterns = allowed_actions(resources, template)
-        missing = [c for c in calls(template) if not any(fnmatch.fnmatchcase(c, p) for p in patterns)]
+        missing = [
+            call for call in calls(template)
+            if not any(fnmatch.fnmatchcase(call, pattern) for pattern in patterns)
+        ]  # fmt: skip
         if missing:
             denied[template.name] = sorted(missing)
     assert denied == {}
