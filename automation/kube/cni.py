@@ -179,6 +179,12 @@ class Removal:
     message: str
 
 
+def require_daemonset(clients: KubeClients, namespace: str, name: str, why: str) -> None:
+    """Refuse (one sentence) unless DaemonSet ``namespace/name`` exists."""
+    if _get_daemonset(clients, namespace, name) is None:
+        raise PreconditionFailed(f"DaemonSet {namespace}/{name} does not exist; {why}")
+
+
 def remove_daemonset(
     clients: KubeClients, namespace: str, name: str, *, dry_run: bool = False
 ) -> Removal:

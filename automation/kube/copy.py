@@ -21,6 +21,7 @@ and API error bodies about Secrets are dropped.
 
 from __future__ import annotations
 
+import base64
 import copy as copylib
 import hashlib
 import json
@@ -263,10 +264,56 @@ def _rewrite_pod_spec(pod_spec: Obj, rewrites: Sequence[RegistryRewrite]) -> lis
     return changes
 
 
+_PULL_SECRET_KEYS = {
+    "kubernetes.io/dockerconfigjson": (".dockerconfigjson", True),
+    "kubernetes.io/dockercfg": (".dockercfg", False),
+}
+
+
+def rewrite_registry_host(host: str, rewrites: Sequence[RegistryRewrite]) -> str:
+    """A pull secret's registry key (``registry.example.com``, ``https://index.docker.io/v1/``)
+    through the same anchored rules as images; only rules on a whole host can match."""
+    bare = host.split("://", 1)[-1].split("/", 1)[0]
+    for rule in rewrites:
+        new = rule.apply(f"{bare}/")
+        if new is not None:
+            return new.split("/", 1)[0]
+    return host
+
+
+def _rewrite_pull_secret(secret: Obj, rewrites: Sequence[RegistryRewrite]) -> list[str]:
+    """Rewrite the registry hosts a ``dockerconfigjson``/``dockercfg`` Secret holds."""
+    key, nested = _PULL_SECRET_KEYS.get(str(secret.get("type") or ""), ("", False))
+    data = secret.get("data") or {}
+    if not key or not rewrites or key not in data:
+        return []
+    try:
+        document = json.loads(base64.b64decode(data[key]))
+    except (ValueError, TypeError):
+        return []  # not a config kubeshift can read: copied as it is
+    auths = document.get("auths") if nested else document
+    if not isinstance(auths, dict):
+        return []
+    changes, rewritten = [], {}
+    for host, entry in auths.items():
+        new = rewrite_registry_host(host, rewrites)
+        if new != host:
+            changes.append(f"pull secret {host} -> {new}")
+        rewritten[new] = entry
+    if changes:
+        if nested:
+            document["auths"] = rewritten
+        else:
+            document = rewritten
+        data[key] = base64.b64encode(json.dumps(document).encode()).decode()
+    return changes
+
+
 def prepare(
     spec: KindSpec, obj: Mapping[str, Any], rewrites: Sequence[RegistryRewrite] = ()
 ) -> tuple[Obj, list[str]]:
-    """The manifest to apply on the mirror, and the image rewrites made.
+    """The manifest to apply on the mirror, and the registry rewrites made (images, and
+    the registry hosts of image pull Secrets).
 
     Keeps only name, namespace, labels and annotations of the metadata (drops uid,
     resourceVersion, generation, creationTimestamp, managedFields, ownerReferences,
@@ -289,6 +336,7 @@ def prepare(
             del out["metadata"]["annotations"]
     out.update({k: v for k, v in src.items() if k not in {"apiVersion", "kind", "metadata"}})
     out.pop("status", None)
+    images: list[str] = []  # what the registry rewrites changed, for the report
     body = out.get("spec")
     if spec.kind == "Service" and isinstance(body, dict):
         headless = body.get("clusterIP") == "None"  # a choice, not an allocation: keep it
@@ -305,10 +353,11 @@ def prepare(
             labels.pop(key, None)
     elif spec.kind == "ServiceAccount":
         out.pop("secrets", None)
+    elif spec.kind == "Secret":
+        images = _rewrite_pull_secret(out, rewrites)
     elif spec.kind == "StatefulSet" and isinstance(body, dict):
         for claim in body.get("volumeClaimTemplates") or []:
             claim.pop("status", None)
-    images: list[str] = []
     if spec.pod_spec is not None:
         pod_spec = _dig(out, spec.pod_spec)
         if isinstance(pod_spec, dict):

@@ -240,13 +240,22 @@ def records_on_primary(ctx: HookContext) -> Pending:
 
 
 def remove_old_cni(ctx: HookContext) -> HookResult:
-    """Delete the old CNI's DaemonSet on the primary (seed: delete Weave before rolling)."""
-    from automation.kube.cni import remove_daemonset
+    """Delete the old CNI's DaemonSet on the primary (seed: delete Weave before rolling),
+    only once the new CNI's DaemonSet is installed: without it no node would have a
+    network after the roll."""
+    from automation.kube.cni import remove_daemonset, require_daemonset
 
-    old = mirror_settings(ctx).old_cni
-    removal = remove_daemonset(
-        ctx.clients.kube(PRIMARY), old.namespace, old.name, dry_run=ctx.dry_run
+    settings = mirror_settings(ctx)
+    old, new = settings.old_cni, settings.new_cni
+    primary = ctx.clients.kube(PRIMARY)
+    require_daemonset(
+        primary,
+        new.namespace,
+        new.name,
+        f"install the new CNI on the primary before {old.namespace}/{old.name} is removed "
+        "(kubeshift:runtime.mirror.new_cni names it).",
     )
+    removal = remove_daemonset(primary, old.namespace, old.name, dry_run=ctx.dry_run)
     return HookResult(removal.changed, removal.message)
 
 

@@ -188,3 +188,29 @@ def test_old_cni_removed_and_gone(kube: KubeClients, fleet: Fleet) -> None:
     )
     again = remove_daemonset(kube, fleet.namespace, "weave-net")
     assert not again.changed and again.message.endswith("is already gone")
+
+
+@pytest.mark.controlplane
+def test_the_old_cni_is_not_removed_before_the_new_one_is_installed(
+    kube: KubeClients, fleet: Fleet
+) -> None:
+    from automation.clients import StaticClients
+    from automation.context import HookContext
+    from automation.errors import PreconditionFailed
+    from automation.settings import MirrorSettings, RuntimeSettings
+    from automation.steps.mirror import remove_old_cni
+
+    _create(kube, fleet, "weave-net", {"name": "weave-net"})
+    mirror = MirrorSettings.model_validate(
+        {"old_cni": {"namespace": fleet.namespace, "name": "weave-net"},
+         "new_cni": {"namespace": fleet.namespace, "name": "calico-node"}}
+    )  # fmt: skip
+    ctx = HookContext(
+        stack="t", scenario="cni-swap", phase="cni-swap",
+        clients=StaticClients(kube={"primary": kube}), settings=RuntimeSettings(mirror=mirror),
+    )  # fmt: skip
+    with pytest.raises(PreconditionFailed, match=r"calico-node does not exist; install the new"):
+        remove_old_cni(ctx)
+    assert AppsV1Api(kube.api_client).read_namespaced_daemon_set("weave-net", fleet.namespace)
+    _create(kube, fleet, "calico-node", {"k8s-app": "calico-node"})
+    assert remove_old_cni(ctx).changed

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -255,6 +256,51 @@ def test_prepare_service_account_drops_token_secrets() -> None:
     manifest, _ = prepare(KIND_BY_NAME["ServiceAccount"], source)
     assert "secrets" not in manifest
     assert manifest["imagePullSecrets"] == [{"name": "r"}]
+
+
+def _pull_secret(kind: str, key: str, hosts: dict[str, Any]) -> dict[str, Any]:
+    document = {"auths": hosts} if key == ".dockerconfigjson" else hosts
+    encoded = base64.b64encode(json.dumps(document).encode()).decode()
+    return _obj("Secret", type=kind, data={key: encoded})
+
+
+def _hosts(manifest: dict[str, Any], key: str) -> list[str]:
+    document = json.loads(base64.b64decode(manifest["data"][key]))
+    return sorted(document["auths"] if key == ".dockerconfigjson" else document)
+
+
+@pytest.mark.parametrize(
+    ("kind", "key"),
+    [("kubernetes.io/dockerconfigjson", ".dockerconfigjson"),
+     ("kubernetes.io/dockercfg", ".dockercfg")],
+)  # fmt: skip
+def test_pull_secrets_registry_hosts_go_through_the_anchored_rewrite(kind: str, key: str) -> None:
+    creds = {"auth": "dXNlcjpwYXNz"}
+    source = _pull_secret(kind, key, {
+        "registry.example.com": creds,
+        "registry.example.com.evil.io": creds,  # not the same host: kept
+        "https://index.docker.io/v1/": creds,
+    })  # fmt: skip
+    hub = RegistryRewrite(source="docker.io", target="hub-mirror.example.com")
+    manifest, changes = prepare(KIND_BY_NAME["Secret"], source, [MIRROR, hub])
+    assert _hosts(manifest, key) == [
+        "hub-mirror.example.com", "registry-mirror.example.com", "registry.example.com.evil.io"
+    ]  # fmt: skip
+    assert changes == [
+        "pull secret registry.example.com -> registry-mirror.example.com",
+        "pull secret https://index.docker.io/v1/ -> hub-mirror.example.com",
+    ]
+    assert _hosts(source, key) != _hosts(manifest, key)  # the source is not modified
+    untouched, none = prepare(KIND_BY_NAME["Secret"], _obj("Secret", data={"x": "eQ=="}), [MIRROR])
+    assert none == [] and untouched["data"] == {"x": "eQ=="}
+
+
+def test_a_path_rule_leaves_the_hosts_credentials_alone() -> None:
+    rule = RegistryRewrite(source="registry.example.com/team", target="mirror.example.com/team")
+    source = _pull_secret("kubernetes.io/dockerconfigjson", ".dockerconfigjson",
+                          {"registry.example.com": {"auth": "x"}})  # fmt: skip
+    manifest, changes = prepare(KIND_BY_NAME["Secret"], source, [rule])
+    assert changes == [] and _hosts(manifest, ".dockerconfigjson") == ["registry.example.com"]
 
 
 A = "registry.example.com/a:1"
