@@ -208,6 +208,7 @@ def plan(
                 "hooks": [h.summary for h in phase.hooks],
                 "changes": phase.changes.summary,
                 "targets": list(phase.targets),
+                "targeted": phase.targeted,
                 "way_back": phase.way_back,
             }
         )
