@@ -31,6 +31,7 @@ from automation.kube.copy import DEFAULT_KINDS, RegistryRewrite
 from automation.kube.drain.filters import DrainOptions
 from automation.kube.drain.run import DrainLimits
 from automation.kube.nodes import Taint
+from automation.kube.stateful import StatefulChoice
 from components.config import REGION_KEY, RUNTIME_KEY
 from components.validation import join, sentence
 
@@ -81,6 +82,11 @@ class MirrorSettings(BaseModel):
     kinds: tuple[str, ...] = DEFAULT_KINDS
     registry_rewrites: tuple[RegistryRewrite, ...] = ()
     label_selector: str | None = None
+    stateful: StatefulChoice = Field(
+        default="refuse",
+        description="Workloads with PersistentVolumeClaims: refuse (stop the copy naming "
+        "them), leave-on-primary (not copied; their records stay) or copy-without-data.",
+    )
     dns_namespaces: tuple[str, ...] | None = Field(
         default=None, description="Where Services with DNS names live; default: namespaces."
     )

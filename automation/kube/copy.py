@@ -35,7 +35,15 @@ from typing import Any, Literal
 from kubernetes import client
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from automation.errors import KubeshiftError, StepFailedError, UserError, from_api_exception
+from automation.errors import (
+    KubeshiftError,
+    PreconditionFailed,
+    StepFailedError,
+    UserError,
+    from_api_exception,
+)
+from automation.kube.stateful import StatefulChoice, StatefulWorkload, claims
+from automation.kube.stateful import refusal as stateful_refusal
 from automation.progress import NullReporter, Reporter
 from automation.results import HookResult
 from automation.waiting import Pending, summarize
@@ -165,6 +173,11 @@ class CopyOptions(BaseModel):
     field_manager: str = FIELD_MANAGER
     concurrency: int = Field(
         default=8, ge=1, le=64, description="Objects of one kind applied at once."
+    )
+    stateful: StatefulChoice = Field(
+        default="refuse",
+        description="Workloads with PersistentVolumeClaims: refuse, leave-on-primary or "
+        "copy-without-data (automation.kube.stateful).",
     )
 
     @field_validator("namespaces")
@@ -651,10 +664,17 @@ class _Planned:
     digest: str = ""
     images: tuple[str, ...] = ()
     skip: str = ""
+    claims: tuple[str, ...] = ()
+    """PersistentVolumeClaims the object keeps data in (its copy starts without them)."""
 
     @property
     def name(self) -> str:
         return str(self.source["metadata"]["name"])
+
+    def stateful(self, namespace: str) -> StatefulWorkload:
+        template = _dig(self.source, (self.spec.pod_spec or ("spec",))[:-1]) or {}
+        labels = (template.get("metadata") or {}).get("labels") or {}
+        return StatefulWorkload(self.spec.kind, namespace, self.name, self.claims, labels)
 
 
 def _plan_namespace(apis: _Apis, options: CopyOptions, namespace: str) -> list[_Planned]:
@@ -671,11 +691,31 @@ def _plan_namespace(apis: _Apis, options: CopyOptions, namespace: str) -> list[_
             why = ""
         item = _Planned(spec, obj, skip=why)
         if not why:
+            item.claims = claims(spec.kind, obj, spec.pod_spec)
+            if item.claims and options.stateful == "leave-on-primary":
+                item.skip = (
+                    f"keeps its data in PersistentVolumeClaims ({', '.join(item.claims)}); "
+                    "left on the primary"
+                )
+        if not item.skip:
             item.manifest, images = prepare(spec, obj, options.registry_rewrites)
             item.images = tuple(images)
             item.digest = digest(item.manifest)
         planned.append(item)
     return planned
+
+
+def stateful_workloads(primary: Any, options: CopyOptions) -> list[StatefulWorkload]:
+    """The workloads of ``options.namespaces`` on the primary that keep data in claims
+    (what the copy would otherwise take, whatever ``options.stateful`` says)."""
+    apis = _Apis(primary)
+    every = options.model_copy(update={"stateful": "copy-without-data"})
+    return [
+        item.stateful(namespace)
+        for namespace in options.namespaces
+        for item in _plan_namespace(apis, every, namespace)
+        if item.claims and not item.skip
+    ]
 
 
 def _mirror_digests(apis: _Apis, spec: KindSpec, namespace: str) -> dict[str, str]:
@@ -703,6 +743,11 @@ def copy_namespaces(
     ``raise_for_failure()`` or ``as_hook_result()`` on the report.
     """
     source_apis, mirror_apis = _Apis(primary), _Apis(mirror)
+    plans = {ns: _plan_namespace(source_apis, options, ns) for ns in options.namespaces}
+    if options.stateful == "refuse":
+        found = [p.stateful(ns) for ns, planned in plans.items() for p in planned if p.claims]
+        if found:  # before anything is written on the mirror
+            raise PreconditionFailed(stateful_refusal(found))
     items: list[CopyItem] = []
     created_ns: list[str] = []
     with (reporter or NullReporter()).task("copy to mirror", total=len(options.namespaces)) as task:
@@ -712,7 +757,7 @@ def copy_namespaces(
             )
             if new_ns:
                 created_ns.append(namespace)
-            planned = _plan_namespace(source_apis, options, namespace)
+            planned = plans[namespace]
             on_mirror: dict[str, dict[str, str]] = {}
             for spec in options.specs:
                 if new_ns:
@@ -749,6 +794,8 @@ def _copy_one(
     namespace_is_new: bool,
 ) -> CopyItem:
     def item(action: Action, reason: str = "") -> CopyItem:
+        if p.claims and not reason:
+            reason = f"without its data ({', '.join(p.claims)} start empty)"
         return CopyItem(p.spec.kind, namespace, p.name, action, reason, p.images)
 
     if p.skip:

@@ -56,6 +56,7 @@ def copy_options(ctx: HookContext) -> CopyOptions:
             kinds=settings.kinds,
             registry_rewrites=settings.registry_rewrites,
             label_selector=settings.label_selector,
+            stateful=settings.stateful,
         )
     except ValidationError as exc:
         raise ConfigError(f"{SETTINGS_KEY}: {exc.errors()[0]['msg']}.") from exc
@@ -154,6 +155,27 @@ def hosted_zones(ctx: HookContext) -> dict[str, str]:
     return {str(zone["Name"]).rstrip("."): zone_id}
 
 
+def left_on_primary(ctx: HookContext) -> frozenset[str]:
+    """``namespace/name`` of the Services whose workloads stay on the primary
+    (``stateful: leave-on-primary``): their records never move."""
+    if mirror_settings(ctx).stateful != "leave-on-primary":
+        return frozenset()
+    from automation.kube.clients import list_all
+    from automation.kube.copy import stateful_workloads
+    from automation.kube.stateful import served_by
+
+    primary = ctx.clients.kube(PRIMARY)
+    workloads = stateful_workloads(primary, copy_options(ctx))
+    services = [
+        svc
+        for ns in {w.namespace for w in workloads}
+        for svc in list_all(
+            primary.core.list_namespaced_service, ns, action=f"list Services in {ns}"
+        )["items"]
+    ]
+    return frozenset(served_by(workloads, services))
+
+
 def _plan(ctx: HookContext, destination: str, other: str) -> Any:
     from automation.steps.service_dns import plan_service_dns
 
@@ -165,6 +187,7 @@ def _plan(ctx: HookContext, destination: str, other: str) -> Any:
         expected=ctx.clients.kube(other),
         ttl=settings.dns_ttl,
         probe_path=settings.probe_path,
+        excluded=left_on_primary(ctx),
     )
 
 
@@ -172,7 +195,10 @@ def _serving(ctx: HookContext, destination: str, other: str) -> Pending:
     from automation.steps.service_dns import services_serving
 
     return services_serving(
-        ctx.clients.kube(destination), _dns_namespaces(ctx), expected=ctx.clients.kube(other)
+        ctx.clients.kube(destination),
+        _dns_namespaces(ctx),
+        expected=ctx.clients.kube(other),
+        excluded=left_on_primary(ctx),
     )
 
 

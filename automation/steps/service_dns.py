@@ -12,8 +12,9 @@ reported as not ready — never silently left out — so a cutover cannot strand
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from automation.aws.dns import ARecordTarget, CnameTarget, RecordCutover, TargetCheck
 from automation.aws.probe import HttpProbe
@@ -100,17 +101,19 @@ def inspect_services(
     namespaces: Sequence[str] | None = None,
     *,
     expected: KubeClients | None = None,
+    excluded: Collection[str] = (),
 ) -> list[ServiceEndpoint]:
     """Every Service with DNS names on ``destination``, with what keeps it from serving.
 
     ``expected`` is the other cluster: a Service with DNS names there but missing on
     ``destination`` is reported too (its records would otherwise be left behind).
-    ``namespaces`` None means all namespaces.
+    ``namespaces`` None means all namespaces; ``excluded`` (``namespace/name``) are
+    Services whose records stay where they are.
     """
     found: dict[str, ServiceEndpoint] = {}
     for svc in _list_services(destination, namespaces):
         names = dns_names(svc)
-        if not names:
+        if not names or _key(svc) in excluded:
             continue
         meta = svc["metadata"]
         ingress = ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
@@ -135,13 +138,17 @@ def inspect_services(
     if expected is not None:
         for svc in _list_services(expected, namespaces):
             names = dns_names(svc)
-            key = f"{svc['metadata']['namespace']}/{svc['metadata']['name']}"
-            if names and key not in found:
+            key = _key(svc)
+            if names and key not in found and key not in excluded:
                 ns, name = key.split("/", 1)
                 found[key] = ServiceEndpoint(
                     ns, name, names, problems=(f"missing on {destination.name}",)
                 )
     return [found[k] for k in sorted(found)]
+
+
+def _key(svc: Mapping[str, Any]) -> str:
+    return f"{svc['metadata']['namespace']}/{svc['metadata']['name']}"
 
 
 def zone_for(name: str, zones: Mapping[str, str]) -> tuple[str, str] | None:
@@ -201,6 +208,7 @@ def plan_service_dns(
     ttl: int = 60,
     probe_path: str | None = None,
     probe_scheme: str = "https",
+    excluded: Collection[str] = (),
 ) -> DnsPlan:
     """Check every Service with DNS names on ``destination``; build its cutovers.
 
@@ -209,7 +217,7 @@ def plan_service_dns(
     not ready. ``probe_path`` adds an HTTP(S) probe of each name through the new load
     balancer before and after its record moves.
     """
-    services = inspect_services(destination, namespaces, expected=expected)
+    services = inspect_services(destination, namespaces, expected=expected, excluded=excluded)
     owners: dict[str, list[str]] = {}
     for svc in services:
         for name in svc.dns_names:
@@ -274,9 +282,10 @@ def services_serving(
     namespaces: Iterable[str] | None = None,
     *,
     expected: KubeClients | None = None,
+    excluded: Collection[str] = (),
 ) -> Pending:
     """Gate: every Service with DNS names has a load balancer and ready endpoints."""
     scope = list(namespaces) if namespaces is not None else None
-    services = inspect_services(destination, scope, expected=expected)
+    services = inspect_services(destination, scope, expected=expected, excluded=excluded)
     plan = DnsPlan(tuple(services), (), destination.name)
     return plan.pending()

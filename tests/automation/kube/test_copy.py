@@ -19,7 +19,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api, V1ConfigMap, V1ObjectMeta, V
 from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
-from automation.errors import StepFailedError
+from automation.errors import PreconditionFailed, StepFailedError
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients
 from automation.kube.copy import (
     KIND_BY_NAME,
@@ -681,3 +681,70 @@ def test_find_drift_status_churn_is_not_drift() -> None:
     churned["status"] = {"loadBalancer": {"ingress": [{"hostname": "lb.example"}]}}
     churned["metadata"]["resourceVersion"] = "99"
     assert digest(prepare(spec, churned)[0]) == digest(manifest)
+
+
+# --- workloads with PersistentVolumeClaims -----------------------------------------------
+
+
+def _stateful(primary: KubeClients, namespace: str) -> None:
+    """A StatefulSet with a claim template and a Deployment mounting a claim."""
+    apps = AppsV1Api(primary.api_client)
+    db = {
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db"},
+        "spec": {
+            "serviceName": "db", "replicas": 0,
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}},
+                         "spec": {"containers": [{"name": "db", "image": SOURCE_IMAGE}]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}}}}],
+        },
+    }  # fmt: skip
+    apps.create_namespaced_stateful_set(namespace, db)
+    files = deployment("files", 0)
+    files.spec.template.spec.volumes = [
+        {"name": "uploads", "persistentVolumeClaim": {"claimName": "uploads"}}
+    ]
+    apps.create_namespaced_deployment(namespace, files)
+
+
+@pytest.mark.controlplane
+def test_workloads_with_claims_stop_the_copy_before_anything_is_written(
+    primary: KubeClients, mirror: KubeClients, shop: str
+) -> None:
+    _stateful(primary, shop)
+    options = CopyOptions(namespaces=(shop,), registry_rewrites=(MIRROR,))
+    with pytest.raises(PreconditionFailed) as caught:
+        copy_namespaces(primary, mirror, options)
+    message = str(caught.value)
+    assert f"StatefulSet {shop}/db (data)" in message
+    assert f"Deployment {shop}/files (uploads)" in message
+    assert "kubeshift:runtime.mirror.stateful" in message and "\n" not in message
+    assert f"{shop}/web " not in message  # the stateless Deployment is not named
+    names = [n.metadata.name for n in CoreV1Api(mirror.api_client).list_namespace().items]
+    assert shop not in names  # nothing written: not even the namespace
+
+
+@pytest.mark.controlplane
+def test_left_on_the_primary_or_copied_without_data_as_the_stack_says(
+    primary: KubeClients, mirror: KubeClients, shop: str
+) -> None:
+    _stateful(primary, shop)
+    left = copy_namespaces(
+        primary, mirror, CopyOptions(namespaces=(shop,), stateful="leave-on-primary")
+    )
+    skipped = {i.key: i.reason for i in left.by_action("skipped")}
+    assert "left on the primary" in skipped[f"StatefulSet {shop}/db"]
+    assert "left on the primary" in skipped[f"Deployment {shop}/files"]
+    assert f"Deployment {shop}/web" in {i.key for i in left.copied}
+    apps = AppsV1Api(mirror.api_client)
+    assert [d.metadata.name for d in apps.list_namespaced_deployment(shop).items] == ["web"]
+
+    empty = copy_namespaces(
+        primary, mirror, CopyOptions(namespaces=(shop,), stateful="copy-without-data")
+    )
+    copied = {i.key: i.reason for i in empty.copied}
+    assert copied[f"StatefulSet {shop}/db"] == "without its data (data start empty)"
+    assert apps.read_namespaced_stateful_set("db", shop)
