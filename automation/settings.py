@@ -99,6 +99,11 @@ class MirrorSettings(BaseModel):
         default=None, description="HTTP(S) path probed through each new LB before its move."
     )
     new_cni: DaemonSetRef = DaemonSetRef(name="calico-node", pod_selector="k8s-app=calico-node")
+    new_cni_manifest: Path | None = Field(
+        default=None,
+        description="The new CNI's manifest (e.g. calico.yaml), applied to the primary with "
+        "server-side apply before the old CNI goes; unset: it is installed by other means.",
+    )
     old_cni: DaemonSetRef = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
     new_nodes_selector: str = Field(
         default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."

@@ -168,6 +168,11 @@ def scenario(config: StackConfig) -> Scenario:
             before=(
                 SERVE_ON_MIRROR,
                 Hook(
+                    name="install-new-cni",
+                    summary="apply the new CNI's manifest on the primary (the old one still runs)",
+                    run=mirror.install_new_cni,
+                ),
+                Hook(
                     name="remove-old-cni",
                     summary="delete the old CNI's DaemonSet (breaks the primary's network)",
                     run=mirror.remove_old_cni,

@@ -265,6 +265,41 @@ def records_on_primary(ctx: HookContext) -> Pending:
 # --- the CNI ----------------------------------------------------------------------------
 
 
+def install_new_cni(ctx: HookContext) -> HookResult:
+    """Apply the new CNI's manifest on the primary while the old CNI still runs (seed 000:
+    Calico's pods crash-loop until Weave is deleted, then settle)."""
+    from automation.kube.cni import require_daemonset
+    from automation.kube.manifests import apply_manifest, load_manifest
+
+    settings = mirror_settings(ctx)
+    new = settings.new_cni
+    primary = ctx.clients.kube(PRIMARY)
+    if settings.new_cni_manifest is None:
+        require_daemonset(
+            primary,
+            new.namespace,
+            new.name,
+            f"name its manifest in {SETTINGS_KEY}.new_cni_manifest, or install it on the "
+            "primary before this phase.",
+        )
+        return HookResult(False, f"DaemonSet {new.namespace}/{new.name} already installed")
+    documents = load_manifest(settings.new_cni_manifest, f"{SETTINGS_KEY}.new_cni_manifest")
+    report = apply_manifest(primary, documents, dry_run=ctx.dry_run)
+    if not ctx.dry_run:
+        require_daemonset(
+            primary,
+            new.namespace,
+            new.name,
+            f"the manifest {settings.new_cni_manifest} does not create it; check "
+            f"{SETTINGS_KEY}.new_cni against the manifest.",
+        )
+    return HookResult(
+        bool(report.changed) and not ctx.dry_run,
+        report.message,
+        {"applied": list(report.changed), "unchanged": len(report.unchanged)},
+    )
+
+
 def remove_old_cni(ctx: HookContext) -> HookResult:
     """Delete the old CNI's DaemonSet on the primary (seed: delete Weave before rolling),
     only once the new CNI's DaemonSet is installed: without it no node would have a

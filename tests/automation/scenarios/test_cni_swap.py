@@ -82,7 +82,8 @@ EXPECTED_STEPS = {
     "dns-to-mirror": [("deploys-frozen", "gate", False),
                       ("services-serve-on-mirror", "gate", False),
                       ("dns-to-mirror", "hook", True), ("services-serve-on-mirror", "gate", False)],
-    "cni-swap": [("services-serve-on-mirror", "gate", False), ("remove-old-cni", "hook", True),
+    "cni-swap": [("services-serve-on-mirror", "gate", False),
+                 ("install-new-cni", "hook", False), ("remove-old-cni", "hook", True),
                  ("new-generation-ready", "gate", False), ("drain-old-generation", "hook", True),
                  ("old-cni-gone", "gate", False), ("new-cni-on-every-node", "gate", False),
                  ("primary-workloads-available", "gate", False)],
@@ -109,12 +110,14 @@ def test_hooks_come_from_the_mirror_steps(plan: Scenario) -> None:
         "grant-mirror-access": steps.grant_mirror_access,
         "copy-to-mirror": steps.copy_to_mirror,
         "dns-to-mirror": steps.dns_to_mirror,
+        "install-new-cni": steps.install_new_cni,
         "remove-old-cni": steps.remove_old_cni,
         "drain-old-generation": steps.drain_old_generation,
         "dns-to-primary": steps.dns_to_primary,
         "revoke-mirror-access": steps.revoke_mirror_access,
     }
-    assert [h.retries for h in plan.phase("cni-swap").hooks] == [0, 0]
+    retries = {h.name: h.retries for h in plan.phase("cni-swap").hooks}
+    assert retries["remove-old-cni"] == retries["drain-old-generation"] == 0
 
 
 POLICIES = [
