@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,15 +85,32 @@ def refuse_update_during_a_run() -> None:
 READ_STACK_OUTPUTS = "pulumi:pulumi:readStackOutputs"
 
 
+READ_ATTEMPTS = 8
+TORN_READ = "failed to load checkpoint"
+"""A file backend's checkpoint read while the engine rewrites it: gocloud's fileblob
+rewrites the ``.attrs`` sidecar in place (truncate, then write), so a concurrent read
+decodes an empty file (``EOF``). The engine writes a checkpoint as an update starts,
+which is exactly when the program reads its outputs; reading again a moment later
+sees the whole file."""
+
+
 def read_own_outputs() -> dict[str, Any] | None:
     """This stack's outputs as its last update left them; None when rendered offline.
 
     A synchronous invoke of the engine's builtin provider, so the check below runs
     before the program declares any resource. The offline renderer's mocks answer
-    with no stack name: there is no stack to read, and nothing to check.
+    with no stack name: there is no stack to read, and nothing to check. A torn read
+    of a file backend's checkpoint (:data:`TORN_READ`) is read again.
     """
     name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
-    result = pulumi.runtime.invoke(READ_STACK_OUTPUTS, {"name": name})
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            result = pulumi.runtime.invoke(READ_STACK_OUTPUTS, {"name": name})
+            break
+        except Exception as exc:  # the SDK raises a bare Exception with the engine's text
+            if TORN_READ not in str(exc) or attempt == READ_ATTEMPTS:
+                raise
+            time.sleep(0.1 * attempt)
     value = result.value or {}
     if "name" not in value:
         return None

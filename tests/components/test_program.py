@@ -129,3 +129,32 @@ def test_a_record_only_update_of_a_never_deployed_stack_declares_nothing(
     rendering = record(program.main, config=small_values, stack_outputs={})
     assert rendering.resources == []
     assert set(rendering.outputs) == {"progress"}
+
+
+class _Invoked:
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.value = value
+
+
+def test_a_torn_read_of_the_checkpoint_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file backend's checkpoint read while the engine rewrites it fails with EOF
+    (the .attrs sidecar is rewritten in place); the program reads again, and gives up
+    with the engine's own error on anything else."""
+    answers: list[Any] = [
+        Exception(f"invoke failed: {program.TORN_READ}: EOF"),
+        Exception(f"invoke failed: {program.TORN_READ}: EOF"),
+        _Invoked({"name": "o/p/s", "outputs": {"a": 1}}),
+    ]
+
+    def invoke(token: str, args: dict[str, Any]) -> Any:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(program.pulumi.runtime, "invoke", invoke)
+    monkeypatch.setattr(program.time, "sleep", lambda _s: None)
+    assert program.read_own_outputs() == {"a": 1} and answers == []
+    answers.append(Exception("invoke failed: permission denied"))
+    with pytest.raises(Exception, match="permission denied"):
+        program.read_own_outputs()
