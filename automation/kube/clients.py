@@ -122,6 +122,10 @@ class KubeClients:
         return self._api(client.DiscoveryV1Api)
 
     @property
+    def batch(self) -> client.BatchV1Api:
+        return self._api(client.BatchV1Api)
+
+    @property
     def request_count(self) -> int:
         """API requests sent so far (0 when the client does not count)."""
         return int(getattr(self.api_client, "requests", 0))

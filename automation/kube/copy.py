@@ -42,6 +42,7 @@ from automation.errors import (
     UserError,
     from_api_exception,
 )
+from automation.kube.cronjobs import COPY_SUSPENDED, SUSPENDED_BY
 from automation.kube.stateful import StatefulChoice, StatefulWorkload, claims
 from automation.kube.stateful import refusal as stateful_refusal
 from automation.progress import NullReporter, Reporter
@@ -368,6 +369,11 @@ def prepare(
         out.pop("secrets", None)
     elif spec.kind == "Secret":
         images = _rewrite_pull_secret(out, rewrites)
+    elif spec.kind == "CronJob" and isinstance(body, dict):
+        # One runner per CronJob: the copy waits suspended until the hand-over
+        # (automation.kube.cronjobs); the primary's own choice is read there.
+        body["suspend"] = True
+        out["metadata"].setdefault("annotations", {})[SUSPENDED_BY] = COPY_SUSPENDED
     elif spec.kind == "StatefulSet" and isinstance(body, dict):
         for claim in body.get("volumeClaimTemplates") or []:
             claim.pop("status", None)

@@ -173,6 +173,11 @@ def scenario(config: StackConfig) -> Scenario:
                     run=mirror.install_new_cni,
                 ),
                 Hook(
+                    name="cronjobs-to-mirror",
+                    summary="suspend the primary's CronJobs; resume their copies on the mirror",
+                    run=mirror.cronjobs_to_mirror,
+                ),
+                Hook(
                     name="remove-old-cni",
                     summary="delete the old CNI's DaemonSet (breaks the primary's network)",
                     run=mirror.remove_old_cni,
@@ -203,7 +208,14 @@ def scenario(config: StackConfig) -> Scenario:
                     destructive=True,
                 ),
             ),
-            after=(SERVE_ON_PRIMARY,),
+            after=(
+                SERVE_ON_PRIMARY,
+                Hook(
+                    name="cronjobs-to-primary",
+                    summary="suspend the mirror's CronJobs; resume those kubeshift suspended",
+                    run=mirror.cronjobs_to_primary,
+                ),
+            ),
             changes=NO_INFRASTRUCTURE_CHANGES,
             destructive=True,
             way_back="run dns-to-mirror's hook: every record back to the mirror's LBs",
@@ -218,6 +230,11 @@ def scenario(config: StackConfig) -> Scenario:
                     check=mirror.records_on_primary,
                     timeout=300,
                     interval=10,
+                ),
+                Hook(
+                    name="cronjobs-restored",
+                    summary="the primary's CronJobs as before the scenario (mirror copies go)",
+                    run=mirror.cronjobs_restored,
                 ),
                 Hook(
                     name="revoke-mirror-access",

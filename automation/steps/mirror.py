@@ -262,6 +262,47 @@ def records_on_primary(ctx: HookContext) -> Pending:
     return Pending.of(items, f"{len(plan.cutovers)} record(s) checked")
 
 
+# --- CronJobs: one runner each ---------------------------------------------------------
+
+
+def _cronjob_result(report: Any) -> HookResult:
+    return HookResult(
+        bool(report.changed) and not report.dry_run,
+        report.message,
+        {"runs_on": dict(report.runs_on), "still_running": list(report.still_running)},
+    )
+
+
+def cronjobs_to_mirror(ctx: HookContext) -> HookResult:
+    """Suspend the primary's CronJobs and resume their copies on the mirror."""
+    from automation.kube.cronjobs import hand_over
+
+    report = hand_over(
+        "mirror", ctx.clients.kube(PRIMARY), ctx.clients.kube(MIRROR),
+        copy_options(ctx).namespaces, dry_run=ctx.dry_run,
+    )  # fmt: skip
+    return _cronjob_result(report)
+
+
+def cronjobs_to_primary(ctx: HookContext) -> HookResult:
+    """Suspend the mirror's copies and resume the primary's CronJobs kubeshift suspended."""
+    from automation.kube.cronjobs import hand_over
+
+    report = hand_over(
+        "primary", ctx.clients.kube(PRIMARY), ctx.clients.kube(MIRROR),
+        copy_options(ctx).namespaces, dry_run=ctx.dry_run,
+    )  # fmt: skip
+    return _cronjob_result(report)
+
+
+def cronjobs_restored(ctx: HookContext) -> HookResult:
+    """Before the mirror goes: the primary's CronJobs as they were before the scenario."""
+    from automation.kube.cronjobs import restore
+
+    report = restore(ctx.clients.kube(PRIMARY), copy_options(ctx).namespaces, dry_run=ctx.dry_run)
+    return _cronjob_result(report)
+
+
 # --- the CNI ----------------------------------------------------------------------------
 
 
