@@ -225,6 +225,11 @@ class RuntimeSettings(BaseModel):
         default=None,
         description="etcd's client endpoints and TLS files; None = no etcd gates.",
     )
+    dns_writers: Literal["refuse", "pause"] = Field(
+        default="refuse",
+        description="Records to move that a DNS controller (external-dns) writes: refuse, "
+        "naming each, or pause the controllers for the window (restored at the end).",
+    )
     probe_services: list[Annotated[str, StringConstraints(pattern=_SERVICE_REF)]] = Field(
         default_factory=list,
         description="namespace/name of Services the availability probe watches.",

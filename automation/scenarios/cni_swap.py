@@ -151,6 +151,11 @@ def scenario(config: StackConfig) -> Scenario:
                 FROZEN,
                 SERVE_ON_MIRROR,
                 Hook(
+                    name="dns-writers",
+                    summary="no DNS controller (external-dns) writes a record to move, or pause it",
+                    run=mirror.dns_writers_guard,
+                ),
+                Hook(
                     name="dns-to-mirror",
                     summary="point each service's records at its load balancer on the mirror",
                     run=mirror.dns_to_mirror,
@@ -214,6 +219,11 @@ def scenario(config: StackConfig) -> Scenario:
                     name="cronjobs-to-primary",
                     summary="suspend the mirror's CronJobs; resume those kubeshift suspended",
                     run=mirror.cronjobs_to_primary,
+                ),
+                Hook(
+                    name="resume-dns-writers",
+                    summary="give the DNS controllers kubeshift paused their replicas back",
+                    run=mirror.resume_dns_writers,
                 ),
             ),
             changes=NO_INFRASTRUCTURE_CHANGES,

@@ -195,7 +195,14 @@ def scenario(config: StackConfig) -> Scenario:
         Phase(
             id=ids.DNS_CUTOVER,
             summary="point ingress records at the new load balancers",
-            before=(NEW_TARGETS_HEALTHY,),
+            before=(
+                NEW_TARGETS_HEALTHY,
+                Hook(
+                    name="dns-writers",
+                    summary="no DNS controller (external-dns) writes a record to move, or pause it",
+                    run=traffic.dns_writers_guard,
+                ),
+            ),
             after=(RECORDS_AS_DECLARED, NEW_TARGETS_HEALTHY),
             changes=retires_what_the_program_retires(summary="record changes only"),
             destructive=True,
@@ -262,6 +269,13 @@ def scenario(config: StackConfig) -> Scenario:
         Phase(
             id=ids.CLEANUP,
             summary="remove migration-only resources (and the source network when asked)",
+            before=(
+                Hook(
+                    name="resume-dns-writers",
+                    summary="give the DNS controllers kubeshift paused their replicas back",
+                    run=traffic.resume_dns_writers,
+                ),
+            ),
             changes=retires_what_the_program_retires(
                 summary="deletes of migration-only resources only"
             ),

@@ -239,6 +239,22 @@ def _move_dns(ctx: HookContext, destination: str, other: str) -> HookResult:
     return report.as_hook_result()
 
 
+def dns_writers_guard(ctx: HookContext) -> HookResult:
+    """No DNS controller on either cluster writes a record about to move (or pause them)."""
+    from automation.steps.dns_writers import guard_records
+
+    plan = _plan(ctx, MIRROR, PRIMARY)
+    names = [c.name for c in plan.cutovers]
+    return guard_records(ctx, names, [c.zone_id for c in plan.cutovers], [PRIMARY, MIRROR])
+
+
+def resume_dns_writers(ctx: HookContext) -> HookResult:
+    """Give back the replicas of the DNS controllers kubeshift paused, on both clusters."""
+    from automation.steps.dns_writers import resume_writers
+
+    return resume_writers(ctx, [PRIMARY, MIRROR])
+
+
 def dns_to_mirror(ctx: HookContext) -> HookResult:
     """Point each service's records at its load balancer on the mirror, validated."""
     return _move_dns(ctx, MIRROR, PRIMARY)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from automation.context import HookContext
+from automation.phase import HookResult
 from automation.steps import outputs
 from automation.waiting import Pending
 from components.scenarios.vpc_move import VpcMoveOutputs
@@ -73,3 +74,19 @@ def records_as_declared(ctx: HookContext) -> Pending:
 def api_record_as_declared(ctx: HookContext) -> Pending:
     """The API record is the CNAME or A record this control-plane phase declares."""
     return _records_pending(ctx, ("api",))
+
+
+def dns_writers_guard(ctx: HookContext) -> HookResult:
+    """No DNS controller writes a record this stack moves (or, as the stack says, pause)."""
+    from automation.steps.dns_writers import guard_records
+
+    declared = outputs.need(ctx.read_outputs(VpcMoveOutputs).records, "records", ctx.phase)
+    zone = ctx.stack_config.cluster.dns.zone_id
+    return guard_records(ctx, [r.name for r in declared.values()], [zone], ["primary"])
+
+
+def resume_dns_writers(ctx: HookContext) -> HookResult:
+    """Give back the replicas of the DNS controllers kubeshift paused."""
+    from automation.steps.dns_writers import resume_writers
+
+    return resume_writers(ctx, ["primary"])

@@ -1,0 +1,117 @@
+"""One writer per DNS name: external-dns found from its Deployment and its TXT records,
+the move refused naming each record and owner, or the controller paused and restored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kubernetes.client import AppsV1Api
+
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.aws.dns_owners import owned_names, txt_owners
+from automation.clients import StaticClients
+from automation.context import HookContext
+from automation.errors import PreconditionFailed
+from automation.kube.clients import KubeClients
+from automation.kube.dns_writers import PAUSED_REPLICAS, writer_of
+from automation.settings import RuntimeSettings
+from automation.steps.dns_writers import conflicts, guard_records, resume_writers
+from tests.support.moto_fixtures import MotoServer
+from tests.support.moto_world import make_zone, put_record
+
+IMAGE = "registry.k8s.io/external-dns/external-dns:v0.15.0"
+
+
+def _deployment(namespace: str, args: list[str], replicas: int = 1) -> dict[str, Any]:
+    labels = {"app": "external-dns"}
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "external-dns", "namespace": namespace},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                 "template": {"metadata": {"labels": labels},
+                              "spec": {"containers": [{"name": "external-dns", "image": IMAGE,
+                                                       "args": args}]}}},
+    }  # fmt: skip
+
+
+def test_the_controller_is_read_from_its_arguments() -> None:
+    args = ["--source=service", "--domain-filter=shop.example.com", "--domain-filter",
+            "api.example.com", "--txt-owner-id=shop", "--policy", "upsert-only"]  # fmt: skip
+    writer = writer_of("primary", _deployment("dns", args, replicas=2))
+    assert writer is not None
+    assert (writer.owner_id, writer.policy, writer.replicas) == ("shop", "upsert-only", 2)
+    assert writer.domain_filters == ("shop.example.com", "api.example.com")
+    assert writer.covers("www.shop.example.com.") and writer.covers("api.example.com")
+    assert not writer.covers("myshop.example.com")
+    defaults = writer_of("mirror", _deployment("dns", ["--source=ingress"]))
+    assert defaults is not None and defaults.owner_id == "default" and defaults.covers("any.io")
+    other = _deployment("dns", [])
+    other["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.27"
+    assert writer_of("primary", other) is None
+
+
+def test_ownership_records_name_what_they_own() -> None:
+    assert owned_names("cname-www.example.com.") == {"cname-www.example.com", "www.example.com"}
+    assert owned_names("\\052.shop.example.com.") == {"*.shop.example.com"}
+    paused = writer_of("primary", _deployment("dns", ["--txt-owner-id=shop"], replicas=0))
+    assert paused is not None
+    owners = {"www.example.com": "shop", "old.example.com": "gone"}
+    assert conflicts(["www.example.com."], [paused], owners) == []  # scaled to zero
+    assert conflicts(["old.example.com"], [paused], owners) == [
+        "old.example.com: owned by external-dns owner gone (TXT record), whose controller "
+        "runs on no cluster kubeshift sees"
+    ]
+
+
+@pytest.mark.controlplane
+@pytest.mark.moto
+def test_a_move_is_refused_naming_record_and_owner_or_the_controller_paused_and_restored(
+    primary_cluster: Any, namespace: str, moto: MotoServer
+) -> None:
+    from automation.kube.clients import ClusterAccess, build_clients
+
+    kube: KubeClients = build_clients(
+        ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
+    )
+    apps = AppsV1Api(kube.api_client)
+    apps.create_namespaced_deployment(
+        namespace, _deployment(namespace, ["--txt-owner-id=shop", "--domain-filter=shop.io"], 2)
+    )
+    aws = AwsClients(AwsAccess(region=moto.region))
+    zone = make_zone(aws.route53, "example.com")
+    ownership = '"heritage=external-dns,external-dns/owner=shop,external-dns/resource=svc/web"'
+    put_record(aws.route53, zone, {"Name": "cname-www.example.com", "Type": "TXT", "TTL": 300,
+                                   "ResourceRecords": [{"Value": ownership}]})  # fmt: skip
+    assert txt_owners(aws.route53, zone) == {"cname-www.example.com": "shop",
+                                             "www.example.com": "shop"}  # fmt: skip
+
+    def ctx(policy: str) -> HookContext:
+        return HookContext(
+            stack="t", scenario="cni-swap", phase="dns-to-mirror",
+            clients=StaticClients(kube={"primary": kube}, aws=aws),
+            settings=RuntimeSettings(dns_writers=policy),  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    names = ["www.example.com", "api.example.com"]
+    with pytest.raises(PreconditionFailed) as caught:
+        guard_records(ctx("refuse"), names, [zone], ["primary"])
+    message = str(caught.value)
+    assert message.startswith("1 record(s) to move have another writer")
+    writer = f"external-dns {namespace}/external-dns on primary (owner shop)"
+    assert f"www.example.com: written by {writer}" in message
+    assert "dns_writers: pause" in message
+
+    paused = guard_records(ctx("pause"), names, [zone], ["primary"])
+    assert paused.changed and "paused external-dns" in paused.message
+    live = apps.read_namespaced_deployment("external-dns", namespace)
+    assert live.spec.replicas == 0 and live.metadata.annotations[PAUSED_REPLICAS] == "2"
+    assert not guard_records(ctx("refuse"), names, [zone], ["primary"]).changed  # nobody writes
+
+    # A later run, with no memory of the pause (a crash in between), restores it.
+    resumed = resume_writers(ctx("pause"), ["primary"])
+    assert resumed.changed
+    live = apps.read_namespaced_deployment("external-dns", namespace)
+    assert live.spec.replicas == 2 and PAUSED_REPLICAS not in (live.metadata.annotations or {})
+    assert not resume_writers(ctx("pause"), ["primary"]).changed
+    kube.close()
