@@ -586,12 +586,26 @@ def status(
     ]
     columns = ("phase", "step", "status", "runs", "changed", "message")
     out.print(_table(f"journal of {name}", columns, cells))
+    placement = cronjob_placement(records)
+    if placement:
+        rows = [(key, side) for key, side in sorted(placement.items())]
+        out.print(_table("CronJobs: the cluster that runs each", ("cronjob", "runs on"), rows))
     if journal.data.stopped_at:
         out.print(
             f"Stopped on Ctrl-C at {journal.data.stopped_at}; "
             f"`kubeshift --stack {name} run` continues from there."
         )
     _print_recorded(name, read_recorded(project, name), False, required=False)
+
+
+def cronjob_placement(records: Sequence[Any]) -> dict[str, str]:
+    """Per CronJob, the cluster the latest finished hand-over left it on (cni-swap)."""
+    placement: dict[str, str] = {}
+    for record in sorted(records, key=lambda r: r.finished or 0.0):
+        runs_on = (record.details or {}).get("runs_on") if record.done else None
+        if isinstance(runs_on, dict):
+            placement.update({str(k): str(v) for k, v in runs_on.items()})
+    return placement
 
 
 def _print_recorded(name: str, recorded: Recorded, as_json: bool, *, required: bool) -> None:

@@ -185,3 +185,30 @@ def test_every_render_is_checked_against_the_policies(cli: CliRunner, tmp_path: 
     assert "admits 0.0.0.0/0 on 443-443" in result.stderr
     clean = cli.invoke(app, ["--stack", STACK, "render", "--phase", "cleanup"])
     assert clean.exit_code == 0 and "policy:" not in clean.stderr
+
+
+def test_status_shows_which_cluster_runs_each_cronjob(cli: CliRunner, tmp_path: Path) -> None:
+    from automation.journal import Journal
+
+    journal = Journal(tmp_path / "state" / "cni-swap-example.journal.json", "cni-swap-example")
+    journal.start("cni-swap", "before:cronjobs-to-mirror")
+    journal.finish(
+        "cni-swap",
+        "before:cronjobs-to-mirror",
+        "2 CronJob(s)",
+        details={
+            "runs_on": {
+                "shop/invoices": "mirror",
+                "shop/exports": "neither (suspended by the user)",
+            }
+        },
+    )
+    journal.start("dns-to-primary", "after:cronjobs-to-primary")
+    journal.finish("dns-to-primary", "after:cronjobs-to-primary", "1 CronJob(s)",
+                   details={"runs_on": {"shop/invoices": "primary"}})  # fmt: skip
+    result = cli.invoke(app, ["--stack", "cni-swap-example", "status"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    table = result.stdout[result.stdout.index("CronJobs: the cluster that runs each") :]
+    rows = {line.split()[1]: line for line in table.splitlines() if "shop/" in line}
+    assert "primary" in rows["shop/invoices"] and "mirror" not in rows["shop/invoices"]
+    assert "neither (suspended by the user)" in rows["shop/exports"]
