@@ -86,11 +86,16 @@ def target_urns(renders: PhaseRenders, phase: str, state_urns: Sequence[str]) ->
         )
     prefix = root[: len(root) - len(_tail(root))]
     diff = renders.entering(phase)
-    keys: set[ResourceKey] = {*diff.added, *diff.removed, *diff.changed}
-    keys |= {*diff.moved, *diff.moved.values()}
     previous = renders.previous(phase)
     by_key: dict[ResourceKey, str] = {}
     for rendered in (renders.rendered(previous) if previous else [], renders.rendered(phase)):
         chains = qualified_types(rendered)
         by_key.update({ResourceKey(r.type, r.name): f"{chains[r.urn]}::{r.name}" for r in rendered})
-    return sorted({root, *(prefix + by_key[key] for key in keys)})
+    present = set(state_urns)
+    declared = {*diff.added, *diff.changed, *diff.moved}  # created when not there yet
+    gone = {*diff.removed, *diff.moved.values()}  # deleted only when still there
+    urns = {prefix + by_key[key] for key in declared}
+    # An update by hand may already have done part of the phase: the engine refuses to
+    # target what is neither in the state nor declared, so what is gone stays out.
+    urns |= {u for u in (prefix + by_key[key] for key in gone) if u in present}
+    return sorted({root, *urns})

@@ -31,10 +31,23 @@ def test_only_control_plane_phases_are_targeted() -> None:
     assert targeted == [p for p in scenario.ids() if p.startswith("control-plane-")]
 
 
+def _old(member: int) -> list[str]:
+    """Member ``member``'s source-side resources as the stack holds them."""
+    chain = (
+        "urn:pulumi:local::kubeshift::kubeshift:scenario:VpcMove$kubeshift:compute:ControlPlane$"
+    )
+    kinds = {
+        "eni": "aws:ec2/networkInterface:NetworkInterface",
+        "lt": "aws:ec2/launchTemplate:LaunchTemplate",
+        "asg": "aws:autoscaling/group:Group",
+    }
+    return [f"{chain}{t}::local-demo-control-plane-{k}-{member}" for k, t in kinds.items()]
+
+
 def test_a_member_move_targets_that_member_the_api_record_and_the_stack(
     renders: PhaseRenders,
 ) -> None:
-    urns = target_urns(renders, "control-plane-2", [ROOT])
+    urns = target_urns(renders, "control-plane-2", [ROOT, *_old(2), *_old(3)])
     names = _names(urns)
     moved = {f"local-demo-control-plane-{kind}-2{side}" for kind in ("eni", "lt", "asg")
              for side in ("", "-mig")}  # fmt: skip
@@ -52,8 +65,16 @@ def test_a_member_move_targets_that_member_the_api_record_and_the_stack(
 
 
 def test_the_first_move_also_creates_the_new_api_load_balancer(renders: PhaseRenders) -> None:
-    names = _names(target_urns(renders, "control-plane-1", [ROOT]))
+    names = _names(target_urns(renders, "control-plane-1", [ROOT, *_old(1)]))
     assert {"local-demo-api-mig-lb", "local-demo-api-mig-tg-6443"} <= names
+
+
+def test_what_an_update_by_hand_already_deleted_is_not_targeted(renders: PhaseRenders) -> None:
+    """A hand-run `pulumi up` moved member 1 already: its old resources are gone from the
+    stack, and the engine refuses a target that is neither in the state nor declared."""
+    urns = target_urns(renders, "control-plane-1", [ROOT])
+    assert not any(u in urns for u in _old(1))
+    assert "local-demo-control-plane-asg-1-mig" in _names(urns)  # declared: kept
 
 
 def test_a_stack_without_resources_cannot_be_targeted(renders: PhaseRenders) -> None:
