@@ -279,7 +279,8 @@ def _program_diagnostic(stdout: str) -> str:
     sentence), rather than the generic "Program exited with non-zero exit code"."""
     lines = stdout.splitlines()
     for index, line in enumerate(lines):
-        text = line.strip()
+        # CommandError's text labels the engine's streams: " stderr: error: ...".
+        text = line.strip().removeprefix("stderr: ").removeprefix("stdout: ")
         if text.lower().startswith("error: ") and not any(g in text for g in _GENERIC):
             text = text.removeprefix("error: ")
             if text.endswith("unhandled exception:"):  # the traceback's last line says what

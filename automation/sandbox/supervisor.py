@@ -82,11 +82,8 @@ def serve(args: argparse.Namespace) -> int:
         if plan is not None:
             members, plan = start_members(bins.etcd, paths.run / "members", plan)
             cleanups.append(members.stop)
-            processes += [
-                ProcessInfo(name=f"etcd-{m.name}", pid=m.daemon.pid, address=m.client_url,
-                            log=str(m.daemon.log_path))
-                for m in members.members.values() if m.daemon is not None
-            ]  # fmt: skip
+            # Not listed as processes: a member restarts under a new pid on every move
+            # (member boots log it); each dies with the supervisor like every daemon.
             log.info("etcd members at %s", ", ".join(members.endpoints))
         clusters: list[ClusterInfo] = []
         roles = [("primary", args.cluster_name)]
