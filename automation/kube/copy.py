@@ -43,7 +43,7 @@ from automation.errors import (
     from_api_exception,
 )
 from automation.kube.cronjobs import COPY_SUSPENDED, SUSPENDED_BY
-from automation.kube.stateful import StatefulChoice, StatefulWorkload, claims
+from automation.kube.stateful import StatefulChoice, StatefulWorkload, claims, dig
 from automation.kube.stateful import refusal as stateful_refusal
 from automation.progress import NullReporter, Reporter
 from automation.results import HookResult
@@ -216,15 +216,6 @@ _DROP_ANNOTATIONS = ("deployment.kubernetes.io/revision", *_OWN_ANNOTATIONS)
 _JOB_GENERATED_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
 
 
-def _dig(obj: Mapping[str, Any], path: Sequence[str]) -> Any:
-    cur: Any = obj
-    for key in path:
-        if not isinstance(cur, Mapping):
-            return None
-        cur = cur.get(key)
-    return cur
-
-
 def skip_reason(spec: KindSpec, obj: Mapping[str, Any], copied_uids: Mapping[str, str]) -> str:
     """Why ``obj`` is not copied ("" = copy it).
 
@@ -362,7 +353,7 @@ def prepare(
         body.pop("nodeName", None)
     elif spec.kind == "Job" and isinstance(body, dict) and not body.get("manualSelector"):
         body.pop("selector", None)
-        labels = _dig(body, ("template", "metadata", "labels")) or {}
+        labels = dig(body, ("template", "metadata", "labels")) or {}
         for key in _JOB_GENERATED_LABELS:
             labels.pop(key, None)
     elif spec.kind == "ServiceAccount":
@@ -378,7 +369,7 @@ def prepare(
         for claim in body.get("volumeClaimTemplates") or []:
             claim.pop("status", None)
     if spec.pod_spec is not None:
-        pod_spec = _dig(out, spec.pod_spec)
+        pod_spec = dig(out, spec.pod_spec)
         if isinstance(pod_spec, dict):
             images = _rewrite_pod_spec(pod_spec, rewrites)
     return out, images
@@ -678,7 +669,7 @@ class _Planned:
         return str(self.source["metadata"]["name"])
 
     def stateful(self, namespace: str) -> StatefulWorkload:
-        template = _dig(self.source, (self.spec.pod_spec or ("spec",))[:-1]) or {}
+        template = dig(self.source, (self.spec.pod_spec or ("spec",))[:-1]) or {}
         labels = (template.get("metadata") or {}).get("labels") or {}
         return StatefulWorkload(self.spec.kind, namespace, self.name, self.claims, labels)
 

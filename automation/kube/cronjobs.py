@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from automation.kube.clients import KubeClients, list_all, raw
+from automation.results import HookResult
 
 SUSPENDED_BY = "kubeshift.io/suspended-by"
 """On a CronJob kubeshift suspended (the value: why), and only on those."""
@@ -110,6 +111,14 @@ class HandOver:
         if self.still_running:
             text += f"; Jobs still running, left to finish: {', '.join(self.still_running)}"
         return text
+
+    def as_hook_result(self) -> HookResult:
+        """The journalled result: ``runs_on`` per CronJob is what ``status`` shows."""
+        return HookResult(
+            bool(self.changed) and not self.dry_run,
+            self.message,
+            {"runs_on": dict(self.runs_on), "still_running": list(self.still_running)},
+        )
 
 
 def hand_over(

@@ -21,7 +21,8 @@ StatefulChoice = Literal["refuse", "leave-on-primary", "copy-without-data"]
 STATEFUL_KEY = "kubeshift:runtime.mirror.stateful"
 
 
-def _dig(obj: Mapping[str, Any], path: Sequence[str]) -> Any:
+def dig(obj: Mapping[str, Any], path: Sequence[str]) -> Any:
+    """The value at ``path`` in nested mappings, or None where the path breaks off."""
     cur: Any = obj
     for key in path:
         if not isinstance(cur, Mapping):
@@ -33,13 +34,13 @@ def _dig(obj: Mapping[str, Any], path: Sequence[str]) -> Any:
 def claims(kind: str, obj: Mapping[str, Any], pod_spec: Sequence[str] | None) -> tuple[str, ...]:
     """Names of the claims ``obj`` keeps data in: mounted claims and claim templates."""
     found: list[str] = []
-    spec = _dig(obj, pod_spec) if pod_spec is not None else None
+    spec = dig(obj, pod_spec) if pod_spec is not None else None
     for volume in (spec or {}).get("volumes") or []:
         claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
         if claim:
             found.append(str(claim))
     if kind == "StatefulSet":
-        for template in _dig(obj, ("spec", "volumeClaimTemplates")) or []:
+        for template in dig(obj, ("spec", "volumeClaimTemplates")) or []:
             name = (template.get("metadata") or {}).get("name")
             if name:
                 found.append(str(name))

@@ -11,7 +11,7 @@ come from the stack config (``kubeshift:migration.mirror``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -281,34 +281,22 @@ def records_on_primary(ctx: HookContext) -> Pending:
 # --- CronJobs: one runner each ---------------------------------------------------------
 
 
-def _cronjob_result(report: Any) -> HookResult:
-    return HookResult(
-        bool(report.changed) and not report.dry_run,
-        report.message,
-        {"runs_on": dict(report.runs_on), "still_running": list(report.still_running)},
-    )
+def _hand_over(ctx: HookContext, to: Literal["primary", "mirror"]) -> HookResult:
+    from automation.kube.cronjobs import hand_over
+
+    primary, mirror = ctx.clients.kube(PRIMARY), ctx.clients.kube(MIRROR)
+    namespaces = copy_options(ctx).namespaces
+    return hand_over(to, primary, mirror, namespaces, dry_run=ctx.dry_run).as_hook_result()
 
 
 def cronjobs_to_mirror(ctx: HookContext) -> HookResult:
     """Suspend the primary's CronJobs and resume their copies on the mirror."""
-    from automation.kube.cronjobs import hand_over
-
-    report = hand_over(
-        "mirror", ctx.clients.kube(PRIMARY), ctx.clients.kube(MIRROR),
-        copy_options(ctx).namespaces, dry_run=ctx.dry_run,
-    )  # fmt: skip
-    return _cronjob_result(report)
+    return _hand_over(ctx, "mirror")
 
 
 def cronjobs_to_primary(ctx: HookContext) -> HookResult:
     """Suspend the mirror's copies and resume the primary's CronJobs kubeshift suspended."""
-    from automation.kube.cronjobs import hand_over
-
-    report = hand_over(
-        "primary", ctx.clients.kube(PRIMARY), ctx.clients.kube(MIRROR),
-        copy_options(ctx).namespaces, dry_run=ctx.dry_run,
-    )  # fmt: skip
-    return _cronjob_result(report)
+    return _hand_over(ctx, "primary")
 
 
 def cronjobs_restored(ctx: HookContext) -> HookResult:
@@ -316,7 +304,7 @@ def cronjobs_restored(ctx: HookContext) -> HookResult:
     from automation.kube.cronjobs import restore
 
     report = restore(ctx.clients.kube(PRIMARY), copy_options(ctx).namespaces, dry_run=ctx.dry_run)
-    return _cronjob_result(report)
+    return report.as_hook_result()
 
 
 # --- the CNI ----------------------------------------------------------------------------

@@ -36,11 +36,21 @@ GROUP_LABEL = "kubeshift.io/test-group"
 RETIRING = Taint(key="kubeshift.io/retiring", value="true", effect="NoSchedule")
 
 
+def clients_of(cluster: Cluster) -> KubeClients:
+    return build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
+
+
 @pytest.fixture
 def kube(primary_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = build_clients(
-        ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
-    )
+    clients = clients_of(primary_cluster)
+    yield clients
+    clients.close()
+
+
+@pytest.fixture
+def mirror(mirror_cluster: Cluster) -> Iterator[KubeClients]:
+    """The mirror cluster's clients (``kube`` is the primary's)."""
+    clients = clients_of(mirror_cluster)
     yield clients
     clients.close()
 

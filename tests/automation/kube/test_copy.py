@@ -20,7 +20,7 @@ from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
 from automation.errors import PreconditionFailed, StepFailedError
-from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.clients import KubeClients
 from automation.kube.copy import (
     KIND_BY_NAME,
     SOURCE_DIGEST,
@@ -472,22 +472,9 @@ MIRROR_IMAGE = "registry-mirror.example.com/shop/web:1.0"
 SECRET_VALUE = "s3cr3t-do-not-log"
 
 
-def _clients(cluster: Cluster) -> KubeClients:
-    return build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
-
-
 @pytest.fixture
-def primary(primary_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = _clients(primary_cluster)
-    yield clients
-    clients.close()
-
-
-@pytest.fixture
-def mirror(mirror_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = _clients(mirror_cluster)
-    yield clients
-    clients.close()
+def primary(kube: KubeClients) -> KubeClients:
+    return kube
 
 
 @pytest.fixture

@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from kubernetes.client import BatchV1Api
 
-from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.clients import KubeClients
 from automation.kube.copy import CopyOptions, copy_namespaces
 from automation.kube.cronjobs import SUSPENDED_BY, HandOver, hand_over, restore
-from automation.sandbox.controlplane import Cluster
 from tests.support.workloads import PAUSE_IMAGE
 
 pytestmark = pytest.mark.controlplane
-
-
-def _clients(cluster: Cluster) -> KubeClients:
-    return build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
-
-
-@pytest.fixture
-def primary(primary_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = _clients(primary_cluster)
-    yield clients
-    clients.close()
-
-
-@pytest.fixture
-def mirror(mirror_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = _clients(mirror_cluster)
-    yield clients
-    clients.close()
 
 
 def _cronjob(name: str, *, suspend: bool) -> dict[str, Any]:
@@ -53,8 +33,9 @@ def _seen(clients: KubeClients, namespace: str) -> dict[str, tuple[bool, bool]]:
 
 
 def test_each_cronjob_runs_on_one_cluster_and_the_primary_ends_as_it_began(
-    primary: KubeClients, mirror: KubeClients, namespace: str
+    kube: KubeClients, mirror: KubeClients, namespace: str
 ) -> None:
+    primary = kube
     batch = BatchV1Api(primary.api_client)
     batch.create_namespaced_cron_job(namespace, _cronjob("invoices", suspend=False))
     batch.create_namespaced_cron_job(namespace, _cronjob("exports", suspend=True))  # the user's
