@@ -9,6 +9,8 @@ change.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,27 @@ def same(old: Any, new: Any) -> bool:
     return bool(old == new)
 
 
+def _members(value: Any) -> list[str]:
+    return sorted(json.dumps(v, sort_keys=True) for v in value or [])
+
+
+def same_set(old: Any, new: Any) -> bool:
+    """Equal as members of a Terraform ``TypeSet``: order does not count."""
+    if contains_unknown(new):
+        return False
+    if unset(old) and unset(new):
+        return True
+    return isinstance(old, list) and isinstance(new, list) and _members(old) == _members(new)
+
+
+def in_prior_order(sets: Collection[str], prior: dict[str, Any], live: dict[str, Any]) -> None:
+    """Give each set-typed value read back the order the state held, when its members
+    are the same (AWS answers in its own order; a set has none)."""
+    for key in sets:
+        if key in prior and key in live and same_set(prior[key], live[key]):
+            live[key] = prior[key]
+
+
 @dataclass(frozen=True)
 class Verdict:
     changed: tuple[str, ...]
@@ -50,10 +73,20 @@ class Verdict:
         return bool(self.replaces)
 
 
-def decide(force_new: frozenset[str], old_inputs: dict[str, Any], news: dict[str, Any]) -> Verdict:
+def decide(
+    force_new: frozenset[str],
+    old_inputs: dict[str, Any],
+    news: dict[str, Any],
+    sets: Collection[str] = (),
+) -> Verdict:
     """Which declared properties changed, and which of them force a replacement."""
     keys = (set(old_inputs) | set(news)) - IGNORED
-    changed = tuple(sorted(k for k in keys if not same(old_inputs.get(k), news.get(k))))
+
+    def equal(key: str) -> bool:
+        compare = same_set if key in sets else same
+        return compare(old_inputs.get(key), news.get(key))
+
+    changed = tuple(sorted(k for k in keys if not equal(k)))
     return Verdict(changed=changed, replaces=tuple(k for k in changed if k in force_new))
 
 

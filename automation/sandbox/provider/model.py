@@ -80,6 +80,9 @@ class ResourceType:
     computed: ClassVar[tuple[str, ...]] = ("arn",)
     # Input properties that AWS never returns and a Read must keep from the state.
     write_only: ClassVar[tuple[str, ...]] = ()
+    # Properties Terraform's schema types ``TypeSet``: compared without order, and read
+    # back in the state's order when the members are the same.
+    sets: ClassVar[tuple[str, ...]] = ()
 
     def check(self, req: Request, news: Props) -> Props:
         """Apply defaults and autonaming to the declared inputs (default: as declared)."""

@@ -28,6 +28,7 @@ from automation.sandbox.provider import types as _types  # noqa: F401  (register
 from automation.sandbox.provider.diffing import (
     contains_unknown,
     decide,
+    in_prior_order,
     overlay,
     shaped_like,
 )
@@ -173,7 +174,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
         olds = props_of(request.olds)
         old_inputs = props_of(request.old_inputs) if request.HasField("old_inputs") else olds
         news = props_of(request.news)
-        verdict = decide(kind.replace_props(), old_inputs, news)
+        verdict = decide(kind.replace_props(), old_inputs, news, kind.sets)
         if not verdict.changed:
             return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
         kinds = provider_pb2.PropertyDiff
@@ -203,6 +204,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
             planned = {**{k: rpc.UNKNOWN for k in kind.computed}, **inputs}
             return provider_pb2.CreateResponse(id="", properties=struct_of(planned))
         id_, outputs = kind.create(self.aws, req, inputs)
+        in_prior_order(kind.sets, inputs, outputs)
         log.info("created %s %s", req.token, id_)
         return provider_pb2.CreateResponse(id=id_, properties=struct_of(outputs))
 
@@ -214,6 +216,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
             planned = {**olds, **news}
             return provider_pb2.UpdateResponse(properties=struct_of(planned))
         outputs = kind.update(self.aws, req, request.id, olds, news)
+        in_prior_order(kind.sets, news, outputs)
         log.info("updated %s %s", req.token, request.id)
         return provider_pb2.UpdateResponse(properties=struct_of(outputs))
 
@@ -227,6 +230,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
             return provider_pb2.ReadResponse(id="")
         outputs = overlay(state, live) if state else live
         assert isinstance(outputs, dict)
+        in_prior_order(kind.sets, state, outputs)
         declared = props_of(request.inputs)
         computed = set(kind.computed) | {"id", "tagsAll"}
         if declared:

@@ -149,14 +149,6 @@ def _covers(live: Any, declared: Any) -> bool:
     return bool(live == declared)
 
 
-def _in_state_order(live: list[Any], state: object) -> list[Any]:
-    """``live`` (a set AWS lists in its own order) in the order ``state`` lists the same
-    members, so reading back what was declared shows no reordering."""
-    if isinstance(state, list) and len(state) == len(live) and all(s in live for s in state):
-        return list(state)
-    return live
-
-
 def _launch(props: Props) -> Raw:
     """The declared ``LaunchTemplate`` or ``MixedInstancesPolicy`` argument."""
     if lt := props.get("launchTemplate"):
@@ -238,6 +230,14 @@ class Group(ResourceType):
         "serviceLinkedRoleArn",
         "targetGroupArns",
     )
+    sets = (
+        "availabilityZones",
+        "loadBalancers",
+        "suspendedProcesses",
+        "tags",
+        "targetGroupArns",
+        "vpcZoneIdentifiers",
+    )
 
     def check(self, req: Request, news: Props) -> Props:
         for prop in _UNSERVED:
@@ -304,12 +304,10 @@ class Group(ResourceType):
             "defaultCooldown": g.get("DefaultCooldown", 300),
             "healthCheckGracePeriod": g.get("HealthCheckGracePeriod", 0),
             "healthCheckType": g.get("HealthCheckType", "EC2"),
-            "availabilityZones": _in_state_order(
-                sorted(g.get("AvailabilityZones") or []), state.get("availabilityZones")
-            ),
-            "vpcZoneIdentifiers": _in_state_order(subnets, state.get("vpcZoneIdentifiers")),
-            "suspendedProcesses": _in_state_order(suspended, state.get("suspendedProcesses")),
-            "tags": _in_state_order(tags, state.get("tags")),
+            "availabilityZones": sorted(g.get("AvailabilityZones") or []),
+            "vpcZoneIdentifiers": subnets,
+            "suspendedProcesses": suspended,
+            "tags": tags,
             "loadBalancers": sorted(g.get("LoadBalancerNames") or []),
             "targetGroupArns": sorted(g.get("TargetGroupARNs") or []),
         }

@@ -363,6 +363,7 @@ class NetworkInterface(ResourceType):
         "securityGroups",
         "tagsAll",
     )
+    sets = ("securityGroups", "privateIps", "ipv6Addresses")
 
     def check(self, req: Request, news: Props) -> Props:
         return {"sourceDestCheck": True, **news}

@@ -108,14 +108,6 @@ def _refuse_existing(describe: Callable[[], list[Raw]], code: str, what: str, op
     raise ClientError({"Error": {"Code": code, "Message": f"{what} already exists"}}, op)
 
 
-def _in_state_order(live: list[Any], state: object) -> list[Any]:
-    """``live`` (a set AWS lists in its own order) in the order ``state`` lists the same
-    members, so reading back what was declared shows no reordering."""
-    if isinstance(state, list) and len(state) == len(live) and all(s in live for s in state):
-        return list(state)
-    return live
-
-
 def _covers(live: Any, declared: Any) -> bool:
     """Whether ``live`` already holds every value ``declared`` sets (AWS fills in the
     fields a declaration leaves out, as Terraform's Optional+Computed ones)."""
@@ -265,6 +257,7 @@ class LoadBalancer(ResourceType):
         ),
     )
     computed = ("arn", "arnSuffix", "dnsName", "zoneId", "vpcId", "ipAddressType", "tagsAll")
+    sets = ("securityGroups", "subnets")
 
     def check(self, req: Request, news: Props) -> Props:
         props = {"loadBalancerType": "application", **news}
@@ -331,10 +324,8 @@ class LoadBalancer(ResourceType):
             "internal": lb["Scheme"] == "internal",
             "loadBalancerType": lb["Type"],
             "ipAddressType": lb.get("IpAddressType"),
-            "securityGroups": _in_state_order(
-                sorted(lb.get("SecurityGroups") or []), state.get("securityGroups")
-            ),
-            "subnets": _in_state_order(subnets, state.get("subnets")),
+            "securityGroups": sorted(lb.get("SecurityGroups") or []),
+            "subnets": subnets,
             **_attribute_outputs(_LB_ATTRIBUTES, lb["Type"], attributes),
             **_tags(elb, id_),
         }
@@ -426,6 +417,7 @@ class TargetGroup(ResourceType):
         ForceNew("vpcId", f"{_TG_GO}: vpc_id ForceNew"),
     )
     computed = ("arn", "arnSuffix", "ipAddressType", "loadBalancerArns", "tagsAll")
+    sets = ("loadBalancerArns",)
 
     def check(self, req: Request, news: Props) -> Props:
         props = {"targetType": "instance", **news}
@@ -492,9 +484,7 @@ class TargetGroup(ResourceType):
             "name": tg["TargetGroupName"],
             "targetType": tg["TargetType"],
             "healthCheck": {k: v for k, v in health.items() if v is not None},
-            "loadBalancerArns": _in_state_order(
-                sorted(tg.get("LoadBalancerArns") or []), state.get("loadBalancerArns")
-            ),
+            "loadBalancerArns": sorted(tg.get("LoadBalancerArns") or []),
             **_attribute_outputs(_TG_ATTRIBUTES, tg["TargetType"], attributes),
             **_tags(elb, id_),
         }

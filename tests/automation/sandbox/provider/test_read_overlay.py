@@ -44,3 +44,24 @@ def test_read_inputs_keep_only_what_the_program_declared() -> None:
         "healthCheck": {"interval": 30},
         "defaultActions": [{"type": "forward"}],
     }
+
+
+def test_a_set_reads_back_in_the_order_declared_and_a_reorder_is_no_change() -> None:
+    """AWS lists an interface's security groups in its own order; Terraform's TypeSet
+    has none, so neither a refresh nor the next preview may see a change."""
+    from automation.sandbox.provider.diffing import decide, in_prior_order
+    from automation.sandbox.provider.types.compute import NetworkInterface
+
+    declared = {"securityGroups": ["sg-b", "sg-a"], "subnetId": "subnet-1"}
+    live = {"securityGroups": ["sg-a", "sg-b"], "subnetId": "subnet-1"}
+    in_prior_order(NetworkInterface.sets, declared, live)
+    assert live["securityGroups"] == ["sg-b", "sg-a"]
+    reordered = {**declared, "securityGroups": ["sg-a", "sg-b"]}
+    sets, force_new = NetworkInterface.sets, NetworkInterface.replace_props()
+    assert decide(force_new, declared, reordered, sets).changed == ()
+    assert decide(force_new, declared, reordered).changed == ("securityGroups",)  # as a list
+    grown = {**declared, "securityGroups": ["sg-a", "sg-b", "sg-c"]}
+    assert decide(force_new, declared, grown, sets).changed == ("securityGroups",)
+    changed = {"securityGroups": ["sg-a", "sg-c"]}
+    in_prior_order(NetworkInterface.sets, declared, changed)
+    assert changed["securityGroups"] == ["sg-a", "sg-c"]  # other members: as AWS says
