@@ -504,6 +504,52 @@ def hooks(
         out.print(f"Recorded with the stack: {request.side} {phase}.")
 
 
+@app.command("replace-nodes")
+@handles_errors
+def replace_nodes(
+    ctx: typer.Context,
+    nodes: Annotated[
+        list[str], typer.Argument(metavar="NODE...", help="The nodes a gate named as broken.")
+    ],
+    phase: Annotated[
+        str, typer.Option("--phase", help="The phase whose gate named them (journals there).")
+    ],
+    cluster: Annotated[
+        str, typer.Option("--cluster", help="Which of the scenario's clusters they are in.")
+    ] = "primary",
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1, help="Seconds to wait for each fresh node.")
+    ] = 1800.0,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm without asking.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would be replaced; change nothing.")
+    ] = False,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Replace broken nodes with fresh ones: cordon, drain, terminate in the group, wait."""
+    from automation.session import ReplaceRequest, execute_replacement
+
+    g = _globals(ctx)
+    name = _stack_name(ctx, stack)
+    request = ReplaceRequest(
+        project=_project_for(name),
+        stack=name,
+        phase=phase,
+        nodes=tuple(nodes),
+        cluster=cluster,
+        timeout=timeout,
+        yes=yes,
+        dry_run=dry_run,
+        interactive=sys.stdin.isatty() and not (json_output or g.json),
+        json=json_output or g.json,
+    )
+    report = execute_replacement(request, console=err, confirm=typer.confirm)
+    _print_outcomes(f"replace-nodes on {name} ({phase})", report, request.json)
+    if dry_run:
+        _dry_run_verdict(report)
+
+
 @app.command()
 @handles_errors
 def recover(

@@ -50,6 +50,7 @@ from components.progress import (
 )
 
 CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
+ACTION = "action"  # the journal prefix of steps run outside the plan (replace-nodes)
 
 Confirm = Callable[[str], bool]
 ContextFactory = Callable[[Phase, dict[str, Any], bool], HookContext]
@@ -185,16 +186,45 @@ class Runner:
         """Run one side of ``phase``'s hooks and gates, journalled, then record it."""
         if self.engine is None or self.journal is None:
             raise UserError("Hooks need a Pulumi engine and a journal; use --dry-run for a plan.")
-        report = RunReport()
         steps = [s for s in plan_steps(phase) if s.key.startswith(f"{where}:")]
+        report = self._run_confirmed(phase, steps)
+        self._record(self._with_layout([self._mark(phase.id, where)]))
+        return report
+
+    def run_action(self, phase: Phase, hooks: Sequence[Hook]) -> RunReport:
+        """Run hooks outside the phase's plan (``kubeshift replace-nodes``), each one
+        journalled under ``phase`` as ``action:<name>`` and skipped once done; the
+        phase's own progress is not touched."""
+        if self.engine is None or self.journal is None:
+            raise UserError("Actions need a Pulumi engine and a journal; use --dry-run.")
+        return self._run_confirmed(phase, [_planned(phase.id, ACTION, h) for h in hooks])
+
+    def _run_confirmed(self, phase: Phase, steps: Sequence[PlannedStep]) -> RunReport:
+        """Run ``steps``, refusing first when one left to do is destructive and nobody
+        can confirm it."""
+        assert self.journal is not None
         pending = [s for s in steps if s.destructive and not self.journal.is_done(phase.id, s.key)]
         if self.confirm is None and pending:
             raise UserError(
                 f"{phase.id}/{pending[0].key} is destructive and there is no terminal to "
                 "confirm it; pass --yes to proceed non-interactively."
             )
+        report = RunReport()
         self._run_steps(phase, steps, report)
-        self._record(self._with_layout([self._mark(phase.id, where)]))
+        return report
+
+    def describe_action(self, phase: Phase, hooks: Sequence[Hook]) -> RunReport:
+        """What ``run_action`` would do."""
+        report = RunReport()
+        context = self._context(phase, dry_run=True)
+        for hook in hooks:
+            planned = _planned(phase.id, ACTION, hook)
+            if self.journal and self.journal.is_done(phase.id, planned.key):
+                report.outcomes.append(StepOutcome(phase.id, planned.key, "done"))
+                continue
+            outcome = self._describe(hook, context)
+            outcome.step = planned.key
+            report.outcomes.append(outcome)
         return report
 
     def describe_steps(self, phase: Phase, where: Literal["before", "after"]) -> RunReport:

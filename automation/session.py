@@ -71,6 +71,22 @@ class HooksRequest:
     json: bool = False
 
 
+@dataclass(frozen=True)
+class ReplaceRequest:
+    """Nodes a gate named, to be replaced by fresh ones through their groups."""
+
+    project: Path
+    stack: str
+    phase: str
+    nodes: tuple[str, ...]
+    cluster: str = "primary"
+    timeout: float = 1800.0
+    yes: bool = False
+    dry_run: bool = False
+    interactive: bool = False
+    json: bool = False
+
+
 EngineFactory = Callable[[Path, str, str], Engine]
 
 
@@ -261,6 +277,56 @@ def execute_hooks(
         runner.outputs_from_stack()
         _refuse_early(runner, scenario.ids(), phase.id, request)  # what the lock now holds
         return runner.run_steps(phase, request.side)
+
+
+def execute_replacement(
+    request: ReplaceRequest,
+    *,
+    console: Any = None,
+    confirm: Callable[[str], bool] | None = None,
+    engine_factory: EngineFactory = pulumi_engine,
+    clients: ClientSet | None = None,
+) -> RunReport:
+    """Replace each named node (cordon, drain, terminate in its group, wait for a fresh
+    one), journalled under ``request.phase``; a node replaced in an earlier run is skipped."""
+    from automation.steps.replace_nodes import Replacement, replace_node_hooks
+
+    if not request.nodes:
+        raise UserError("Name the nodes to replace (the gate that failed lists them).")
+    info = load_stack(request.project, request.stack)
+    scenario = build_scenario(info.config)
+    phase = scenario.phase(request.phase)
+    hooks = replace_node_hooks(
+        request.nodes, Replacement(cluster=request.cluster, timeout=request.timeout)
+    )
+    settings = load_runtime_settings(info.values)
+    clients = clients or LazyClients(settings)
+    path = journal_path(request.project, request.stack)
+    check_state_dir(state_dir(request.project))
+    load_journal(path, request.stack, info.scenario)
+    run_id = uuid.uuid4().hex
+    engine = engine_factory(request.project, request.stack, run_id)
+    reporter = _reporter(console, request.json) if not request.dry_run else NullReporter()
+    factory = context_factory(info, settings, clients, reporter)
+    if request.dry_run:
+        existing = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
+        reader = Runner(engine, existing, factory, order=scenario.phases)
+        reader.outputs_from_stack()
+        return reader.describe_action(phase, hooks)
+    check_state_dir_writable(state_dir(request.project))
+    with _holding(request.project, request.stack, run_id, reporter):
+        secrets = secret_strings(info.values, engine.secret_config())
+        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
+        runner = Runner(
+            engine,
+            journal,
+            factory,
+            confirm=_chooser(request.yes, request.interactive, confirm),
+            order=scenario.phases,
+            actor=f"kubeshift replace-nodes {run_id}",
+        )
+        runner.outputs_from_stack()
+        return runner.run_action(phase, hooks)
 
 
 def _refuse_early(

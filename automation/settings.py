@@ -73,6 +73,28 @@ class DaemonSetRef(BaseModel):
     )
 
 
+PROBE_LABEL = "app.kubernetes.io/name"
+
+
+class PodNetworkCheck(BaseModel):
+    """``kubeshift:runtime.mirror.pod_network``: the probe that tries pod-to-pod traffic."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespace: str = "kube-system"
+    name: str = "kubeshift-pod-network-probe"
+    image: str = Field(
+        default="registry.k8s.io/e2e-test-images/agnhost:2.53",
+        description="An agnhost image (its netexec answers /hostname and /dial).",
+    )
+    port: int = Field(default=8080, ge=1, le=65535)
+    dial_timeout: float = Field(default=5.0, gt=0, description="Seconds per probe request.")
+
+    @property
+    def selector(self) -> str:
+        return f"{PROBE_LABEL}={self.name}"
+
+
 class MirrorSettings(BaseModel):
     """``kubeshift:runtime.mirror``: how cni-swap copies, moves DNS and judges the CNI."""
 
@@ -111,6 +133,7 @@ class MirrorSettings(BaseModel):
     old_nodes_selector: str = Field(
         default=f"{GENERATION_LABEL}=original", description="The generation that is drained."
     )
+    pod_network: PodNetworkCheck = PodNetworkCheck()
 
 
 class GateSettings(BaseModel):

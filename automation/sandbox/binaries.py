@@ -24,6 +24,7 @@ _PINS = {
     "etcd": "go.etcd.io/etcd/server/v3",
     "kwok": "sigs.k8s.io/kwok",
 }
+_TOOLS = {"external-dns": "sigs.k8s.io/external-dns"}
 _BINARIES = {
     "etcd": "etcd",
     "kube-apiserver": "kubernetes",
@@ -59,10 +60,11 @@ def cache_root() -> Path:
 def pinned_version(component: str) -> str:
     """The version a wrapper module pins, e.g. ``v1.36.3`` for ``kubernetes``."""
     gomod = REPO / "tools" / "go" / component / "go.mod"
-    module = re.escape(_PINS[component])
-    match = re.search(rf"^\s*(?:require\s+)?{module}\s+(v\S+)", gomod.read_text(), re.M)
+    module = {**_PINS, **_TOOLS}[component]
+    pattern = rf"^\s*(?:require\s+)?{re.escape(module)}\s+(v\S+)"
+    match = re.search(pattern, gomod.read_text(), re.M)
     if not match:
-        raise MissingBinaries(f"{gomod} does not pin {_PINS[component]}")
+        raise MissingBinaries(f"{gomod} does not pin {module}")
     return match.group(1)
 
 
@@ -98,6 +100,14 @@ def locate() -> Binaries:
         kwok_stages=stages,
         versions={c: pinned_version(c) for c in _PINS},
     )
+
+
+def external_dns() -> Path:
+    """The external-dns binary the DNS-writers tests run against moto."""
+    path = component_dir("external-dns") / "external-dns"
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise MissingBinaries(f"external-dns is missing from {cache_root()}; {BUILD_HINT}")
+    return path
 
 
 # --- the pulumi CLI ------------------------------------------------------------------

@@ -92,6 +92,23 @@ OLD_CNI_GONE = Gate(
     timeout=600,
     interval=10,
 )
+POD_NETWORK_PROBE = Hook(
+    name="pod-network-probe",
+    summary="run one probe pod per primary node (agnhost netexec) to try pod-to-pod traffic",
+    run=mirror.install_pod_network_probe,
+)
+POD_NETWORK = Gate(
+    name="pod-network-across-nodes",
+    summary="each new node's probe pod reaches the next node's (names the broken nodes)",
+    check=mirror.pod_network_across_nodes,
+    timeout=600,
+    interval=15,
+)
+REMOVE_POD_NETWORK_PROBE = Hook(
+    name="remove-pod-network-probe",
+    summary="delete the probe DaemonSet once the network is proven",
+    run=mirror.remove_pod_network_probe,
+)
 NEW_GENERATION_READY = Gate(
     name="new-generation-ready",
     summary="the primary's doubled nodes (new worker generation) joined and are Ready",
@@ -195,6 +212,9 @@ def scenario(config: StackConfig) -> Scenario:
                 DRAIN_OLD_GENERATION,
                 OLD_CNI_GONE,
                 NEW_CNI_EVERYWHERE,
+                POD_NETWORK_PROBE,
+                POD_NETWORK,
+                REMOVE_POD_NETWORK_PROBE,
                 PRIMARY_WORKLOADS,
             ),
             changes=CREATES_AND_UPDATES,

@@ -383,6 +383,42 @@ def new_cni_on_every_node(ctx: HookContext) -> Pending:
     )
 
 
+def install_pod_network_probe(ctx: HookContext) -> HookResult:
+    """One netexec pod per node of the primary, to try pod-to-pod traffic after the roll."""
+    from automation.kube.pod_network import install_probe
+
+    report = install_probe(
+        ctx.clients.kube(PRIMARY), mirror_settings(ctx).pod_network, dry_run=ctx.dry_run
+    )
+    return HookResult(bool(report.changed) and not ctx.dry_run, report.message)
+
+
+def pod_network_across_nodes(ctx: HookContext) -> Pending:
+    """Pods on the new generation reach each other node to node (names the broken nodes)."""
+    from automation.kube.pod_network import pod_network_reaches_every_node
+
+    settings = mirror_settings(ctx)
+    advice = (
+        f"replace them with `kubeshift --stack {ctx.stack} replace-nodes --phase {ctx.phase} "
+        "NODE...`, then run again"
+    )
+    return pod_network_reaches_every_node(
+        ctx.clients.kube(PRIMARY), settings.pod_network, settings.new_nodes_selector,
+        advice=advice,
+    )  # fmt: skip
+
+
+def remove_pod_network_probe(ctx: HookContext) -> HookResult:
+    """The probe DaemonSet goes once the network is proven."""
+    from automation.kube.cni import remove_daemonset
+
+    check = mirror_settings(ctx).pod_network
+    removal = remove_daemonset(
+        ctx.clients.kube(PRIMARY), check.namespace, check.name, dry_run=ctx.dry_run
+    )
+    return HookResult(removal.changed, removal.message)
+
+
 def new_generation_ready(ctx: HookContext) -> Pending:
     """The primary's doubled nodes (the new generation) joined and are Ready."""
     from automation.kube.gates import nodes_ready

@@ -115,3 +115,78 @@ def test_a_move_is_refused_naming_record_and_owner_or_the_controller_paused_and_
     assert live.spec.replicas == 2 and PAUSED_REPLICAS not in (live.metadata.annotations or {})
     assert not resume_writers(ctx("pause"), ["primary"]).changed
     kube.close()
+
+
+@pytest.mark.controlplane
+@pytest.mark.moto
+def test_the_real_external_dns_puts_a_moved_record_back_unless_paused(
+    primary_cluster: Any, namespace: str, moto: MotoServer
+) -> None:
+    """external-dns v0.21, run for real: the record kubeshift moves to the mirror is
+    written back at its next sync — the fight this check prevents. kubeshift reads the
+    controller's own TXT ownership records and refuses; paused, the move holds."""
+    from kubernetes.client import CoreV1Api
+
+    from automation.aws.dns import CnameTarget, RecordCutover, SyncOptions, cutover_record
+    from automation.kube.clients import ClusterAccess, build_clients
+    from tests.support.external_dns import ExternalDns
+    from tests.support.moto_world import records_named
+
+    kube: KubeClients = build_clients(
+        ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
+    )
+    aws = AwsClients(AwsAccess(region=moto.region))
+    zone = make_zone(aws.route53, "shop.test")
+    name, primary_lb, mirror_lb = "www.shop.test", "primary-lb.elb.test", "mirror-lb.elb.test"
+    annotations = {"external-dns.alpha.kubernetes.io/hostname": name,
+                   "external-dns.alpha.kubernetes.io/target": primary_lb}  # fmt: skip
+    CoreV1Api(kube.api_client).create_namespaced_service(namespace, {
+        "metadata": {"name": "web", "annotations": annotations},
+        "spec": {"ports": [{"port": 80}], "selector": {"app": "web"}},
+    })  # fmt: skip
+    args = ["--source=service", "--provider=aws", "--registry=txt", "--txt-owner-id=storefront",
+            "--domain-filter=shop.test", "--policy=sync"]  # fmt: skip
+    AppsV1Api(kube.api_client).create_namespaced_deployment(namespace, _deployment(namespace, args))
+    controller = ExternalDns(kube.api_client, primary_cluster.kubeconfig_path, namespace, moto)
+
+    def target() -> str:
+        (record,) = [r for r in records_named(aws.route53, zone, name) if r["Type"] == "CNAME"]
+        return str(record["ResourceRecords"][0]["Value"]).rstrip(".")
+
+    def move_to(host: str) -> str:
+        cutover = RecordCutover(zone_id=zone, name=name, target=CnameTarget(value=host))
+        return cutover_record(
+            aws.route53, None, cutover, sync=SyncOptions(timeout=30, interval=0.2)
+        ).status
+
+    def ctx(policy: str) -> HookContext:
+        return HookContext(
+            stack="t", scenario="cni-swap", phase="dns-to-mirror",
+            clients=StaticClients(kube={"primary": kube}, aws=aws),
+            settings=RuntimeSettings(dns_writers=policy),  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    assert controller.sync().ran
+    assert target() == primary_lb
+    assert txt_owners(aws.route53, zone).get(name) == "storefront"  # its own TXT format, read
+
+    # Unpaused, a move does not hold: the controller's next sync puts the record back.
+    assert move_to(mirror_lb) == "switched" and target() == mirror_lb
+    controller.sync()
+    assert target() == primary_lb
+
+    with pytest.raises(PreconditionFailed) as caught:
+        guard_records(ctx("refuse"), [name], [zone], ["primary"])
+    writer = f"external-dns {namespace}/external-dns on primary (owner storefront)"
+    assert f"{name}: written by {writer}" in str(caught.value)
+
+    # Paused for the window: the move holds through a sync, and after traffic is back
+    # and the controller resumed, it finds nothing to change.
+    assert guard_records(ctx("pause"), [name], [zone], ["primary"]).changed
+    assert move_to(mirror_lb) == "switched"
+    assert not controller.sync().ran
+    assert target() == mirror_lb
+    assert move_to(primary_lb) == "switched"
+    assert resume_writers(ctx("pause"), ["primary"]).changed
+    assert controller.sync().ran and target() == primary_lb
+    kube.close()
