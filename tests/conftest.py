@@ -9,4 +9,5 @@ pytest_plugins: list[str] = [
     "tests.support.moto_fixtures",
     "tests.support.controlplane_fixtures",
     "tests.support.engine_fixtures",
+    "tests.support.ec2_world",
 ]

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client
 
 GONE = frozenset({"shutting-down", "terminated"})
+GROUP_TAG = "aws:autoscaling:groupName"
+REPLACED_IN = "kubeshift.io/replaced-in-group"
+"""Tagged on an instance before kubeshift terminates it: a terminated instance stays
+listed for about an hour, so a resumed run still finds the group to wait for (a
+detached instance loses the group's own tag)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,7 @@ def member_of_group(ec2: EC2Client, autoscaling: AutoScalingClient, instance_id:
     instances = [i for r in found for i in r.get("Instances", [])]
     state = instances[0]["State"]["Name"] if instances else "terminated"
     tags = {t["Key"]: t["Value"] for i in instances for t in i.get("Tags", [])}
-    group = tags.get("aws:autoscaling:groupName", "")
+    group = tags.get(GROUP_TAG) or tags.get(REPLACED_IN, "")
     if not group and state not in GONE:
         try:
             answer = autoscaling.describe_auto_scaling_instances(InstanceIds=[instance_id])
@@ -63,11 +68,16 @@ def member_of_group(ec2: EC2Client, autoscaling: AutoScalingClient, instance_id:
     return Member(instance_id, group, state)
 
 
-def terminate_for_replacement(autoscaling: AutoScalingClient, member: Member) -> bool:
+def terminate_for_replacement(
+    ec2: EC2Client, autoscaling: AutoScalingClient, member: Member
+) -> bool:
     """Terminate ``member`` so its group launches a fresh one; False if already gone."""
     if member.gone:
         return False
     try:
+        ec2.create_tags(
+            Resources=[member.instance_id], Tags=[{"Key": REPLACED_IN, "Value": member.group}]
+        )
         autoscaling.terminate_instance_in_auto_scaling_group(
             InstanceId=member.instance_id, ShouldDecrementDesiredCapacity=False
         )

@@ -99,6 +99,11 @@ def replace_node(ctx: HookContext, node: str, how: Replacement) -> HookResult:
             "name the gate gave."
         )
     member = member_of_group(aws.ec2, aws.autoscaling, instance)
+    if not member.group:
+        raise PreconditionFailed(
+            f"{node}'s instance {instance} is gone and its group is unknown; check the group "
+            "is whole by hand."
+        )
     if ctx.dry_run:
         verb = "is already terminated" if member.gone else "would be drained and terminated"
         return HookResult(False, f"{node} ({instance} in {member.group or '?'}) {verb}")
@@ -112,7 +117,7 @@ def replace_node(ctx: HookContext, node: str, how: Replacement) -> HookResult:
         summary.raise_for_incomplete()
         evicted = len(summary.evicted)
     _, before = in_service(aws.autoscaling, member.group)
-    terminated = terminate_for_replacement(aws.autoscaling, member)
+    terminated = terminate_for_replacement(aws.ec2, aws.autoscaling, member)
     fresh = _wait_for_fresh_nodes(ctx, kube, member, set(before), how)
     verb = "terminated" if terminated else "found already terminated"
     return HookResult(

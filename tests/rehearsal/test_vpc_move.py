@@ -349,3 +349,42 @@ def test_sandbox_status_lists_live_processes(rehearsal: Rehearsal) -> None:
     names = " ".join(p["name"] for p in processes)
     for service in ("moto", "etcd", "kube-apiserver", "kwok"):
         assert service in names, names
+
+
+def test_replace_nodes_puts_a_fresh_worker_in_a_named_ones_place_once(
+    rehearsal: Rehearsal,
+) -> None:
+    """`kubeshift replace-nodes`, as an operator runs it after a gate named a node:
+    drained, terminated through its group, a fresh node Ready; a second call skips it."""
+    instances = _instances_by_id(rehearsal)
+    with rehearsal.kube() as client:
+        workers = {
+            n.metadata.name: n.spec.provider_id.rsplit("/", 1)[-1]
+            for n in CoreV1Api(client).list_node().items
+            if "node-role.kubernetes.io/control-plane" not in (n.metadata.labels or {})
+        }
+    victim = sorted(workers)[0]
+    args = ("--stack", STACK, "replace-nodes", "--phase", "cleanup", victim)
+    planned = rehearsal.kubeshift(*args, "--dry-run")
+    assert planned.code == 0 and "would be drained and terminated" in planned.stdout, planned
+    replaced = rehearsal.kubeshift(*args, "--yes", "--json", "--timeout", "600")
+    assert replaced.code == 0, replaced.stderr[-3000:]
+    (outcome,) = replaced.json()
+    assert (outcome["step"], outcome["status"]) == (f"action:replace-node {victim}", "succeeded")
+
+    with rehearsal.kube() as client:
+        nodes = {n.metadata.name: n for n in CoreV1Api(client).list_node().items}
+    assert victim not in nodes
+    fresh = set(nodes) - set(workers) - {
+        n for n, node in nodes.items()
+        if "node-role.kubernetes.io/control-plane" in (node.metadata.labels or {})
+    }  # fmt: skip
+    assert len(fresh) == 1, fresh
+    (fresh_node,) = fresh
+    fresh_instance = nodes[fresh_node].spec.provider_id.rsplit("/", 1)[-1]
+    current = _instances_by_id(rehearsal)
+    assert current[fresh_instance]["VpcId"] == instances[workers[victim]]["VpcId"]
+    assert current[workers[victim]]["State"]["Name"] in {"shutting-down", "terminated"}
+
+    again = rehearsal.kubeshift(*args, "--yes", "--json")
+    assert again.code == 0 and again.json()[0]["status"] == "skipped", again.stdout

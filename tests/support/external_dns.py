@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from kubernetes.client import AppsV1Api, ApiClient
+from kubernetes.client import ApiClient, AppsV1Api
 
 from automation.sandbox.binaries import external_dns
 from tests.support.moto_fixtures import MotoServer
@@ -50,9 +50,7 @@ class ExternalDns:
         deployment = AppsV1Api(self.api).read_namespaced_deployment(self.name, self.namespace)
         if not deployment.spec.replicas:
             return []
-        container = next(
-            c for c in deployment.spec.template.spec.containers if c.name == CONTAINER
-        )
+        container = next(c for c in deployment.spec.template.spec.containers if c.name == CONTAINER)
         return list(container.args or [])
 
     def sync(self, timeout: float = 120) -> SyncRun:
