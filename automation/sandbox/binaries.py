@@ -24,7 +24,10 @@ _PINS = {
     "etcd": "go.etcd.io/etcd/server/v3",
     "kwok": "sigs.k8s.io/kwok",
 }
-_TOOLS = {"external-dns": "sigs.k8s.io/external-dns"}
+_TOOLS = {
+    "external-dns": "sigs.k8s.io/external-dns",
+    "cloud-provider-aws": "k8s.io/cloud-provider-aws",
+}
 _BINARIES = {
     "etcd": "etcd",
     "kube-apiserver": "kubernetes",
@@ -102,12 +105,23 @@ def locate() -> Binaries:
     )
 
 
+def tool(component: str, binary: str) -> Path:
+    """A controller the tests run beside the control plane (external-dns, the AWS
+    cloud-controller-manager), from its component's cache directory."""
+    path = component_dir(component) / binary
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise MissingBinaries(f"{binary} is missing from {cache_root()}; {BUILD_HINT}")
+    return path
+
+
 def external_dns() -> Path:
     """The external-dns binary the DNS-writers tests run against moto."""
-    path = component_dir("external-dns") / "external-dns"
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        raise MissingBinaries(f"external-dns is missing from {cache_root()}; {BUILD_HINT}")
-    return path
+    return tool("external-dns", "external-dns")
+
+
+def cloud_controller_manager() -> Path:
+    """The AWS cloud-controller-manager whose route controller the routes tests run."""
+    return tool("cloud-provider-aws", "aws-cloud-controller-manager")
 
 
 # --- the pulumi CLI ------------------------------------------------------------------

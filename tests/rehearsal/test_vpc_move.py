@@ -365,8 +365,9 @@ def test_replace_nodes_puts_a_fresh_worker_in_a_named_ones_place_once(
         }
     victim = sorted(workers)[0]
     args = ("--stack", STACK, "replace-nodes", "--phase", "cleanup", victim)
-    planned = rehearsal.kubeshift(*args, "--dry-run")
-    assert planned.code == 0 and "would be drained and terminated" in planned.stdout, planned
+    planned = rehearsal.kubeshift(*args, "--dry-run", "--json")
+    assert planned.code == 0, planned.stderr[-3000:]
+    assert "would be drained and terminated" in planned.json()[0]["message"], planned.stdout
     replaced = rehearsal.kubeshift(*args, "--yes", "--json", "--timeout", "600")
     assert replaced.code == 0, replaced.stderr[-3000:]
     (outcome,) = replaced.json()
