@@ -34,6 +34,8 @@ def network(
     cfg: NetworkConfig,
     parent: pulumi.Resource,
     name_tag: str | None = None,
+    *,
+    shared_node_route_table: bool = False,
 ) -> Network:
     """The VPC ``cfg`` as a :class:`Network` child of ``parent`` (``Name`` tags from
     ``name_tag``, default ``name``)."""
@@ -49,6 +51,7 @@ def network(
             enable_internet_gateway=cfg.enable_internet_gateway,
             enable_nat_gateway=cfg.enable_nat_gateway,
             single_nat_gateway=cfg.single_nat_gateway,
+            shared_node_route_table=shared_node_route_table,
             tags=tags_of(config),
         ),
         pulumi.ResourceOptions(parent=parent),

@@ -34,6 +34,10 @@ class NetworkArgs:
     """NAT gateways for the private subnets (needs the internet gateway)."""
     single_nat_gateway: bool = False
     """One NAT gateway, in the first AZ, for every private subnet."""
+    shared_node_route_table: bool = False
+    """One private route table for every private subnet, the only table tagged for the
+    cluster: the AWS cloud-controller-manager writes native pod routes to exactly one
+    table and refuses a cluster with several (overlay-switch, from ``routes``)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -97,10 +101,19 @@ class Network(pulumi.ComponentResource):
             self.private_subnet_ids[az] = private.id
 
         # Route tables carry the cluster tag: a cloud provider managing native pod routes
-        # (overlay-switch) only writes to tables tagged for its cluster.
-        owned = {f"kubernetes.io/cluster/{args.cluster_name}": "owned"}
+        # (overlay-switch) only writes to tables tagged for its cluster. With a shared node
+        # table only that one does (the per-AZ tables stay declared, unassociated, so the
+        # switch deletes nothing).
+        cluster_key = f"kubernetes.io/cluster/{args.cluster_name}"
+        owned = {cluster_key: "owned"}
+
+        def table_tags(suffix: str) -> dict[str, str]:
+            if not args.shared_node_route_table:
+                return tags(suffix, owned)
+            return {k: v for k, v in tags(suffix).items() if k != cluster_key}
+
         public_rt = aws.ec2.RouteTable(
-            f"{name}-public-rt", vpc_id=vpc.id, tags=tags("public", owned), opts=child
+            f"{name}-public-rt", vpc_id=vpc.id, tags=table_tags("public"), opts=child
         )
         self.route_table_ids = {"public": public_rt.id}
         for az, subnet in zip(args.azs, public_subnets, strict=True):
@@ -139,29 +152,28 @@ class Network(pulumi.ComponentResource):
                 )
                 nat_ids[az] = nat.id
 
+        shared: aws.ec2.RouteTable | None = None
+        if args.shared_node_route_table:
+            shared = aws.ec2.RouteTable(
+                f"{name}-private-rt", vpc_id=vpc.id, tags=tags("private", owned), opts=child
+            )
+            self.route_table_ids["private"] = shared.id
+            self._default_route(f"{name}-private-default", shared, nat_ids, args.azs[0], child)
         for az in args.azs:
             rt = aws.ec2.RouteTable(
                 f"{name}-private-rt-{az}",
                 vpc_id=vpc.id,
-                tags=tags(f"private-{az}", owned),
+                tags=table_tags(f"private-{az}"),
                 opts=child,
             )
             self.route_table_ids[f"private-{az}"] = rt.id
             aws.ec2.RouteTableAssociation(
                 f"{name}-private-rta-{az}",
                 subnet_id=self.private_subnet_ids[az],
-                route_table_id=rt.id,
+                route_table_id=(shared or rt).id,
                 opts=child,
             )
-            nat_id = nat_ids.get(az) or next(iter(nat_ids.values()), None)
-            if nat_id is not None:
-                aws.ec2.Route(
-                    f"{name}-private-default-{az}",
-                    route_table_id=rt.id,
-                    destination_cidr_block="0.0.0.0/0",
-                    nat_gateway_id=nat_id,
-                    opts=child,
-                )
+            self._default_route(f"{name}-private-default-{az}", rt, nat_ids, az, child)
 
         self.register_outputs(
             {
@@ -171,3 +183,22 @@ class Network(pulumi.ComponentResource):
                 "route_table_ids": self.route_table_ids,
             }
         )
+
+    @staticmethod
+    def _default_route(
+        name: str,
+        table: aws.ec2.RouteTable,
+        nat_ids: dict[str, pulumi.Output[str]],
+        az: str,
+        opts: pulumi.ResourceOptions,
+    ) -> None:
+        """0.0.0.0/0 through the AZ's NAT gateway, else the first one (if any)."""
+        nat_id = nat_ids.get(az) or next(iter(nat_ids.values()), None)
+        if nat_id is not None:
+            aws.ec2.Route(
+                name,
+                route_table_id=table.id,
+                destination_cidr_block="0.0.0.0/0",
+                nat_gateway_id=nat_id,
+                opts=opts,
+            )

@@ -7,8 +7,10 @@ node's ``NetworkUnavailable=False/RouteCreated`` and switches Calico):
 baseline          the cluster on the overlay
 routes            nodes turn their source/dest check off at boot (a new launch
                   template version, rolled by the runner); the route-managing
-                  identity (create/replace/delete routes); route tables tagged
-                  ``kubernetes.io/cluster/<name>=owned`` for the cloud provider
+                  identity (create/replace/delete routes); one private route
+                  table for every node subnet, the only one tagged
+                  ``kubernetes.io/cluster/<name>=owned`` (the AWS cloud provider
+                  writes pod routes to exactly one table)
 route-readiness   (no change: gate on node conditions)
 native-routing    (no change: Calico switched by the runner)
 verify            (no change)
@@ -40,7 +42,10 @@ class OverlaySwitch(pulumi.ComponentResource):
         overlay = config.migration.overlay
         assert overlay is not None  # guaranteed by config validation
         routed = config.cursor.reached(ids.ROUTES)
-        net = baseline.network(f"{name}-network", config, config.cluster.network, self)
+        net = baseline.network(
+            f"{name}-network", config, config.cluster.network, self,
+            shared_node_route_table=routed,
+        )  # fmt: skip
         primary = baseline.cluster(f"{name}-primary", config, net, self, native_routing=routed)
         outputs = baseline.common_outputs(config, net, primary)
         outputs.update(

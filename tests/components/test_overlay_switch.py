@@ -33,7 +33,23 @@ def test_source_dest_check_follows_the_phase(phase: str) -> None:
     assert policy.check_all(resources, "data-use1") == []
 
 
-def test_route_tables_are_tagged_for_the_cluster() -> None:
-    tables = by_type(rendered(STACK, "routes").resources, "aws:ec2/routeTable:RouteTable")
-    assert len(tables) == 3
-    assert all(t.inputs["tags"]["kubernetes.io/cluster/data-use1"] == "owned" for t in tables)
+@pytest.mark.parametrize("phase", PHASES)
+def test_from_routes_one_table_serves_every_node_subnet_and_alone_is_tagged(phase: str) -> None:
+    """The AWS cloud-controller-manager writes pod routes to one table per cluster (it
+    refuses several); before ``routes`` each subnet keeps its own table."""
+    resources = rendered(STACK, phase).resources
+    routed = PHASES.index(phase) >= PHASES.index("routes")
+    tag = "kubernetes.io/cluster/data-use1"
+    tables = {t.name: t for t in by_type(resources, "aws:ec2/routeTable:RouteTable")}
+    tagged = sorted(n for n, t in tables.items() if t.inputs["tags"].get(tag) == "owned")
+    shared = "data-use1-network-private-rt"
+    assert tagged == ([shared] if routed else sorted(tables)), tagged
+    private = [
+        a for a in by_type(resources, "aws:ec2/routeTableAssociation:RouteTableAssociation")
+        if "-private-rta-" in a.name
+    ]  # fmt: skip
+    assert private
+    for association in private:
+        own = association.name.replace("-private-rta-", "-private-rt-")
+        expected = shared if routed else own
+        assert association.inputs["routeTableId"] == tables[expected].id, association
