@@ -77,9 +77,8 @@ class Cluster(pulumi.ComponentResource):
             )
             for generation in args.worker_generations
         }
-        cp_identity = parts.identity("control-plane")
-        if args.native_routing:
-            parts.identity("routes")
+        # The route controller (the cloud-controller-manager) runs on the control plane.
+        cp_identity = parts.identity("control-plane", route_controller=args.native_routing)
         control_plane = parts.control_plane(
             [side.member(m.index, m.az, m.address, common) for m in args.members],
             cp_identity.instance_profile_name,

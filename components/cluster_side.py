@@ -114,13 +114,18 @@ class ClusterParts:
         """The cluster's side in ``network``; ``suffix`` names a migration's target apart."""
         return ClusterSide(self, network, tuple(pools), suffix)
 
-    def identity(self, role: Literal["control-plane", "routes"]) -> NodeIdentity:
+    def identity(
+        self, role: Literal["control-plane"], *, route_controller: bool = False
+    ) -> NodeIdentity:
         """The IAM identity of ``role`` (the workers' lives in :meth:`ClusterSide.common`)."""
         return NodeIdentity(
             f"{self.prefix}-{role}-identity",
-            NodeIdentityArgs(namer=self.namer, role=role, tags=self.spec.tags),
+            NodeIdentityArgs(
+                namer=self.namer, role=role, route_controller=route_controller,
+                tags=self.spec.tags,
+            ),
             self.opts,
-        )
+        )  # fmt: skip
 
     def control_plane(
         self,

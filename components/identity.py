@@ -61,18 +61,6 @@ CONTROL_PLANE_INLINE = json.dumps(
     }
 )
 
-ROUTES_INLINE = """{
-  "Version": "2012-10-17",
-  "Statement": [{
-    "Sid": "NativePodRoutes",
-    "Effect": "Allow",
-    "Action": ["ec2:CreateRoute", "ec2:DeleteRoute", "ec2:ReplaceRoute",
-               "ec2:DescribeRouteTables", "ec2:DescribeInstances",
-               "ec2:ModifyInstanceAttribute"],
-    "Resource": "*"
-  }]
-}"""
-
 
 def source_dest_check_statement(cluster: str) -> dict[str, object]:
     """Let an instance switch off the source/destination check (native pod routing) of
@@ -87,8 +75,31 @@ def source_dest_check_statement(cluster: str) -> dict[str, object]:
     }
 
 
-IdentityRole = Literal["node", "control-plane", "routes"]
-"""Workers, control-plane members, or the cloud provider managing native pod routes."""
+def route_controller_statements(cluster: str) -> list[dict[str, object]]:
+    """What the AWS cloud-controller-manager's route controller calls, on the control
+    plane where it runs: read tables and instances; write routes only in the cluster's
+    tagged table; switch the check off only on the cluster's instances."""
+    owned = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
+    return [
+        {
+            "Sid": "RouteControllerReads",
+            "Effect": "Allow",
+            "Action": ["ec2:DescribeRouteTables", "ec2:DescribeInstances"],
+            "Resource": "*",
+        },
+        {
+            "Sid": "RouteControllerWritesTheClusterTable",
+            "Effect": "Allow",
+            "Action": ["ec2:CreateRoute", "ec2:DeleteRoute", "ec2:ReplaceRoute"],
+            "Resource": "arn:aws:ec2:*:*:route-table/*",
+            "Condition": {"StringEquals": owned},
+        },
+        {**source_dest_check_statement(cluster), "Sid": "RouteControllerSourceDestCheck"},
+    ]
+
+
+IdentityRole = Literal["node", "control-plane"]
+"""Workers or control-plane members."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +115,6 @@ class Policies:
 POLICIES: dict[IdentityRole, Policies] = {
     "node": Policies(WORKER_POLICIES),
     "control-plane": Policies((SSM_CORE,), CONTROL_PLANE_INLINE),
-    "routes": Policies((), ROUTES_INLINE),
 }
 
 
@@ -120,17 +130,23 @@ class NodeIdentityArgs:
     """Set when this identity used to live under another component."""
     source_dest_check_off: bool = False
     """Its instances switch off their own source/destination check at boot."""
+    route_controller: bool = False
+    """Its instances run the cloud provider's route controller (native pod routes)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
 def inline_policy(args: NodeIdentityArgs) -> str | None:
     """The role's inline policy: its :data:`POLICIES` entry plus what the args grant."""
     base = POLICIES[args.role].inline
-    if not args.source_dest_check_off:
+    extra = []
+    if args.source_dest_check_off:
+        extra.append(source_dest_check_statement(args.namer.cluster))
+    if args.route_controller:
+        extra.extend(route_controller_statements(args.namer.cluster))
+    if not extra:
         return base
     statements = json.loads(base)["Statement"] if base else []
-    statements.append(source_dest_check_statement(args.namer.cluster))
-    return json.dumps({"Version": "2012-10-17", "Statement": statements})
+    return json.dumps({"Version": "2012-10-17", "Statement": [*statements, *extra]})
 
 
 class NodeIdentity(pulumi.ComponentResource):

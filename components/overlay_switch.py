@@ -6,9 +6,9 @@ node's ``NetworkUnavailable=False/RouteCreated`` and switches Calico):
 ================  ==============================================================
 baseline          the cluster on the overlay
 routes            nodes turn their source/dest check off at boot (a new launch
-                  template version, rolled by the runner); the route-managing
-                  identity (create/replace/delete routes); one private route
-                  table for every node subnet, the only one tagged
+                  template version, rolled by the runner); the control plane's
+                  role may manage routes (the route controller runs there); one
+                  private route table for every node subnet, the only one tagged
                   ``kubernetes.io/cluster/<name>=owned`` (the AWS cloud provider
                   writes pod routes to exactly one table)
 route-readiness   (no change: gate on node conditions)
