@@ -46,10 +46,10 @@ def ctx(primary_cluster: Cluster, moto: MotoServer) -> Iterator[HookContext]:
     kube: KubeClients = build_clients(
         ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
     )
+    aws = AwsClients(AwsAccess(region=moto.region))
     yield HookContext(
         stack="t", scenario="cni-swap", phase="cni-swap",
-        clients=StaticClients(kube={"primary": kube}, aws=AwsClients(AwsAccess(region=moto.region))),
-        settings=RuntimeSettings(),
+        clients=StaticClients(kube={"primary": kube}, aws=aws), settings=RuntimeSettings(),
     )  # fmt: skip
     kube.close()
 
