@@ -31,6 +31,7 @@ from automation.kube.copy import DEFAULT_KINDS, RegistryRewrite
 from automation.kube.drain.filters import DrainOptions
 from automation.kube.drain.run import DrainLimits
 from automation.kube.nodes import Taint
+from automation.kube.pod_network_check import PodNetworkCheck
 from automation.kube.stateful import StatefulChoice
 from components.config import REGION_KEY, RUNTIME_KEY
 from components.validation import join, sentence
@@ -71,28 +72,6 @@ class DaemonSetRef(BaseModel):
     pod_selector: str | None = Field(
         default=None, description="Labels of its pods (default name=<name>)."
     )
-
-
-PROBE_LABEL = "app.kubernetes.io/name"
-
-
-class PodNetworkCheck(BaseModel):
-    """``kubeshift:runtime.mirror.pod_network``: the probe that tries pod-to-pod traffic."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    namespace: str = "kube-system"
-    name: str = "kubeshift-pod-network-probe"
-    image: str = Field(
-        default="registry.k8s.io/e2e-test-images/agnhost:2.53",
-        description="An agnhost image (its netexec answers /hostname and /dial).",
-    )
-    port: int = Field(default=8080, ge=1, le=65535)
-    dial_timeout: float = Field(default=5.0, gt=0, description="Seconds per probe request.")
-
-    @property
-    def selector(self) -> str:
-        return f"{PROBE_LABEL}={self.name}"
 
 
 class MirrorSettings(BaseModel):

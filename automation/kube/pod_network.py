@@ -21,7 +21,7 @@ from typing import Any
 
 from automation.kube.clients import KubeClients, list_all
 from automation.kube.manifests import ApplyReport, apply_manifest
-from automation.settings import PROBE_LABEL, PodNetworkCheck
+from automation.kube.pod_network_check import PROBE_LABEL, PodNetworkCheck
 from automation.waiting import Pending, summarize
 
 PROBE_CONTAINER = "netexec"

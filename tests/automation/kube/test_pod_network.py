@@ -32,7 +32,7 @@ from automation.kube.pod_network import (
     probe_pods,
     try_ring,
 )
-from automation.settings import PodNetworkCheck
+from automation.kube.pod_network_check import PodNetworkCheck
 from tests.automation.kube.conftest import GROUP_LABEL, Fleet
 from tests.support.waiting import eventually
 

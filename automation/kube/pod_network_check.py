@@ -1,0 +1,26 @@
+"""What the pod-network probe is (a settings model the adapter and the settings share)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROBE_LABEL = "app.kubernetes.io/name"
+
+
+class PodNetworkCheck(BaseModel):
+    """``kubeshift:runtime.mirror.pod_network``: the probe that tries pod-to-pod traffic."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    namespace: str = "kube-system"
+    name: str = "kubeshift-pod-network-probe"
+    image: str = Field(
+        default="registry.k8s.io/e2e-test-images/agnhost:2.53",
+        description="An agnhost image (its netexec answers /hostname and /dial).",
+    )
+    port: int = Field(default=8080, ge=1, le=65535)
+    dial_timeout: float = Field(default=5.0, gt=0, description="Seconds per probe request.")
+
+    @property
+    def selector(self) -> str:
+        return f"{PROBE_LABEL}={self.name}"
