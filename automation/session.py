@@ -30,11 +30,11 @@ from automation.journal import (
     stack_lock,
     state_dir,
 )
-from automation.phase import Phase
+from automation.phase import Phase, Scenario
 from automation.progress import NullReporter, Reporter, RichReporter
 from automation.project import StackInfo, load_stack
 from automation.review import scope_of
-from automation.runner import Runner, RunReport
+from automation.runner import Confirm, Runner, RunReport
 from automation.scenarios import build_scenario
 from automation.secrets import secret_strings
 from automation.settings import RuntimeSettings, load_runtime_settings
@@ -227,6 +227,70 @@ def execute(
         return runner.run(phases)
 
 
+@dataclass
+class _StepsSession:
+    """What running steps outside ``kubeshift run`` needs, checked before any write:
+    the stack, its scenario, the journal's path (readable), an engine and contexts."""
+
+    project: Path
+    stack: str
+    info: StackInfo
+    scenario: Scenario
+    path: Path
+    run_id: str
+    engine: Engine
+    reporter: Reporter
+    factory: Callable[..., HookContext]
+
+    @classmethod
+    def open(
+        cls,
+        project: Path,
+        stack: str,
+        *,
+        quiet: bool,
+        console: Any,
+        engine_factory: EngineFactory,
+        clients: ClientSet | None,
+    ) -> _StepsSession:
+        info = load_stack(project, stack)
+        settings = load_runtime_settings(info.values)
+        path = journal_path(project, stack)
+        check_state_dir(state_dir(project))
+        load_journal(path, stack, info.scenario)
+        run_id = uuid.uuid4().hex
+        reporter = NullReporter() if quiet else _reporter(console, False)
+        return cls(
+            project, stack, info, build_scenario(info.config), path, run_id,
+            engine_factory(project, stack, run_id), reporter,
+            context_factory(info, settings, clients or LazyClients(settings), reporter),
+        )  # fmt: skip
+
+    def reader(self) -> Runner:
+        """A runner over the journal as it is (none yet: no journal), reading outputs."""
+        existing = Journal(self.path, self.stack, scenario=self.info.scenario)
+        reader = Runner(
+            self.engine, existing if self.path.exists() else None, self.factory,
+            order=self.scenario.phases,
+        )  # fmt: skip
+        reader.outputs_from_stack()
+        return reader
+
+    @contextmanager
+    def runner(self, confirm: Confirm | None, actor: str) -> Iterator[Runner]:
+        """The stack's lock held, the journal open for writing, a runner over both."""
+        check_state_dir_writable(state_dir(self.project))
+        with _holding(self.project, self.stack, self.run_id, self.reporter):
+            secrets = secret_strings(self.info.values, self.engine.secret_config())
+            journal = Journal(self.path, self.stack, secrets, scenario=self.info.scenario)
+            runner = Runner(
+                self.engine, journal, self.factory, confirm=confirm,
+                order=self.scenario.phases, actor=f"{actor} {self.run_id}",
+            )  # fmt: skip
+            runner.outputs_from_stack()
+            yield runner
+
+
 def execute_hooks(
     request: HooksRequest,
     *,
@@ -240,41 +304,21 @@ def execute_hooks(
     Refuses before anything runs when the stack's progress says it is too early: the
     before-steps wait for every earlier phase, the after-steps for the phase's update.
     """
-    info = load_stack(request.project, request.stack)
-    scenario = build_scenario(info.config)
+    session = _StepsSession.open(
+        request.project, request.stack, quiet=request.dry_run or request.json,
+        console=console, engine_factory=engine_factory, clients=clients,
+    )  # fmt: skip
+    scenario = session.scenario
     phase = scenario.phase(request.phase)
-    settings = load_runtime_settings(info.values)
-    clients = clients or LazyClients(settings)
-    path = journal_path(request.project, request.stack)
-    check_state_dir(state_dir(request.project))
-    load_journal(path, request.stack, info.scenario)
-    run_id = uuid.uuid4().hex
-    engine = engine_factory(request.project, request.stack, run_id)
     chooser = _chooser(request.yes, request.interactive, confirm)
-    reporter = _reporter(console, request.json) if not request.dry_run else NullReporter()
-    factory = context_factory(info, settings, clients, reporter)
-    existing = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
     # Too early is a user error: said before the lock, the journal or any write.
-    reader = Runner(engine, existing, factory, order=scenario.phases)
-    reader.outputs_from_stack()
+    reader = session.reader()
     _refuse_early(reader, scenario.ids(), phase.id, request)
     if request.dry_run:
         report = reader.describe_steps(phase, request.side)
         report.note = "planned from the stack's current outputs"
         return report
-    check_state_dir_writable(state_dir(request.project))
-    with _holding(request.project, request.stack, run_id, reporter):
-        secrets = secret_strings(info.values, engine.secret_config())
-        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
-        runner = Runner(
-            engine,
-            journal,
-            factory,
-            confirm=chooser,
-            order=scenario.phases,
-            actor=f"kubeshift hooks {run_id}",
-        )
-        runner.outputs_from_stack()
+    with session.runner(chooser, "kubeshift hooks") as runner:
         _refuse_early(runner, scenario.ids(), phase.id, request)  # what the lock now holds
         return runner.run_steps(phase, request.side)
 
@@ -293,39 +337,18 @@ def execute_replacement(
 
     if not request.nodes:
         raise UserError("Name the nodes to replace (the gate that failed lists them).")
-    info = load_stack(request.project, request.stack)
-    scenario = build_scenario(info.config)
-    phase = scenario.phase(request.phase)
+    session = _StepsSession.open(
+        request.project, request.stack, quiet=request.dry_run or request.json,
+        console=console, engine_factory=engine_factory, clients=clients,
+    )  # fmt: skip
+    phase = session.scenario.phase(request.phase)
     hooks = replace_node_hooks(
         request.nodes, Replacement(cluster=request.cluster, timeout=request.timeout)
     )
-    settings = load_runtime_settings(info.values)
-    clients = clients or LazyClients(settings)
-    path = journal_path(request.project, request.stack)
-    check_state_dir(state_dir(request.project))
-    load_journal(path, request.stack, info.scenario)
-    run_id = uuid.uuid4().hex
-    engine = engine_factory(request.project, request.stack, run_id)
-    reporter = _reporter(console, request.json) if not request.dry_run else NullReporter()
-    factory = context_factory(info, settings, clients, reporter)
     if request.dry_run:
-        existing = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
-        reader = Runner(engine, existing, factory, order=scenario.phases)
-        reader.outputs_from_stack()
-        return reader.describe_action(phase, hooks)
-    check_state_dir_writable(state_dir(request.project))
-    with _holding(request.project, request.stack, run_id, reporter):
-        secrets = secret_strings(info.values, engine.secret_config())
-        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
-        runner = Runner(
-            engine,
-            journal,
-            factory,
-            confirm=_chooser(request.yes, request.interactive, confirm),
-            order=scenario.phases,
-            actor=f"kubeshift replace-nodes {run_id}",
-        )
-        runner.outputs_from_stack()
+        return session.reader().describe_action(phase, hooks)
+    chooser = _chooser(request.yes, request.interactive, confirm)
+    with session.runner(chooser, "kubeshift replace-nodes") as runner:
         return runner.run_action(phase, hooks)
 
 

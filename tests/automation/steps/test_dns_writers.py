@@ -35,6 +35,15 @@ def _deployment(namespace: str, args: list[str], replicas: int = 1) -> dict[str,
     }  # fmt: skip
 
 
+def _context(kube: KubeClients, aws: AwsClients, policy: str) -> HookContext:
+    """cni-swap's dns-to-mirror on the primary, with ``runtime.dns_writers: policy``."""
+    return HookContext(
+        stack="t", scenario="cni-swap", phase="dns-to-mirror",
+        clients=StaticClients(kube={"primary": kube}, aws=aws),
+        settings=RuntimeSettings(dns_writers=policy),  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
 def test_the_controller_is_read_from_its_arguments() -> None:
     args = ["--source=service", "--domain-filter=shop.example.com", "--domain-filter",
             "api.example.com", "--txt-owner-id=shop", "--policy", "upsert-only"]  # fmt: skip
@@ -87,11 +96,7 @@ def test_a_move_is_refused_naming_record_and_owner_or_the_controller_paused_and_
                                              "www.example.com": "shop"}  # fmt: skip
 
     def ctx(policy: str) -> HookContext:
-        return HookContext(
-            stack="t", scenario="cni-swap", phase="dns-to-mirror",
-            clients=StaticClients(kube={"primary": kube}, aws=aws),
-            settings=RuntimeSettings(dns_writers=policy),  # type: ignore[arg-type]
-        )  # fmt: skip
+        return _context(kube, aws, policy)
 
     names = ["www.example.com", "api.example.com"]
     with pytest.raises(PreconditionFailed) as caught:
@@ -160,11 +165,7 @@ def test_the_real_external_dns_puts_a_moved_record_back_unless_paused(
         ).status
 
     def ctx(policy: str) -> HookContext:
-        return HookContext(
-            stack="t", scenario="cni-swap", phase="dns-to-mirror",
-            clients=StaticClients(kube={"primary": kube}, aws=aws),
-            settings=RuntimeSettings(dns_writers=policy),  # type: ignore[arg-type]
-        )  # fmt: skip
+        return _context(kube, aws, policy)
 
     assert controller.sync().ran
     assert target() == primary_lb
