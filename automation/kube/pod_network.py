@@ -5,8 +5,9 @@ nodes whose network stayed broken after the roll. So after the CNI gate, a probe
 DaemonSet runs one pod per node — agnhost ``netexec``, the image Kubernetes' own e2e
 network tests use — and each probe pod is asked, through the API server's pod proxy,
 to dial the probe pod on the next node (``/dial?host=…``): a ring, so every node is
-tried as source and as destination in N requests. A node whose pod can neither reach
-its neighbour nor be reached is named; those are the nodes to replace.
+tried as source and as destination in N requests. A failed hop says one of its ends
+is broken; each node on one is then tried both ways against the most trusted peers,
+and the nodes failing with most of them are named — the nodes to replace.
 
 How a probe is asked is a :data:`Dialer`: through the API server in production; kwok
 nodes have no network, so tests give answers they control to real probe pods.
