@@ -8,6 +8,7 @@ test directory shares a single instance of each service.
 pytest_plugins: list[str] = [
     "tests.support.moto_fixtures",
     "tests.support.controlplane_fixtures",
+    "tests.support.kube_fixtures",
     "tests.support.engine_fixtures",
     "tests.support.ec2_world",
 ]

@@ -9,7 +9,6 @@ has written each route to its instance and reported ``RouteCreated``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.aws.nodes import cluster_node_names, find_cluster_instances
 from automation.aws.routes import node_routes, routes_pending
 from automation.aws.source_dest import checks_off
-from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.clients import KubeClients
 from automation.kube.gates import routes_created
 from automation.sandbox.controlplane import Cluster
 from automation.waiting import Pending, wait_until
@@ -30,15 +29,6 @@ from tests.support.moto_world import make_network, run_instances
 from tests.support.nodes import unique_name
 
 GROUP = "kubeshift.io/test-routes"
-
-
-@pytest.fixture
-def kube(primary_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = build_clients(
-        ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
-    )
-    yield clients
-    clients.close()
 
 
 def _node(name: str, instance: dict[str, Any], pod_cidr: str, group: str) -> dict[str, Any]:

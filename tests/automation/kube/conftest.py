@@ -8,7 +8,6 @@ Services on them, so each test reads as the migration step it checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +23,8 @@ from kubernetes.client import (
     V1Toleration,
 )
 
-from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.clients import KubeClients
 from automation.kube.nodes import NodeSelection, Taint, taint_nodes
-from automation.sandbox.controlplane import Cluster
 from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION
 from tests.support.nodes import POOL_LABEL, NodePool, NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually
@@ -34,25 +32,6 @@ from tests.support.workloads import deployment, service
 
 GROUP_LABEL = "kubeshift.io/test-group"
 RETIRING = Taint(key="kubeshift.io/retiring", value="true", effect="NoSchedule")
-
-
-def clients_of(cluster: Cluster) -> KubeClients:
-    return build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
-
-
-@pytest.fixture
-def kube(primary_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = clients_of(primary_cluster)
-    yield clients
-    clients.close()
-
-
-@pytest.fixture
-def mirror(mirror_cluster: Cluster) -> Iterator[KubeClients]:
-    """The mirror cluster's clients (``kube`` is the primary's)."""
-    clients = clients_of(mirror_cluster)
-    yield clients
-    clients.close()
 
 
 def is_ready(pod: Any) -> bool:

@@ -21,7 +21,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.errors import ConfigError, PreconditionFailed, UserError
-from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.clients import KubeClients
 from automation.phase import Gate, Hook, Scenario
 from automation.sandbox.controlplane import Cluster
 from automation.scenarios import build_scenario
@@ -30,6 +30,7 @@ from automation.steps import mirror as steps
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
 from components.config import StackConfig, WorkerPoolConfig, load_config, load_stack_file
 from components.scenarios import cni_swap as ids
+from tests.support.kube_fixtures import clients_of
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, make_zone, put_record, records_named
 from tests.support.nodes import NodePools, NodePoolSpec
@@ -226,13 +227,9 @@ REWRITE = {"source": "registry.example.com", "target": "registry-mirror.example.
 MIRROR_LB = "mirror-shop.elb.amazonaws.com"
 
 
-def _clients(cluster: Cluster) -> KubeClients:
-    return build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
-
-
 @pytest.fixture
 def clusters(primary_cluster: Cluster, mirror_cluster: Cluster) -> Iterator[dict[str, Any]]:
-    made = {"primary": _clients(primary_cluster), "mirror": _clients(mirror_cluster)}
+    made = {"primary": clients_of(primary_cluster), "mirror": clients_of(mirror_cluster)}
     yield made
     for c in made.values():
         c.close()
@@ -404,7 +401,7 @@ def test_cni_swap_phase_steps_on_the_primary(
     from automation.kube.drain.filters import DrainOptions
     from automation.kube.drain.run import DrainLimits
 
-    kube = _clients(primary_cluster)
+    kube = clients_of(primary_cluster)
     group = {"kubeshift.io/test-group": namespace}
     old_labels = {**group, GENERATION_LABEL: "original"}
     new_labels = {**group, GENERATION_LABEL: "cni"}

@@ -76,13 +76,8 @@ def test_ownership_records_name_what_they_own() -> None:
 @pytest.mark.controlplane
 @pytest.mark.moto
 def test_a_move_is_refused_naming_record_and_owner_or_the_controller_paused_and_restored(
-    primary_cluster: Any, namespace: str, moto: MotoServer
+    kube: KubeClients, namespace: str, moto: MotoServer
 ) -> None:
-    from automation.kube.clients import ClusterAccess, build_clients
-
-    kube: KubeClients = build_clients(
-        ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
-    )
     apps = AppsV1Api(kube.api_client)
     apps.create_namespaced_deployment(
         namespace, _deployment(namespace, ["--txt-owner-id=shop", "--domain-filter=shop.io"], 2)
@@ -119,13 +114,12 @@ def test_a_move_is_refused_naming_record_and_owner_or_the_controller_paused_and_
     live = apps.read_namespaced_deployment("external-dns", namespace)
     assert live.spec.replicas == 2 and PAUSED_REPLICAS not in (live.metadata.annotations or {})
     assert not resume_writers(ctx("pause"), ["primary"]).changed
-    kube.close()
 
 
 @pytest.mark.controlplane
 @pytest.mark.moto
 def test_the_real_external_dns_puts_a_moved_record_back_unless_paused(
-    primary_cluster: Any, namespace: str, moto: MotoServer
+    primary_cluster: Any, kube: KubeClients, namespace: str, moto: MotoServer
 ) -> None:
     """external-dns v0.21, run for real: the record kubeshift moves to the mirror is
     written back at its next sync — the fight this check prevents. kubeshift reads the
@@ -133,13 +127,9 @@ def test_the_real_external_dns_puts_a_moved_record_back_unless_paused(
     from kubernetes.client import CoreV1Api
 
     from automation.aws.dns import CnameTarget, RecordCutover, SyncOptions, cutover_record
-    from automation.kube.clients import ClusterAccess, build_clients
     from tests.support.external_dns import ExternalDns
     from tests.support.moto_world import records_named
 
-    kube: KubeClients = build_clients(
-        ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
-    )
     aws = AwsClients(AwsAccess(region=moto.region))
     zone = make_zone(aws.route53, "shop.test")
     name, primary_lb, mirror_lb = "www.shop.test", "primary-lb.elb.test", "mirror-lb.elb.test"
@@ -190,4 +180,3 @@ def test_the_real_external_dns_puts_a_moved_record_back_unless_paused(
     assert move_to(primary_lb) == "switched"
     assert resume_writers(ctx("pause"), ["primary"]).changed
     assert controller.sync().ran and target() == primary_lb
-    kube.close()

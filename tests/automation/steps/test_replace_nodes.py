@@ -17,8 +17,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.errors import PreconditionFailed
-from automation.kube.clients import ClusterAccess, KubeClients, build_clients
-from automation.sandbox.controlplane import Cluster
+from automation.kube.clients import KubeClients
 from automation.settings import RuntimeSettings
 from automation.steps.replace_nodes import Replacement, replace_node, replace_node_hooks
 from components import userdata
@@ -42,16 +41,12 @@ def bridged(world: World) -> Iterator[World]:
 
 
 @pytest.fixture
-def ctx(primary_cluster: Cluster, moto: MotoServer) -> Iterator[HookContext]:
-    kube: KubeClients = build_clients(
-        ClusterAccess(kubeconfig=primary_cluster.kubeconfig_path, context=primary_cluster.context)
-    )
+def ctx(kube: KubeClients, moto: MotoServer) -> HookContext:
     aws = AwsClients(AwsAccess(region=moto.region))
-    yield HookContext(
+    return HookContext(
         stack="t", scenario="cni-swap", phase="cni-swap",
         clients=StaticClients(kube={"primary": kube}, aws=aws), settings=RuntimeSettings(),
     )  # fmt: skip
-    kube.close()
 
 
 def _ready(world: World, count: int) -> dict[str, str]:

@@ -26,7 +26,7 @@ from kubernetes.client.exceptions import ApiException
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.aws.dns import ARecordTarget, CnameTarget, SyncOptions, cutover_records
 from automation.errors import PreconditionFailed
-from automation.kube.clients import ClusterAccess, KubeClients, build_clients
+from automation.kube.clients import KubeClients
 from automation.sandbox.controlplane import Cluster
 from automation.steps.service_dns import (
     EXTERNAL_DNS_HOSTNAME,
@@ -115,22 +115,10 @@ MIRROR_LB = "mirror-web-123.us-east-1.elb.amazonaws.com"
 PRIMARY_LB = "primary-web-456.us-east-1.elb.amazonaws.com"
 
 
-def _clients(cluster: Cluster) -> KubeClients:
-    return build_clients(ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context))
-
-
 @pytest.fixture
-def mirror(mirror_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = _clients(mirror_cluster)
-    yield clients
-    clients.close()
-
-
-@pytest.fixture
-def primary(primary_cluster: Cluster) -> Iterator[KubeClients]:
-    clients = _clients(primary_cluster)
-    yield clients
-    clients.close()
+def primary(kube: KubeClients) -> KubeClients:
+    """The primary's clients, named for the side they play here."""
+    return kube
 
 
 def _service(name: str, app: str, annotation: str, key: str = EXTERNAL_DNS_HOSTNAME) -> V1Service:
