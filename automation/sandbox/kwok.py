@@ -63,11 +63,21 @@ def default_pod_ready_delay_ms() -> int:
     return parse_duration_ms(os.environ.get(POD_READY_DELAY_ENV, "0"))
 
 
+# Node status heartbeats, as a kubelet's every 10 s (nodeStatusUpdateFrequency): with
+# leases off they are a node's only sign of life, and upstream's 20-25 s left a stalled
+# API server (an etcd member moving on a busy machine) less than the controller
+# manager's 50 s grace before the node went Unknown and its pods were marked not Ready,
+# which no kubelet here ever reverts.
+HEARTBEAT_DELAY = {"durationMilliseconds": 10000, "jitterDurationMilliseconds": 12000}
+
+
 def stages(stage_dir: Path, pod_ready_delay_ms: int) -> list[dict[str, Any]]:
-    """Upstream stages with a configurable pod-ready delay."""
+    """Upstream stages with a configurable pod-ready delay and kubelet-paced heartbeats."""
     docs: list[dict[str, Any]] = []
     for name in STAGE_FILES:
         doc = yaml.safe_load((stage_dir / name).read_text())
+        if doc["metadata"]["name"] == "node-heartbeat":
+            doc["spec"]["delay"] = dict(HEARTBEAT_DELAY)
         if doc["metadata"]["name"] == "pod-ready":
             doc["spec"]["delay"] = {
                 "durationMilliseconds": pod_ready_delay_ms,

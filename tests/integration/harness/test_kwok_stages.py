@@ -47,6 +47,19 @@ def test_pod_ready_stage_carries_the_cluster_delay_and_the_annotation(testbin: B
     assert {"node-initialize", "node-heartbeat", "pod-delete"} <= set(by_name)
 
 
+NODE_MONITOR_GRACE_MS = 50_000  # kube-controller-manager's default since 1.32
+
+
+def test_heartbeats_fit_several_times_in_the_node_monitor_grace_period(testbin: Binaries) -> None:
+    """With leases off, a node whose heartbeat comes once per grace period goes Unknown at
+    the first stall of the API server, and its pods stay not Ready (no kubelet reverts
+    them); a kubelet beats four times per grace period."""
+    by_name = {s["metadata"]["name"]: s for s in stages(testbin.kwok_stages, 0)}
+    delay = by_name["node-heartbeat"]["spec"]["delay"]
+    longest = max(delay["durationMilliseconds"], delay.get("jitterDurationMilliseconds", 0))
+    assert longest * 4 <= NODE_MONITOR_GRACE_MS
+
+
 def _transition(pod: V1Pod, type_: str) -> dt.datetime | None:
     return next(
         (
