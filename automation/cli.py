@@ -29,6 +29,7 @@ from automation.errors import EXIT_CODES, ErrorKind, KubeshiftError, UserError
 from automation.project import DEFAULT_STACK, check_stack_name, project_dir
 
 if TYPE_CHECKING:
+    from automation.adoption.models import AdoptReport
     from automation.journal import StepRecord
     from automation.project import StackInfo
     from automation.render import RenderedResource
@@ -548,6 +549,78 @@ def replace_nodes(
     _print_outcomes(f"replace-nodes on {name} ({phase})", report, request.json)
     if dry_run:
         _dry_run_verdict(report)
+
+
+@app.command()
+@handles_errors
+def adopt(
+    ctx: typer.Context,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Import without asking.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the mapping and differences; import nothing.")
+    ] = False,
+    accept_updates: Annotated[
+        bool,
+        typer.Option(
+            "--accept-updates",
+            help="Import despite differences AWS can change in place; the first phase's "
+            "update then makes them (never a replace).",
+        ),
+    ] = False,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Take the live cluster the stack describes into its state, changing nothing live."""
+    from automation.session import AdoptRequest, execute_adoption
+
+    g = _globals(ctx)
+    name = _stack_name(ctx, stack)
+    request = AdoptRequest(
+        project=_project_for(name),
+        stack=name,
+        yes=yes,
+        dry_run=dry_run,
+        interactive=sys.stdin.isatty() and not (json_output or g.json),
+        json=json_output or g.json,
+        accept_updates=accept_updates,
+    )
+    report = execute_adoption(request, console=err, confirm=typer.confirm)
+    if request.json:
+        _emit_json(report.model_dump())
+    else:
+        _print_adoption(report)
+    if report.outcome == "refused":
+        raise typer.Exit(EXIT_CODES[ErrorKind.PRECONDITION])
+
+
+def _print_adoption(report: AdoptReport) -> None:
+    found = report.discovery.resources
+    table = Table(
+        "type", "name", "live id", title=f"{report.stack} @ {report.phase}: {len(found)} live"
+    )
+    for resource in found:
+        how = resource.import_id or "(attached live; recorded)"
+        table.add_row(resource.type.rsplit(":", 1)[-1], resource.name, Text(how))
+    out.print(table)
+    unmodelled = Counter(r.kind for r in report.discovery.unmodelled)
+    if unmodelled:
+        listed = ", ".join(f"{count} {kind}" for kind, count in sorted(unmodelled.items()))
+        out.print(f"Tagged for the cluster but not modelled (left alone): {listed}")
+    for difference in report.differences:
+        err.print(f"differs: {difference.line()}", markup=False, highlight=False)
+    for refusal in report.refusals:
+        err.print(f"refused: {refusal}", markup=False, highlight=False)
+    verdict = {
+        "planned": f"would import {len(report.imported)} resources"
+        + (f" and record {len(report.recorded)}" if report.recorded else "")
+        + "; nothing changed (dry run)",
+        "refused": "nothing was imported: fix the stack file (or the cloud) and run adopt again",
+        "adopted": f"imported {len(report.imported)} resources"
+        + (f", recorded {len(report.recorded)}" if report.recorded else "")
+        + f"; {report.message}",
+        "unchanged": f"already adopted: all {len(report.already)} resources are in the stack",
+    }[report.outcome]
+    out.print(f"{report.stack}: {verdict}")
 
 
 @app.command()

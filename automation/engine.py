@@ -10,6 +10,7 @@ the CLI starts fast, and every Pulumi failure is mapped to kubeshift's own error
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,9 +20,25 @@ from typing import Any, Protocol
 
 from automation.engine_processes import engine_markers
 from automation.errors import EngineMissingError, KubeshiftError, from_command_error
+from automation.property_paths import shown, value_at
 from components.progress import RECORD_ONLY_VAR, RECORD_VAR, Record
 
 PHASE_KEY = "kubeshift:phase"
+
+
+@dataclass(frozen=True)
+class PropertyChange:
+    """One property of a planned step: how it changes, before (``old``) and after."""
+
+    path: str
+    kind: str
+    """The engine's diff kind: add, delete, update, or one of them with ``-replace``."""
+    old: str
+    new: str
+
+    @property
+    def replaces(self) -> bool:
+        return self.kind.endswith("-replace")
 
 
 @dataclass(frozen=True)
@@ -33,6 +50,8 @@ class ResourceChange:
     type: str
     name: str
     diffs: tuple[str, ...] = ()
+    detail: tuple[PropertyChange, ...] = ()
+    """Per property, for steps the engine diffed (updates, replaces, imports)."""
 
     @classmethod
     def from_urn(cls, op: str, urn: str, diffs: Sequence[str] = ()) -> ResourceChange:
@@ -214,8 +233,9 @@ class PulumiEngine:
             if pre is None:
                 return
             meta = pre.metadata
-            op = getattr(meta.op, "value", meta.op)
-            changes.append(ResourceChange.from_urn(str(op), meta.urn, meta.diffs or ()))
+            op = str(getattr(meta.op, "value", meta.op))
+            change = ResourceChange.from_urn(op, meta.urn, meta.diffs or ())
+            changes.append(dataclasses.replace(change, detail=_property_changes(meta)))
 
         with mapped_errors("preview the stack", self.stack_name):
             result = self._stack.preview(
@@ -276,6 +296,26 @@ class PulumiEngine:
     def _deployment(self) -> dict[str, Any]:
         with mapped_errors("export the stack", self.stack_name):
             return dict(self._stack.export_stack().deployment or {})
+
+
+def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:
+    """The step's detailed diff with each property's value before and after.
+
+    For an import the engine's ``old`` is what it read from the cloud and ``new`` what
+    the program declares.
+    """
+    detailed = meta.detailed_diff or {}
+    old = (meta.old.inputs or meta.old.outputs) if meta.old is not None else None
+    new = meta.new.inputs if meta.new is not None else None
+    return tuple(
+        PropertyChange(
+            path=path,
+            kind=str(getattr(diff.diff_kind, "value", diff.diff_kind)),
+            old=shown(value_at(old, path)),
+            new=shown(value_at(new, path)),
+        )
+        for path, diff in sorted(detailed.items())
+    )
 
 
 def _plain_outputs(outputs: Mapping[str, Any]) -> dict[str, Any]:

@@ -204,15 +204,18 @@ def record(
     stack: str = "render",
     region: str = "us-east-1",
     stack_outputs: Mapping[str, Any] | None = None,
+    mocks: pulumi.runtime.Mocks | None = None,
 ) -> Rendering:
     """Run ``program`` under fresh mocks and return what it registered.
 
     Safe to call repeatedly in one process: every call installs a new monitor and a
-    new root stack. ``program`` may return a dict of outputs to resolve.
+    new root stack. ``program`` may return a dict of outputs to resolve. ``mocks``
+    answers the registrations instead of the offline ones (adoption answers with
+    what runs).
     """
     started = time.perf_counter()
     with _without_stack_traces():
-        rendering = _record(program, config, stack, region, stack_outputs)
+        rendering = _record(program, config, stack, mocks or _Mocks(region, stack_outputs))
     return Rendering(rendering.resources, rendering.outputs, time.perf_counter() - started)
 
 
@@ -234,10 +237,9 @@ def _record(
     program: Callable[[], Any],
     config: Mapping[str, Any] | None,
     stack: str,
-    region: str,
-    stack_outputs: Mapping[str, Any] | None,
+    mocks: pulumi.runtime.Mocks,
 ) -> Rendering:
-    monitor = _RecordingMonitor(_Mocks(region, stack_outputs))
+    monitor = _RecordingMonitor(mocks)
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(
         monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor
@@ -292,8 +294,13 @@ def _run_main() -> None:
     runpy.run_path(str(PROGRAM), run_name="__main__")
 
 
-def render_program(config: Mapping[str, Any], phase: str | None = None) -> Rendering:
-    """Validate ``config`` (raising ``ConfigError``) and run ``__main__.py`` under mocks."""
+def render_program(
+    config: Mapping[str, Any],
+    phase: str | None = None,
+    mocks: pulumi.runtime.Mocks | None = None,
+) -> Rendering:
+    """Validate ``config`` (raising ``ConfigError``) and run ``__main__.py`` under mocks
+    (``mocks``: answers other than the offline ones)."""
     values = dict(config)
     if phase is not None:
         values[stack_config.PHASE_KEY] = phase
@@ -303,6 +310,7 @@ def render_program(config: Mapping[str, Any], phase: str | None = None) -> Rende
         config=values,
         stack=validated.cluster.name,
         region=validated.region,
+        mocks=mocks,
     )
 
 

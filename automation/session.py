@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from automation.adoption.models import AdoptReport
 from automation.clients import LazyClients
 from automation.context import ClientSet, HookContext
 from automation.engine import Engine
@@ -398,3 +399,81 @@ def _holding(project: Path, stack: str, run_id: str, reporter: Reporter) -> Iter
     ):
         wait_for_orphaned_engines(project, stack, reporter)
         yield
+
+
+@dataclass(frozen=True)
+class AdoptRequest:
+    """Take the live cluster the stack describes into the stack's state."""
+
+    project: Path
+    stack: str
+    yes: bool = False
+    dry_run: bool = False
+    interactive: bool = False
+    json: bool = False
+    accept_updates: bool = False
+
+
+def execute_adoption(
+    request: AdoptRequest,
+    *,
+    console: Any = None,
+    confirm: Callable[[str], bool] | None = None,
+    engine_factory: Callable[[Path, str, str, dict[str, str]], Engine] | None = None,
+    clients: ClientSet | None = None,
+) -> AdoptReport:
+    """Find what runs, preview its import, and — when nothing differs or the user accepted
+    the in-place updates — import it through the engine, journalled; then check that the
+    first phase's preview changes nothing. Refusals change nothing."""
+    from automation.adoption.adopt import Adoption
+
+    info = load_stack(request.project, request.stack)
+    settings = load_runtime_settings(info.values)
+    path = journal_path(request.project, request.stack)
+    check_state_dir(state_dir(request.project))
+    load_journal(path, request.stack, info.scenario)
+    adoption = Adoption(
+        project=request.project,
+        info=info,
+        clients=clients or LazyClients(settings),
+        engine_factory=engine_factory or _adoption_engine,
+        status=_status(console, request.json or console is None),
+    )
+    plan = adoption.plan(accept_updates=request.accept_updates)
+    if request.dry_run or plan.outcome != "planned":
+        return plan
+    chooser = _chooser(request.yes, request.interactive, confirm)
+    question = (
+        f"Import {len(plan.imported)} live resources into stack '{request.stack}'"
+        + (f" and record {len(plan.recorded)} attachments" if plan.recorded else "")
+        + "?"
+    )
+    if chooser is None or not chooser(question):
+        raise UserError(
+            f"Adoption imports {len(plan.imported)} resources into the stack; confirm with "
+            "--yes (or answer yes at the prompt). Nothing was imported."
+        )
+    check_state_dir_writable(state_dir(request.project))
+    run_id = uuid.uuid4().hex
+    reporter = _reporter(console, request.json)
+    with _holding(request.project, request.stack, run_id, reporter):
+        secrets = secret_strings(info.values, adoption.secret_config())
+        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
+        return adoption.apply(plan, journal, run_id)
+
+
+def _adoption_engine(project: Path, stack: str, run_id: str, env: dict[str, str]) -> Engine:
+    from automation import logs
+    from automation.engine import PulumiEngine, require_pulumi_cli
+
+    require_pulumi_cli()
+    return PulumiEngine(
+        project, stack, create=True, on_output=logs.engine_output, env=env, run_id=run_id
+    )
+
+
+def _status(console: Any, quiet: bool) -> Callable[[str], Any]:
+    """A context manager factory showing what adoption is doing (a spinner on a terminal)."""
+    if quiet:
+        return lambda _text: nullcontext()
+    return lambda text: console.status(text)

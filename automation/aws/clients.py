@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from mypy_boto3_autoscaling import AutoScalingClient
     from mypy_boto3_ec2 import EC2Client
     from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client
+    from mypy_boto3_iam import IAMClient
+    from mypy_boto3_resourcegroupstaggingapi import ResourceGroupsTaggingAPIClient
     from mypy_boto3_route53 import Route53Client
     from mypy_boto3_service_quotas import ServiceQuotasClient
 
@@ -134,6 +136,14 @@ class AwsClients:
     @cached_property
     def autoscaling(self) -> AutoScalingClient:
         return self.client("autoscaling")  # type: ignore[no-any-return]
+
+    @cached_property
+    def iam(self) -> IAMClient:
+        return self.client("iam")  # type: ignore[no-any-return]
+
+    @cached_property
+    def tagging(self) -> ResourceGroupsTaggingAPIClient:
+        return self.client("resourcegroupstaggingapi")  # type: ignore[no-any-return]
 
     @cached_property
     def service_quotas(self) -> ServiceQuotasClient:

@@ -1,0 +1,156 @@
+"""Plan and apply one adoption: discover, preview the imports, import, check.
+
+:meth:`Adoption.plan` changes nothing: it finds what runs, previews the imports with
+the real engine and says what differs or would change. :meth:`Adoption.apply` imports
+(journalled as the first phase's ``adopt`` step) and then previews the first phase
+without imports, which must change nothing but what the user accepted. Running it
+again finds everything adopted and changes nothing: resources already in the state
+ignore the import option.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from automation.adoption.assessment import Assessment, assess
+from automation.adoption.discovery import discover
+from automation.adoption.models import AdoptReport, Difference, Discovery
+from automation.context import ClientSet
+from automation.engine import Engine, PreviewOutcome
+from automation.errors import StepFailedError, UserError
+from automation.journal import Journal
+from automation.project import StackInfo
+from components.imports import IMPORTS_VAR, ImportFile, key
+
+STEP = "adopt"
+EngineFactory = Callable[[Path, str, str, dict[str, str]], Engine]
+"""(project, stack, run id, extra environment) -> engine."""
+
+
+@dataclass
+class Adoption:
+    project: Path
+    info: StackInfo
+    clients: ClientSet
+    engine_factory: EngineFactory
+    status: Callable[[str], AbstractContextManager[Any]]
+    imports: ImportFile | None = None
+    accepted: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def first_phase(self) -> str:
+        return self.info.config.phase_ids[0]
+
+    def secret_config(self) -> dict[str, str]:
+        return self.engine_factory(self.project, self.info.name, "", {}).secret_config()
+
+    def plan(self, *, accept_updates: bool = False) -> AdoptReport:
+        """What adoption would import and what stands in its way; changes nothing."""
+        first = self.first_phase
+        if self.info.phase != first:
+            raise UserError(
+                f"Adoption maps the live cluster to the first phase, {first!r}, but stack "
+                f"'{self.info.name}' is at {self.info.phase!r}; set kubeshift:phase to {first} "
+                "in its stack file first."
+            )
+        with self.status(f"finding the live resources of {self.info.config.cluster.name}"):
+            discovery = discover(self.info.values, self.clients.aws(), self.info.name)
+        if discovery.problems:
+            return self._report(discovery, Assessment(), "refused")
+        imports = ImportFile(phase=first, imports=discovery.imports)
+        with self.status("previewing the imports with the engine"):
+            assessment = assess(self._preview(imports).changes, discovery)
+        replaces = [d for d in assessment.differences if d.replaces]
+        if accept_updates and assessment.differences and not replaces:
+            accepted: dict[str, set[str]] = {}
+            for difference in assessment.differences:
+                name, _, type_ = difference.resource.partition(" (")
+                top = difference.attribute.split(".", 1)[0].split("[", 1)[0]
+                accepted.setdefault(key(type_.rstrip(")"), name), set()).add(top)
+            self.accepted = {k: sorted(v) for k, v in accepted.items()}
+            imports = imports.model_copy(update={"ignore_changes": self.accepted})
+            with self.status("previewing the imports with the accepted updates"):
+                assessment = assess(self._preview(imports).changes, discovery)
+        self.imports = imports
+        if not assessment.clean:
+            outcome = "refused"
+        elif not assessment.imports and not assessment.recorded:
+            outcome = "unchanged"
+        else:
+            outcome = "planned"
+        return self._report(discovery, assessment, outcome)
+
+    def apply(self, plan: AdoptReport, journal: Journal, run_id: str) -> AdoptReport:
+        """Import what :meth:`plan` found (journalled), then check the first phase."""
+        assert self.imports is not None and plan.outcome == "planned", "plan() first"
+        first = self.first_phase
+        journal.start(first, STEP)
+        try:
+            with self._imports_file(self.imports) as path:
+                engine = self.engine_factory(
+                    self.project, self.info.name, run_id, {IMPORTS_VAR: str(path)}
+                )
+                with self.status(f"importing {len(plan.imported)} resources"):
+                    engine.up()
+            plain = self.engine_factory(self.project, self.info.name, run_id, {})
+            with self.status(f"previewing {first} without imports"):
+                after = assess(plain.preview().changes, plan.discovery)
+        except BaseException as exc:
+            journal.fail(first, STEP, str(exc))
+            raise
+        left = [*after.refusals, *(d.line() for d in after.differences if not self._accepted(d))]
+        if after.imports or after.recorded or left:
+            message = (
+                f"After the import, {first} still plans changes: "
+                + "; ".join(left or [*after.imports, *after.recorded])
+            )
+            journal.fail(first, STEP, message)
+            raise StepFailedError(message)
+        details: dict[str, Any] = {
+            "imported": len(plan.imported),
+            "recorded": len(plan.recorded),
+            "unmodelled": len(plan.discovery.unmodelled),
+        }
+        journal.finish(first, STEP, f"adopted {len(plan.imported)} resources", changed=True,
+                       details=details)  # fmt: skip
+        return plan.model_copy(
+            update={"outcome": "adopted", "message": f"{first} now previews no change"}
+        )
+
+    def _accepted(self, difference: Difference) -> bool:
+        name, _, type_ = difference.resource.partition(" (")
+        top = difference.attribute.split(".", 1)[0].split("[", 1)[0]
+        return top in self.accepted.get(key(type_.rstrip(")"), name), [])
+
+    def _preview(self, imports: ImportFile) -> PreviewOutcome:
+        with self._imports_file(imports) as path:
+            engine = self.engine_factory(self.project, self.info.name, "", {IMPORTS_VAR: str(path)})
+            return engine.preview()
+
+    @contextlib.contextmanager
+    def _imports_file(self, imports: ImportFile) -> Iterator[Path]:
+        with tempfile.TemporaryDirectory(prefix="kubeshift-adopt-") as directory:
+            path = Path(directory) / f"{self.info.name}.imports.json"
+            path.write_text(imports.model_dump_json(indent=2))
+            yield path
+
+    def _report(self, discovery: Discovery, assessment: Assessment, outcome: str) -> AdoptReport:
+        imported = [r.name for r in discovery.resources if r.import_id is not None]
+        recorded = [r.name for r in discovery.resources if r.import_id is None]
+        return AdoptReport(
+            stack=self.info.name,
+            phase=self.first_phase,
+            outcome=outcome,
+            discovery=discovery,
+            differences=list(assessment.differences),
+            refusals=[*discovery.problems, *assessment.refusals],
+            imported=[n for n in imported if n not in assessment.adopted],
+            recorded=[n for n in recorded if n not in assessment.adopted],
+            already=list(assessment.adopted),
+        )

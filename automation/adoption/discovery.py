@@ -1,0 +1,108 @@
+"""Run the program's first phase under mocks that answer with what runs in AWS.
+
+The SDK registers resources in dependency order and hands each registration the ids
+its mocks returned for the resources it refers to; answering with live ids means each
+finder searches where the live parent is (the subnet in the live VPC, the rule in the
+live group). A resource nothing or several things match is one problem sentence, and
+the resources that refer to it are skipped rather than reported twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+from botocore.exceptions import BotoCoreError, ClientError
+
+from automation.adoption.models import AdoptedResource, Discovery, LiveResource
+from automation.aws.clients import AwsClients
+from automation.aws.lookup import Lookup, LookupProblem, find
+from automation.aws.lookup.tagged import tagged_resources
+from automation.render import render_program
+from components import config as stack_config
+
+UNFOUND = "kubeshift-unfound:"
+GROUP = "aws:autoscaling/group:Group"
+
+
+def _refers_to_unfound(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.startswith(UNFOUND) or f"/{UNFOUND}" in value
+    if isinstance(value, Mapping):
+        return any(_refers_to_unfound(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_refers_to_unfound(v) for v in value)
+    return False
+
+
+def _aws_refusal(exc: ClientError | BotoCoreError) -> str:
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        operation = getattr(exc, "operation_name", "a call")
+        return f"AWS refused {operation} ({error.get('Code', '?')}: {error.get('Message', '')})"
+    return f"AWS could not be reached ({exc})"
+
+
+class LiveMocks(pulumi.runtime.Mocks):
+    """Answers each custom resource with the live resource its inputs describe."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup = lookup
+        self.found: list[AdoptedResource] = []
+        self.problems: list[str] = []
+        self.skipped: list[str] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        inputs = dict(args.inputs)
+        if not args.custom:
+            return "", inputs
+        unfound = f"{UNFOUND}{args.name}"
+        if _refers_to_unfound(inputs):
+            self.skipped.append(args.name)
+            return unfound, inputs
+        try:
+            live = find(self.lookup, args.typ, args.name, inputs)
+        except LookupProblem as exc:
+            self.problems.append(str(exc))
+            return unfound, inputs
+        except (ClientError, BotoCoreError) as exc:
+            self.problems.append(f"{args.name}: {_aws_refusal(exc)}.")
+            return unfound, inputs
+        self.found.append(
+            AdoptedResource(type=args.typ, name=args.name, id=live.id, import_id=live.import_id)
+        )
+        return live.id, {**inputs, **live.outputs}
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[Any]]:
+        return {}, []  # no stack to read back: the program skips its progress check
+
+
+def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Discovery:
+    """Map every resource of the first phase of the stack ``values`` to what runs."""
+    config = stack_config.load_config(values)
+    first = config.phase_ids[0]
+    lookup = Lookup(clients=clients, cluster=config.cluster.name)
+    mocks = LiveMocks(lookup)
+    render_program(values, first, mocks=mocks)
+    known = {r.id for r in mocks.found}
+    groups = [r.id for r in mocks.found if r.type == GROUP]
+    try:
+        unmodelled = [
+            LiveResource(arn=t.arn, kind=t.kind)
+            for t in tagged_resources(lookup, groups)
+            if not t.belongs_to(known)
+        ]
+    except (ClientError, BotoCoreError) as exc:
+        refusal = _aws_refusal(exc)
+        mocks.problems.append(f"Listing what is tagged for the cluster failed: {refusal}.")
+        unmodelled = []
+    return Discovery(
+        stack=stack,
+        cluster=config.cluster.name,
+        phase=first,
+        resources=mocks.found,
+        problems=mocks.problems,
+        skipped=mocks.skipped,
+        unmodelled=unmodelled,
+    )

@@ -1,0 +1,89 @@
+"""What adoption found, what it could not, and what it leaves alone."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AdoptedResource(_Model):
+    """One declared resource and the live one behind it."""
+
+    type: str
+    name: str
+    """The program's logical name."""
+    id: str
+    import_id: str | None
+    """What the engine imports it by; None: recorded by an idempotent create (pulumi-aws
+    cannot import the type, e.g. ``aws:autoscaling/attachment:Attachment``)."""
+
+
+class LiveResource(_Model):
+    """A live resource tagged for the cluster that the program does not model."""
+
+    arn: str
+    kind: str
+    """``<service>:<resource type>``, e.g. ``ec2:security-group``."""
+
+
+class Discovery(_Model):
+    """The mapping from the program's first phase to what runs."""
+
+    stack: str
+    cluster: str
+    phase: str
+    resources: list[AdoptedResource]
+    problems: list[str]
+    """One sentence per resource nothing or several things match; adoption imports
+    nothing while there is one."""
+    skipped: list[str]
+    """Resources not looked for because one they refer to was not found."""
+    unmodelled: list[LiveResource]
+
+    @property
+    def imports(self) -> dict[str, str]:
+        """``<type>::<name>`` -> import id, for ``components.imports``."""
+        from components.imports import key
+
+        return {
+            key(r.type, r.name): r.import_id for r in self.resources if r.import_id is not None
+        }
+
+
+class Difference(_Model):
+    """One attribute where the live resource and the stack file disagree."""
+
+    resource: str
+    """``<logical name> (<type>)``."""
+    attribute: str
+    live: str
+    declared: str
+    replaces: bool = False
+    """Changing it makes AWS replace the resource (never accepted as an update)."""
+
+    def line(self) -> str:
+        how = " (a replace)" if self.replaces else ""
+        return (
+            f"{self.resource}: {self.attribute} is {self.live} live, "
+            f"{self.declared} declared{how}"
+        )
+
+
+class AdoptReport(_Model):
+    """What ``kubeshift adopt`` found, planned and did."""
+
+    stack: str
+    phase: str
+    outcome: str
+    """``planned`` (dry run), ``refused``, ``adopted`` or ``unchanged``."""
+    discovery: Discovery
+    differences: list[Difference] = []
+    refusals: list[str] = []
+    imported: list[str] = []
+    recorded: list[str] = []
+    already: list[str] = []
+    """Resources already in the stack's state (adopted before)."""
+    message: str = ""

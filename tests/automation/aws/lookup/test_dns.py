@@ -1,0 +1,71 @@
+"""Route53 records found by name and type; copies of one record are ambiguous."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from automation.aws.lookup import Ambiguous, Lookup, Missing, find
+from tests.support.moto_fixtures import MotoServer
+
+RECORD = "aws:route53/record:Record"
+
+
+def _zone(route53: Any) -> str:
+    zone = route53.create_hosted_zone(Name="example.internal", CallerReference="z")
+    return str(zone["HostedZone"]["Id"].rsplit("/", 1)[-1])
+
+
+def _put(route53: Any, zone: str, name: str, **extra: Any) -> None:
+    route53.change_resource_record_sets(
+        HostedZoneId=zone,
+        ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": {
+            "Name": name, "Type": "CNAME", "TTL": 30,
+            "ResourceRecords": [{"Value": "lb.example.com"}], **extra}}]},
+    )  # fmt: skip
+
+
+def test_a_record_gets_pulumi_aws_import_id(moto: MotoServer, lookup: Lookup) -> None:
+    route53 = moto.client("route53")
+    zone = _zone(route53)
+    _put(route53, zone, "api.shop.example.internal")
+
+    found = find(lookup, RECORD, "api", {"zoneId": zone, "type": "CNAME",
+                 "name": "api.shop.example.internal"})  # fmt: skip
+
+    assert found.import_id == f"{zone}_api.shop.example.internal_CNAME"
+
+
+def test_a_wildcard_record_is_found_under_its_escaped_name(
+    moto: MotoServer, lookup: Lookup
+) -> None:
+    route53 = moto.client("route53")
+    zone = _zone(route53)
+    _put(route53, zone, "*.apps.example.internal")
+
+    found = find(lookup, RECORD, "apps", {"zoneId": zone, "type": "CNAME",
+                 "name": "*.apps.example.internal"})  # fmt: skip
+
+    assert found.import_id == f"{zone}_*.apps.example.internal_CNAME"
+
+
+def test_a_record_that_exists_twice_is_ambiguous(moto: MotoServer, lookup: Lookup) -> None:
+    route53 = moto.client("route53")
+    zone = _zone(route53)
+    for identifier in ("blue", "green"):
+        _put(route53, zone, "api.shop.example.internal", SetIdentifier=identifier, Weight=50)
+
+    with pytest.raises(Ambiguous, match=r"exists 2 times .* \(set identifiers blue, green\)"):
+        find(lookup, RECORD, "api", {"zoneId": zone, "type": "CNAME",
+             "name": "api.shop.example.internal"})  # fmt: skip
+
+
+def test_a_record_of_another_type_is_missing(moto: MotoServer, lookup: Lookup) -> None:
+    route53 = moto.client("route53")
+    zone = _zone(route53)
+    _put(route53, zone, "api.shop.example.internal")
+
+    with pytest.raises(Missing, match=r"no live A record api.shop.example.internal"):
+        find(lookup, RECORD, "api", {"zoneId": zone, "type": "A",
+             "name": "api.shop.example.internal"})  # fmt: skip
