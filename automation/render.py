@@ -56,7 +56,7 @@ class RenderedResource:
     """Alias specs (``name``/``parent`` URN/``noParent``) or alias URNs (``urn``)."""
     options: dict[str, Any] = field(default_factory=dict)
     """Options that shape the engine's plan: deleteBeforeReplace, replaceOnChanges,
-    ignoreChanges, protect, dependsOn."""
+    ignoreChanges, protect, dependsOn, import (the id adoption imports it by)."""
     parent_urn: str | None = None
     """The parent's URN as the mocks made it (they qualify a type by the parent's
     type only, so real URNs are rebuilt from these links: ``automation.targets``)."""
@@ -177,6 +177,8 @@ def _options(request: Any) -> dict[str, Any]:
         options["ignoreChanges"] = list(request.ignoreChanges)
     if request.protect:
         options["protect"] = True
+    if request.importId:
+        options["import"] = request.importId
     if request.dependencies:
         options["dependsOn"] = sorted(urn.rsplit("::", 1)[-1] for urn in request.dependencies)
     return options

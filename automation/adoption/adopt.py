@@ -26,9 +26,13 @@ from automation.engine import Engine, PreviewOutcome
 from automation.errors import StepFailedError, UserError
 from automation.journal import Journal
 from automation.project import StackInfo
+from automation.runner import step_layout
+from automation.scenarios import build_scenario
 from components.imports import IMPORTS_VAR, ImportFile, key
+from components.progress import Mark, Record
 
 STEP = "adopt"
+ADOPTER = "kubeshift adopt (the cluster was built by another tool; no hook ran before it)"
 EngineFactory = Callable[[Path, str, str, dict[str, str]], Engine]
 """(project, stack, run id, extra environment) -> engine."""
 
@@ -96,6 +100,7 @@ class Adoption:
                 engine = self.engine_factory(
                     self.project, self.info.name, run_id, {IMPORTS_VAR: str(path)}
                 )
+                engine.carry(self._adopted_record())
                 with self.status(f"importing {len(plan.imported)} resources"):
                     engine.up()
             plain = self.engine_factory(self.project, self.info.name, run_id, {})
@@ -122,6 +127,13 @@ class Adoption:
         return plan.model_copy(
             update={"outcome": "adopted", "message": f"{first} now previews no change"}
         )
+
+    def _adopted_record(self) -> Record:
+        """The stack's progress after adoption: the first phase's before-steps are the
+        other tool's history (as ``kubeshift sandbox up`` records for the world it builds)."""
+        layout = step_layout(build_scenario(self.info.config).phases)
+        return Record(marks=(Mark(phase=self.first_phase, milestone="before", by=ADOPTER),),
+                      steps=layout)  # fmt: skip
 
     def _accepted(self, difference: Difference) -> bool:
         name, _, type_ = difference.resource.partition(" (")

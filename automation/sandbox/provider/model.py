@@ -94,6 +94,11 @@ class ResourceType:
     def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
         raise NotImplementedError
 
+    def imported_id(self, aws: Aws, req: Request, id_: str, outputs: Props) -> str:
+        """The id an import by ``id_`` leaves in the state (the provider's importer may
+        take another form than the resource's id, e.g. ``<subnet>/<route table>``)."""
+        return id_
+
     def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
         raise NotImplementedError(f"{self.token} has no property AWS updates in place")
 

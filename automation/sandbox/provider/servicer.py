@@ -239,8 +239,9 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
             inputs = shaped
         else:  # an import: no inputs yet, everything moto reports but the computed
             inputs = {k: v for k, v in outputs.items() if k not in computed}
+        id_ = request.id if state else kind.imported_id(self.aws, req, request.id, outputs)
         return provider_pb2.ReadResponse(
-            id=request.id, properties=struct_of(outputs), inputs=struct_of(inputs)
+            id=id_, properties=struct_of(outputs), inputs=struct_of(inputs)
         )
 
     @answering

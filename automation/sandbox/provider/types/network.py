@@ -749,7 +749,20 @@ class RouteTableAssociation(ResourceType):
         return id_, _until(lambda: self.read(aws, req, id_, inputs))
 
     def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
-        return self._outputs(self._find(aws, id_, state))
+        return self._outputs(self._find(aws, id_, state or self._import_key(id_)))
+
+    def imported_id(self, aws: Aws, req: Request, id_: str, outputs: Props) -> str:
+        """``vpc_route_table_association.go``'s importer sets the association's id."""
+        return str(self._find(aws, id_, outputs)["RouteTableAssociationId"])
+
+    @staticmethod
+    def _import_key(id_: str) -> Props:
+        """``<subnet or gateway id>/<route table id>``: the importer's id form."""
+        target, sep, table_id = id_.partition("/")
+        if not sep:
+            return {}
+        prop = "subnetId" if target.startswith("subnet-") else "gatewayId"
+        return {prop: target, "routeTableId": table_id}
 
     def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
         current = self._find(aws, id_, olds)["RouteTableAssociationId"]

@@ -1,0 +1,78 @@
+"""Sorting the engine's preview of the imports into imports, differences and refusals."""
+
+from __future__ import annotations
+
+from automation.adoption.assessment import assess
+from automation.adoption.models import AdoptedResource, Discovery
+from automation.engine import PropertyChange, ResourceChange
+
+VPC = "aws:ec2/vpc:Vpc"
+ATTACH = "aws:autoscaling/attachment:Attachment"
+
+
+def _change(op: str, type_: str, name: str, *detail: PropertyChange) -> ResourceChange:
+    urn = f"urn:pulumi:s::kubeshift::kubeshift:network:Network${type_}::{name}"
+    return ResourceChange(op, urn, type_, name, tuple(p.path for p in detail), detail)
+
+
+def _discovery(*resources: AdoptedResource) -> Discovery:
+    return Discovery(stack="s", cluster="c", phase="baseline", resources=list(resources),
+                     problems=[], skipped=[], unmodelled=[])  # fmt: skip
+
+
+FOUND = _discovery(
+    AdoptedResource(type=VPC, name="vpc", id="vpc-1", import_id="vpc-1"),
+    AdoptedResource(type=ATTACH, name="attach", id="a", import_id=None),
+)
+
+
+def test_clean_imports_and_no_op_creates_of_components_and_attachments() -> None:
+    result = assess(
+        [
+            _change("create", "kubeshift:network:Network", "net"),
+            _change("create", "pulumi:providers:aws", "default"),
+            _change("import", VPC, "vpc"),
+            _change("create", ATTACH, "attach"),
+        ],
+        FOUND,
+    )
+    assert result.clean
+    assert (result.imports, result.recorded) == (("vpc",), ("attach",))
+
+
+def test_each_differing_attribute_is_one_line_and_a_replace_says_so() -> None:
+    result = assess(
+        [
+            _change(
+                "import", VPC, "vpc",
+                PropertyChange('tags["team"]', "update", "payments", "platform"),
+                PropertyChange("cidrBlock", "update-replace", "10.1.0.0/16", "10.0.0.0/16"),
+            )
+        ],
+        FOUND,
+    )  # fmt: skip
+    assert not result.clean
+    assert [d.line() for d in result.differences] == [
+        'vpc (aws:ec2/vpc:Vpc): tags["team"] is payments live, platform declared',
+        "vpc (aws:ec2/vpc:Vpc): cidrBlock is 10.1.0.0/16 live, 10.0.0.0/16 declared (a replace)",
+    ]
+
+
+def test_creating_a_cloud_resource_or_deleting_one_is_refused() -> None:
+    result = assess(
+        [
+            _change("create", "aws:ec2/subnet:Subnet", "extra"),
+            _change("delete", "aws:ec2/subnet:Subnet", "old"),
+        ],
+        FOUND,
+    )
+    assert result.refusals == (
+        "The first phase would create extra (aws:ec2/subnet:Subnet): nothing live matched it.",
+        "The first phase would delete old (aws:ec2/subnet:Subnet).",
+    )
+
+
+def test_resources_already_in_the_state_are_adopted_before() -> None:
+    result = assess([_change("same", VPC, "vpc"), _change("same", ATTACH, "attach")], FOUND)
+    assert result.clean
+    assert result.adopted == ("vpc", "attach") and not result.imports
