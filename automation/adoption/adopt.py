@@ -21,8 +21,9 @@ from typing import Any
 from automation.adoption.assessment import Assessment, assess
 from automation.adoption.discovery import discover
 from automation.adoption.models import AdoptReport, Difference, Discovery
+from automation.adoption.state_only import STATE_ONLY, is_state_only, top_level
 from automation.context import ClientSet
-from automation.engine import Engine, PreviewOutcome
+from automation.engine import Engine, PreviewOutcome, urn_name, urn_type
 from automation.errors import StepFailedError, UserError
 from automation.journal import Journal
 from automation.project import StackInfo
@@ -67,16 +68,25 @@ class Adoption:
             discovery = discover(self.info.values, self.clients.aws(), self.info.name)
         if discovery.problems:
             return self._report(discovery, Assessment(), "refused")
-        imports = ImportFile(phase=first, imports=discovery.imports)
+        quiet = {
+            key(r.type, r.name): list(STATE_ONLY[r.type])
+            for r in discovery.resources
+            if r.type in STATE_ONLY and r.import_id is not None
+        }
+        # A resource the state holds keeps its id: importing it again by another form
+        # of id (a route table association's <subnet>/<table>) would replace it.
+        held = self.engine_factory(self.project, self.info.name, "", {}).resource_urns()
+        taken = {key(urn_type(urn), urn_name(urn)) for urn in held}
+        wanted = {k: v for k, v in discovery.imports.items() if k not in taken}
+        imports = ImportFile(phase=first, imports=wanted, ignore_changes=quiet)
         with self.status("previewing the imports with the engine"):
             assessment = assess(self._preview(imports).changes, discovery)
         replaces = [d for d in assessment.differences if d.replaces]
         if accept_updates and assessment.differences and not replaces:
-            accepted: dict[str, set[str]] = {}
+            accepted = {k: set(v) for k, v in quiet.items()}
             for difference in assessment.differences:
-                name, _, type_ = difference.resource.partition(" (")
-                top = difference.attribute.split(".", 1)[0].split("[", 1)[0]
-                accepted.setdefault(key(type_.rstrip(")"), name), set()).add(top)
+                name = key(difference.type, difference.name)
+                accepted.setdefault(name, set()).add(top_level(difference.attribute))
             self.accepted = {k: sorted(v) for k, v in accepted.items()}
             imports = imports.model_copy(update={"ignore_changes": self.accepted})
             with self.status("previewing the imports with the accepted updates"):
@@ -106,6 +116,11 @@ class Adoption:
             plain = self.engine_factory(self.project, self.info.name, run_id, {})
             with self.status(f"previewing {first} without imports"):
                 after = assess(plain.preview().changes, plan.discovery)
+            if after.differences and all(is_state_only(d) for d in after.differences):
+                # provider-side flags only (STATE_ONLY): the update calls no AWS API for them
+                with self.status(f"writing {len(after.differences)} state-only values"):
+                    plain.up()
+                    after = assess(plain.preview().changes, plan.discovery)
         except BaseException as exc:
             journal.fail(first, STEP, str(exc))
             raise
@@ -136,13 +151,13 @@ class Adoption:
                       steps=layout)  # fmt: skip
 
     def _accepted(self, difference: Difference) -> bool:
-        name, _, type_ = difference.resource.partition(" (")
-        top = difference.attribute.split(".", 1)[0].split("[", 1)[0]
-        return top in self.accepted.get(key(type_.rstrip(")"), name), [])
+        accepted = self.accepted.get(key(difference.type, difference.name), [])
+        return top_level(difference.attribute) in accepted
 
     def _preview(self, imports: ImportFile) -> PreviewOutcome:
         with self._imports_file(imports) as path:
             engine = self.engine_factory(self.project, self.info.name, "", {IMPORTS_VAR: str(path)})
+            engine.carry(self._adopted_record())
             return engine.preview()
 
     @contextlib.contextmanager

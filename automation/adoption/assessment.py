@@ -62,7 +62,8 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
             imports.append(change.name)
             differences.extend(
                 Difference(
-                    resource=_label(change),
+                    name=change.name,
+                    type=change.type,
                     attribute=p.path,
                     live=p.old,
                     declared=p.new,
@@ -72,7 +73,9 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
             )
             if change.diffs and not change.detail:
                 differences.extend(
-                    Difference(resource=_label(change), attribute=d, live="?", declared="?")
+                    Difference(
+                        name=change.name, type=change.type, attribute=d, live="?", declared="?"
+                    )
                     for d in change.diffs
                 )
         elif change.op == "create" and change.name in recordable:
@@ -80,7 +83,11 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
         elif change.op == "update" and change.detail:
             differences.extend(
                 Difference(
-                    resource=_label(change), attribute=p.path, live=p.old, declared=p.new
+                    name=change.name,
+                    type=change.type,
+                    attribute=p.path,
+                    live=p.old,
+                    declared=p.new,
                 )
                 for p in change.detail
             )

@@ -56,13 +56,18 @@ class Discovery(_Model):
 class Difference(_Model):
     """One attribute where the live resource and the stack file disagree."""
 
-    resource: str
-    """``<logical name> (<type>)``."""
+    name: str
+    """The program's logical name of the resource."""
+    type: str
     attribute: str
     live: str
     declared: str
     replaces: bool = False
     """Changing it makes AWS replace the resource (never accepted as an update)."""
+
+    @property
+    def resource(self) -> str:
+        return f"{self.name} ({self.type})"
 
     def line(self) -> str:
         how = " (a replace)" if self.replaces else ""

@@ -10,8 +10,8 @@ change.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi.runtime import rpc
@@ -73,18 +73,78 @@ class Verdict:
         return bool(self.replaces)
 
 
+@dataclass(frozen=True)
+class Schema:
+    """What a type's schema says about comparing declared values (``ResourceType``)."""
+
+    sets: Collection[str] = ()
+    optional_computed: Collection[str] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    json_documents: Collection[str] = ()
+
+
+def completed(news: dict[str, Any], olds: dict[str, Any], schema: Schema) -> dict[str, Any]:
+    """``news`` as Terraform plans it: an Optional+Computed attribute left out keeps the
+    old value, a defaulted one left out is its default."""
+    plan = dict(news)
+    for path in schema.optional_computed:
+        plan = _carried(plan, olds, path.split("."))
+    for key, default in schema.defaults.items():
+        if unset(plan.get(key)):
+            plan[key] = default
+    return plan
+
+
+def _carried(new: dict[str, Any], old: dict[str, Any], path: list[str]) -> dict[str, Any]:
+    """``new`` with the old value at ``path`` where ``new`` leaves it out. A segment
+    ``a[]`` walks the blocks of list ``a`` pairwise (when both have as many)."""
+    head, rest = path[0], path[1:]
+    key = head.removesuffix("[]")
+    ours: Any = new.get(key)
+    theirs: Any = old.get(key)
+    if head.endswith("[]"):
+        pairs = isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs)
+        if pairs and rest:
+            blocks = [
+                _carried(n, o, rest) if isinstance(n, dict) and isinstance(o, dict) else n
+                for n, o in zip(ours, theirs, strict=True)
+            ]
+            return {**new, key: blocks}
+        return new
+    if not rest:
+        return {**new, key: theirs} if unset(ours) and key in old else new
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        return {**new, key: _carried(ours, theirs, rest)}
+    return new
+
+
+def same_document(old: Any, new: Any) -> bool:
+    """Equal as JSON documents (whitespace and key order do not count)."""
+    try:
+        return bool(json.loads(old) == json.loads(new))
+    except (TypeError, ValueError):
+        return same(old, new)
+
+
 def decide(
     force_new: frozenset[str],
     old_inputs: dict[str, Any],
     news: dict[str, Any],
-    sets: Collection[str] = (),
+    schema: Schema | None = None,
 ) -> Verdict:
     """Which declared properties changed, and which of them force a replacement."""
-    keys = (set(old_inputs) | set(news)) - IGNORED
+    schema = schema or Schema()
+    olds = dict(old_inputs)
+    for key, default in schema.defaults.items():
+        olds.setdefault(key, default)
+    news = completed(news, olds, schema)
+    keys = (set(olds) | set(news)) - IGNORED
 
     def equal(key: str) -> bool:
-        compare = same_set if key in sets else same
-        return compare(old_inputs.get(key), news.get(key))
+        if key in schema.json_documents:
+            return same_document(olds.get(key), news.get(key))
+        compare = same_set if key in schema.sets else same
+        return compare(olds.get(key), news.get(key))
 
     changed = tuple(sorted(k for k in keys if not equal(k)))
     return Verdict(changed=changed, replaces=tuple(k for k in changed if k in force_new))

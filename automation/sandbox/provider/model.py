@@ -15,6 +15,8 @@ from typing import Any, ClassVar
 import boto3
 from botocore.config import Config
 
+from automation.sandbox.provider.diffing import Schema
+
 Props = dict[str, Any]
 
 
@@ -83,6 +85,20 @@ class ResourceType:
     # Properties Terraform's schema types ``TypeSet``: compared without order, and read
     # back in the state's order when the members are the same.
     sets: ClassVar[tuple[str, ...]] = ()
+    # Terraform's Optional+Computed attributes: when the program does not set one, AWS's
+    # value stands (no diff); an import reads them as inputs. ``a.b`` reaches into a
+    # one-block attribute (a target group's ``healthCheck.timeout``).
+    optional_computed: ClassVar[tuple[str, ...]] = ()
+    # Schema defaults: not declaring one is declaring its default; an import leaves a
+    # value equal to its default out of the inputs, as the bridge does.
+    defaults: ClassVar[Mapping[str, Any]] = {}
+    # JSON documents (IAM policies), compared as parsed JSON: the provider suppresses
+    # diffs between equivalent policies.
+    json_documents: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def schema(cls) -> Schema:
+        return Schema(cls.sets, cls.optional_computed, cls.defaults, cls.json_documents)
 
     def check(self, req: Request, news: Props) -> Props:
         """Apply defaults and autonaming to the declared inputs (default: as declared)."""

@@ -174,7 +174,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
         olds = props_of(request.olds)
         old_inputs = props_of(request.old_inputs) if request.HasField("old_inputs") else olds
         news = props_of(request.news)
-        verdict = decide(kind.replace_props(), old_inputs, news, kind.sets)
+        verdict = decide(kind.replace_props(), old_inputs, news, kind.schema())
         if not verdict.changed:
             return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
         kinds = provider_pb2.PropertyDiff
@@ -237,8 +237,13 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
             shaped = shaped_like(outputs, declared)
             assert isinstance(shaped, dict)
             inputs = shaped
-        else:  # an import: no inputs yet, everything moto reports but the computed
-            inputs = {k: v for k, v in outputs.items() if k not in computed}
+        else:  # an import: what the bridge extracts — no computed-only value, no default
+            inputs = {
+                k: v
+                for k, v in outputs.items()
+                if (k not in computed or k in kind.optional_computed)
+                and not (k in kind.defaults and v == kind.defaults[k])
+            }
         id_ = request.id if state else kind.imported_id(self.aws, req, request.id, outputs)
         return provider_pb2.ReadResponse(
             id=id_, properties=struct_of(outputs), inputs=struct_of(inputs)

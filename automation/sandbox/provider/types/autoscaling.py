@@ -230,6 +230,17 @@ class Group(ResourceType):
         "serviceLinkedRoleArn",
         "targetGroupArns",
     )
+    optional_computed = (
+        "availabilityZones",
+        "defaultCooldown",
+        "launchTemplate.name",
+        "launchTemplate.id",
+        "mixedInstancesPolicy.launchTemplate.launchTemplateSpecification.launchTemplateName",
+        "mixedInstancesPolicy.launchTemplate.launchTemplateSpecification.launchTemplateId",
+        "mixedInstancesPolicy.instancesDistribution.onDemandAllocationStrategy",
+        "mixedInstancesPolicy.instancesDistribution.spotInstancePools",
+    )
+    defaults = {"capacityRebalance": False}
     sets = (
         "availabilityZones",
         "loadBalancers",

@@ -241,6 +241,8 @@ class LaunchTemplate(ResourceType):
         ForceNew("namePrefix", _LT + ": name_prefix ForceNew"),
     )
     computed = ("arn", "defaultVersion", "latestVersion", "metadataOptions", "name", "tagsAll")
+    optional_computed = ("metadataOptions", "name")
+    defaults = {"updateDefaultVersion": False}
     write_only = ("updateDefaultVersion",)
 
     def check(self, req: Request, news: Props) -> Props:
@@ -364,6 +366,10 @@ class NetworkInterface(ResourceType):
         "tagsAll",
     )
     sets = ("securityGroups", "privateIps", "ipv6Addresses")
+    optional_computed = (
+        "ipv6AddressCount", "privateIp", "privateIpList", "privateIps", "privateIpsCount",
+        "securityGroups",
+    )  # fmt: skip
 
     def check(self, req: Request, news: Props) -> Props:
         return {"sourceDestCheck": True, **news}
@@ -518,6 +524,10 @@ class Volume(ResourceType):
         "type",
     )
     write_only = ("finalSnapshot",)
+    optional_computed = (
+        "encrypted", "iops", "kmsKeyId", "size", "snapshotId", "throughput", "type"
+    )  # fmt: skip
+    defaults = {"finalSnapshot": False, "multiAttachEnabled": False}
 
     def check(self, req: Request, news: Props) -> Props:
         checked = {"finalSnapshot": False, **news}

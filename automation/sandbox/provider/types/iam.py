@@ -163,6 +163,8 @@ class Role(ResourceType):
         "inlinePolicies",
     )
     write_only = ("forceDetachPolicies",)
+    defaults = {"forceDetachPolicies": False, "maxSessionDuration": 3600, "path": "/"}
+    json_documents = ("assumeRolePolicy",)
 
     def check(self, req: Request, news: Props) -> Props:
         for deprecated in ("inlinePolicies", "managedPolicyArns"):
@@ -298,6 +300,7 @@ class InstanceProfile(ResourceType):
         ForceNew("path", f"{PROFILE_GO}: path ForceNew"),
     )
     computed = ("arn", "uniqueId", "createDate", "tagsAll")
+    defaults = {"path": "/"}
 
     def check(self, req: Request, news: Props) -> Props:
         return _autoname(req, news, 128)
@@ -383,6 +386,7 @@ class RolePolicy(ResourceType):
         ForceNew("role", f"{ROLE_POLICY_GO}: role ForceNew"),
     )
     computed = ()
+    json_documents = ("policy",)
 
     def check(self, req: Request, news: Props) -> Props:
         _check_policy(news, "policy")

@@ -418,6 +418,7 @@ class TargetGroup(ResourceType):
     )
     computed = ("arn", "arnSuffix", "ipAddressType", "loadBalancerArns", "tagsAll")
     sets = ("loadBalancerArns",)
+    optional_computed = ("healthCheck.timeout", "healthCheck.matcher", "healthCheck.path")
 
     def check(self, req: Request, news: Props) -> Props:
         props = {"targetType": "instance", **news}
@@ -560,6 +561,7 @@ class Listener(ResourceType):
     token = "aws:lb/listener:Listener"
     force_new = (ForceNew("loadBalancerArn", f"{_LISTENER_GO}: load_balancer_arn ForceNew"),)
     computed = ("arn", "tagsAll")
+    optional_computed = ("defaultActions[].order", "protocol")
 
     def check(self, req: Request, news: Props) -> Props:
         actions = news.get("defaultActions") or []

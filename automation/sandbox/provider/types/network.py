@@ -423,6 +423,7 @@ class Eip(ResourceType):
     token = "aws:ec2/eip:Eip"
     force_new = (ForceNew("domain", _SRC + "ec2_eip.go: domain ForceNew"),)
     computed = ("allocationId", "arn", "associationId", "publicIp", "privateIp", "tagsAll")
+    optional_computed = ("networkInterface", "associateWithPrivateIp", "publicIpv4Pool")
 
     def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
         address = aws.ec2.allocate_address(

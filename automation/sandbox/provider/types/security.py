@@ -290,6 +290,8 @@ class SecurityGroup(ResourceType):
     )
     computed = ("arn", "egress", "ingress", "name", "ownerId", "tagsAll", "vpcId")
     write_only = ("revokeRulesOnDelete",)
+    optional_computed = ("egress", "ingress", "name", "vpcId")
+    defaults = {"revokeRulesOnDelete": False}
 
     def check(self, req: Request, news: Props) -> Props:
         checked = {"description": "Managed by Pulumi", "revokeRulesOnDelete": False, **news}

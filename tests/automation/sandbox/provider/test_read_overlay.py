@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from automation.sandbox.provider.diffing import overlay, shaped_like
+from automation.sandbox.provider.diffing import Schema, decide, overlay, shaped_like
 
 STATE = {
     "name": "ingress-80",
@@ -49,7 +49,7 @@ def test_read_inputs_keep_only_what_the_program_declared() -> None:
 def test_a_set_reads_back_in_the_order_declared_and_a_reorder_is_no_change() -> None:
     """AWS lists an interface's security groups in its own order; Terraform's TypeSet
     has none, so neither a refresh nor the next preview may see a change."""
-    from automation.sandbox.provider.diffing import decide, in_prior_order
+    from automation.sandbox.provider.diffing import in_prior_order
     from automation.sandbox.provider.types.compute import NetworkInterface
 
     declared = {"securityGroups": ["sg-b", "sg-a"], "subnetId": "subnet-1"}
@@ -58,10 +58,10 @@ def test_a_set_reads_back_in_the_order_declared_and_a_reorder_is_no_change() -> 
     assert live["securityGroups"] == ["sg-b", "sg-a"]
     reordered = {**declared, "securityGroups": ["sg-a", "sg-b"]}
     sets, force_new = NetworkInterface.sets, NetworkInterface.replace_props()
-    assert decide(force_new, declared, reordered, sets).changed == ()
+    assert decide(force_new, declared, reordered, Schema(sets=sets)).changed == ()
     assert decide(force_new, declared, reordered).changed == ("securityGroups",)  # as a list
     grown = {**declared, "securityGroups": ["sg-a", "sg-b", "sg-c"]}
-    assert decide(force_new, declared, grown, sets).changed == ("securityGroups",)
+    assert decide(force_new, declared, grown, Schema(sets=sets)).changed == ("securityGroups",)
     changed = {"securityGroups": ["sg-a", "sg-c"]}
     in_prior_order(NetworkInterface.sets, declared, changed)
     assert changed["securityGroups"] == ["sg-a", "sg-c"]  # other members: as AWS says
