@@ -802,12 +802,20 @@ def sandbox_up(
         int,
         typer.Option("--moto-port", metavar="PORT", help="Port for moto (default: any free port)."),
     ] = 0,
+    keep_state: Annotated[
+        bool,
+        typer.Option(
+            "--keep-state",
+            help="Keep the stack's state of the world it builds (skip `kubeshift adopt`).",
+        ),
+    ] = False,
 ) -> None:
-    """Start moto, the clusters, kwok and the node bridge; build the stack's baseline world."""
+    """Start moto, the clusters, kwok and the node bridge; build the stack's baseline world
+    and hand it over without state, as a cluster another tool built."""
     from automation.sandbox import commands
 
     report = commands.up(
-        project_dir(), _stack_name(ctx, stack), moto_port=moto_port,
+        project_dir(), _stack_name(ctx, stack), moto_port=moto_port, hand_over=not keep_state,
         say=lambda line: err.print(line, markup=False, highlight=False),
     )  # fmt: skip
     verb = "started" if report.started else "already running"

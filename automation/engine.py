@@ -281,6 +281,12 @@ class PulumiEngine:
             )
         return {str(k): int(v) for k, v in (result.summary.resource_changes or {}).items()}
 
+    def forget_state(self) -> None:
+        """Remove the stack from its backend, leaving every resource running and its
+        stack file: what runs is then a cluster no kubeshift state knows."""
+        with mapped_errors("remove the stack's state", self.stack_name):
+            self._stack.workspace.remove_stack(self.stack_name, force=True, preserve_config=True)
+
     def cancel(self) -> None:
         """Remove the stack's update lock (``pulumi cancel``)."""
         with mapped_errors("remove the stack's lock", self.stack_name):

@@ -115,7 +115,9 @@ def aim(project: Path, stack: str) -> Path:
     return paths.workspace
 
 
-def up(project: Path, stack: str, *, moto_port: int = 0, say: Say = print) -> UpReport:
+def up(
+    project: Path, stack: str, *, moto_port: int = 0, hand_over: bool = True, say: Say = print
+) -> UpReport:
     started_at = time.monotonic()
     info = load_stack(project, stack)
     paths = sandbox_paths(project)
@@ -138,7 +140,7 @@ def up(project: Path, stack: str, *, moto_port: int = 0, say: Say = print) -> Up
         raise UserError(f"Port {moto_port} on 127.0.0.1 is taken; choose another --moto-port.")
     if state is None:
         state = _start_supervisor(paths, info, pulumi, moto_port, say)
-    state = build_world(project, paths, info, state, say)
+    state = build_world(project, paths, info, state, say, hand_over=hand_over)
     return UpReport(state, started=True, seconds=time.monotonic() - started_at)
 
 
@@ -196,9 +198,17 @@ def _hosted_zone(region: str, endpoint: str) -> Callable[[str], str]:
 
 
 def build_world(
-    project: Path, paths: SandboxPaths, info: StackInfo, state: SandboxState, say: Say
+    project: Path,
+    paths: SandboxPaths,
+    info: StackInfo,
+    state: SandboxState,
+    say: Say,
+    *,
+    hand_over: bool = True,
 ) -> SandboxState:
-    """Plugin, workspace, baseline through the engine, workloads; idempotent."""
+    """Plugin, workspace, baseline through the engine, workloads; idempotent. With
+    ``hand_over`` the stack's state is then removed: the world runs on as a cluster
+    another tool built, for ``kubeshift adopt`` to take."""
     from automation.engine import PulumiEngine
     from automation.runner import step_layout
     from automation.sandbox.provider.install import install
@@ -227,6 +237,12 @@ def build_world(
     engine.carry(None)
     say(f"  baseline: {outcome.summary} in {time.monotonic() - began:.0f}s")
     probe = _seed_workloads(workspace, info, state, say)
+    if hand_over:
+        engine.forget_state()
+        say(
+            "handing the cluster over: the stack's state is removed and the world runs on, "
+            f"as a cluster another tool built (`kubeshift --stack {info.name} adopt` takes it)"
+        )
     state.world_ready = True
     state.mappings = mappings
     state.probe_services = probe

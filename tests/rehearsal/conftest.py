@@ -1,7 +1,8 @@
 """One sandbox and one whole vpc-move rehearsal for every end-to-end assertion.
 
 Everything goes through the ``kubeshift`` console script (and ``pulumi``) in
-subprocesses, as operators run them: ``sandbox up`` for the ``local`` stack, ``run
+subprocesses, as operators run them: ``sandbox up`` for the ``local`` stack (which
+hands its world over without state, as a cluster another tool built), ``adopt``, ``run
 --yes`` from baseline to ingress-move, the drain and the old workers' retirement by
 hand (``tests.rehearsal.by_hand``: a skip-ahead refused, ``kubeshift hooks`` around a
 hand-run ``pulumi up``, an override, a second operator's fresh checkout), ``run --yes``
@@ -50,12 +51,25 @@ class Ran:
         return json.loads(self.stdout)
 
 
+@dataclass(frozen=True)
+class Adoption:
+    """``kubeshift adopt`` of the world ``sandbox up`` handed over without state."""
+
+    planned: Ran
+    """``--dry-run --json`` first."""
+    adopted: Ran
+    """``--yes --json``."""
+    again: Ran
+    """``--yes --json`` once more: nothing left to import."""
+
+
 @dataclass
 class Rehearsal:
     """The sandbox's coordinates and what each command of the rehearsal answered."""
 
     env: dict[str, str]
     up: Ran
+    adoption: Adoption
     faults: Session
     rerun: Ran
     sandbox: dict[str, Any]
@@ -181,6 +195,16 @@ def _failed(what: str, ran: Ran, logs: Path) -> str:
     )
 
 
+def adopt(env: dict[str, str], logs: Path) -> Adoption:
+    """Where a user starts: the live cluster taken into the stack, then a second time."""
+    planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
+    adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
+    if adopted.code != 0:
+        pytest.fail(_failed("kubeshift adopt", adopted, logs), pytrace=False)
+    again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
+    return Adoption(planned, adopted, again)
+
+
 @pytest.fixture(scope="session")
 def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     state = tmp_path_factory.mktemp("rehearsal-state")
@@ -197,6 +221,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         etcd_before = etcd_members(sandbox)
+        adoption = adopt(env, logs)
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
         until = ("--to", "ingress-move")
         first = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until)
@@ -214,6 +239,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         yield Rehearsal(
             env=env,
             up=up,
+            adoption=adoption,
             faults=session,
             rerun=rerun,
             sandbox=sandbox,

@@ -52,8 +52,9 @@ def test_every_phase_succeeded(rehearsal: Rehearsal) -> None:
     assert [r for r in records if r["status"] != "succeeded"] == []
     by_hand = {"drain-workers", "retire-old-workers"}
     updates = {r["phase"] for r in records if r["step"] == "update"}
-    # By hand: those two updates. baseline: `sandbox up` built it through the engine and
-    # it has no hooks, so the stack records it finished and the run skips it.
+    # By hand: those two updates. baseline: `kubeshift adopt` imported the world `sandbox
+    # up` handed over and it has no hooks, so the stack records it finished and the run
+    # skips it.
     assert updates == set(phases) - by_hand - {"baseline"}
     recorded = rehearsal.kubeshift("--stack", STACK, "status", "--recorded", "--json").json()
     assert [r["phase"] for r in recorded] == phases
