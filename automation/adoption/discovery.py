@@ -24,6 +24,7 @@ from components import config as stack_config
 
 UNFOUND = "kubeshift-unfound:"
 GROUP = "aws:autoscaling/group:Group"
+_READ_BY_DEPENDENTS = ("arn", "dnsName", "zoneId", "arnSuffix", "allocationId", "privateIp")
 
 
 def _refers_to_unfound(value: Any) -> bool:
@@ -58,17 +59,22 @@ class LiveMocks(pulumi.runtime.Mocks):
         if not args.custom:
             return "", inputs
         unfound = f"{UNFOUND}{args.name}"
+        # what dependents read of a resource not found carries the mark too
+        placeholder = {**inputs, **dict.fromkeys(_READ_BY_DEPENDENTS, unfound)}
         if _refers_to_unfound(inputs):
             self.skipped.append(args.name)
-            return unfound, inputs
+            return unfound, placeholder
         try:
             live = find(self.lookup, args.typ, args.name, inputs)
         except LookupProblem as exc:
             self.problems.append(str(exc))
-            return unfound, inputs
+            return unfound, placeholder
+        except KeyError:  # an input made of an unfound resource's attribute
+            self.skipped.append(args.name)
+            return unfound, placeholder
         except (ClientError, BotoCoreError) as exc:
             self.problems.append(f"{args.name}: {_aws_refusal(exc)}.")
-            return unfound, inputs
+            return unfound, placeholder
         self.found.append(
             AdoptedResource(type=args.typ, name=args.name, id=live.id, import_id=live.import_id)
         )
