@@ -567,6 +567,15 @@ def adopt(
             "update then makes them (never a replace).",
         ),
     ] = False,
+    write_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-config",
+            metavar="FILE",
+            help="Propose the stack file's cluster block from what runs, write it to FILE "
+            "and stop (imports nothing).",
+        ),
+    ] = None,
     stack: StackOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
@@ -575,6 +584,9 @@ def adopt(
 
     g = _globals(ctx)
     name = _stack_name(ctx, stack)
+    if write_config is not None:
+        _propose(name, write_config, json_output or g.json)
+        return
     request = AdoptRequest(
         project=_project_for(name),
         stack=name,
@@ -590,6 +602,33 @@ def adopt(
     else:
         _print_adoption(report)
     if report.outcome == "refused":
+        raise typer.Exit(EXIT_CODES[ErrorKind.PRECONDITION])
+
+
+def _propose(stack: str, target: Path, as_json: bool) -> None:
+    from automation.session import execute_proposal
+
+    proposed = execute_proposal(_project_for(stack), stack, target)
+    proposal = proposed.proposal
+    if as_json:
+        _emit_json(
+            {"cluster": proposal.cluster, "notes": proposal.notes, "problems": proposal.problems,
+             "written": None if proposal.problems else str(target)}
+        )  # fmt: skip
+    else:
+        for note in proposal.notes:
+            err.print(f"check: {note}", markup=False, highlight=False)
+        for problem in proposal.problems:
+            err.print(f"problem: {problem}", markup=False, highlight=False)
+        if not proposal.problems:
+            pools = proposal.cluster.get("worker_pools", [])
+            members = proposal.cluster.get("control_plane", {}).get("members", 0)
+            out.print(
+                f"{stack}: proposed {len(pools)} worker pools from {proposed.groups} groups and "
+                f"{members} control-plane members; wrote {target}",
+                markup=False,
+            )
+    if proposal.problems:
         raise typer.Exit(EXIT_CODES[ErrorKind.PRECONDITION])
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from automation.adoption.models import AdoptReport
+from automation.adoption.stack_file import ProposedStack
 from automation.clients import LazyClients
 from automation.context import ClientSet, HookContext
 from automation.engine import Engine
@@ -477,3 +478,25 @@ def _status(console: Any, quiet: bool) -> Callable[[str], Any]:
     if quiet:
         return lambda _text: nullcontext()
     return lambda text: console.status(text)
+
+
+def execute_proposal(
+    project: Path, stack: str, target: Path, *, clients: ClientSet | None = None
+) -> ProposedStack:
+    """Propose the stack file from what runs and write it to ``target`` (nothing else is
+    written; a proposal with problems is not written at all)."""
+    from automation.adoption.stack_file import propose_stack, write
+    from automation.errors import ConfigError
+    from automation.project import stack_path
+    from components import config as stack_config
+
+    path = stack_path(project, stack)
+    try:
+        values = stack_config.load_stack_file(path)
+    except stack_config.ConfigError as exc:
+        raise ConfigError(f"{path.name}: {exc}") from exc
+    settings = load_runtime_settings(values)
+    proposed = propose_stack(values, path, (clients or LazyClients(settings)).aws())
+    if not proposed.proposal.problems:
+        write(proposed, target, str(values.get(stack_config.REGION_KEY, "")))
+    return proposed

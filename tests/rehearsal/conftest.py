@@ -55,8 +55,11 @@ class Ran:
 class Adoption:
     """``kubeshift adopt`` of the world ``sandbox up`` handed over without state."""
 
+    proposed: Ran
+    """``--write-config FILE`` first: a stack file proposed from what runs."""
+    proposed_file: Path
     planned: Ran
-    """``--dry-run --json`` first."""
+    """``--dry-run --json`` then."""
     adopted: Ran
     """``--yes --json``."""
     again: Ran
@@ -196,13 +199,16 @@ def _failed(what: str, ran: Ran, logs: Path) -> str:
 
 
 def adopt(env: dict[str, str], logs: Path) -> Adoption:
-    """Where a user starts: the live cluster taken into the stack, then a second time."""
+    """Where a user starts: a stack file proposed from what runs, the live cluster taken
+    into the stack, then a second time."""
+    proposed_file = logs.parent / "proposed.yaml"
+    proposed = kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposed_file))
     planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     if adopted.code != 0:
         pytest.fail(_failed("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
-    return Adoption(planned, adopted, again)
+    return Adoption(proposed, proposed_file, planned, adopted, again)
 
 
 @pytest.fixture(scope="session")

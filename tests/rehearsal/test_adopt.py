@@ -3,6 +3,11 @@ taken into the stack by ``kubeshift adopt`` through the real engine."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from automation.render import render_program
+from components.config import load_stack_file
 from tests.rehearsal.conftest import STACK, Rehearsal
 
 
@@ -48,3 +53,23 @@ def test_adopting_again_changes_nothing(rehearsal: Rehearsal) -> None:
     assert report["outcome"] == "unchanged"
     assert report["imported"] == [] and report["recorded"] == []
     assert len(report["already"]) == len(report["discovery"]["resources"])
+
+
+def test_the_proposed_stack_file_describes_the_cluster_the_stack_file_does(
+    rehearsal: Rehearsal,
+) -> None:
+    """``--write-config`` reads the cluster block back from what runs: the program then
+    declares, at baseline, exactly what the stack file it was built from declares."""
+    proposed = rehearsal.adoption.proposed
+    assert proposed.code == 0, proposed.stderr[-3000:]
+    assert "proposed 1 worker pools from 11 groups and 3 control-plane members" in proposed.stdout
+    sandbox = Path(rehearsal.env["KUBESHIFT_STATE_DIR"]) / "sandbox"
+    workspace = sandbox / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"
+    declared = load_stack_file(workspace)
+    found = load_stack_file(rehearsal.adoption.proposed_file)
+    assert found["kubeshift:migration"] == declared["kubeshift:migration"]
+
+    def baseline(values: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        return [(r.type, r.name, r.inputs) for r in render_program(values, "baseline").resources]
+
+    assert baseline(found) == baseline(declared)

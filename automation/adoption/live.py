@@ -1,0 +1,142 @@
+"""A snapshot of what runs for one cluster, read once for ``adopt --write-config``.
+
+Everything the proposal needs comes from a handful of paginated describe calls:
+the VPC tagged for the cluster and its subnets, gateways and NAT gateways; the Auto
+Scaling groups tagged for it with their launch templates; the control plane's etcd
+volumes and fixed interfaces; the load balancers the groups' target groups belong
+to, their listeners and security-group rules; the records of the hosted zone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from automation.aws.lookup.model import Lookup, by, only, tag_map
+
+Raw = dict[str, Any]
+
+
+@dataclass
+class Balancer:
+    """One load balancer in front of some of the cluster's groups."""
+
+    lb: Raw
+    listeners: list[Raw]
+    target_groups: dict[str, Raw]
+    """Target group ARN -> target group."""
+    rules: list[Raw]
+    """Ingress rules of its security groups."""
+
+    @property
+    def internal(self) -> bool:
+        return bool(self.lb.get("Scheme") == "internal")
+
+
+@dataclass
+class LiveCluster:
+    name: str
+    vpc: Raw
+    subnets: list[Raw]
+    nat_gateways: int
+    internet_gateway: bool
+    groups: list[Raw]
+    templates: dict[str, Raw]
+    """Launch template id -> the version the group runs (``LaunchTemplateData``)."""
+    volumes: list[Raw]
+    interfaces: list[Raw]
+    balancers: dict[str, Balancer] = field(default_factory=dict)
+    """Load balancer ARN -> balancer."""
+    records: list[Raw] = field(default_factory=list)
+
+
+def _pages(client: Any, operation: str, key: str, **args: Any) -> list[Raw]:
+    pages = client.get_paginator(operation).paginate(**args)
+    return [dict(item) for page in pages for item in page[key]]
+
+
+def template_spec(group: Raw) -> Raw:
+    """The launch template (``LaunchTemplateId``, ``Version``) a group launches from."""
+    spec = group.get("LaunchTemplate")
+    if spec:
+        return dict(spec)
+    policy = group.get("MixedInstancesPolicy") or {}
+    return dict(policy.get("LaunchTemplate", {}).get("LaunchTemplateSpecification", {}))
+
+
+def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
+    """Read what runs for ``lookup.cluster`` (one sentence when the VPC is ambiguous)."""
+    ec2, clients = lookup.clients.ec2, lookup.clients
+    tag = lookup.cluster_tag
+    vpcs = ec2.describe_vpcs(Filters=[by("tag-key", tag)])["Vpcs"]
+    vpc_id = only("the cluster", f"VPC tagged {tag}", [v["VpcId"] for v in vpcs])
+    vpc = dict(next(v for v in vpcs if v["VpcId"] == vpc_id))
+    subnets = _pages(ec2, "describe_subnets", "Subnets", Filters=[by("vpc-id", vpc_id)])
+    nats = _pages(ec2, "describe_nat_gateways", "NatGateways",
+                  Filter=[by("vpc-id", vpc_id), by("state", "available", "pending")])  # fmt: skip
+    gateways = ec2.describe_internet_gateways(Filters=[by("attachment.vpc-id", vpc_id)])
+    groups = _pages(
+        clients.autoscaling,
+        "describe_auto_scaling_groups",
+        "AutoScalingGroups",
+        Filters=[{"Name": "tag-key", "Values": [tag]}],
+    )
+    templates: dict[str, Raw] = {}
+    for group in groups:
+        spec = template_spec(group)
+        if spec.get("LaunchTemplateId") and spec["LaunchTemplateId"] not in templates:
+            versions = ec2.describe_launch_template_versions(
+                LaunchTemplateId=spec["LaunchTemplateId"], Versions=[str(spec.get("Version"))]
+            )["LaunchTemplateVersions"]
+            templates[spec["LaunchTemplateId"]] = dict(versions[0]["LaunchTemplateData"])
+    masters = [by("tag-key", tag), by("tag-key", "k8s.io/role/master")]
+    volumes = _pages(ec2, "describe_volumes", "Volumes", Filters=masters)
+    members = [by("vpc-id", vpc_id), by("tag-key", "kubeshift.io/member")]
+    interfaces = _pages(ec2, "describe_network_interfaces", "NetworkInterfaces", Filters=members)
+    live = LiveCluster(
+        name=lookup.cluster, vpc=vpc, subnets=subnets, nat_gateways=len(nats),
+        internet_gateway=bool(gateways["InternetGateways"]), groups=groups,
+        templates=templates, volumes=volumes, interfaces=interfaces,
+    )  # fmt: skip
+    live.balancers = _balancers(lookup, groups)
+    if zone_id:
+        live.records = _pages(
+            clients.route53, "list_resource_record_sets", "ResourceRecordSets",
+            HostedZoneId=zone_id,
+        )  # fmt: skip
+    return live
+
+
+def _balancers(lookup: Lookup, groups: list[Raw]) -> dict[str, Balancer]:
+    """The load balancers whose target groups the groups are attached to."""
+    elbv2 = lookup.clients.elbv2
+    arns = sorted({arn for g in groups for arn in g.get("TargetGroupARNs", [])})
+    balancers: dict[str, Balancer] = {}
+    for start in range(0, len(arns), 20):  # DescribeTargetGroups takes up to 20 ARNs
+        chunk = arns[start : start + 20]
+        for target in elbv2.describe_target_groups(TargetGroupArns=chunk)["TargetGroups"]:
+            for lb_arn in target.get("LoadBalancerArns", []):
+                if lb_arn not in balancers:
+                    balancers[lb_arn] = _balancer(lookup, lb_arn)
+                balancers[lb_arn].target_groups[target["TargetGroupArn"]] = dict(target)
+    return balancers
+
+
+def _balancer(lookup: Lookup, arn: str) -> Balancer:
+    elbv2, ec2 = lookup.clients.elbv2, lookup.clients.ec2
+    described = elbv2.describe_load_balancers(LoadBalancerArns=[arn])["LoadBalancers"][0]
+    security_groups = list(described.get("SecurityGroups", []))
+    lb: Raw = dict(described)
+    rules: list[Raw] = []
+    if security_groups:
+        filters = [by("group-id", *security_groups)]
+        rules = _pages(ec2, "describe_security_group_rules", "SecurityGroupRules", Filters=filters)
+    listeners = _pages(elbv2, "describe_listeners", "Listeners", LoadBalancerArn=arn)
+    inbound = [r for r in rules if not r.get("IsEgress")]
+    return Balancer(lb=lb, listeners=listeners, target_groups={}, rules=inbound)
+
+
+def tags_of(resource: Raw) -> dict[str, str]:
+    """A resource's tags as a dict (EC2 and Auto Scaling answer ``[{Key, Value}]``,
+    under ``TagSet`` for a network interface)."""
+    return tag_map(resource.get("Tags") or resource.get("TagSet"))

@@ -1,0 +1,297 @@
+"""Propose the stack file's ``kubeshift:cluster`` block from what runs.
+
+The proposal reads kubeshift's own tags and the conventions kops shares with it
+(the cluster tag, ``k8s.io/role/master`` on the control plane, the
+cluster-autoscaler's ``node-template`` label and taint tags on the worker groups).
+Worker groups become pools by their pool tag (``kubeshift.io/pool``, else kops'
+``kops.k8s.io/instancegroup``). A group that carries neither cannot be placed, and
+each such group is a problem sentence. What a tag cannot say, the resource says: a
+group's instance types and capacity type come from its mixed-instances policy, a
+pool's root volume from its launch template, the listeners from the load balancer
+in front of the groups.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from automation.adoption.live import Balancer, LiveCluster, Raw, tags_of, template_spec
+from components import userdata
+
+POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
+MASTER_TAG = "k8s.io/role/master"
+MEMBER_TAG = "kubeshift.io/member"
+LABEL_TAG = "k8s.io/cluster-autoscaler/node-template/label/"
+TAINT_TAG = "k8s.io/cluster-autoscaler/node-template/taint/"
+OWN_LABELS = {userdata.POOL_LABEL, userdata.GENERATION_LABEL, userdata.LIFECYCLE_LABEL}
+OWN_TAGS = ("Name", "KubernetesCluster", "managed-by", "kubernetes.io/cluster/")
+
+
+@dataclass
+class Proposal:
+    cluster: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    """Choices a reviewer should check (one sentence each)."""
+    problems: list[str] = field(default_factory=list)
+    """What stops a proposal (one sentence each)."""
+
+
+def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
+    """The ``kubeshift:cluster`` block that describes ``live``."""
+    proposal = Proposal(cluster={"name": live.name})
+    network = _network(live)
+    proposal.cluster["network"] = network
+    masters = [g for g in live.groups if MASTER_TAG in tags_of(g)]
+    workers = [g for g in live.groups if MASTER_TAG not in tags_of(g)]
+    image = next(
+        (live.templates[template_spec(g)["LaunchTemplateId"]].get("ImageId") for g in workers),
+        None,
+    )
+    if image:
+        proposal.cluster["image_id"] = image
+    else:
+        proposal.problems.append("No worker group of the cluster runs a launch template.")
+    subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
+    proposal.cluster["control_plane"] = _control_plane(live, masters, network, subnet_azs)
+    proposal.cluster["worker_pools"] = _pools(live, workers, network["azs"], subnet_azs, proposal)
+    api, ingress = _front(live, masters, workers)
+    vpc_cidr = live.vpc["CidrBlock"]
+    if ingress is not None:
+        proposal.cluster["ingress"] = {
+            "internal": ingress.internal,
+            "listeners": _listeners(ingress),
+            "allowed_cidrs": _allowed(ingress, vpc_cidr),
+        }
+    if api is not None:
+        proposal.cluster["api"] = {"internal": api.internal, "allowed_cidrs": []}
+        ports = [int(entry["Port"]) for entry in api.listeners]
+        if ports:
+            proposal.cluster["control_plane"]["api_port"] = ports[0]
+        if ingress is not None:
+            extra = [c for c in _allowed(api, vpc_cidr) if c not in _allowed(ingress, vpc_cidr)]
+            proposal.cluster["api"]["allowed_cidrs"] = extra
+    proposal.cluster["dns"] = _dns(live, zone_id, api, ingress, proposal)
+    tags = {k: v for k, v in tags_of(live.vpc).items() if not k.startswith(OWN_TAGS)}
+    if tags:
+        proposal.cluster["tags"] = tags
+    return proposal
+
+
+def _network(live: LiveCluster) -> dict[str, Any]:
+    public, private = {}, {}
+    for subnet in live.subnets:
+        tags = tags_of(subnet)
+        az, cidr = subnet["AvailabilityZone"], subnet["CidrBlock"]
+        if "kubernetes.io/role/elb" in tags or subnet.get("MapPublicIpOnLaunch"):
+            public[az] = cidr
+        elif "kubernetes.io/role/internal-elb" in tags:
+            private[az] = cidr
+    azs = sorted(set(private) | set(public))
+    return {
+        "cidr": live.vpc["CidrBlock"],
+        "azs": azs,
+        "public_subnets": [public[az] for az in azs if az in public],
+        "private_subnets": [private[az] for az in azs if az in private],
+        "enable_internet_gateway": live.internet_gateway,
+        "enable_nat_gateway": live.nat_gateways > 0,
+        "single_nat_gateway": live.nat_gateways == 1 and len(azs) > 1,
+    }
+
+
+def _member(group: Raw) -> int:
+    return int(tags_of(group).get(MEMBER_TAG, "0") or 0)
+
+
+def _control_plane(
+    live: LiveCluster, masters: list[Raw], network: dict[str, Any], subnet_azs: dict[str, str]
+) -> dict[str, Any]:
+    members = sorted(masters, key=_member)
+    plane: dict[str, Any] = {"members": len(members)}
+    if members:
+        data = live.templates.get(template_spec(members[0]).get("LaunchTemplateId", ""), {})
+        if data.get("InstanceType"):
+            plane["instance_type"] = data["InstanceType"]
+        member_azs = [subnet_azs.get(g["VPCZoneIdentifier"].split(",")[0], "") for g in members]
+        rotation = [network["azs"][i % len(network["azs"])] for i in range(len(members))]
+        if member_azs != rotation:
+            plane["azs"] = list(dict.fromkeys(member_azs))
+    volumes = sorted(live.volumes, key=lambda v: int(tags_of(v).get(MEMBER_TAG, "0") or 0))
+    if volumes:
+        plane["etcd_volume_size"] = volumes[0]["Size"]
+        plane["etcd_volume_type"] = volumes[0]["VolumeType"]
+    first = next((i for i in live.interfaces if tags_of(i).get(MEMBER_TAG) == "1"), None)
+    if first is not None:
+        address = ipaddress.IPv4Address(first["PrivateIpAddress"])
+        subnet = next(s for s in live.subnets if s["SubnetId"] == first["SubnetId"])
+        plane["host_index"] = int(address) - int(
+            ipaddress.IPv4Network(subnet["CidrBlock"]).network_address
+        )
+    return plane
+
+
+def _pool_of(group: Raw) -> str | None:
+    tags = tags_of(group)
+    return next((tags[t] for t in POOL_TAGS if tags.get(t)), None)
+
+
+def _pools(
+    live: LiveCluster,
+    workers: list[Raw],
+    network_azs: list[str],
+    subnet_azs: dict[str, str],
+    proposal: Proposal,
+) -> list[dict[str, Any]]:
+    grouped: dict[str, list[Raw]] = {}
+    for group in sorted(workers, key=lambda g: g["AutoScalingGroupName"]):
+        pool = _pool_of(group)
+        if pool is None:
+            proposal.problems.append(
+                f"Auto Scaling group {group['AutoScalingGroupName']} matches no pool: it "
+                f"carries none of the tags {', '.join(POOL_TAGS)}."
+            )
+            continue
+        grouped.setdefault(pool, []).append(group)
+    return [
+        _pool(live, name, groups, network_azs, subnet_azs, proposal)
+        for name, groups in grouped.items()
+    ]
+
+
+def _instance_types(group: Raw, data: Raw) -> list[str]:
+    policy = group.get("MixedInstancesPolicy") or {}
+    overrides = policy.get("LaunchTemplate", {}).get("Overrides", [])
+    types = [o["InstanceType"] for o in overrides if o.get("InstanceType")]
+    return types or ([data["InstanceType"]] if data.get("InstanceType") else [])
+
+
+def _capacity(group: Raw) -> str:
+    policy = group.get("MixedInstancesPolicy") or {}
+    distribution = policy.get("InstancesDistribution", {})
+    share = distribution.get("OnDemandPercentageAboveBaseCapacity", 100)
+    return "on-demand" if int(share) == 100 else "spot"
+
+
+def _ordered(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _pool(
+    live: LiveCluster,
+    name: str,
+    groups: list[Raw],
+    network_azs: list[str],
+    subnet_azs: dict[str, str],
+    proposal: Proposal,
+) -> dict[str, Any]:
+    first = groups[0]
+    data = live.templates.get(template_spec(first).get("LaunchTemplateId", ""), {})
+    types = sorted(set(t for g in groups for t in _instance_types(g, data)))
+    capacities = sorted({_capacity(g) for g in groups})
+    azs = sorted({subnet_azs.get(s, "") for g in groups for s in g["VPCZoneIdentifier"].split(",")})
+    sizes = {(g["MinSize"], g["DesiredCapacity"], g["MaxSize"]) for g in groups}
+    if len(sizes) > 1:
+        proposal.notes.append(
+            f"Pool {name}: its {len(groups)} groups differ in size; proposed those of "
+            f"{first['AutoScalingGroupName']} for each."
+        )
+    tags = tags_of(first)
+    pool: dict[str, Any] = {
+        "name": name,
+        "instance_types": types,
+        "capacity_types": capacities,
+        "min_size": first["MinSize"],
+        "desired_size": first["DesiredCapacity"],
+        "max_size": first["MaxSize"],
+    }
+    if azs != sorted(network_azs):
+        pool["azs"] = azs
+    labels = {
+        k.removeprefix(LABEL_TAG): v
+        for k, v in tags.items()
+        if k.startswith(LABEL_TAG) and k.removeprefix(LABEL_TAG) not in OWN_LABELS
+    }
+    if labels:
+        pool["labels"] = labels
+    taints = []
+    for key, raw in sorted(tags.items()):
+        if key.startswith(TAINT_TAG):
+            value, _, effect = raw.rpartition(":")
+            taints.append({"key": key.removeprefix(TAINT_TAG), "value": value, "effect": effect})
+    if taints:
+        pool["taints"] = taints
+    disks = data.get("BlockDeviceMappings") or []
+    size = next((d["Ebs"]["VolumeSize"] for d in disks if d.get("Ebs", {}).get("VolumeSize")), None)
+    if size:
+        pool["root_volume_size"] = size
+    return pool
+
+
+def _front(
+    live: LiveCluster, masters: list[Raw], workers: list[Raw]
+) -> tuple[Balancer | None, Balancer | None]:
+    """The API load balancer (in front of the members) and the ingress one (workers)."""
+
+    def in_front_of(groups: list[Raw]) -> Balancer | None:
+        arns = {arn for g in groups for arn in g.get("TargetGroupARNs", [])}
+        return next((b for b in live.balancers.values() if arns & set(b.target_groups)), None)
+
+    return in_front_of(masters), in_front_of(workers)
+
+
+def _listeners(balancer: Balancer) -> list[dict[str, int]]:
+    listeners = []
+    for entry in sorted(balancer.listeners, key=lambda e: e["Port"]):
+        actions = entry.get("DefaultActions") or [{}]
+        target = balancer.target_groups.get(actions[0].get("TargetGroupArn", ""), {})
+        listeners.append({"port": int(entry["Port"]), "node_port": int(target.get("Port", 0))})
+    return listeners
+
+
+def _allowed(balancer: Balancer, vpc_cidr: str) -> list[str]:
+    """CIDRs the balancer's groups admit beyond the VPC and the whole internet."""
+    cidrs = [r.get("CidrIpv4") for r in balancer.rules]
+    return _ordered(c for c in cidrs if c and c not in (vpc_cidr, "0.0.0.0/0"))
+
+
+def _dns(
+    live: LiveCluster,
+    zone_id: str | None,
+    api: Balancer | None,
+    ingress: Balancer | None,
+    proposal: Proposal,
+) -> dict[str, Any]:
+    dns: dict[str, Any] = {"zone_id": zone_id or ""}
+    if not zone_id:
+        proposal.problems.append(
+            "Give kubeshift:cluster.dns.zone_id in the stack file: the records are looked "
+            "for in that hosted zone."
+        )
+        return dns
+
+    def pointing_at(balancer: Balancer | None) -> list[Raw]:
+        if balancer is None:
+            return []
+        target = balancer.lb["DNSName"].rstrip(".").lower()
+        return [
+            r
+            for r in live.records
+            if r["Type"] == "CNAME"
+            and any(v["Value"].rstrip(".").lower() == target for v in r.get("ResourceRecords", []))
+        ]
+
+    def name_of(record: Raw) -> str:
+        return str(record["Name"]).rstrip(".").replace("\\052", "*")
+
+    api_records = pointing_at(api)
+    if api_records:
+        dns["api_record"] = name_of(api_records[0])
+        dns["ttl"] = int(api_records[0].get("TTL", 60))
+    else:
+        proposal.problems.append("No record in the zone points at the API load balancer.")
+    ingress_records = pointing_at(ingress)
+    if ingress_records:
+        dns["ingress_records"] = [name_of(r) for r in ingress_records]
+    return dns

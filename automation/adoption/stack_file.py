@@ -1,0 +1,75 @@
+"""``adopt --write-config``: a first stack file from what runs.
+
+The stack file may hold little more than the cluster's name, the region, the hosted
+zone and the migration settings. The cluster block is proposed from the live cluster
+(:mod:`proposal`) and must then validate as a whole stack: a proposal kubeshift
+itself would refuse is never written. Other keys are kept as they are, secrets
+included. YAML comments are not kept.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from automation.adoption.live import read
+from automation.adoption.proposal import Proposal, propose
+from automation.aws.clients import AwsClients
+from automation.aws.lookup import Lookup
+from automation.errors import ConfigError, UserError
+from components import config as stack_config
+
+
+@dataclass(frozen=True)
+class ProposedStack:
+    values: dict[str, Any]
+    proposal: Proposal
+    groups: int
+    """Auto Scaling groups read."""
+
+
+def cluster_name(values: dict[str, Any], path: Path) -> str:
+    cluster = values.get(stack_config.CLUSTER_KEY)
+    name = cluster.get("name") if isinstance(cluster, dict) else None
+    if not isinstance(name, str) or not name:
+        raise UserError(
+            f"{path} names no cluster; set {stack_config.CLUSTER_KEY}.name to the live "
+            "cluster's name (its kubernetes.io/cluster/<name> tag)."
+        )
+    return name
+
+
+def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> ProposedStack:
+    """The stack ``values`` with their cluster block proposed from what runs."""
+    name = cluster_name(values, path)
+    cluster = values[stack_config.CLUSTER_KEY]
+    dns = cluster.get("dns") if isinstance(cluster.get("dns"), dict) else {}
+    zone = dns.get("zone_id") if isinstance(dns.get("zone_id"), str) else None
+    live = read(Lookup(clients=clients, cluster=name), zone)
+    proposal = propose(live, zone)
+    proposed = {**values, stack_config.CLUSTER_KEY: proposal.cluster}
+    if not proposal.problems:
+        try:
+            stack_config.load_config(proposed)
+        except stack_config.ConfigError as exc:
+            proposal.problems.append(f"The proposal is not a valid stack: {exc}")
+    return ProposedStack(proposed, proposal, len(live.groups))
+
+
+def write(proposed: ProposedStack, target: Path, region: str) -> None:
+    """Write the proposed stack file to ``target`` (never over an existing file)."""
+    if target.exists():
+        raise ConfigError(f"{target} exists; write the proposal to a new file and compare.")
+    header = (
+        f"# Proposed by `kubeshift adopt --write-config` from what runs in {region} "
+        f"on {time.strftime('%Y-%m-%d')}; review it, then use it as the stack file.\n"
+    )
+    body = yaml.safe_dump({"config": proposed.values}, sort_keys=False, width=100)
+    try:
+        target.write_text(header + body)
+    except OSError as exc:
+        raise UserError(f"Cannot write {target} ({exc.strerror}).") from None

@@ -1,0 +1,105 @@
+"""Proposing the cluster block from a snapshot of what runs (no cloud: the snapshot is
+built here in AWS's own answer shapes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from automation.adoption.live import LiveCluster
+from automation.adoption.proposal import propose
+
+LT = "lt-0123"
+
+
+def _tags(**tags: str) -> list[dict[str, str]]:
+    return [{"Key": k, "Value": v} for k, v in tags.items()]
+
+
+def _group(name: str, subnet: str, *, spot: bool = False, size: int = 1, **tags: str) -> Any:
+    return {
+        "AutoScalingGroupName": name,
+        "MinSize": 0,
+        "DesiredCapacity": size,
+        "MaxSize": 3,
+        "VPCZoneIdentifier": subnet,
+        "TargetGroupARNs": [],
+        "MixedInstancesPolicy": {
+            "InstancesDistribution": {"OnDemandPercentageAboveBaseCapacity": 0 if spot else 100},
+            "LaunchTemplate": {
+                "LaunchTemplateSpecification": {"LaunchTemplateId": LT, "Version": "1"},
+                "Overrides": [{"InstanceType": "m5.large"}],
+            },
+        },
+        "Tags": _tags(**{"kubernetes.io/cluster/shop": "owned", **tags}),
+    }
+
+
+def _live(*groups: Any) -> LiveCluster:
+    subnets = [
+        {"SubnetId": f"subnet-{kind}-{az}", "AvailabilityZone": f"eu-west-1{az}",
+         "CidrBlock": cidr, "Tags": _tags(**{role: "1"})}
+        for kind, role, az, cidr in (
+            ("pub", "kubernetes.io/role/elb", "a", "10.0.0.0/20"),
+            ("pub", "kubernetes.io/role/elb", "b", "10.0.16.0/20"),
+            ("prv", "kubernetes.io/role/internal-elb", "a", "10.0.64.0/19"),
+            ("prv", "kubernetes.io/role/internal-elb", "b", "10.0.96.0/19"),
+        )
+    ]  # fmt: skip
+    vpc_tags = _tags(team="payments", Name="shop", **{"kubernetes.io/cluster/shop": "owned"})
+    return LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16", "Tags": vpc_tags},
+        subnets=subnets, nat_gateways=2, internet_gateway=True, groups=list(groups),
+        templates={LT: {"ImageId": "ami-0123456789abcdef0",
+                        "BlockDeviceMappings": [{"Ebs": {"VolumeSize": 80}}]}},
+        volumes=[], interfaces=[],
+    )  # fmt: skip
+
+
+def test_groups_become_pools_by_their_tag_with_labels_taints_and_capacity() -> None:
+    label = "k8s.io/cluster-autoscaler/node-template/label/"
+    taint = "k8s.io/cluster-autoscaler/node-template/taint/"
+    common = {
+        "kops.k8s.io/instancegroup": "batch",
+        f"{label}workload": "batch",
+        f"{label}kubeshift.io/pool": "batch",  # kubeshift's own label: not proposed
+        f"{taint}dedicated": "batch:NoSchedule",
+    }
+    live = _live(
+        _group("batch-a", "subnet-prv-a", **common),
+        _group("batch-a-spot", "subnet-prv-a", spot=True, **common),
+    )
+
+    proposal = propose(live, "Z1")
+
+    assert proposal.problems == ["No record in the zone points at the API load balancer."]
+    (pool,) = proposal.cluster["worker_pools"]
+    assert pool["name"] == "batch"
+    assert pool["capacity_types"] == ["on-demand", "spot"]
+    assert pool["azs"] == ["eu-west-1a"]  # not every AZ of the network
+    assert pool["labels"] == {"workload": "batch"}
+    assert pool["taints"] == [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
+    assert pool["root_volume_size"] == 80
+    network = proposal.cluster["network"]
+    assert network["private_subnets"] == ["10.0.64.0/19", "10.0.96.0/19"]
+    assert (network["enable_nat_gateway"], network["single_nat_gateway"]) == (True, False)
+    assert proposal.cluster["tags"] == {"team": "payments"}
+
+
+def test_a_group_with_no_pool_tag_is_a_problem_and_differing_sizes_a_note() -> None:
+    live = _live(
+        _group("web-a", "subnet-prv-a", size=1, **{"kubeshift.io/pool": "web"}),
+        _group("web-b", "subnet-prv-b", size=2, **{"kubeshift.io/pool": "web"}),
+        _group("handmade", "subnet-prv-a"),
+    )
+
+    proposal = propose(live, "Z1")
+
+    assert (
+        "Auto Scaling group handmade matches no pool: it carries none of the tags "
+        "kubeshift.io/pool, kops.k8s.io/instancegroup." in proposal.problems
+    )
+    assert proposal.notes == [
+        "Pool web: its 2 groups differ in size; proposed those of web-a for each."
+    ]
+    assert "azs" not in proposal.cluster["worker_pools"][0]  # every AZ of the network
