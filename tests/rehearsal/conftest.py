@@ -64,6 +64,9 @@ class Adoption:
     """``--yes --json``."""
     again: Ran
     """``--yes --json`` once more: nothing left to import."""
+    stray_group: str
+    """A security group tagged for the cluster that the program does not model (another
+    tool's), made before adoption: listed, and left alone to the end."""
 
 
 @dataclass
@@ -198,9 +201,29 @@ def _failed(what: str, ran: Ran, logs: Path) -> str:
     )
 
 
-def adopt(env: dict[str, str], logs: Path) -> Adoption:
+def stray_group(sandbox: dict[str, Any]) -> str:
+    """What another tool left in the cluster's VPC: a group the program does not model."""
+    import boto3
+
+    ec2 = boto3.client(
+        "ec2", region_name=sandbox["region"], endpoint_url=sandbox["moto_endpoint"],
+        aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
+    )  # fmt: skip
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "cidr", "Values": ["10.0.0.0/16"]}])["Vpcs"][0]
+    tags = [{"Key": "kubernetes.io/cluster/local-demo", "Value": "owned"},
+            {"Key": "Name", "Value": "bastion"}]  # fmt: skip
+    return str(
+        ec2.create_security_group(
+            GroupName="bastion", Description="another tool's", VpcId=vpc["VpcId"],
+            TagSpecifications=[{"ResourceType": "security-group", "Tags": tags}],
+        )["GroupId"]
+    )  # fmt: skip
+
+
+def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     """Where a user starts: a stack file proposed from what runs, the live cluster taken
     into the stack, then a second time."""
+    stray = stray_group(sandbox)
     proposed_file = logs.parent / "proposed.yaml"
     proposed = kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposed_file))
     planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
@@ -208,7 +231,7 @@ def adopt(env: dict[str, str], logs: Path) -> Adoption:
     if adopted.code != 0:
         pytest.fail(_failed("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
-    return Adoption(proposed, proposed_file, planned, adopted, again)
+    return Adoption(proposed, proposed_file, planned, adopted, again, stray)
 
 
 @pytest.fixture(scope="session")
@@ -227,7 +250,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         etcd_before = etcd_members(sandbox)
-        adoption = adopt(env, logs)
+        adoption = adopt(env, logs, sandbox)
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
         until = ("--to", "ingress-move")
         first = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until)

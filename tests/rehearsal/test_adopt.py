@@ -73,3 +73,14 @@ def test_the_proposed_stack_file_describes_the_cluster_the_stack_file_does(
         return [(r.type, r.name, r.inputs) for r in render_program(values, "baseline").resources]
 
     assert baseline(found) == baseline(declared)
+
+
+def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Rehearsal) -> None:
+    stray = rehearsal.adoption.stray_group
+    unmodelled = rehearsal.adoption.adopted.json()["discovery"]["unmodelled"]
+    assert [u["kind"] for u in unmodelled if u["arn"].endswith(stray)] == ["ec2:security-group"]
+    # nothing kubeshift built is among them: every tagged resource of ours was mapped
+    assert all(u["arn"].endswith(stray) for u in unmodelled), unmodelled
+    # the whole migration later, it is still there
+    groups = rehearsal.client("ec2").describe_security_groups(GroupIds=[stray])
+    assert [g["GroupName"] for g in groups["SecurityGroups"]] == ["bastion"]

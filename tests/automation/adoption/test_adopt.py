@@ -1,0 +1,119 @@
+"""Planning and applying an adoption against a scripted engine: differences refuse the
+import, ``--accept-updates`` imports around them, a replace is never accepted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automation.adoption import adopt as adopt_module
+from automation.adoption.models import AdoptedResource, Discovery
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.clients import StaticClients
+from automation.engine import PreviewOutcome, PropertyChange, ResourceChange, UpdateOutcome
+from automation.session import AdoptRequest, execute_adoption
+from components.imports import IMPORTS_VAR
+
+REPO = Path(__file__).resolve().parents[3]
+VPC = "aws:ec2/vpc:Vpc"
+NAME = "demo-source-network-vpc"
+URN = f"urn:pulumi:s::kubeshift::kubeshift:network:Network${VPC}::{NAME}"
+
+
+@dataclass
+class World:
+    """What the scripted engine answers: a VPC whose ``tags`` (and maybe CIDR) differ."""
+
+    replace: bool = False
+    imported: bool = False
+    updates: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ScriptedEngine:
+    world: World
+    env: dict[str, str]
+
+    def _ignored(self) -> list[str]:
+        plan = json.loads(Path(self.env[IMPORTS_VAR]).read_text())
+        return list(plan["ignore_changes"].get(f"{VPC}::{NAME}", []))
+
+    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
+        tags = PropertyChange('tags["team"]', "update", "payments", "platform")
+        cidr = PropertyChange("cidrBlock", "update-replace", "10.1.0.0/16", "10.0.0.0/16")
+        wanted = [tags, cidr] if self.world.replace else [tags]
+        if IMPORTS_VAR in self.env:
+            left = tuple(p for p in wanted if p.path.split("[")[0] not in self._ignored())
+            step = ResourceChange("import", URN, VPC, NAME, (), left)
+        elif self.world.imported and "tags" not in self.world.updates:
+            step = ResourceChange("update", URN, VPC, NAME, ("tags",), (tags,))
+        else:
+            step = ResourceChange("same", URN, VPC, NAME)
+        return PreviewOutcome(changes=(step,))
+
+    def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
+        if IMPORTS_VAR in self.env:
+            self.world.imported = True
+        else:
+            self.world.updates.append("tags")
+        return UpdateOutcome(summary={}, outputs={})
+
+    def carry(self, record: Any) -> None:
+        return None
+
+    def resource_urns(self) -> list[str]:
+        return [URN] if self.world.imported else []
+
+    def secret_config(self) -> dict[str, str]:
+        return {}
+
+
+@pytest.fixture(autouse=True)
+def one_vpc(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("KUBESHIFT_STATE_DIR", str(tmp_path / "state"))
+    found = Discovery(
+        stack="vpc-move-small", cluster="demo", phase="baseline",
+        resources=[AdoptedResource(type=VPC, name=NAME, id="vpc-1", import_id="vpc-1")],
+        problems=[], skipped=[], unmodelled=[],
+    )  # fmt: skip
+    monkeypatch.setattr(adopt_module, "discover", lambda *_: found)
+
+
+def adopt(world: World, **options: bool) -> Any:
+    return execute_adoption(
+        AdoptRequest(REPO, "vpc-move-small", yes=True, **options),
+        engine_factory=lambda _p, _s, _r, env: ScriptedEngine(world, env),  # type: ignore[arg-type,return-value]
+        clients=StaticClients(aws=AwsClients(AwsAccess(region="us-west-2"))),
+    )
+
+
+def test_a_difference_refuses_the_import_with_one_line_for_it() -> None:
+    world = World()
+    report = adopt(world)
+    assert report.outcome == "refused"
+    assert [d.line() for d in report.differences] == [
+        f'{NAME} ({VPC}): tags["team"] is payments live, platform declared'
+    ]
+    assert not world.imported
+
+
+def test_accepted_updates_are_imported_around_and_then_made_by_baseline() -> None:
+    world = World()
+    report = adopt(world, accept_updates=True)
+    assert report.outcome == "adopted", report
+    assert world.imported
+    # the accepted difference is left for baseline's update, not made by adoption
+    assert world.updates == []
+
+
+def test_a_replace_is_never_accepted() -> None:
+    world = World(replace=True)
+    report = adopt(world, accept_updates=True)
+    assert report.outcome == "refused"
+    assert [d.replaces for d in report.differences] == [False, True]
+    assert not world.imported
