@@ -159,7 +159,7 @@ def cluster(
     return Cluster(
         name,
         ClusterArgs(
-            namer=namer or Namer(c.name),
+            namer=namer or Namer.of(c.name, c.names),
             network=SideNetwork.of(net, SOURCE, c.network.azs),
             spec=spec,
             pools=pool_specs(config, c.network),

@@ -196,7 +196,7 @@ class ClusterSide:
     def namer(self) -> Namer:
         """Physical names of this side's parts."""
         first = self.parts.namer
-        return Namer(first.cluster, _joined(first.suffix, self.suffix))
+        return Namer(first.cluster, _joined(first.suffix, self.suffix), first.existing)
 
     @property
     def generation(self) -> str:
@@ -261,7 +261,9 @@ class ClusterSide:
         return WorkerPools(
             self._name("workers", apart),
             WorkerPoolsArgs(
-                namer=Namer(self.namer.cluster, _joined(self.namer.suffix, apart)),
+                namer=Namer(
+                    self.namer.cluster, _joined(self.namer.suffix, apart), self.namer.existing
+                ),
                 pools=list(self.pools),
                 subnet_ids=self.network.private_subnet_ids,
                 security_group_ids=[groups.node_id, groups.shared_id],

@@ -62,6 +62,7 @@ _ZONE_ID = re.compile(r"^(/hostedzone/)?[A-Z0-9]{1,32}$")
 # Kubernetes qualified names (label and taint keys): optional DNS-subdomain prefix.
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_EXISTING_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/()+=,@ -]*$")
 MAX_MEMBERS = 7  # etcd: more members only slow every write down
 VPC_PREFIXES = (16, 28)  # what CreateVpc accepts
 
@@ -182,6 +183,12 @@ class ClusterConfig(_Model):
     api: ApiConfig = ApiConfig()
     dns: DnsConfig
     tags: dict[str, str] = {}
+    names: dict[str, str] = {}
+    """Names the live cluster's resources already carry, keyed by the name kubeshift
+    would give them (``kubeshift render --json`` shows those), or by ``<kind>:<name>``
+    when two kinds share one (``launch-template:``, ``autoscaling-group:``...): adoption
+    keeps them, as renaming a load balancer, group, template, role or security group
+    replaces it."""
 
 
 class MirrorConfig(_Model):
@@ -451,6 +458,7 @@ def _check(config: StackConfig) -> None:
     _check_dns(cluster.dns)
     _check_ingress(cluster.ingress)
     _check_tags(cluster.tags)
+    _check_existing_names(cluster)
     _check_names_fit(config)
 
 
@@ -662,6 +670,26 @@ def _check_tags(tags: Mapping[str, str]) -> None:
             _fail(key, f"{key} key {name!r}: the 'aws:' prefix is reserved by AWS.")
         if not 1 <= len(name) <= 128 or len(value) > 256:
             _fail(key, f"{key} {show(name)}: AWS tag keys are 1-128 characters, values 256.")
+
+
+def _check_existing_names(cluster: ClusterConfig) -> None:
+    """Each kept name replaces one kubeshift gives this cluster, and AWS could carry it."""
+    key = f"{CLUSTER_KEY}.names"
+    from components.naming import NameKind, kind_key
+
+    kinds = tuple(f"{kind_key(k)}:" for k in NameKind)
+    for key_name, existing in cluster.names.items():
+        derived = next(
+            (key_name.removeprefix(k) for k in kinds if key_name.startswith(k)), key_name
+        )
+        if not derived.startswith(f"{cluster.name}-"):
+            _fail(
+                key,
+                f"{key} {show(derived)} is not a name kubeshift gives cluster {cluster.name!r} "
+                f"(those start with '{cluster.name}-'; `kubeshift render --json` lists them).",
+            )
+        if not existing or len(existing) > 255 or not _EXISTING_NAME.match(existing):
+            _fail(key, f"{key} {show(key_name)}: {show(existing)} is not a name AWS gives.")
 
 
 def _check_names_fit(config: StackConfig) -> None:

@@ -90,7 +90,7 @@ class ControlPlane(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         stable = args.namer
         moved = m.side == TARGET
-        placed = Namer(stable.cluster, args.target_suffix) if moved else stable
+        placed = Namer(stable.cluster, args.target_suffix, stable.existing) if moved else stable
         side = f"-{args.target_suffix}" if moved else ""
         member_tags = merge_tags(
             base_tags,

@@ -46,7 +46,7 @@ def declared(config: StackConfig) -> dict[str, EtcdVolume]:
 
     cluster = config.cluster
     cp = cluster.control_plane
-    namer = Namer(cluster.name)
+    namer = Namer.of(cluster.name, cluster.names)
     return {
         str(index): EtcdVolume(
             name=namer.tag(f"etcd-{index}"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 HASH_LENGTH = 8
@@ -45,6 +46,12 @@ class NameKind(enum.Enum):
     INSTANCE_PROFILE = NameRule(64, _IAM_CHARS)
     SECURITY_GROUP = NameRule(255, _GENERIC_CHARS, ("sg-",))
     TAG = NameRule(255, _GENERIC_CHARS)
+
+
+def kind_key(kind: NameKind) -> str:
+    """``NameKind.LAUNCH_TEMPLATE`` -> ``launch-template``: how a kept name says which
+    kind it is for when two kinds share a derived name (a member's group and template)."""
+    return kind.name.lower().replace("_", "-")
 
 
 def stable_hash(text: str, length: int = HASH_LENGTH) -> str:
@@ -91,9 +98,23 @@ class Namer:
 
     cluster: str
     suffix: str = ""
+    existing: tuple[tuple[str, str], ...] = ()
+    """(name kubeshift would give, name the live resource carries): an adopted cluster's
+    original resources keep their names, since renaming most of them is a replace.
+    Only the original side (no suffix) uses them; a migration's duplicates are new."""
+
+    @classmethod
+    def of(cls, cluster: str, existing: Mapping[str, str], suffix: str = "") -> Namer:
+        return cls(cluster, suffix, tuple(sorted(existing.items())))
 
     def name(self, role: str, kind: NameKind) -> str:
-        return physical_name(self.cluster, role, self.suffix, kind=kind)
+        derived = physical_name(self.cluster, role, self.suffix, kind=kind)
+        existing = dict(self.existing) if not self.suffix else {}
+        kept = existing.get(f"{kind_key(kind)}:{derived}", existing.get(derived))
+        if kept is None:
+            return derived
+        check_name(kept, kind)
+        return kept
 
     def load_balancer(self, role: str) -> str:
         return self.name(role, NameKind.LOAD_BALANCER)

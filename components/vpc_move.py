@@ -113,7 +113,7 @@ class VpcMove(pulumi.ComponentResource):
             )
 
         # --- the cluster: its parts, and one side per network -------------------------
-        parts = ClusterParts(name, Namer(cluster.name), spec, self)
+        parts = ClusterParts(name, Namer.of(cluster.name, cluster.names), spec, self)
         source_side = target_side = None
         if source is not None:
             source_side = parts.side(
