@@ -24,6 +24,8 @@ HASH_LENGTH = 8
 class NameRule:
     """AWS's rules for one kind of name."""
 
+    key: str
+    """How a kept name (``kubeshift:cluster.names``) says it is for this kind."""
     max_length: int
     allowed: re.Pattern[str]
     forbidden_prefixes: tuple[str, ...] = ()
@@ -38,20 +40,20 @@ _LT_CHARS = re.compile(r"^[A-Za-z0-9()./_-]+$")
 class NameKind(enum.Enum):
     """Kinds of physical names, with the limits AWS enforces on each."""
 
-    LOAD_BALANCER = NameRule(32, _LB_CHARS, ("internal-",))
-    TARGET_GROUP = NameRule(32, _LB_CHARS, ("internal-",))
-    AUTOSCALING_GROUP = NameRule(255, _GENERIC_CHARS)
-    LAUNCH_TEMPLATE = NameRule(128, _LT_CHARS)
-    IAM_ROLE = NameRule(64, _IAM_CHARS)
-    INSTANCE_PROFILE = NameRule(64, _IAM_CHARS)
-    SECURITY_GROUP = NameRule(255, _GENERIC_CHARS, ("sg-",))
-    TAG = NameRule(255, _GENERIC_CHARS)
+    LOAD_BALANCER = NameRule("load-balancer", 32, _LB_CHARS, ("internal-",))
+    TARGET_GROUP = NameRule("target-group", 32, _LB_CHARS, ("internal-",))
+    AUTOSCALING_GROUP = NameRule("autoscaling-group", 255, _GENERIC_CHARS)
+    LAUNCH_TEMPLATE = NameRule("launch-template", 128, _LT_CHARS)
+    IAM_ROLE = NameRule("iam-role", 64, _IAM_CHARS)
+    INSTANCE_PROFILE = NameRule("instance-profile", 64, _IAM_CHARS)
+    SECURITY_GROUP = NameRule("security-group", 255, _GENERIC_CHARS, ("sg-",))
+    TAG = NameRule("tag", 255, _GENERIC_CHARS)
 
 
 def kind_key(kind: NameKind) -> str:
     """``NameKind.LAUNCH_TEMPLATE`` -> ``launch-template``: how a kept name says which
     kind it is for when two kinds share a derived name (a member's group and template)."""
-    return kind.name.lower().replace("_", "-")
+    return kind.value.key
 
 
 def stable_hash(text: str, length: int = HASH_LENGTH) -> str:

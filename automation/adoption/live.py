@@ -48,6 +48,12 @@ class LiveCluster:
     balancers: dict[str, Balancer] = field(default_factory=dict)
     """Load balancer ARN -> balancer."""
     records: list[Raw] = field(default_factory=list)
+    template_names: dict[str, str] = field(default_factory=dict)
+    """Launch template id -> its name."""
+    group_names: dict[str, str] = field(default_factory=dict)
+    """Security group id -> its name (the groups the templates and balancers use)."""
+    profile_roles: dict[str, str] = field(default_factory=dict)
+    """Instance profile name -> the name of its role."""
 
 
 def _pages(client: Any, operation: str, key: str, **args: Any) -> list[Raw]:
@@ -82,6 +88,7 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
         Filters=[{"Name": "tag-key", "Values": [tag]}],
     )
     templates: dict[str, Raw] = {}
+    template_names: dict[str, str] = {}
     for group in groups:
         spec = template_spec(group)
         if spec.get("LaunchTemplateId") and spec["LaunchTemplateId"] not in templates:
@@ -89,6 +96,7 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
                 LaunchTemplateId=spec["LaunchTemplateId"], Versions=[str(spec.get("Version"))]
             )["LaunchTemplateVersions"]
             templates[spec["LaunchTemplateId"]] = dict(versions[0]["LaunchTemplateData"])
+            template_names[spec["LaunchTemplateId"]] = versions[0]["LaunchTemplateName"]
     masters = [by("tag-key", tag), by("tag-key", "k8s.io/role/master")]
     volumes = _pages(ec2, "describe_volumes", "Volumes", Filters=masters)
     members = [by("vpc-id", vpc_id), by("tag-key", "kubeshift.io/member")]
@@ -98,7 +106,10 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
         internet_gateway=bool(gateways["InternetGateways"]), groups=groups,
         templates=templates, volumes=volumes, interfaces=interfaces,
     )  # fmt: skip
+    live.template_names = template_names
     live.balancers = _balancers(lookup, groups)
+    live.group_names = _security_group_names(lookup, live)
+    live.profile_roles = _profile_roles(lookup, live)
     if zone_id:
         live.records = _pages(
             clients.route53, "list_resource_record_sets", "ResourceRecordSets",
@@ -134,6 +145,36 @@ def _balancer(lookup: Lookup, arn: str) -> Balancer:
     listeners = _pages(elbv2, "describe_listeners", "Listeners", LoadBalancerArn=arn)
     inbound = [r for r in rules if not r.get("IsEgress")]
     return Balancer(lb=lb, listeners=listeners, target_groups={}, rules=inbound)
+
+
+def _security_group_names(lookup: Lookup, live: LiveCluster) -> dict[str, str]:
+    ids = {g for data in live.templates.values() for g in data.get("SecurityGroupIds", [])}
+    ids |= {g for b in live.balancers.values() for g in b.lb.get("SecurityGroups", [])}
+    if not ids:
+        return {}
+    pages = lookup.clients.ec2.get_paginator("describe_security_groups").paginate(
+        GroupIds=sorted(ids)
+    )
+    return {g["GroupId"]: g["GroupName"] for p in pages for g in p["SecurityGroups"]}
+
+
+def _profile_roles(lookup: Lookup, live: LiveCluster) -> dict[str, str]:
+    names = {
+        profile_name(data) for data in live.templates.values() if profile_name(data)
+    }
+    roles: dict[str, str] = {}
+    for name in sorted(names):
+        profile = lookup.clients.iam.get_instance_profile(InstanceProfileName=name)
+        attached = profile["InstanceProfile"].get("Roles", [])
+        if attached:
+            roles[name] = attached[0]["RoleName"]
+    return roles
+
+
+def profile_name(data: Raw) -> str:
+    """The instance profile a template's instances run as (by name, or the end of its ARN)."""
+    profile = data.get("IamInstanceProfile") or {}
+    return str(profile.get("Name") or str(profile.get("Arn", "")).rsplit("/", 1)[-1])
 
 
 def tags_of(resource: Raw) -> dict[str, str]:

@@ -57,7 +57,7 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
     subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
     proposal.cluster["control_plane"] = _control_plane(live, masters, network, subnet_azs)
     proposal.cluster["worker_pools"] = _pools(live, workers, network["azs"], subnet_azs, proposal)
-    api, ingress = _front(live, masters, workers)
+    api, ingress = front(live)
     vpc_cidr = live.vpc["CidrBlock"]
     if ingress is not None:
         proposal.cluster["ingress"] = {
@@ -132,7 +132,7 @@ def _control_plane(
     return plane
 
 
-def _pool_of(group: Raw) -> str | None:
+def pool_of(group: Raw) -> str | None:
     tags = tags_of(group)
     return next((tags[t] for t in POOL_TAGS if tags.get(t)), None)
 
@@ -146,7 +146,7 @@ def _pools(
 ) -> list[dict[str, Any]]:
     grouped: dict[str, list[Raw]] = {}
     for group in sorted(workers, key=lambda g: g["AutoScalingGroupName"]):
-        pool = _pool_of(group)
+        pool = pool_of(group)
         if pool is None:
             proposal.problems.append(
                 f"Auto Scaling group {group['AutoScalingGroupName']} matches no pool: it "
@@ -160,14 +160,14 @@ def _pools(
     ]
 
 
-def _instance_types(group: Raw, data: Raw) -> list[str]:
+def instance_types(group: Raw, data: Raw) -> list[str]:
     policy = group.get("MixedInstancesPolicy") or {}
     overrides = policy.get("LaunchTemplate", {}).get("Overrides", [])
     types = [o["InstanceType"] for o in overrides if o.get("InstanceType")]
     return types or ([data["InstanceType"]] if data.get("InstanceType") else [])
 
 
-def _capacity(group: Raw) -> str:
+def capacity_of(group: Raw) -> str:
     policy = group.get("MixedInstancesPolicy") or {}
     distribution = policy.get("InstancesDistribution", {})
     share = distribution.get("OnDemandPercentageAboveBaseCapacity", 100)
@@ -188,8 +188,8 @@ def _pool(
 ) -> dict[str, Any]:
     first = groups[0]
     data = live.templates.get(template_spec(first).get("LaunchTemplateId", ""), {})
-    types = sorted(set(t for g in groups for t in _instance_types(g, data)))
-    capacities = sorted({_capacity(g) for g in groups})
+    types = sorted(set(t for g in groups for t in instance_types(g, data)))
+    capacities = sorted({capacity_of(g) for g in groups})
     azs = sorted({subnet_azs.get(s, "") for g in groups for s in g["VPCZoneIdentifier"].split(",")})
     sizes = {(g["MinSize"], g["DesiredCapacity"], g["MaxSize"]) for g in groups}
     if len(sizes) > 1:
@@ -229,16 +229,15 @@ def _pool(
     return pool
 
 
-def _front(
-    live: LiveCluster, masters: list[Raw], workers: list[Raw]
-) -> tuple[Balancer | None, Balancer | None]:
+def front(live: LiveCluster) -> tuple[Balancer | None, Balancer | None]:
     """The API load balancer (in front of the members) and the ingress one (workers)."""
 
-    def in_front_of(groups: list[Raw]) -> Balancer | None:
+    def in_front_of(masters: bool) -> Balancer | None:
+        groups = [g for g in live.groups if (MASTER_TAG in tags_of(g)) == masters]
         arns = {arn for g in groups for arn in g.get("TargetGroupARNs", [])}
         return next((b for b in live.balancers.values() if arns & set(b.target_groups)), None)
 
-    return in_front_of(masters), in_front_of(workers)
+    return in_front_of(True), in_front_of(False)
 
 
 def _listeners(balancer: Balancer) -> list[dict[str, int]]:

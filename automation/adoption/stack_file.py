@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from automation.adoption.kept_names import kept_names
 from automation.adoption.live import read
 from automation.adoption.proposal import Proposal, propose
 from automation.aws.clients import AwsClients
@@ -51,6 +52,13 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
     zone = dns.get("zone_id") if isinstance(dns.get("zone_id"), str) else None
     live = read(Lookup(clients=clients, cluster=name), zone)
     proposal = propose(live, zone)
+    names = kept_names(live)
+    if names:
+        proposal.cluster["names"] = names
+        proposal.notes.append(
+            f"{len(names)} resources carry names kubeshift would not give them; "
+            f"{stack_config.CLUSTER_KEY}.names keeps them (a rename would replace them)."
+        )
     proposed = {**values, stack_config.CLUSTER_KEY: proposal.cluster}
     if not proposal.problems:
         try:

@@ -1,0 +1,141 @@
+"""The names a live cluster's resources carry where kubeshift would give others.
+
+Each named resource is told apart by the part it plays, not by its name: a worker
+group by its pool, instance type, AZ and capacity type; a member's group by its
+member number; a launch template by the groups that launch from it; the security
+groups by which templates and load balancers use them (``shared`` is the one both
+workers and members carry); the load balancers by the groups behind them; a target
+group by its listener's port; an instance profile by the templates that name it, and
+its role through it. Every live name that differs from the one kubeshift would derive
+becomes an entry of ``kubeshift:cluster.names``, qualified by kind, so the program
+keeps it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from automation.adoption.live import (
+    LiveCluster,
+    Raw,
+    profile_name,
+    tags_of,
+    template_spec,
+)
+from automation.adoption.proposal import (
+    MASTER_TAG,
+    MEMBER_TAG,
+    capacity_of,
+    front,
+    instance_types,
+    pool_of,
+)
+from components.naming import NameKind, Namer, kind_key
+from components.worker_pools import group_key
+
+
+def kept_names(live: LiveCluster) -> dict[str, str]:
+    """``<kind>:<derived name>`` -> live name, for every name that differs."""
+    namer = Namer(live.name)
+    subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
+    found = dict(_groups_and_templates(live, namer, subnet_azs))
+    found.update(_security_groups(live, namer))
+    found.update(_balancers(live, namer))
+    found.update(_identities(live, namer))
+    return {key: name for key, (derived, name) in sorted(found.items()) if derived != name}
+
+
+Found = Iterator[tuple[str, tuple[str, str]]]
+
+
+def _entry(kind: NameKind, derived: str, live_name: str) -> tuple[str, tuple[str, str]]:
+    return f"{kind_key(kind)}:{derived}", (derived, live_name)
+
+
+def _groups_and_templates(live: LiveCluster, namer: Namer, subnet_azs: dict[str, str]) -> Found:
+    for group in live.groups:
+        tags = tags_of(group)
+        spec = template_spec(group)
+        template = live.template_names.get(spec.get("LaunchTemplateId", ""), "")
+        if MASTER_TAG in tags:
+            role = f"control-plane-{tags.get(MEMBER_TAG, '')}"
+            group_role, template_role = role, role
+        else:
+            pool = pool_of(group)
+            data = live.templates.get(spec.get("LaunchTemplateId", ""), {})
+            types = instance_types(group, data)
+            az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
+            if pool is None or len(types) != 1:
+                continue  # the proposal names such a group as a problem
+            capacity = capacity_of(group)
+            group_role = f"workers-{group_key(pool, types[0], az, capacity)}"
+            template_role = f"workers-{pool}-{capacity}"
+        yield _entry(
+            NameKind.AUTOSCALING_GROUP,
+            namer.autoscaling_group(group_role),
+            group["AutoScalingGroupName"],
+        )
+        if template:
+            yield _entry(NameKind.LAUNCH_TEMPLATE, namer.launch_template(template_role), template)
+
+
+def _template_groups(live: LiveCluster, masters: bool) -> set[str]:
+    ids: set[str] = set()
+    for group in live.groups:
+        if (MASTER_TAG in tags_of(group)) == masters:
+            data = live.templates.get(template_spec(group).get("LaunchTemplateId", ""), {})
+            ids.update(data.get("SecurityGroupIds", []))
+    return ids
+
+
+def _security_groups(live: LiveCluster, namer: Namer) -> Found:
+    workers, members = _template_groups(live, False), _template_groups(live, True)
+    roles: dict[str, set[str]] = {
+        "shared": workers & members,
+        "node": workers - members,
+        "control-plane": members - workers,
+    }
+    for role, ids in roles.items():
+        if len(ids) == 1:
+            (group_id,) = ids
+            name = live.group_names.get(group_id, "")
+            yield _entry(NameKind.SECURITY_GROUP, namer.security_group(role), name)
+    api, ingress = front(live)
+    for role, balancer in (("api-lb", api), ("ingress-lb", ingress)):
+        groups = balancer.lb.get("SecurityGroups", []) if balancer else []
+        if len(groups) == 1:
+            name = live.group_names.get(groups[0], "")
+            yield _entry(NameKind.SECURITY_GROUP, namer.security_group(role), name)
+
+
+def _balancers(live: LiveCluster, namer: Namer) -> Found:
+    api, ingress = front(live)
+    for role, balancer in (("api", api), ("ingress", ingress)):
+        if balancer is None:
+            continue
+        yield _entry(
+            NameKind.LOAD_BALANCER, namer.load_balancer(role), balancer.lb["LoadBalancerName"]
+        )
+        for listener in balancer.listeners:
+            actions: list[Raw] = listener.get("DefaultActions") or [{}]
+            target = balancer.target_groups.get(actions[0].get("TargetGroupArn", ""))
+            if target is not None:
+                derived = namer.target_group(f"{role}-{listener['Port']}")
+                yield _entry(NameKind.TARGET_GROUP, derived, target["TargetGroupName"])
+
+
+def _identities(live: LiveCluster, namer: Namer) -> Found:
+    for masters, role in ((False, "node"), (True, "control-plane")):
+        profiles = {
+            profile_name(live.templates.get(template_spec(g).get("LaunchTemplateId", ""), {}))
+            for g in live.groups
+            if (MASTER_TAG in tags_of(g)) == masters
+        } - {""}
+        if len(profiles) != 1:
+            continue
+        (profile,) = profiles
+        yield _entry(NameKind.INSTANCE_PROFILE, namer.instance_profile(f"{role}-profile"), profile)
+        if profile in live.profile_roles:
+            yield _entry(
+                NameKind.IAM_ROLE, namer.iam_role(f"{role}-role"), live.profile_roles[profile]
+            )

@@ -1,0 +1,90 @@
+"""Telling a live cluster's resources apart by the part they play, whatever their names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from automation.adoption.kept_names import kept_names
+from automation.adoption.live import Balancer, LiveCluster
+
+
+def _tags(**tags: str) -> list[dict[str, str]]:
+    return [{"Key": k, "Value": v} for k, v in tags.items()]
+
+
+def _group(name: str, template: str, tg: str, *, member: str = "", pool: str = "") -> Any:
+    tags = {"kubernetes.io/cluster/shop": "owned"}
+    tags.update({"k8s.io/role/master": "1", "kubeshift.io/member": member} if member else {})
+    tags.update({"kops.k8s.io/instancegroup": pool} if pool else {})
+    group: dict[str, Any] = {
+        "AutoScalingGroupName": name, "VPCZoneIdentifier": "subnet-a",
+        "TargetGroupARNs": [tg], "Tags": _tags(**tags),
+    }  # fmt: skip
+    spec = {"LaunchTemplateId": template, "Version": "1"}
+    if member:
+        group["LaunchTemplate"] = spec
+    else:
+        group["MixedInstancesPolicy"] = {
+            "InstancesDistribution": {"OnDemandPercentageAboveBaseCapacity": 100},
+            "LaunchTemplate": {"LaunchTemplateSpecification": spec,
+                               "Overrides": [{"InstanceType": "m5.large"}]},
+        }  # fmt: skip
+    return group
+
+
+def _balancer(name: str, group: str, tg_arn: str, tg_name: str, port: int) -> Balancer:
+    return Balancer(
+        lb={"LoadBalancerName": name, "SecurityGroups": [group]},
+        listeners=[{"Port": port, "DefaultActions": [{"TargetGroupArn": tg_arn}]}],
+        target_groups={tg_arn: {"TargetGroupArn": tg_arn, "TargetGroupName": tg_name}},
+        rules=[],
+    )
+
+
+def test_a_kops_named_cluster_maps_every_named_part_to_kubeshifts_name() -> None:
+    live = LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
+        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"}],
+        nat_gateways=1, internet_gateway=True,
+        groups=[
+            _group("nodes-eu-west-1a.shop.k8s.local", "lt-n", "tg-http", pool="general"),
+            _group("master-eu-west-1a.masters.shop.k8s.local", "lt-m", "tg-api", member="1"),
+        ],
+        templates={
+            "lt-n": {"SecurityGroupIds": ["sg-n", "sg-s"],
+                     "IamInstanceProfile": {"Name": "nodes.shop.k8s.local"}},
+            "lt-m": {"SecurityGroupIds": ["sg-m", "sg-s"],
+                     "IamInstanceProfile": {"Arn": "arn:aws:iam::1:instance-profile/masters.shop"}},
+        },
+        volumes=[], interfaces=[],
+        balancers={
+            "lb-api": _balancer("api-shop-k8s-local", "sg-a", "tg-api", "tcp-shop-api", 443),
+            "lb-in": _balancer("shop-ingress", "sg-i", "tg-http", "http-shop", 80),
+        },
+        template_names={"lt-n": "nodes-eu-west-1a.shop.k8s.local",
+                        "lt-m": "master-eu-west-1a.masters.shop.k8s.local"},
+        group_names={"sg-n": "nodes.shop.k8s.local", "sg-m": "masters.shop.k8s.local",
+                     "sg-s": "shop-shared", "sg-a": "api-elb.shop.k8s.local",
+                     "sg-i": "shop-ingress-lb"},
+        profile_roles={"nodes.shop.k8s.local": "nodes.shop.k8s.local",
+                       "masters.shop": "masters.shop.k8s.local"},
+    )  # fmt: skip
+
+    assert kept_names(live) == {
+        "autoscaling-group:shop-control-plane-1": "master-eu-west-1a.masters.shop.k8s.local",
+        "autoscaling-group:shop-workers-general-m5-large-eu-west-1a-on-demand":
+            "nodes-eu-west-1a.shop.k8s.local",
+        "iam-role:shop-control-plane-role": "masters.shop.k8s.local",
+        "iam-role:shop-node-role": "nodes.shop.k8s.local",
+        "instance-profile:shop-control-plane-profile": "masters.shop",
+        "instance-profile:shop-node-profile": "nodes.shop.k8s.local",
+        "launch-template:shop-control-plane-1": "master-eu-west-1a.masters.shop.k8s.local",
+        "launch-template:shop-workers-general-on-demand": "nodes-eu-west-1a.shop.k8s.local",
+        "load-balancer:shop-api": "api-shop-k8s-local",
+        "security-group:shop-api-lb": "api-elb.shop.k8s.local",
+        "security-group:shop-control-plane": "masters.shop.k8s.local",
+        "security-group:shop-node": "nodes.shop.k8s.local",
+        "target-group:shop-api-443": "tcp-shop-api",
+        "target-group:shop-ingress-80": "http-shop",
+    }  # fmt: skip  (shop-ingress, shop-shared and shop-ingress-lb are kubeshift's own names)
