@@ -10,6 +10,8 @@ from automation.render import render_program
 from components.config import load_stack_file
 from tests.rehearsal.conftest import STACK, Rehearsal
 
+RTA = "aws:ec2/routeTableAssociation:RouteTableAssociation"
+
 
 def test_a_dry_run_maps_every_resource_and_imports_nothing(rehearsal: Rehearsal) -> None:
     planned = rehearsal.adoption.planned
@@ -42,7 +44,7 @@ def test_adoption_imports_the_live_ids_and_leaves_a_baseline_that_changes_nothin
         for t in tables for a in t["Associations"] if a.get("SubnetId")
     }  # fmt: skip
     associations = [
-        r for r in by_name.values() if r["type"].endswith("routeTableAssociation")
+        r for r in by_name.values() if r["type"] == RTA
     ]
     assert len(associations) == 4
     for association in associations:
