@@ -27,6 +27,7 @@ from rich.text import Text
 
 from automation.errors import EXIT_CODES, ErrorKind, KubeshiftError, UserError
 from automation.project import DEFAULT_STACK, check_stack_name, project_dir
+from automation.sandbox.world import BuiltBy
 
 if TYPE_CHECKING:
     from automation.adoption.models import AdoptReport
@@ -841,20 +842,21 @@ def sandbox_up(
         int,
         typer.Option("--moto-port", metavar="PORT", help="Port for moto (default: any free port)."),
     ] = 0,
-    keep_state: Annotated[
-        bool,
+    built_by: Annotated[
+        BuiltBy,
         typer.Option(
-            "--keep-state",
-            help="Keep the stack's state of the world it builds (skip `kubeshift adopt`).",
+            "--built-by",
+            help="kops: boto3 calls under kops's names, no state (then `kubeshift adopt`); "
+            "kubeshift: baseline through the engine, state kept.",
         ),
-    ] = False,
+    ] = "kops",
 ) -> None:
-    """Start moto, the clusters, kwok and the node bridge; build the stack's baseline world
-    and hand it over without state, as a cluster another tool built."""
+    """Start moto, the clusters, kwok and the node bridge; build the stack's live cluster
+    as another tool would have, with no Pulumi state, for `kubeshift adopt`."""
     from automation.sandbox import commands
 
     report = commands.up(
-        project_dir(), _stack_name(ctx, stack), moto_port=moto_port, hand_over=not keep_state,
+        project_dir(), _stack_name(ctx, stack), moto_port=moto_port, built_by=built_by,
         say=lambda line: err.print(line, markup=False, highlight=False),
     )  # fmt: skip
     verb = "started" if report.started else "already running"

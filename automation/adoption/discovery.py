@@ -25,6 +25,11 @@ from components import config as stack_config
 UNFOUND = "kubeshift-unfound:"
 GROUP = "aws:autoscaling/group:Group"
 _READ_BY_DEPENDENTS = ("arn", "dnsName", "zoneId", "arnSuffix", "allocationId", "privateIp")
+NAMED_KINDS = frozenset({
+    "ec2:security-group", "ec2:launch-template", "autoscaling:autoScalingGroup",
+    "elasticloadbalancing:loadbalancer", "elasticloadbalancing:targetgroup",
+})  # fmt: skip
+"""Kinds of tagged resource found by name: unmodelled ones hint at another tool's names."""
 
 
 def _refers_to_unfound(value: Any) -> bool:
@@ -103,12 +108,27 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
         refusal = _aws_refusal(exc)
         mocks.problems.append(f"Listing what is tagged for the cluster failed: {refusal}.")
         unmodelled = []
+    hint = _names_hint(config.cluster.name, mocks.problems, unmodelled)
     return Discovery(
         stack=stack,
         cluster=config.cluster.name,
         phase=first,
         resources=mocks.found,
-        problems=mocks.problems,
+        problems=[*mocks.problems, *hint],
         skipped=mocks.skipped,
         unmodelled=unmodelled,
     )
+
+
+def _names_hint(cluster: str, problems: list[str], unmodelled: list[LiveResource]) -> list[str]:
+    """One more sentence when resources were missed by name while resources of those
+    kinds run tagged for the cluster: another tool named them."""
+    misnamed = sorted({u.kind for u in unmodelled if u.kind in NAMED_KINDS})
+    if not problems or not misnamed:
+        return []
+    count = sum(u.kind in NAMED_KINDS for u in unmodelled)
+    return [
+        f"{count} resources tagged for {cluster} ({', '.join(misnamed)}) carry names the "
+        f"stack file does not give; `kubeshift adopt --write-config FILE` proposes "
+        f"{stack_config.CLUSTER_KEY}.names to keep them."
+    ]

@@ -2,10 +2,10 @@
 
 ``up`` starts the supervisor detached, waits (with a deadline and a spinner) until its
 services answer, then builds the world the stack's baseline describes: the stand-in
-``aws`` plugin in the sandbox's ``PULUMI_HOME``, the rehearsal workspace, the baseline
-phase through the real engine (the node bridge turns its instances into Nodes), and
-the workloads the migration moves. Every user error is one sentence, raised before
-anything starts.
+``aws`` plugin in the sandbox's ``PULUMI_HOME``, the rehearsal workspace, the live
+cluster as kops would have built it (boto3, kops's names, no Pulumi state; the node
+bridge turns its instances into Nodes), and the workloads the migration moves. Every
+user error is one sentence, raised before anything starts.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from automation.sandbox.workspace import (
     unset_for_sandbox,
     write_workspace,
 )
+from automation.sandbox.world import BuiltBy
+from components import config as stack_config
 
 STARTUP_DEADLINE = 300.0
 STOP_GRACE = 30.0
@@ -116,7 +118,12 @@ def aim(project: Path, stack: str) -> Path:
 
 
 def up(
-    project: Path, stack: str, *, moto_port: int = 0, hand_over: bool = True, say: Say = print
+    project: Path,
+    stack: str,
+    *,
+    moto_port: int = 0,
+    built_by: BuiltBy = "kops",
+    say: Say = print,
 ) -> UpReport:
     started_at = time.monotonic()
     info = load_stack(project, stack)
@@ -140,7 +147,7 @@ def up(
         raise UserError(f"Port {moto_port} on 127.0.0.1 is taken; choose another --moto-port.")
     if state is None:
         state = _start_supervisor(paths, info, pulumi, moto_port, say)
-    state = build_world(project, paths, info, state, say, hand_over=hand_over)
+    state = build_world(project, paths, info, state, say, built_by=built_by)
     return UpReport(state, started=True, seconds=time.monotonic() - started_at)
 
 
@@ -204,16 +211,12 @@ def build_world(
     state: SandboxState,
     say: Say,
     *,
-    hand_over: bool = True,
+    built_by: BuiltBy = "kops",
 ) -> SandboxState:
-    """Plugin, workspace, baseline through the engine, workloads; idempotent. With
-    ``hand_over`` the stack's state is then removed: the world runs on as a cluster
-    another tool built, for ``kubeshift adopt`` to take."""
-    from automation.engine import PulumiEngine
-    from automation.runner import step_layout
+    """Plugin, workspace, the live cluster, workloads; idempotent. ``kops`` builds the
+    cluster with boto3 under kops's names and leaves no state, for ``kubeshift adopt``;
+    ``kubeshift`` applies baseline through the engine and keeps the stack's state."""
     from automation.sandbox.provider.install import install
-    from automation.scenarios import build_scenario
-    from components.progress import Mark, Record
 
     activate(paths, state)
     install(Path(state.pulumi_bin), paths.pulumi_home, paths.run / "plugin")
@@ -224,31 +227,70 @@ def build_world(
     workspace = write_workspace(project, paths, info.name, config)
     for line in mappings:
         say(f"  {line}")
-    say("building the baseline through the engine (pulumi up of phase 'baseline')")
     began = time.monotonic()
-    engine = PulumiEngine(workspace, info.name, create=True)
-    engine.set_phase("baseline")
-    # The stand-in for a cluster another tool built: no kubeshift hook runs before it,
-    # and the stack's progress record says so (components.progress).
-    world = Mark(phase="baseline", milestone="before", by=WORLD_BUILDER)
-    layout = step_layout(build_scenario(info.config).phases)
-    engine.carry(Record(marks=(world,), steps=layout))
-    outcome = engine.up()
-    engine.carry(None)
-    say(f"  baseline: {outcome.summary} in {time.monotonic() - began:.0f}s")
+    if built_by == "kubeshift":
+        _apply_baseline(workspace, info, say)
+    else:
+        _build_as_kops(config, state, say)
+    say(f"  built in {time.monotonic() - began:.0f}s")
     probe = _seed_workloads(workspace, info, state, say)
-    if hand_over:
-        engine.forget_state()
-        say(
-            "handing the cluster over: the stack's state is removed and the world runs on, "
-            f"as a cluster another tool built (`kubeshift --stack {info.name} adopt` takes it)"
-        )
     state.world_ready = True
     state.mappings = mappings
     state.probe_services = probe
     state.save(paths.state_file)
     _write_probe_services(workspace / "stacks" / f"Pulumi.{info.name}.yaml", probe)
     return state
+
+
+def _build_as_kops(config: dict[str, Any], state: SandboxState, say: Say) -> None:
+    """The live cluster as kops would have left it: boto3 calls, kops's names, no state.
+    A cluster already in moto (an ``up`` cut short after building it) is kept."""
+    from automation.sandbox.provider.model import Aws
+    from automation.sandbox.world.build import WorldError, build
+
+    cluster = str(config[stack_config.CLUSTER_KEY]["name"])
+    if _cluster_vpcs(state, cluster):
+        say(f"  the live cluster {cluster} is already built")
+        return
+    say(f"building the live cluster {cluster} as kops names it, with boto3 (no engine, no state)")
+    try:
+        built = build(config, Aws(state.region, state.moto_endpoint))
+    except WorldError as exc:
+        raise SandboxError(f"{exc} Run `kubeshift sandbox down`, then `up` again.") from None
+    say(
+        f"  {len(built)} AWS resources; `kubeshift adopt --write-config FILE` proposes the "
+        "stack file that keeps their names, `kubeshift adopt` then takes them"
+    )
+
+
+def _apply_baseline(workspace: Path, info: StackInfo, say: Say) -> None:
+    """Baseline through the engine, the stack's state kept (``--built-by kubeshift``)."""
+    from automation.engine import PulumiEngine
+    from automation.runner import step_layout
+    from automation.scenarios import build_scenario
+    from components.progress import Mark, Record
+
+    say("building the baseline through the engine (pulumi up of phase 'baseline')")
+    engine = PulumiEngine(workspace, info.name, create=True)
+    engine.set_phase("baseline")
+    # The stand-in for a cluster built before kubeshift: no kubeshift hook ran before
+    # it, and the stack's progress record says so (components.progress).
+    world = Mark(phase="baseline", milestone="before", by=WORLD_BUILDER)
+    layout = step_layout(build_scenario(info.config).phases)
+    engine.carry(Record(marks=(world,), steps=layout))
+    outcome = engine.up()
+    engine.carry(None)
+    say(f"  baseline: {outcome.summary}")
+
+
+def _cluster_vpcs(state: SandboxState, cluster: str) -> list[str]:
+    import boto3
+
+    ec2 = boto3.client("ec2", region_name=state.region, endpoint_url=state.moto_endpoint)
+    vpcs = ec2.describe_vpcs(
+        Filters=[{"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster}"]}]
+    )["Vpcs"]
+    return [str(v["VpcId"]) for v in vpcs]
 
 
 def _cluster_instances(state: SandboxState, cluster: str) -> int:

@@ -2,13 +2,14 @@
 
 Everything goes through the ``kubeshift`` console script (and ``pulumi``) in
 subprocesses, as operators run them: ``sandbox up`` for the ``local`` stack (which
-hands its world over without state, as a cluster another tool built), ``adopt``, ``run
---yes`` from baseline to ingress-move, the drain and the old workers' retirement by
-hand (``tests.rehearsal.by_hand``: a skip-ahead refused, ``kubeshift hooks`` around a
-hand-run ``pulumi up``, an override, a second operator's fresh checkout), ``run --yes``
-to cleanup, then a second ``run``. The runs are not left in peace: the fixed fault
-trials below kill, interrupt and resume them on the way — the engine killed
-mid-update and recovered, Ctrl-C during a gate, kubeshift killed alone before the DNS
+builds its cluster as kops would have: boto3, kops's names, no state), ``adopt``
+(refused without the names, ``--write-config``, the proposal taken as the stack file,
+then adopted), ``run --yes`` from baseline to ingress-move, the drain and the old
+workers' retirement by hand (``tests.rehearsal.by_hand``: a skip-ahead refused,
+``kubeshift hooks`` around a hand-run ``pulumi up``, an override, a second operator's
+fresh checkout), ``run --yes`` to cleanup, then a second ``run``. The runs are not left
+in peace: the fixed fault trials below kill, interrupt and resume them on the way — the
+engine killed mid-update and recovered, Ctrl-C during a gate, kubeshift killed alone before the DNS
 cutover, the whole group killed during a control-plane gate — and a second operator's
 ``pulumi up`` is tried while a run goes on. The tests only read the outcome from the
 outside: the journal (``status --json``), the stack's record, moto and the sandbox's
@@ -53,10 +54,16 @@ class Ran:
 
 @dataclass(frozen=True)
 class Adoption:
-    """``kubeshift adopt`` of the world ``sandbox up`` handed over without state."""
+    """``kubeshift adopt`` of the cluster ``sandbox up`` built as kops would have."""
 
+    unnamed: Ran
+    """``--dry-run --json`` with the stack file the world was built from, which gives
+    none of kops's names: refused."""
+    built_from: Path
+    """A copy of that stack file."""
     proposed: Ran
-    """``--write-config FILE`` first: a stack file proposed from what runs."""
+    """``--write-config FILE`` then: a stack file proposed from what runs, which the
+    rehearsal takes as the stack file, as a user does after reviewing it."""
     proposed_file: Path
     planned: Ran
     """``--dry-run --json`` then."""
@@ -224,14 +231,22 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     """Where a user starts: a stack file proposed from what runs, the live cluster taken
     into the stack, then a second time."""
     stray = stray_group(sandbox)
+    unnamed = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
+    stack_file = logs.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"
+    built_from = shutil.copy(stack_file, logs.parent / "built-from.yaml")
     proposed_file = logs.parent / "proposed.yaml"
     proposed = kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposed_file))
+    if proposed.code != 0:
+        pytest.fail(_failed("kubeshift adopt --write-config", proposed, logs), pytrace=False)
+    shutil.copy(proposed_file, stack_file)
     planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     if adopted.code != 0:
         pytest.fail(_failed("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
-    return Adoption(proposed, proposed_file, planned, adopted, again, stray)
+    return Adoption(
+        unnamed, Path(built_from), proposed, proposed_file, planned, adopted, again, stray
+    )
 
 
 @pytest.fixture(scope="session")

@@ -1,16 +1,33 @@
-"""The rehearsal starts where a user starts: a live cluster no kubeshift state knows,
-taken into the stack by ``kubeshift adopt`` through the real engine."""
+"""The rehearsal starts where a user starts: a live cluster kops built, which no Pulumi
+state knows and whose resources carry kops's names, taken into the stack by ``kubeshift
+adopt`` through the real engine."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from automation.render import render_program
+from automation.sandbox.world.build import foreign_names, with_names
 from components.config import load_stack_file
 from tests.rehearsal.conftest import STACK, Rehearsal
 
 RTA = "aws:ec2/routeTableAssociation:RouteTableAssociation"
+
+
+def test_without_the_names_kops_gave_nothing_is_imported_and_the_way_is_named(
+    rehearsal: Rehearsal,
+) -> None:
+    unnamed = rehearsal.adoption.unnamed
+    assert unnamed.code != 0
+    report = unnamed.json()
+    assert report["outcome"] == "refused" and report["imported"] == []
+    refusals = report["refusals"]
+    assert "local-demo-common-sg-node: no live security group local-demo-node in" in (
+        " ".join(refusals)
+    )
+    assert "`kubeshift adopt --write-config FILE` proposes kubeshift:cluster.names" in (
+        refusals[-1]
+    )
 
 
 def test_a_dry_run_maps_every_resource_and_imports_nothing(rehearsal: Rehearsal) -> None:
@@ -69,24 +86,26 @@ def test_adopting_again_changes_nothing(rehearsal: Rehearsal) -> None:
     assert len(report["already"]) == len(report["discovery"]["resources"])
 
 
-def test_the_proposed_stack_file_describes_the_cluster_the_stack_file_does(
+def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     rehearsal: Rehearsal,
 ) -> None:
-    """``--write-config`` reads the cluster block back from what runs: the program then
-    declares, at baseline, exactly what the stack file it was built from declares."""
+    """``--write-config`` reads the cluster block back from what runs, kops's names
+    included: the program then declares, at baseline, exactly what the stack file the
+    world was built from declares under those names."""
     proposed = rehearsal.adoption.proposed
     assert proposed.code == 0, proposed.stderr[-3000:]
     assert "proposed 1 worker pools from 11 groups and 3 control-plane members" in proposed.stdout
-    sandbox = Path(rehearsal.env["KUBESHIFT_STATE_DIR"]) / "sandbox"
-    workspace = sandbox / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"
-    declared = load_stack_file(workspace)
+    built_from = load_stack_file(rehearsal.adoption.built_from)
     found = load_stack_file(rehearsal.adoption.proposed_file)
-    assert found["kubeshift:migration"] == declared["kubeshift:migration"]
+    kops = foreign_names(built_from)
+    assert found["kubeshift:cluster"]["names"] == kops
+    assert "master-us-west-2a-1.masters.local-demo.k8s.local" in kops.values()
+    assert found["kubeshift:migration"] == built_from["kubeshift:migration"]
 
     def baseline(values: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
         return [(r.type, r.name, r.inputs) for r in render_program(values, "baseline").resources]
 
-    assert baseline(found) == baseline(declared)
+    assert baseline(found) == baseline(with_names(built_from, kops))
 
 
 def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Rehearsal) -> None:

@@ -1,0 +1,95 @@
+"""Build the sandbox's live cluster as another tool would have: boto3 calls, no engine.
+
+A user's cluster was built by kops, Terraform or by hand; no Pulumi state knows it and
+its resources carry that tool's names. The sandbox's world is built the same way: the
+stack's baseline, as the program declares it for a cluster whose names are kops's
+(:mod:`.kops`), is created resource by resource with boto3 against moto — each
+registration of the program, run under the SDK's mocks, is answered by creating the
+resource through the stand-in provider's calls for its type. Nothing is recorded
+anywhere but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+from automation.errors import KubeshiftError
+from automation.render import render_program
+from automation.sandbox.provider import types as _types  # noqa: F401 - registers the types
+from automation.sandbox.provider.model import REGISTRY, Aws, Request
+from automation.sandbox.world.kops import kops_names
+from components import config as stack_config
+
+BUILT_BY = "kops"
+
+
+class WorldError(KubeshiftError):
+    """The sandbox could not build its live cluster."""
+
+
+@dataclass(frozen=True)
+class Built:
+    type: str
+    name: str
+    id: str
+
+
+class BuildingMocks(pulumi.runtime.Mocks):
+    """Answers each AWS resource the program registers by creating it in moto."""
+
+    def __init__(self, aws: Aws) -> None:
+        self.aws = aws
+        self.built: list[Built] = []
+        self._lock = threading.Lock()
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        inputs = dict(args.inputs)
+        if not args.custom:
+            return "", inputs
+        kind = REGISTRY.get(args.typ)
+        if kind is None:
+            raise WorldError(f"The sandbox cannot build {args.typ} ({args.name}).")
+        request = Request(name=args.name, token=args.typ)
+        id_, outputs = kind.create(self.aws, request, kind.check(request, inputs))
+        with self._lock:
+            self.built.append(Built(args.typ, args.name, id_))
+        return id_, outputs
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[Any]]:
+        return {}, []  # no stack to read back: the program skips its progress check
+
+
+def foreign_names(values: Mapping[str, Any]) -> dict[str, str]:
+    """The names kops would have given the baseline's named resources."""
+    config = stack_config.load_config(values)
+    rendered = render_program(values, config.phase_ids[0]).resources
+    return kops_names(config.cluster.name, [(r.type, r.inputs) for r in rendered])
+
+
+def with_names(values: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """``values`` whose cluster block keeps ``names`` (``kubeshift:cluster.names``)."""
+    cluster = dict(values[stack_config.CLUSTER_KEY])
+    cluster["names"] = {**dict(cluster.get("names") or {}), **names}
+    return {**values, stack_config.CLUSTER_KEY: cluster}
+
+
+def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
+    """Create the first phase of the stack ``values`` in moto, named as kops names it;
+    return what was created, in the order it was."""
+    named = with_names(values, foreign_names(values))
+    config = stack_config.load_config(named)
+    mocks = BuildingMocks(aws)
+    try:
+        render_program(named, config.phase_ids[0], mocks=mocks)
+    except WorldError:
+        raise
+    except Exception as exc:  # a boto3 refusal surfaces through the SDK's registration
+        raise WorldError(
+            f"Building the live cluster stopped after {len(mocks.built)} resources: {exc}"
+        ) from exc
+    return mocks.built

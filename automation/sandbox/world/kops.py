@@ -1,0 +1,97 @@
+"""The names kops gives a cluster's resources, for the sandbox's foreign-built world.
+
+kops names what it builds after the cluster's DNS name (``<cluster>.k8s.local`` for a
+gossip cluster) and its instance groups: an instance group's Auto Scaling group and
+launch template are ``<group>.<cluster domain>`` (``master-<zone>-<n>.masters.<…>`` for
+control-plane members), its security groups and IAM roles are ``nodes.<…>`` and
+``masters.<…>`` (instance profiles share the role's name), the API load balancer is
+``api-<cluster>-<hash>`` and its target group ``tcp-<cluster>-<hash>``, trimmed to the
+32 characters AWS allows. Resources kops does not build (the ingress load balancer, the
+shared group) get names in the same style.
+
+The mapping is keyed as ``kubeshift:cluster.names`` is: ``<kind>:<kubeshift's name>``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from components.naming import NameKind, kind_key
+
+KINDS: Mapping[str, NameKind] = {
+    "aws:autoscaling/group:Group": NameKind.AUTOSCALING_GROUP,
+    "aws:ec2/launchTemplate:LaunchTemplate": NameKind.LAUNCH_TEMPLATE,
+    "aws:ec2/securityGroup:SecurityGroup": NameKind.SECURITY_GROUP,
+    "aws:iam/role:Role": NameKind.IAM_ROLE,
+    "aws:iam/instanceProfile:InstanceProfile": NameKind.INSTANCE_PROFILE,
+    "aws:lb/loadBalancer:LoadBalancer": NameKind.LOAD_BALANCER,
+    "aws:lb/targetGroup:TargetGroup": NameKind.TARGET_GROUP,
+}
+_ZONE = re.compile(r"[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]")
+_GROUP_ROLES = {"node": "nodes", "control-plane": "masters", "api-lb": "api-elb"}
+_LB_LIMIT = 32
+
+
+def domain(cluster: str) -> str:
+    """A gossip cluster's DNS name, as kops spells it."""
+    return f"{cluster}.k8s.local"
+
+
+def _short_hash(text: str) -> str:
+    digest = hashlib.sha1(text.encode()).digest()  # a name's hash, not a secret
+    return base64.b32encode(digest).decode().lower()[:6]
+
+
+def _load_balancer_name(prefix: str, cluster: str, derived: str) -> str:
+    tail = f"-{_short_hash(derived)}"
+    head = f"{prefix}-{cluster}"[: _LB_LIMIT - len(tail)].rstrip("-")
+    return head + tail
+
+
+def _zone_of(resource: Mapping[str, Any]) -> str:
+    found = _ZONE.search(str(resource.get("vpcZoneIdentifiers") or ""))
+    return found.group(0) if found else ""
+
+
+def kops_name(kind: NameKind, cluster: str, derived: str, zone: str = "") -> str:
+    """What kops would have called the resource kubeshift names ``derived`` (``zone``:
+    a control-plane member's, which names its instance group)."""
+    dns = domain(cluster)
+    role = derived.removeprefix(f"{cluster}-")
+    member = re.fullmatch(r"control-plane-(\d+)", role)
+    if kind in (NameKind.AUTOSCALING_GROUP, NameKind.LAUNCH_TEMPLATE):
+        if member:
+            group = f"master-{zone}-{member.group(1)}" if zone else f"master-{member.group(1)}"
+            return f"{group}.masters.{dns}"
+        return f"{role.removeprefix('workers-')}.{dns}"
+    if kind is NameKind.SECURITY_GROUP:
+        return f"{_GROUP_ROLES.get(role, role)}.{dns}"
+    if kind in (NameKind.IAM_ROLE, NameKind.INSTANCE_PROFILE):
+        return f"masters.{dns}" if role.startswith("control-plane") else f"nodes.{dns}"
+    if kind is NameKind.LOAD_BALANCER:
+        return _load_balancer_name(role, cluster, derived)
+    return _load_balancer_name("tcp", cluster, derived)  # target groups
+
+
+def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
+    """``kubeshift:cluster.names`` for a cluster kops built: for each named resource the
+    program declares (its type token and inputs), kubeshift's name -> kops's."""
+    named = [
+        (KINDS[token], str(inputs["name"]), inputs)
+        for token, inputs in resources
+        if token in KINDS and isinstance(inputs.get("name"), str)
+    ]
+    # a member's template is named after its group, whose subnets give the zone
+    zones = {
+        derived: _zone_of(inputs)
+        for kind, derived, inputs in named
+        if kind is NameKind.AUTOSCALING_GROUP
+    }
+    return {
+        f"{kind_key(kind)}:{derived}": kops_name(kind, cluster, derived, zones.get(derived, ""))
+        for kind, derived, _ in named
+    }

@@ -1,0 +1,76 @@
+"""The sandbox's live cluster built with boto3 under kops's names: no engine, no state,
+and what ``kubeshift adopt`` reads back from it is the cluster that was built."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automation.adoption.discovery import discover
+from automation.adoption.stack_file import propose_stack
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.sandbox.provider.model import Aws
+from automation.sandbox.world.build import build, foreign_names, with_names
+from components.config import load_stack_file
+from tests.support.moto_fixtures import MotoServer
+
+LOCAL = Path(__file__).resolve().parents[4] / "stacks" / "Pulumi.local.yaml"
+REGION = "us-west-2"
+
+
+@pytest.fixture
+def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The local stack, its hosted zone made in moto; AWS's managed policies loaded."""
+    monkeypatch.setenv("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")  # the server is in-process
+    moto.reset()
+    values = load_stack_file(LOCAL)
+    route53 = moto.client("route53")
+    zone = route53.create_hosted_zone(Name="local-demo.example.internal", CallerReference="t")
+    values["kubeshift:cluster"]["dns"]["zone_id"] = zone["HostedZone"]["Id"].rsplit("/", 1)[-1]
+    return values
+
+
+@pytest.fixture
+def built(values: dict[str, Any], moto: MotoServer) -> list[Any]:
+    return build(values, Aws(REGION, moto.endpoint_url))
+
+
+def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -> None:
+    assert len(built) == 98
+    aws = Aws(REGION, moto.endpoint_url)
+    listed = aws.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
+    groups = {g["AutoScalingGroupName"]: g for g in listed}
+    assert "master-us-west-2b-2.masters.local-demo.k8s.local" in groups
+    assert all(name.endswith(".local-demo.k8s.local") for name in groups)
+    running = sum(len(g["Instances"]) for g in groups.values())
+    assert running == 11  # 3 members and one worker in each of the 8 worker groups
+    names = {g["GroupName"] for g in aws.ec2.describe_security_groups()["SecurityGroups"]}
+    assert {"nodes.local-demo.k8s.local", "masters.local-demo.k8s.local"} <= names
+
+
+def test_write_config_reads_back_every_name_kops_gave(
+    built: list[Any], values: dict[str, Any], tmp_path: Path
+) -> None:
+    clients = AwsClients(AwsAccess(region=REGION))
+    proposed = propose_stack(values, tmp_path / "Pulumi.local.yaml", clients)
+    assert proposed.proposal.problems == []
+    assert proposed.values["kubeshift:cluster"]["names"] == foreign_names(values)
+
+
+def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
+    built: list[Any], values: dict[str, Any]
+) -> None:
+    clients = AwsClients(AwsAccess(region=REGION))
+    named = discover(with_names(values, foreign_names(values)), clients, "local")
+    assert named.problems == [] and named.skipped == []
+    assert len(named.resources) == len(built)
+    unnamed = discover(values, clients, "local")
+    assert "local-demo-common-sg-node: no live security group local-demo-node in" in " ".join(
+        unnamed.problems
+    )
+    assert len(unnamed.resources) < len(built)
+    # the refusal says where the missing names are
+    assert unnamed.problems[-1].startswith("10 resources tagged for local-demo (")
+    assert "`kubeshift adopt --write-config FILE` proposes" in unnamed.problems[-1]
