@@ -109,7 +109,7 @@ class Policies:
     managed: tuple[str, ...]
     """ARNs of the managed policies attached to the role."""
     inline: str | None = None
-    """JSON of the role's inline policy, named ``<role>-inline``."""
+    """JSON of the role's inline policy, named ``<role>-inline`` (or the live name)."""
 
 
 POLICIES: dict[IdentityRole, Policies] = {
@@ -182,7 +182,7 @@ class NodeIdentity(pulumi.ComponentResource):
         if inline:
             aws.iam.RolePolicy(
                 f"{name}-inline",
-                name=f"{args.role}-inline",
+                name=args.namer.inline_policy(args.role),
                 role=role.name,
                 policy=inline,
                 opts=child("inline"),

@@ -46,6 +46,7 @@ class NameKind(enum.Enum):
     LAUNCH_TEMPLATE = NameRule("launch-template", 128, _LT_CHARS)
     IAM_ROLE = NameRule("iam-role", 64, _IAM_CHARS)
     INSTANCE_PROFILE = NameRule("instance-profile", 64, _IAM_CHARS)
+    INLINE_POLICY = NameRule("inline-policy", 128, _IAM_CHARS)
     SECURITY_GROUP = NameRule("security-group", 255, _GENERIC_CHARS, ("sg-",))
     TAG = NameRule("tag", 255, _GENERIC_CHARS)
 
@@ -111,12 +112,26 @@ class Namer:
 
     def name(self, role: str, kind: NameKind) -> str:
         derived = physical_name(self.cluster, role, self.suffix, kind=kind)
+        return self._kept(derived, kind) or derived
+
+    def _kept(self, derived: str, kind: NameKind, *, bare: bool = True) -> str | None:
+        """The live name of the resource kubeshift names ``derived``, when it differs
+        (``bare``: a key without its kind counts too)."""
         existing = dict(self.existing) if not self.suffix else {}
-        kept = existing.get(f"{kind_key(kind)}:{derived}", existing.get(derived))
-        if kept is None:
-            return derived
-        check_name(kept, kind)
+        kept = existing.get(f"{kind_key(kind)}:{derived}")
+        if kept is None and bare:
+            kept = existing.get(derived)
+        if kept is not None:
+            check_name(kept, kind)
         return kept
+
+    def inline_policy(self, identity: str) -> str:
+        """The inline policy of ``identity``'s role: ``<identity>-inline`` (its name is
+        unique only within the role), or the live one, kept under the role's name
+        (``inline-policy:<cluster>-<identity>-role``)."""
+        role = physical_name(self.cluster, f"{identity}-role", kind=NameKind.IAM_ROLE)
+        kept = self._kept(role, NameKind.INLINE_POLICY, bare=False)  # the role's own key
+        return kept or f"{identity}-inline"
 
     def load_balancer(self, role: str) -> str:
         return self.name(role, NameKind.LOAD_BALANCER)

@@ -54,6 +54,8 @@ class LiveCluster:
     """Security group id -> its name (the groups the templates and balancers use)."""
     profile_roles: dict[str, str] = field(default_factory=dict)
     """Instance profile name -> the name of its role."""
+    inline_policies: dict[str, list[str]] = field(default_factory=dict)
+    """Role name -> the names of its inline policies."""
 
 
 def _pages(client: Any, operation: str, key: str, **args: Any) -> list[Raw]:
@@ -110,6 +112,7 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     live.balancers = _balancers(lookup, groups)
     live.group_names = _security_group_names(lookup, live)
     live.profile_roles = _profile_roles(lookup, live)
+    live.inline_policies = _inline_policies(lookup, set(live.profile_roles.values()))
     if zone_id:
         live.records = _pages(
             clients.route53, "list_resource_record_sets", "ResourceRecordSets",
@@ -169,6 +172,14 @@ def _profile_roles(lookup: Lookup, live: LiveCluster) -> dict[str, str]:
         if attached:
             roles[name] = attached[0]["RoleName"]
     return roles
+
+
+def _inline_policies(lookup: Lookup, roles: set[str]) -> dict[str, list[str]]:
+    paginator = lookup.clients.iam.get_paginator("list_role_policies")
+    return {
+        role: [name for page in paginator.paginate(RoleName=role) for name in page["PolicyNames"]]
+        for role in sorted(roles)
+    }
 
 
 def profile_name(data: Raw) -> str:

@@ -55,6 +55,16 @@ def test_a_migrations_duplicates_are_named_by_kubeshift() -> None:
     assert "demo-ingress-mig" in names
 
 
+def test_a_roles_inline_policy_keeps_its_live_name_under_the_roles_key() -> None:
+    policy = "aws:iam/rolePolicy:RolePolicy"
+    role = {"demo-control-plane-role": "masters.demo.k8s.local"}
+    kept = _names("baseline", {**role, "inline-policy:demo-control-plane-role": "masters.x"})
+    assert [n for (t, _), n in kept.items() if t == policy] == ["masters.x"]
+    # the role's own name, kept without a kind, does not rename its policy
+    only_role = _names("baseline", role)
+    assert [n for (t, _), n in only_role.items() if t == policy] == ["control-plane-inline"]
+
+
 @pytest.mark.parametrize(
     ("names", "says"),
     [

@@ -6,8 +6,9 @@ launch template are ``<group>.<cluster domain>`` (``master-<zone>-<n>.masters.<�
 control-plane members), its security groups and IAM roles are ``nodes.<…>`` and
 ``masters.<…>`` (instance profiles share the role's name), the API load balancer is
 ``api-<cluster>-<hash>`` and its target group ``tcp-<cluster>-<hash>``, trimmed to the
-32 characters AWS allows. Resources kops does not build (the ingress load balancer, the
-shared group) get names in the same style.
+32 characters AWS allows; a role's inline policy carries the role's name. Resources
+kops does not build (the ingress load balancer, the shared group) get names in the
+same style.
 
 The mapping is keyed as ``kubeshift:cluster.names`` is: ``<kind>:<kubeshift's name>``.
 """
@@ -31,6 +32,7 @@ KINDS: Mapping[str, NameKind] = {
     "aws:lb/loadBalancer:LoadBalancer": NameKind.LOAD_BALANCER,
     "aws:lb/targetGroup:TargetGroup": NameKind.TARGET_GROUP,
 }
+INLINE_POLICY = "aws:iam/rolePolicy:RolePolicy"
 _ZONE = re.compile(r"[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]")
 _GROUP_ROLES = {"node": "nodes", "control-plane": "masters", "api-lb": "api-elb"}
 _LB_LIMIT = 32
@@ -70,7 +72,7 @@ def kops_name(kind: NameKind, cluster: str, derived: str, zone: str = "") -> str
         return f"{role.removeprefix('workers-')}.{dns}"
     if kind is NameKind.SECURITY_GROUP:
         return f"{_GROUP_ROLES.get(role, role)}.{dns}"
-    if kind in (NameKind.IAM_ROLE, NameKind.INSTANCE_PROFILE):
+    if kind in (NameKind.IAM_ROLE, NameKind.INSTANCE_PROFILE, NameKind.INLINE_POLICY):
         return f"masters.{dns}" if role.startswith("control-plane") else f"nodes.{dns}"
     if kind is NameKind.LOAD_BALANCER:
         return _load_balancer_name(role, cluster, derived)
@@ -80,6 +82,7 @@ def kops_name(kind: NameKind, cluster: str, derived: str, zone: str = "") -> str
 def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
     """``kubeshift:cluster.names`` for a cluster kops built: for each named resource the
     program declares (its type token and inputs), kubeshift's name -> kops's."""
+    resources = list(resources)
     named = [
         (KINDS[token], str(inputs["name"]), inputs)
         for token, inputs in resources
@@ -91,7 +94,14 @@ def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]])
         for kind, derived, inputs in named
         if kind is NameKind.AUTOSCALING_GROUP
     }
-    return {
+    names = {
         f"{kind_key(kind)}:{derived}": kops_name(kind, cluster, derived, zones.get(derived, ""))
         for kind, derived, _ in named
     }
+    # kops names a role's inline policy after the role; kept under the role's name
+    kind = NameKind.INLINE_POLICY
+    for token, inputs in resources:
+        if token == INLINE_POLICY and isinstance(inputs.get("role"), str):
+            role = str(inputs["role"])
+            names[f"{kind_key(kind)}:{role}"] = kops_name(kind, cluster, role)
+    return names
