@@ -189,6 +189,10 @@ class ClusterConfig(_Model):
     when two kinds share one (``launch-template:``, ``autoscaling-group:``...): adoption
     keeps them, as renaming a load balancer, group, template, role or security group
     replaces it."""
+    kept_tags: dict[str, dict[str, str]] = {}
+    """Tags another tool put on the live cluster's resources, keyed by the resource's
+    logical name (``kubeshift render`` lists them): the program declares them beside
+    its own, so adoption changes no tag and no later update removes them."""
 
 
 class MirrorConfig(_Model):
@@ -458,6 +462,8 @@ def _check(config: StackConfig) -> None:
     _check_dns(cluster.dns)
     _check_ingress(cluster.ingress)
     _check_tags(cluster.tags)
+    for resource, kept in cluster.kept_tags.items():
+        _check_tags(kept, f"{CLUSTER_KEY}.kept_tags.{resource}")
     _check_existing_names(cluster)
     _check_names_fit(config)
 
@@ -663,8 +669,7 @@ def _check_ingress(ingress: IngressConfig) -> None:
             _fail(key, f"{key} uses {attribute} {twice[0]} twice.")
 
 
-def _check_tags(tags: Mapping[str, str]) -> None:
-    key = f"{CLUSTER_KEY}.tags"
+def _check_tags(tags: Mapping[str, str], key: str = f"{CLUSTER_KEY}.tags") -> None:
     for name, value in tags.items():
         if name.lower().startswith("aws:"):
             _fail(key, f"{key} key {name!r}: the 'aws:' prefix is reserved by AWS.")

@@ -16,12 +16,15 @@ from typing import Any
 
 import yaml
 
+from automation.adoption.discovery import discover
 from automation.adoption.kept_names import kept_names
 from automation.adoption.live import read
+from automation.adoption.live_tags import declared_tags, live_tags, tags_to_keep
 from automation.adoption.proposal import Proposal, propose
 from automation.aws.clients import AwsClients
 from automation.aws.lookup import Lookup
 from automation.errors import ConfigError, UserError
+from automation.render import render_program
 from components import config as stack_config
 
 
@@ -65,7 +68,29 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
             stack_config.load_config(proposed)
         except stack_config.ConfigError as exc:
             proposal.problems.append(f"The proposal is not a valid stack: {exc}")
+    if not proposal.problems:
+        _propose_kept_tags(proposed, proposal, clients)
     return ProposedStack(proposed, proposal, len(live.groups))
+
+
+def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsClients) -> None:
+    """Map the proposed stack to what runs, then keep each live tag it does not declare."""
+    discovery = discover(values, clients, "proposal")
+    if discovery.problems:
+        proposal.notes.append(
+            "Tags to keep were not proposed: the proposed stack does not map the live cluster "
+            f"yet ({discovery.problems[0]})"
+        )
+        return
+    rendered = render_program(values, discovery.phase).resources
+    declared = {r.name: declared_tags(r.inputs.get("tags")) for r in rendered if r.custom}
+    kept = tags_to_keep(live_tags(clients, discovery.resources), declared)
+    if kept:
+        proposal.cluster["kept_tags"] = kept
+        proposal.notes.append(
+            f"{len(kept)} resources carry tags kubeshift does not declare; "
+            f"{stack_config.CLUSTER_KEY}.kept_tags keeps them (an update would remove them)."
+        )
 
 
 def write(proposed: ProposedStack, target: Path, region: str) -> None:

@@ -3,9 +3,10 @@
 A user's cluster was built by kops, Terraform or by hand; no Pulumi state knows it and
 its resources carry that tool's names. The sandbox's world is built the same way: the
 stack's baseline, as the program declares it for a cluster whose names are kops's
-(:mod:`.kops`), is created resource by resource with boto3 against moto — each
-registration of the program, run under the SDK's mocks, is answered by creating the
-resource through the stand-in provider's calls for its type. Nothing is recorded
+(:mod:`.kops`) and with the tags kops adds of its own, is created resource by
+resource with boto3 against moto: each registration of the program, run under the
+SDK's mocks, is answered by creating the resource through the stand-in provider's
+calls for its type. Nothing is recorded
 anywhere but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
 """
 
@@ -22,7 +23,7 @@ from automation.errors import KubeshiftError
 from automation.render import render_program
 from automation.sandbox.provider import types as _types  # noqa: F401 - registers the types
 from automation.sandbox.provider.model import REGISTRY, Aws, Request
-from automation.sandbox.world.kops import kops_names
+from automation.sandbox.world.kops import kops_names, with_kops_tags
 from components import config as stack_config
 
 BUILT_BY = "kops"
@@ -55,7 +56,8 @@ class BuildingMocks(pulumi.runtime.Mocks):
         if kind is None:
             raise WorldError(f"The sandbox cannot build {args.typ} ({args.name}).")
         request = Request(name=args.name, token=args.typ)
-        id_, outputs = kind.create(self.aws, request, kind.check(request, inputs))
+        live = kind.check(request, with_kops_tags(args.typ, inputs))
+        id_, outputs = kind.create(self.aws, request, live)
         with self._lock:
             self.built.append(Built(args.typ, args.name, id_))
         return id_, outputs

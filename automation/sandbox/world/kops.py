@@ -105,3 +105,24 @@ def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]])
             role = str(inputs["role"])
             names[f"{kind_key(kind)}:{role}"] = kops_name(kind, cluster, role)
     return names
+
+
+def with_kops_tags(token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """``inputs`` with the tags kops adds of its own: an instance group's name (and
+    ``k8s.io/role/node`` for workers) on its Auto Scaling group, propagated to the
+    instances, and ``SubnetType`` on subnets."""
+    tagged = dict(inputs)
+    if token == "aws:autoscaling/group:Group" and isinstance(inputs.get("name"), str):
+        blocks = list(inputs.get("tags") or [])
+        keys = {b.get("key") for b in blocks}
+        group = str(inputs["name"]).split(".", 1)[0]
+        extra = {"kops.k8s.io/instancegroup": group}
+        if "k8s.io/role/master" not in keys:
+            extra["k8s.io/role/node"] = "1"
+        blocks += [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in extra.items()]
+        tagged["tags"] = blocks
+    if token == "aws:ec2/subnet:Subnet":
+        tags = dict(inputs.get("tags") or {})
+        tags["SubnetType"] = "Private" if "kubernetes.io/role/internal-elb" in tags else "Public"
+        tagged["tags"] = tags
+    return tagged

@@ -56,7 +56,19 @@ def test_write_config_reads_back_every_name_kops_gave(
     clients = AwsClients(AwsAccess(region=REGION))
     proposed = propose_stack(values, tmp_path / "Pulumi.local.yaml", clients)
     assert proposed.proposal.problems == []
-    assert proposed.values["kubeshift:cluster"]["names"] == foreign_names(values)
+    cluster = proposed.values["kubeshift:cluster"]
+    assert cluster["names"] == foreign_names(values)
+    # kops's own tags, which kubeshift does not declare, are kept: its 11 groups, 4 subnets
+    kept = cluster["kept_tags"]
+    assert len(kept) == 15
+    member = kept["local-demo-control-plane-asg-2"]
+    assert member == {"kops.k8s.io/instancegroup": "master-us-west-2b-2"}
+    worker = kept["local-demo-workers-general-m5a-large-us-west-2b-spot"]
+    assert worker == {
+        "k8s.io/role/node": "1",
+        "kops.k8s.io/instancegroup": "general-m5a-large-us-west-2b-spot",
+    }
+    assert kept["local-demo-source-network-private-us-west-2a"] == {"SubnetType": "Private"}
 
 
 def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
