@@ -22,6 +22,7 @@ from automation.adoption.assessment import Assessment, assess
 from automation.adoption.discovery import discover
 from automation.adoption.models import AdoptReport, Difference, Discovery
 from automation.adoption.state_only import STATE_ONLY, is_state_only, top_level
+from automation.adoption.unmatched import unmatched
 from automation.context import ClientSet
 from automation.engine import Engine, PreviewOutcome, urn_name, urn_type
 from automation.errors import StepFailedError, UserError
@@ -66,6 +67,9 @@ class Adoption:
             )
         with self.status(f"finding the live resources of {self.info.config.cluster.name}"):
             discovery = discover(self.info.values, self.clients.aws(), self.info.name)
+            unused = unmatched(self.info.values, first)
+        if unused:
+            discovery = discovery.model_copy(update={"problems": [*unused, *discovery.problems]})
         if discovery.problems:
             return self._report(discovery, Assessment(), "refused")
         quiet = {
@@ -145,7 +149,7 @@ class Adoption:
 
     def _adopted_record(self) -> Record:
         """The stack's progress after adoption: the first phase's before-steps are the
-        other tool's history (as ``kubeshift sandbox up`` records for the world it builds)."""
+        other tool's history (as ``sandbox up --built-by kubeshift`` records for its world)."""
         layout = step_layout(build_scenario(self.info.config).phases)
         return Record(marks=(Mark(phase=self.first_phase, milestone="before", by=ADOPTER),),
                       steps=layout)  # fmt: skip

@@ -1,0 +1,56 @@
+"""Entries of ``names`` and ``kept_tags`` that match nothing the program declares.
+
+Both blocks are keyed by what kubeshift calls a resource: ``names`` by the physical
+name it would give (``<kind>:`` optional; ``inline-policy:<role>`` for a role's
+inline policy), ``kept_tags`` by the logical name. A key with a typo would silently
+keep nothing, and adoption would then report a resource missing or a tag differing
+far from the cause; each such key is one sentence instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from automation.render import render_program
+from components import config as stack_config
+from components.naming import NameKind, kind_key
+
+INLINE_POLICY = "aws:iam/rolePolicy:RolePolicy"
+
+
+def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
+    """One sentence per ``names`` or ``kept_tags`` key that matches no resource the
+    program declares at ``phase`` (its first)."""
+    cluster = dict(values[stack_config.CLUSTER_KEY])
+    names: dict[str, str] = dict(cluster.pop("names", None) or {})
+    kept_tags: dict[str, Any] = dict(cluster.pop("kept_tags", None) or {})
+    if not names and not kept_tags:
+        return []
+    plain = {**values, stack_config.CLUSTER_KEY: cluster}
+    rendered = render_program(plain, phase).resources
+    derived = {r.inputs["name"] for r in rendered if isinstance(r.inputs.get("name"), str)}
+    roles = {str(r.inputs.get("role")) for r in rendered if r.type == INLINE_POLICY}
+    logical = {r.name for r in rendered if r.custom}
+    key = f"{stack_config.CLUSTER_KEY}.names"
+    problems = []
+    inline = f"{kind_key(NameKind.INLINE_POLICY)}:"
+    kinds = tuple(f"{kind_key(k)}:" for k in NameKind)
+    for entry in sorted(names):
+        if entry.startswith(inline):
+            found = entry.removeprefix(inline) in roles
+        else:
+            bare = next((entry.removeprefix(k) for k in kinds if entry.startswith(k)), entry)
+            found = bare in derived
+        if not found:
+            problems.append(
+                f"{key} {entry!r} matches no resource kubeshift declares at {phase} "
+                "(`kubeshift render --json` lists their names)."
+            )
+    problems += [
+        f"{stack_config.CLUSTER_KEY}.kept_tags {entry!r} is no resource's logical name at "
+        f"{phase} (`kubeshift render` lists them)."
+        for entry in sorted(kept_tags)
+        if entry not in logical
+    ]
+    return problems

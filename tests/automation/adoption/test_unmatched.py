@@ -1,0 +1,40 @@
+"""A ``names`` or ``kept_tags`` key that matches nothing is one sentence, not silence."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from automation.adoption.unmatched import unmatched
+from automation.sandbox.world.build import foreign_names
+from components.config import load_stack_file
+
+LOCAL = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.local.yaml"
+
+
+def _values(names: dict[str, str], kept_tags: dict[str, Any]) -> dict[str, Any]:
+    values = copy.deepcopy(load_stack_file(LOCAL))
+    values["kubeshift:cluster"]["names"] = names
+    values["kubeshift:cluster"]["kept_tags"] = kept_tags
+    return values
+
+
+def test_every_name_kops_gave_and_every_logical_name_match() -> None:
+    names = foreign_names(load_stack_file(LOCAL))
+    kept = {"local-demo-source-network-vpc": {"SubnetType": "Public"}}
+    assert "inline-policy:local-demo-control-plane-role" in names
+    assert unmatched(_values(names, kept), "baseline") == []
+
+
+def test_a_key_with_a_typo_is_named() -> None:
+    values = _values(
+        {"security-group:local-demo-nodes": "nodes.x", "local-demo-api": "api-x"},
+        {"local-demo-source-network-vcp": {"a": "b"}},
+    )
+    assert unmatched(values, "baseline") == [
+        "kubeshift:cluster.names 'security-group:local-demo-nodes' matches no resource "
+        "kubeshift declares at baseline (`kubeshift render --json` lists their names).",
+        "kubeshift:cluster.kept_tags 'local-demo-source-network-vcp' is no resource's "
+        "logical name at baseline (`kubeshift render` lists them).",
+    ]
