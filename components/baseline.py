@@ -100,7 +100,9 @@ def cluster_spec(
         ingress_listeners=tuple(
             LbListener(lis.port, lis.node_port) for lis in cluster.ingress.listeners
         ),
-        client_cidrs=(*client_cidrs, *(str(c) for c in allowed)),
+        # one rule per range: a range listed for both load balancers (or the VPC's own)
+        # would otherwise be declared twice under one name
+        client_cidrs=tuple(dict.fromkeys((*client_cidrs, *(str(c) for c in allowed)))),
         ingress_internal=cluster.ingress.internal,
         api_internal=cluster.api.internal,
         control_plane_instance_type=cp.instance_type,

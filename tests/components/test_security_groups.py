@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 import pytest
 
-from automation.render import record
+from automation.render import record, render_program
 from components import policy
 from components.naming import Namer
 from components.security_groups import (
@@ -86,3 +89,20 @@ def test_peer_access_admits_the_other_vpc() -> None:
     assert {r.inputs["referencedSecurityGroupId"] for r in rules} == {"sg-n", "sg-c"}
     assert all(r.inputs["securityGroupId"] == "sg-shared" for r in rules)
     assert all(r.inputs["ipProtocol"] == "-1" for r in rules)
+
+
+def test_a_range_allowed_to_both_load_balancers_is_one_rule_each(
+    small_values: dict[str, Any],
+) -> None:
+    """The engine refuses two resources of one name; the mocks do not, so count them."""
+    cluster = small_values["kubeshift:cluster"]
+    cidr = str(cluster["network"]["cidr"])
+    cluster["ingress"]["allowed_cidrs"] = ["172.16.0.0/12", cidr]
+    cluster.setdefault("api", {})["allowed_cidrs"] = ["172.16.0.0/12"]
+    rendered = render_program(small_values, "baseline").resources
+    urns = Counter(r.urn for r in rendered)
+    assert [urn for urn, n in urns.items() if n > 1] == []
+    rules = [r.inputs for r in rendered if r.type == RULE and r.inputs.get("cidrIpv4")]
+    per_group = Counter((r["securityGroupId"], r["fromPort"], r["cidrIpv4"]) for r in rules)
+    assert set(per_group.values()) == {1}
+    assert {r["cidrIpv4"] for r in rules} == {"172.16.0.0/12", cidr}

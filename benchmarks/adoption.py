@@ -1,0 +1,124 @@
+"""Time adoption's reading of a live cluster at the seed's scale (default: vpc-move-example).
+
+Run on demand: ``.venv/bin/python benchmarks/adoption.py [STACK]``. Starts moto in this
+process, builds the stack's baseline as kops would have (the sandbox's world builder:
+boto3 calls, kops's names and tags, no state), then times, with the AWS calls each
+makes:
+
+- the inventory any operator can take in one command, ``aws resourcegroupstaggingapi
+  get-resources`` for the cluster's tag (what it finds is not mapped to anything);
+- ``adopt --write-config``'s proposal (live read, kept names, discovery, kept tags);
+- discovery with the proposed stack: every declared resource mapped to its live id.
+
+The engine's import preview is not timed here (it needs the sandbox's engine).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+T = TypeVar("T")
+
+
+def _timed(calls: Counter[str], what: Callable[[], T]) -> tuple[T, float, int]:
+    calls.clear()
+    began = time.perf_counter()
+    result = what()
+    return result, time.perf_counter() - began, sum(calls.values())
+
+
+def main(stack: str = "vpc-move-example") -> None:
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_SESSION_TOKEN="bench",
+        MOTO_IAM_LOAD_MANAGED_POLICIES="true",
+    )  # fmt: skip
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    os.environ["AWS_ENDPOINT_URL"] = endpoint
+    try:
+        run(stack, endpoint)
+    finally:
+        server.stop()
+
+
+def run(stack: str, endpoint: str) -> None:
+    import boto3
+
+    from automation.adoption.discovery import discover
+    from automation.adoption.stack_file import propose_stack
+    from automation.aws.clients import AwsAccess, AwsClients
+    from automation.sandbox.provider.model import Aws
+    from automation.sandbox.world.build import build
+    from components.config import load_config, load_stack_file
+
+    values = load_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
+    config = load_config(values)
+    region = config.region
+    route53 = boto3.client("route53", region_name=region, endpoint_url=endpoint)
+    zone_name = config.cluster.dns.api_record.split(".", 1)[1]
+    zone = route53.create_hosted_zone(Name=zone_name, CallerReference="bench")
+    values["kubeshift:cluster"]["dns"]["zone_id"] = zone["HostedZone"]["Id"].rsplit("/", 1)[-1]
+
+    began = time.perf_counter()
+    built = build(values, Aws(region, endpoint))
+    seconds = time.perf_counter() - began
+    print(f"world: {len(built)} AWS resources built as kops would in {seconds:.1f}s")
+
+    clients = AwsClients(AwsAccess(region=region))
+    calls: Counter[str] = Counter()
+
+    def count(event_name: str, **_: Any) -> None:
+        calls[event_name] += 1
+
+    clients.session.events.register("before-call.*.*", count)
+    cluster_tag = f"kubernetes.io/cluster/{config.cluster.name}"
+
+    def inventory() -> int:
+        pages = clients.tagging.get_paginator("get_resources").paginate(
+            TagFilters=[{"Key": cluster_tag}]
+        )
+        return sum(len(p["ResourceTagMappingList"]) for p in pages)
+
+    listed, floor, floor_calls = _timed(calls, inventory)
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / f"Pulumi.{stack}.yaml"
+        proposed, proposing, proposing_calls = _timed(
+            calls, lambda: propose_stack(values, target, clients)
+        )
+    assert not proposed.proposal.problems, proposed.proposal.problems
+    cluster = proposed.values["kubeshift:cluster"]
+    found, discovering, discovering_calls = _timed(
+        calls, lambda: discover(proposed.values, clients, stack)
+    )
+    assert not found.problems, found.problems[:3]
+    print(f"load avg {os.getloadavg()[0]:.1f}; {proposed.groups} Auto Scaling groups")
+    print("| step | seconds | AWS calls | result | ratio to inventory |")
+    print("|---|---|---|---|---|")
+    print(f"| tagging inventory | {floor:.2f} | {floor_calls} | {listed} tagged, unmapped | 1.0 |")
+    print(
+        f"| write-config | {proposing:.2f} | {proposing_calls} | "
+        f"{len(cluster.get('names', {}))} names, {len(cluster.get('kept_tags', {}))} kept tags "
+        f"| {proposing / floor:.1f} |"
+    )
+    print(
+        f"| discovery | {discovering:.2f} | {discovering_calls} | "
+        f"{len(found.resources)} of {len(built)} mapped | {discovering / floor:.1f} |"
+    )
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
