@@ -44,6 +44,9 @@ def main(stack: str = "vpc-move-example") -> None:
     )  # fmt: skip
     from moto.server import ThreadedMotoServer
 
+    from automation.sandbox.moto_gaps import reserve_interface_addresses
+
+    reserve_interface_addresses()  # as the sandbox's moto does
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

@@ -35,6 +35,9 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     os.environ.update(MOTO_ENV)
     from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
+    from automation.sandbox.moto_gaps import reserve_interface_addresses
+
+    reserve_interface_addresses()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
