@@ -249,12 +249,15 @@ def render(
     json_output: JsonOpt = False,
 ) -> None:
     """List every resource the program declares for a phase, offline (Pulumi mocks)."""
+    from automation.journal import state_dir
     from automation.project import load_stack
-    from automation.render import render as render_program
+    from automation.render_cache import cached_render
 
     info = load_stack(project_dir(), _stack_name(ctx, stack), config)
     chosen = _checked_phase(info, phase)
-    resources = render_program(info.values, chosen)
+    cache = state_dir(project_dir()) / "render-cache"
+    with err.status(f"rendering {info.name} at {chosen} (offline)"):
+        resources, _ = cached_render(info.values, chosen, cache)
     if json_output or _globals(ctx).json:
         _emit_json(
             [
@@ -296,15 +299,17 @@ def diff(
     markdown: MarkdownOpt = False,
 ) -> None:
     """Resources added, removed and changed between two phases (offline)."""
+    from automation.journal import state_dir
     from automation.project import load_stack
-    from automation.render import render as render_program
+    from automation.render_cache import cached_render
     from automation.review import count_by_type, diff_resources
 
     info = load_stack(project_dir(), _stack_name(ctx, stack))
     phases = (_checked_phase(info, from_phase), _checked_phase(info, to_phase))
+    cache = state_dir(project_dir()) / "render-cache"
     with err.status(f"rendering {info.name} at {phases[0]} and {phases[1]} (offline)"):
-        before = render_program(info.values, phases[0])
-        after = render_program(info.values, phases[1])
+        before, _ = cached_render(info.values, phases[0], cache)
+        after, _ = cached_render(info.values, phases[1], cache)
     _refuse_policy_violations(info, after)
     result = diff_resources(before, after)
     if json_output or _globals(ctx).json:
