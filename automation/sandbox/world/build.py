@@ -22,11 +22,11 @@ import pulumi
 from automation.errors import KubeshiftError
 from automation.render import render_program
 from automation.sandbox.provider import types as _types  # noqa: F401 - registers the types
-from automation.sandbox.provider.model import REGISTRY, Aws, Request
+from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
 from automation.sandbox.world.kops import kops_names, with_kops_tags
 from components import config as stack_config
 
-BUILT_BY = "kops"
+GROUP = "aws:autoscaling/group:Group"
 
 
 class WorldError(KubeshiftError):
@@ -46,6 +46,8 @@ class BuildingMocks(pulumi.runtime.Mocks):
     def __init__(self, aws: Aws) -> None:
         self.aws = aws
         self.built: list[Built] = []
+        self.groups: list[tuple[Request, str, Props, Props]] = []
+        """Each group made empty: its request, name, inputs as made, inputs declared."""
         self._lock = threading.Lock()
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -57,10 +59,24 @@ class BuildingMocks(pulumi.runtime.Mocks):
             raise WorldError(f"The sandbox cannot build {args.typ} ({args.name}).")
         request = Request(name=args.name, token=args.typ)
         live = kind.check(request, with_kops_tags(args.typ, inputs))
+        declared = live
+        if args.typ == GROUP:  # empty until every fixed address is taken (launch_groups)
+            live = {**live, "minSize": 0, "desiredCapacity": 0}
         id_, outputs = kind.create(self.aws, request, live)
         with self._lock:
             self.built.append(Built(args.typ, args.name, id_))
+            if args.typ == GROUP:
+                self.groups.append((request, id_, live, declared))
         return id_, outputs
+
+    def launch_groups(self) -> None:
+        """Give each group its declared capacity, as the provider's update does, and
+        wait until it is in service. Instances launch last, as a cluster's do after its
+        subnets' fixed addresses (the members' interfaces) are taken, so none is given
+        one of them."""
+        kind = REGISTRY[GROUP]
+        for request, name, made, declared in sorted(self.groups, key=lambda g: g[1]):
+            kind.update(self.aws, request, name, made, declared)
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[Any]]:
         return {}, []  # no stack to read back: the program skips its progress check
@@ -88,6 +104,7 @@ def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     mocks = BuildingMocks(aws)
     try:
         render_program(named, config.phase_ids[0], mocks=mocks)
+        mocks.launch_groups()
     except WorldError:
         raise
     except Exception as exc:  # a boto3 refusal surfaces through the SDK's registration

@@ -11,6 +11,7 @@ import pytest
 from automation.adoption.discovery import discover
 from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
+from automation.sandbox.moto_gaps import reserve_interface_addresses
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import build, foreign_names, with_names
 from components.config import load_stack_file
@@ -22,8 +23,13 @@ REGION = "us-west-2"
 
 @pytest.fixture
 def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """The local stack, its hosted zone made in moto; AWS's managed policies loaded."""
+    """The local stack, its hosted zone made in moto; moto as the sandbox runs it (AWS's
+    managed policies loaded, interfaces' fixed addresses taken)."""
+    from moto.ec2.models.elastic_network_interfaces import NetworkInterface
+
     monkeypatch.setenv("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")  # the server is in-process
+    monkeypatch.setattr(NetworkInterface, "__init__", NetworkInterface.__init__)  # undone after
+    reserve_interface_addresses()
     moto.reset()
     values = load_stack_file(LOCAL)
     route53 = moto.client("route53")
@@ -46,6 +52,10 @@ def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -
     assert all(name.endswith(".local-demo.k8s.local") for name in groups)
     running = sum(len(g["Instances"]) for g in groups.values())
     assert running == 11  # 3 members and one worker in each of the 8 worker groups
+    # the groups launched last: no instance holds a member interface's fixed address
+    interfaces = aws.ec2.describe_network_interfaces()["NetworkInterfaces"]
+    addresses = [i["PrivateIpAddress"] for i in interfaces]
+    assert len(addresses) == len(set(addresses))
     names = {g["GroupName"] for g in aws.ec2.describe_security_groups()["SecurityGroups"]}
     assert {"nodes.local-demo.k8s.local", "masters.local-demo.k8s.local"} <= names
 
