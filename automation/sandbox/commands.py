@@ -231,7 +231,7 @@ def build_world(
     if built_by == "kubeshift":
         _apply_baseline(workspace, info, say)
     else:
-        _build_as_kops(config, state, say)
+        _build_as_kops(config, paths, state, say)
     say(f"  built in {time.monotonic() - began:.0f}s")
     probe = _seed_workloads(workspace, info, state, say)
     state.world_ready = True
@@ -242,21 +242,29 @@ def build_world(
     return state
 
 
-def _build_as_kops(config: dict[str, Any], state: SandboxState, say: Say) -> None:
+def _build_as_kops(
+    config: dict[str, Any], paths: SandboxPaths, state: SandboxState, say: Say
+) -> None:
     """The live cluster as kops would have left it: boto3 calls, kops's names, no state.
-    A cluster already in moto (an ``up`` cut short after building it) is kept."""
+    A cluster built whole before (an ``up`` cut short later) is kept; one whose build
+    was cut short cannot be finished, only built again."""
     from automation.sandbox.provider.model import Aws
     from automation.sandbox.world.build import WorldError, build
 
     cluster = str(config[stack_config.CLUSTER_KEY]["name"])
-    if _cluster_vpcs(state, cluster):
+    done = paths.world_built
+    if done.exists():
         say(f"  the live cluster {cluster} is already built")
         return
+    again = "Run `kubeshift sandbox down`, then `up` again."
+    if _cluster_vpcs(state, cluster):
+        raise SandboxError(f"The build of the live cluster {cluster} was cut short. {again}")
     say(f"building the live cluster {cluster} as kops names it, with boto3 (no engine, no state)")
     try:
         built = build(config, Aws(state.region, state.moto_endpoint))
     except WorldError as exc:
-        raise SandboxError(f"{exc} Run `kubeshift sandbox down`, then `up` again.") from None
+        raise SandboxError(f"{exc} {again}") from None
+    done.write_text(f"{len(built)}\n")
     say(
         f"  {len(built)} AWS resources; `kubeshift adopt --write-config FILE` proposes the "
         "stack file that keeps their names, `kubeshift adopt` then takes them"

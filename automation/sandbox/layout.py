@@ -52,6 +52,14 @@ class SandboxPaths:
         """Empty AWS config and credentials files: never the user's profiles."""
         return self.root / "aws"
 
+    @property
+    def world_built(self) -> Path:
+        """Written once the live cluster is built whole (moto holds it, nothing else)."""
+        return self.root / "world.built"
+
     def wipeable(self) -> tuple[Path, ...]:
         """What ``down`` deletes: everything the next ``up`` rebuilds from scratch."""
-        return (self.run, self.workspace, self.backend, self.aws_dir, self.state_file)
+        return (
+            self.run, self.workspace, self.backend, self.aws_dir, self.state_file,
+            self.world_built,
+        )  # fmt: skip

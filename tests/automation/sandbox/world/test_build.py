@@ -96,3 +96,29 @@ def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
     # the refusal says where the missing names are
     assert unnamed.problems[-1].startswith("10 resources tagged for local-demo (")
     assert "`kubeshift adopt --write-config FILE` proposes" in unnamed.problems[-1]
+
+
+def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
+    values: dict[str, Any], moto: MotoServer, tmp_path: Path
+) -> None:
+    from automation.sandbox.commands import SandboxError, _build_as_kops
+    from automation.sandbox.layout import SandboxPaths
+    from automation.sandbox.state import SandboxState
+
+    paths = SandboxPaths(tmp_path / "sandbox")
+    paths.root.mkdir()
+    state = SandboxState(
+        stack="local", scenario="vpc-move", region=REGION, supervisor_pid=0,
+        moto_endpoint=moto.endpoint_url, processes=[], clusters=[], pulumi_bin="pulumi",
+        started_at=0.0,
+    )  # fmt: skip
+    said: list[str] = []
+    _build_as_kops(values, paths, state, said.append)
+    assert paths.world_built.exists() and "98 AWS resources" in said[-1]
+    _build_as_kops(values, paths, state, said.append)  # an `up` cut short after the build
+    assert said[-1] == "  the live cluster local-demo is already built"
+    vpcs = Aws(REGION, moto.endpoint_url).ec2.describe_vpcs()["Vpcs"]
+    assert len([v for v in vpcs if not v.get("IsDefault")]) == 1  # nothing built twice
+    paths.world_built.unlink()  # as if the build itself had been cut short
+    with pytest.raises(SandboxError, match=r"was cut short\. Run `kubeshift sandbox down`"):
+        _build_as_kops(values, paths, state, said.append)
