@@ -172,8 +172,10 @@ class Adoption:
             yield path
 
     def _report(self, discovery: Discovery, assessment: Assessment, outcome: str) -> AdoptReport:
-        imported = [r.name for r in discovery.resources if r.import_id is not None]
-        recorded = [r.name for r in discovery.resources if r.import_id is None]
+        # a refusal imports nothing (the discovery still lists what was found)
+        left = [r for r in discovery.resources if r.name not in assessment.adopted]
+        if outcome == "refused":
+            left = []
         return AdoptReport(
             stack=self.info.name,
             phase=self.first_phase,
@@ -181,7 +183,7 @@ class Adoption:
             discovery=discovery,
             differences=list(assessment.differences),
             refusals=[*discovery.problems, *assessment.refusals],
-            imported=[n for n in imported if n not in assessment.adopted],
-            recorded=[n for n in recorded if n not in assessment.adopted],
+            imported=[r.name for r in left if r.import_id is not None],
+            recorded=[r.name for r in left if r.import_id is None],
             already=list(assessment.adopted),
         )

@@ -88,7 +88,9 @@ class AdoptReport(_Model):
     differences: list[Difference] = []
     refusals: list[str] = []
     imported: list[str] = []
+    """Resources imported (``adopted``) or to import (``planned``); none when refused."""
     recorded: list[str] = []
+    """Attachments recorded by an idempotent create, or to record; none when refused."""
     already: list[str] = []
     """Resources already in the stack's state (adopted before)."""
     message: str = ""

@@ -20,7 +20,9 @@ def test_without_the_names_kops_gave_nothing_is_imported_and_the_way_is_named(
     unnamed = rehearsal.adoption.unnamed
     assert unnamed.code != 0
     report = unnamed.json()
-    assert report["outcome"] == "refused"  # a dry run besides: nothing could be imported
+    assert report["outcome"] == "refused"
+    assert report["imported"] == [] and report["recorded"] == []
+    assert len(report["discovery"]["resources"]) > 0  # what was found is still listed
     refusals = report["refusals"]
     assert "local-demo-common-sg-node: no live security group local-demo-node in" in (
         " ".join(refusals)
