@@ -28,13 +28,18 @@ import pulumi
 import pulumi_aws as aws
 
 from components import baseline
-from components.config import StackConfig
+from components.config import MirrorConfig, StackConfig
 from components.naming import Namer
 from components.scenarios import cni_swap as ids
 from components.worker_pools import ORIGINAL_GENERATION
 
 TYPE = "kubeshift:scenario:CniSwap"
 NEW_GENERATION = "cni"
+
+
+def mirror_api_record(mirror: MirrorConfig) -> str:
+    """The mirror's API record, in its own zone (its nodes' kubelets point at it)."""
+    return f"api.{mirror.zone_name}"
 
 
 class CniSwap(pulumi.ComponentResource):
@@ -106,7 +111,7 @@ class CniSwap(pulumi.ComponentResource):
                 self,
                 namer=Namer(config.cluster.name, suffix),
                 zone_id=zone.zone_id,
-                api_record=f"api.{mirror_cfg.zone_name}",
+                api_record=mirror_api_record(mirror_cfg),
                 ingress_records=[f"*.{mirror_cfg.zone_name}"],
                 host_offset=config.cluster.control_plane.members,
                 disposable=True,

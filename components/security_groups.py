@@ -5,6 +5,10 @@ intra-cluster traffic. During a vpc-move it also admits the node and control-pla
 groups of the peered VPC (SG references work across a same-region peering), which is
 the seed's "shared SG references both the old and the new IDs". Nothing admits
 0.0.0.0/0 except the listener ports of a load balancer declared public.
+
+The shared group does not carry the cluster tag: the AWS cloud provider's service
+controller opens a LoadBalancer Service's traffic in the one group of each instance
+that carries it, and fails every such Service on an instance with two.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.naming import Namer
-from components.tags import merge_tags
+from components.tags import merge_tags, without_cluster_tags
 
 ANYWHERE = "0.0.0.0/0"
 
@@ -68,22 +72,27 @@ class SecurityGroups(pulumi.ComponentResource):
         self._child = pulumi.ResourceOptions(parent=self)
         namer = args.namer
 
-        def group(role: str, description: str) -> aws.ec2.SecurityGroup:
+        def group(
+            role: str, description: str, *, cluster_tagged: bool = True
+        ) -> aws.ec2.SecurityGroup:
             physical = namer.security_group(role)
+            tags = args.tags if cluster_tagged else without_cluster_tags(args.tags, namer.cluster)
             sg = aws.ec2.SecurityGroup(
                 f"{name}-{role}",
                 name=physical,
                 description=description,
                 vpc_id=args.vpc_id,
                 revoke_rules_on_delete=True,
-                tags=merge_tags(args.tags, {"Name": physical, "kubeshift.io/role": role}),
+                tags=merge_tags(tags, {"Name": physical, "kubeshift.io/role": role}),
                 opts=self._child,
             )
             self._egress(role, sg.id)
             return sg
 
         control_plane = group("control-plane", "Kubernetes control-plane members")
-        shared = group("shared", "Intra-cluster traffic between all cluster instances")
+        shared = group(
+            "shared", "Intra-cluster traffic between all cluster instances", cluster_tagged=False
+        )
         api_lb = group("api-lb", "Kubernetes API load balancer")
         node = group("node", "Kubernetes worker nodes") if args.create_node_group else None
         ingress_lb = (

@@ -21,6 +21,12 @@ def cluster_tags(cluster: str) -> dict[str, str]:
     }
 
 
+def without_cluster_tags(tags: Mapping[str, str], cluster: str) -> dict[str, str]:
+    """``tags`` less the keys that mark a resource as ``cluster``'s (``managed-by`` stays)."""
+    marks = set(cluster_tags(cluster)) - {"managed-by"}
+    return {k: v for k, v in tags.items() if k not in marks}
+
+
 def merge_tags(*layers: Mapping[str, str] | None) -> dict[str, str]:
     """Merge tag layers left to right (later layers win)."""
     merged: dict[str, str] = {}

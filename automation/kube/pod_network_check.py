@@ -12,6 +12,11 @@ class PodNetworkCheck(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    enabled: bool = Field(
+        default=True,
+        description="false: no probe after the roll, for nodes that carry no pod traffic "
+        "(the sandbox's kwok nodes); the CNI gate still runs.",
+    )
     namespace: str = "kube-system"
     name: str = "kubeshift-pod-network-probe"
     image: str = Field(
@@ -20,6 +25,13 @@ class PodNetworkCheck(BaseModel):
     )
     port: int = Field(default=8080, ge=1, le=65535)
     dial_timeout: float = Field(default=5.0, gt=0, description="Seconds per probe request.")
+
+    @property
+    def off(self) -> str:
+        """Why nothing is probed (``""`` when the probe runs)."""
+        return (
+            "" if self.enabled else "skipped: kubeshift:runtime.mirror.pod_network.enabled is false"
+        )
 
     @property
     def selector(self) -> str:

@@ -12,6 +12,11 @@ tagged as control-plane members get the role label and ``NoSchedule`` taint (wha
 kops-controller adds). A Node whose instance stopped running or disappeared is
 deleted, as the cloud node-lifecycle controller does.
 
+An instance joins the cluster whose API server its user data names (``API_ENDPOINT``),
+as a kubelet does: when two clusters share the cluster tag (cni-swap's mirror is the
+primary's cluster with suffixed names), each bridge is given the API hosts it serves
+or the ones it leaves to another bridge.
+
 Nodes are created once and never updated: after registration the cluster owns them
 (kubeshift taints and cordons them). Each bridged Node carries :data:`BRIDGE_LABEL`
 = the cluster name, so a bridge only ever deletes its own Nodes.
@@ -31,6 +36,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from botocore.exceptions import ClientError
 from kubernetes import client
@@ -60,6 +66,7 @@ _ARCH = {"x86_64": "amd64", "arm64": "arm64", "i386": "386"}
 _GIB_PER_VCPU = {"c": 2, "m": 4, "t": 4, "r": 8, "x": 16, "z": 8}
 _SIZES = {"nano": 2, "micro": 2, "small": 2, "medium": 2, "large": 2, "xlarge": 4, "metal": 96}
 _FLAG = r"--{name}(?:=|\s+)[\"']?([^\s\"']+)"
+_API_ENDPOINT = re.compile(r"^API_ENDPOINT=[\"']?([^\s\"']+)", re.MULTILINE)
 _KUBELET_LABELS = {
     "kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch",
     "beta.kubernetes.io/os", "beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type",
@@ -120,6 +127,12 @@ def kubelet_flags(text: str) -> KubeletFlags:
                 key, _, val = head.partition("=")
                 taints[(key, effect)] = (key, val, effect)
     return KubeletFlags(labels, tuple(taints.values()))
+
+
+def api_host(text: str) -> str:
+    """The API server host a boot script points its kubelet at (``""``: none named)."""
+    found = _API_ENDPOINT.search(text)
+    return (urlsplit(found.group(1)).hostname or "") if found else ""
 
 
 def kubelet_refuses(labels: Mapping[str, str]) -> list[str]:
@@ -303,7 +316,11 @@ class NodeBridge:
         managed_label: tuple[str, str] = MANAGED_LABEL,
         pod_cidr: str | None = DEFAULT_POD_CIDR,
         node_cidr_prefix: int = 24,
+        api_hosts: frozenset[str] = frozenset(),
+        foreign_api_hosts: frozenset[str] = frozenset(),
     ) -> None:
+        """``api_hosts``: join only instances whose user data names one of these API
+        hosts; ``foreign_api_hosts``: leave those to another cluster's bridge."""
         self._ec2 = ec2_client
         self._core = client.CoreV1Api(kube_api_client)
         self.cluster = cluster_name
@@ -314,11 +331,13 @@ class NodeBridge:
         self._template_data: dict[tuple[str, str], str | None] = {}
         self._instance_data: dict[str, str | None] = {}
         self._warned: set[str] = set()
+        self._api_hosts = api_hosts
+        self._foreign_api_hosts = foreign_api_hosts
 
     # -- one pass --------------------------------------------------------------------------
     def sync(self) -> BridgeReport:
         """Create Nodes for new running instances, delete Nodes of gone ones. Idempotent."""
-        instances = {i.instance_id: i for i in self.running_instances()}
+        instances = {i.instance_id: i for i in self.running_instances() if self._joins(i)}
         ours = self._bridged_nodes()
         removed = []
         for name, node in sorted(ours.items()):
@@ -341,6 +360,18 @@ class NodeBridge:
                 added.append(instances[iid].private_dns_name)
         self._forget(set(instances))
         return BridgeReport(tuple(added), tuple(removed), tuple(deferred))
+
+    def _joins(self, instance: Instance) -> bool:
+        """Whether ``instance``'s kubelet would join this bridge's cluster."""
+        if not self._api_hosts and not self._foreign_api_hosts:
+            return True
+        try:
+            host = api_host(user_data_text(self.user_data(instance)))
+        except ClientError:  # unreadable yet: registration retries and says why
+            return not self._api_hosts
+        if self._api_hosts:
+            return host in self._api_hosts
+        return host not in self._foreign_api_hosts
 
     def _register(self, instance: Instance, taken: set[str]) -> str:
         """Register one instance's Node, as its kubelet would; why not, or ``""``."""

@@ -34,6 +34,7 @@ from automation.sandbox.workspace import (
     sandbox_env,
     unset_for_sandbox,
     write_workspace,
+    zone_name,
 )
 from automation.sandbox.world import BuiltBy
 from components import config as stack_config
@@ -71,20 +72,43 @@ def _port_taken(port: int) -> bool:
     return False
 
 
-def _binaries() -> Path:
-    """The pulumi CLI the sandbox uses; control-plane binaries must exist too."""
-    from automation.sandbox.binaries import MissingBinaries, MissingEngine, find_engine, locate
+def cloud_controllers(info: StackInfo) -> list[str]:
+    """The cloud-controller-manager's controllers a stack's scenario reads: cni-swap
+    moves DNS to Services' load balancers; overlay-switch waits for node routes."""
+    from automation.sandbox.cloud_controller import LOAD_BALANCERS
+
+    return [LOAD_BALANCERS] if info.scenario == "cni-swap" else []
+
+
+def _binaries(info: StackInfo) -> Path:
+    """The pulumi CLI the sandbox uses; control-plane binaries (and the cloud controller
+    the scenario needs) must exist too."""
+    from automation.sandbox.binaries import (
+        MissingBinaries,
+        MissingEngine,
+        cloud_controller_manager,
+        find_engine,
+        locate,
+    )
 
     try:
         locate()
+        if cloud_controllers(info):
+            cloud_controller_manager()
         return Path(find_engine().pulumi)
     except (MissingBinaries, MissingEngine) as exc:
         raise UserError(f"The sandbox cannot start: {exc}") from None
 
 
-def _mirror_name(info: StackInfo) -> str:
-    mirror = getattr(getattr(info.config, "migration", None), "mirror", None)
-    return str(getattr(mirror, "cluster_name", "") or getattr(mirror, "name", "") or "")
+def _mirror_argv(info: StackInfo) -> list[str]:
+    """A cni-swap stack's mirror: its name and the API host its nodes' kubelets join."""
+    from components.cni_swap import mirror_api_record
+
+    migration = info.config.migration
+    if migration.mirror is None:
+        return []
+    name = f"{info.config.cluster.name}-{migration.suffix}"
+    return ["--mirror-name", name, "--mirror-api-host", mirror_api_record(migration.mirror)]
 
 
 def activate(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
@@ -142,7 +166,7 @@ def up(
         say("clearing a sandbox whose supervisor is gone")
         down(project, say=lambda _m: None)
         state = None
-    pulumi = _binaries()
+    pulumi = _binaries(info)
     if moto_port and _port_taken(moto_port):
         raise UserError(f"Port {moto_port} on 127.0.0.1 is taken; choose another --moto-port.")
     if state is None:
@@ -161,8 +185,8 @@ def _start_supervisor(
         sys.executable, "-m", "automation.sandbox.supervisor",
         "--root", str(paths.root), "--stack", info.name, "--scenario", info.scenario,
         "--region", region, "--cluster-name", str(info.config.cluster.name),
-        "--mirror-name", _mirror_name(info), "--moto-port", str(moto_port),
-        "--pulumi-bin", str(pulumi),
+        "--moto-port", str(moto_port), "--pulumi-bin", str(pulumi), *_mirror_argv(info),
+        "--cloud-controllers", ",".join(cloud_controllers(info)),
     ]  # fmt: skip
     plan = plan_members(info.config)
     if plan is not None:
@@ -221,7 +245,7 @@ def build_world(
     activate(paths, state)
     install(Path(state.pulumi_bin), paths.pulumi_home, paths.run / "plugin")
     config, mappings = rehearsal_config(
-        info.values, state, _hosted_zone(state.region, state.moto_endpoint)
+        info.values, state, _hosted_zone(state.region, state.moto_endpoint), project=project
     )
     paths.backend.mkdir(parents=True, exist_ok=True)
     workspace = write_workspace(project, paths, info.name, config)
@@ -233,12 +257,14 @@ def build_world(
     else:
         _build_as_kops(config, paths, state, say)
     say(f"  built in {time.monotonic() - began:.0f}s")
+    stack_file = workspace / "stacks" / f"Pulumi.{info.name}.yaml"
+    mappings += _stand_in_dependencies(stack_file, state, say)
     probe = _seed_workloads(workspace, info, state, say)
     state.world_ready = True
     state.mappings = mappings
     state.probe_services = probe
     state.save(paths.state_file)
-    _write_probe_services(workspace / "stacks" / f"Pulumi.{info.name}.yaml", probe)
+    _write_probe_services(stack_file, probe)
     return state
 
 
@@ -355,11 +381,66 @@ def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: 
         expected = _cluster_instances(state, primary.name)
         say(f"waiting for the {expected} instances of {primary.name} to join as Ready Nodes")
         _wait_ready_nodes(client, expected, timeout=NODES_DEADLINE)
-        spec = workloads.spec_for(info.config, settings.ingress)
+        mirrored = info.scenario == "cni-swap"
+        spec = workloads.spec_for(
+            info.config,
+            settings.ingress,
+            cni=settings.mirror.old_cni if mirrored else None,
+            dns_zone=zone_name(info.config.cluster.dns.api_record) if mirrored else None,
+        )
         seeded = workloads.seed(client, spec)
         say(f"seeding workloads: {', '.join(seeded.probe_services)}; waiting until Available")
         workloads.wait_available(client, seeded, timeout=300.0)
+        if spec.dns_zone:
+            zone_id = stack_zone_id(workspace, info)
+            _publish_service_records(client, state, zone_id, seeded.namespaces, say)
     return list(seeded.probe_services)
+
+
+def stack_zone_id(workspace: Path, info: StackInfo) -> str:
+    """The hosted zone the workspace's stack file names (the sandbox's own)."""
+    document = yaml.safe_load((workspace / "stacks" / f"Pulumi.{info.name}.yaml").read_text())
+    return str(document["config"][stack_config.CLUSTER_KEY]["dns"]["zone_id"])
+
+
+def _publish_service_records(
+    api_client: Any, state: SandboxState, zone_id: str, namespaces: tuple[str, ...], say: Say
+) -> None:
+    import boto3
+    from kubernetes.client import CoreV1Api
+
+    from automation.sandbox.service_records import publish
+
+    route53 = boto3.client("route53", region_name=state.region, endpoint_url=state.moto_endpoint)
+    say("waiting for the cloud controller to give each Service with DNS names a load balancer")
+    records = publish(CoreV1Api(api_client), route53, zone_id, namespaces)
+    for record in records:
+        say(f"  record {record}")
+
+
+def _stand_in_dependencies(stack_file: Path, state: SandboxState, say: Say) -> list[str]:
+    """cni-swap's dependency security groups, made in moto and written into the
+    workspace's stack file; one mapping line each."""
+    import boto3
+
+    from automation.sandbox.dependencies import stand_in
+
+    document = yaml.safe_load(stack_file.read_text())
+    migration = document["config"].get(stack_config.MIGRATION_KEY) or {}
+    mirror = migration.get("mirror") or {}
+    declared = list(mirror.get("dependency_security_group_ids") or [])
+    if not declared:
+        return []
+    ec2 = boto3.client("ec2", region_name=state.region, endpoint_url=state.moto_endpoint)
+    made = stand_in(ec2, str(document["config"][stack_config.CLUSTER_KEY]["name"]), declared)
+    if made:
+        aimed = {m.declared: m.group_id for m in made}
+        mirror["dependency_security_group_ids"] = [aimed.get(d, d) for d in declared]
+        stack_file.write_text(yaml.safe_dump(document, sort_keys=False))
+    lines = [str(m) for m in made]
+    for line in lines:
+        say(f"  {line}")
+    return lines
 
 
 def _write_probe_services(stack_file: Path, services: list[str]) -> None:

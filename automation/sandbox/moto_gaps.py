@@ -7,6 +7,11 @@ migration would notice, closed by patching its in-process model.
   address never enter, and hands addresses out in order from the bottom of the subnet,
   so with seven instances in a subnet the eighth gets ``.10`` — a control-plane
   member's fixed address — and two interfaces answer for it.
+- **A Classic Load Balancer has a health check from birth.** AWS gives a new one
+  ``TCP:<first listener's instance port>`` every 30 s (timeout 5, unhealthy 2, healthy
+  10); moto gives none and leaves ``HealthCheck`` out of ``DescribeLoadBalancers``,
+  where the AWS cloud-controller-manager's service controller reads it unguarded
+  (it panics).
 """
 
 from __future__ import annotations
@@ -37,3 +42,29 @@ def reserve_interface_addresses() -> None:
 
     __init__._kubeshift_reserves = True  # type: ignore[attr-defined]
     NetworkInterface.__init__ = __init__  # type: ignore[method-assign]
+
+
+def default_health_checks() -> None:
+    """Give a new Classic Load Balancer AWS's default health check. Idempotent."""
+    from moto.elb.models import ELBBackend, FakeHealthCheck
+
+    if getattr(ELBBackend.create_load_balancer, "_kubeshift_health_check", False):
+        return
+    original = ELBBackend.create_load_balancer
+
+    @functools.wraps(original)
+    def create_load_balancer(self: Any, *args: Any, **kwargs: Any) -> Any:
+        balancer = original(self, *args, **kwargs)
+        if balancer.health_check is None and balancer.listeners:
+            port = balancer.listeners[0].instance_port
+            balancer.health_check = FakeHealthCheck(
+                timeout="5",
+                healthy_threshold="10",
+                unhealthy_threshold="2",
+                interval="30",
+                target=f"TCP:{port}",
+            )
+        return balancer
+
+    create_load_balancer._kubeshift_health_check = True  # type: ignore[attr-defined]
+    ELBBackend.create_load_balancer = create_load_balancer  # type: ignore[method-assign]

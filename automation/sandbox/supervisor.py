@@ -35,9 +35,10 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     os.environ.update(MOTO_ENV)
     from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
-    from automation.sandbox.moto_gaps import reserve_interface_addresses
+    from automation.sandbox.moto_gaps import default_health_checks, reserve_interface_addresses
 
     reserve_interface_addresses()
+    default_health_checks()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
@@ -112,7 +113,16 @@ def serve(args: argparse.Namespace) -> int:
                             in d.name else "", log=str(d.log_path))
                 for d in cluster.daemons
             ]  # fmt: skip
-            bridge = NodeBridge(ec2, cluster.api_client(), name)
+            # The mirror's instances carry the primary's cluster tag; each joins the
+            # cluster its user data's API endpoint names, as a kubelet would.
+            mirror_host = frozenset({args.mirror_api_host} - {""})
+            bridge = NodeBridge(
+                ec2,
+                cluster.api_client(),
+                args.cluster_name,
+                api_hosts=mirror_host if role == "mirror" else frozenset(),
+                foreign_api_hosts=mirror_host if role == "primary" else frozenset(),
+            )
             thread = threading.Thread(
                 target=bridge.run, args=(stop,), name=f"bridge-{role}", daemon=True
             )
@@ -124,6 +134,28 @@ def serve(args: argparse.Namespace) -> int:
                     target=boots.run, args=(stop,), name="member-boots", daemon=True
                 ).start()
                 processes.append(ProcessInfo(name="member-boots", pid=os.getpid()))
+
+        if args.cloud_controllers:
+            from automation.sandbox.binaries import cloud_controller_manager
+            from automation.sandbox.bridge import DEFAULT_POD_CIDR
+            from automation.sandbox.cloud_controller import CloudControllers, ControllerSpec
+
+            controllers = CloudControllers(
+                ec2,
+                binary=cloud_controller_manager(),
+                region=args.region,
+                endpoint=endpoint,
+                cluster=args.cluster_name,
+                controllers=args.cloud_controllers.split(","),
+                cluster_cidr=args.cluster_cidr or DEFAULT_POD_CIDR,
+                workdir=paths.run / "cloud-controller",
+                log_dir=paths.logs,
+            )
+            cleanups.append(controllers.stop)
+            specs = [ControllerSpec(c.role, c.kubeconfig) for c in clusters]
+            threading.Thread(
+                target=controllers.run, args=(specs, stop), name="cloud-controllers", daemon=True
+            ).start()
 
         SandboxState(
             stack=args.stack,
@@ -164,6 +196,9 @@ def main() -> int:
     parser.add_argument("--region", required=True)
     parser.add_argument("--cluster-name", required=True)
     parser.add_argument("--mirror-name", default="")
+    parser.add_argument("--mirror-api-host", default="", help="the mirror's nodes join it")
+    parser.add_argument("--cloud-controllers", default="", help="e.g. service,route")
+    parser.add_argument("--cluster-cidr", default="", help="the nodes' pod CIDRs' range")
     parser.add_argument("--moto-port", type=int, default=0)
     parser.add_argument("--pulumi-bin", required=True)
     parser.add_argument("--members", default="", help="SandboxEtcd JSON (vpc-move stacks)")

@@ -8,6 +8,11 @@ probe watches); plus the ingress controller exactly where vpc-move looks for it
 ports are the ingress target groups' ports, so ``ingress-nodeport`` and
 ``ingress-move`` find what they expect.
 
+For a cni-swap stack the primary also runs its old CNI (a DaemonSet on every node, as
+Weave ran in seed 000), and each app's Service is a ``LoadBalancer`` declaring its DNS
+name (``kubeshift.io/dns-names``): the cloud controller gives it a load balancer, and
+the records cni-swap moves point at it.
+
 Nothing here needs more than kwok fakes: images are never pulled, pods turn Ready
 without running, and no pod tolerates a taint, so none lands on a control-plane node.
 Seeding is create-or-leave, so it is safe to repeat on a cluster mid-migration.
@@ -25,7 +30,8 @@ from kubernetes import client
 
 from automation.errors import KubeshiftError, StepFailedError, from_api_exception
 from automation.kube.clients import raw
-from automation.settings import IngressSettings
+from automation.settings import DaemonSetRef, IngressSettings
+from automation.steps.service_dns import KUBESHIFT_DNS_NAMES
 from automation.waiting import Pending, wait_until
 from components.config import StackConfig
 
@@ -76,6 +82,13 @@ class WorkloadSpec:
     ingress: IngressWorkload | None = field(default_factory=IngressWorkload)
     pod_ready_delay: str | None = None
     """e.g. ``"1s"``: replacements take that long to turn Ready (realistic drains)."""
+    cni: DaemonSetRef | None = None
+    """The CNI DaemonSet the cluster runs (cni-swap's old CNI), on every node."""
+    dns_zone: str | None = None
+    """Set: each app's Service is a ``LoadBalancer`` named ``<app>.<dns_zone>``."""
+
+    def dns_name(self, app: App) -> str:
+        return f"{app.name}.{self.dns_zone}"
 
 
 @dataclass(frozen=True)
@@ -92,7 +105,13 @@ class SeededWorkloads:
         wait_available(api_client, self, timeout=timeout)
 
 
-def spec_for(config: StackConfig, ingress: IngressSettings | None = None) -> WorkloadSpec:
+def spec_for(
+    config: StackConfig,
+    ingress: IngressSettings | None = None,
+    *,
+    cni: DaemonSetRef | None = None,
+    dns_zone: str | None = None,
+) -> WorkloadSpec:
     """The workloads for a stack: ingress node ports from its ingress listeners."""
     settings = ingress or IngressSettings()
     listeners = config.cluster.ingress.listeners
@@ -102,7 +121,9 @@ def spec_for(config: StackConfig, ingress: IngressSettings | None = None) -> Wor
             service=settings.service,
             pod_labels=dict(settings.pod_selector),
             ports=tuple((lis.port, lis.node_port) for lis in listeners),
-        )
+        ),
+        cni=cni,
+        dns_zone=dns_zone,
     )
 
 
@@ -168,12 +189,50 @@ def _budget(name: str, labels: Mapping[str, str], rule: Mapping[str, int]) -> di
     }
 
 
-def _service(name: str, labels: Mapping[str, str], ports: list[dict], **spec: Any) -> dict:
+def _service(
+    name: str,
+    labels: Mapping[str, str],
+    ports: list[dict],
+    annotations: Mapping[str, str] | None = None,
+    **spec: Any,
+) -> dict:
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {"name": name, "labels": dict(PART_OF)},
+        "metadata": {
+            "name": name,
+            "labels": dict(PART_OF),
+            "annotations": dict(annotations or {}),
+        },
         "spec": {"selector": dict(labels), "ports": ports, **spec},
+    }
+
+
+def _daemonset(cni: DaemonSetRef) -> dict:
+    """A CNI's DaemonSet: one pod on every node, control plane included."""
+    selector = cni.pod_selector or f"name={cni.name}"
+    labels = dict(item.split("=", 1) for item in selector.split(","))
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": cni.name, "labels": {**labels, **PART_OF}},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": {**labels, **PART_OF}},
+                "spec": {
+                    "hostNetwork": True,
+                    "tolerations": [{"operator": "Exists"}],
+                    "containers": [
+                        {
+                            "name": cni.name,
+                            "image": PAUSE_IMAGE,
+                            "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}},
+                        }
+                    ],
+                },
+            },
+        },
     }
 
 
@@ -189,11 +248,20 @@ def manifests(spec: WorkloadSpec) -> list[dict[str, Any]]:
         )
         template = _pod_template(labels, [8080], spec.pod_ready_delay)
         port = {"name": "http", "port": app.port, "targetPort": 8080, "protocol": "TCP"}
+        if spec.dns_zone:
+            service = _service(
+                app.name, labels, [port], {KUBESHIFT_DNS_NAMES: spec.dns_name(app)},
+                type="LoadBalancer",
+            )  # fmt: skip
+        else:
+            service = _service(app.name, labels, [port], type="ClusterIP")
         objects += [
             (app.namespace, _deployment(app.name, labels, app.replicas, template)),
             (app.namespace, _budget(app.name, labels, rule)),
-            (app.namespace, _service(app.name, labels, [port], type="ClusterIP")),
+            (app.namespace, service),
         ]
+    if spec.cni is not None:
+        objects.append((spec.cni.namespace, _daemonset(spec.cni)))
     if spec.ingress is not None:
         ing = spec.ingress
         template = _pod_template(ing.pod_labels, [p for p, _ in ing.ports], spec.pod_ready_delay)
@@ -215,7 +283,7 @@ def manifests(spec: WorkloadSpec) -> list[dict[str, Any]]:
                 ),
             ),
         ]
-    namespaces = sorted({ns for ns, _ in objects})
+    namespaces = sorted({ns for ns, _ in objects} - {"kube-system"})
     out: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": dict(PART_OF)}}
         for ns in namespaces
@@ -241,6 +309,7 @@ def _calls(api_client: client.ApiClient) -> dict[str, Calls]:
         "Namespace": (core.read_namespace, core.create_namespace),
         "Service": (core.read_namespaced_service, core.create_namespaced_service),
         "Deployment": (apps.read_namespaced_deployment, apps.create_namespaced_deployment),
+        "DaemonSet": (apps.read_namespaced_daemon_set, apps.create_namespaced_daemon_set),
         "PodDisruptionBudget": (
             policy.read_namespaced_pod_disruption_budget,
             policy.create_namespaced_pod_disruption_budget,

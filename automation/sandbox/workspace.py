@@ -47,10 +47,30 @@ def zone_name(api_record: str) -> str:
     return ".".join(labels[1:]) if len(labels) > 2 else api_record
 
 
+def _mirror_settings(runtime: dict[str, Any], project: Path | None) -> list[str]:
+    """cni-swap's runtime.mirror in the sandbox: the new CNI's manifest found from the
+    workspace, and no pod-to-pod probe (kwok nodes carry no pod traffic)."""
+    mirror = dict(runtime.get("mirror") or {})
+    lines = []
+    manifest = mirror.get("new_cni_manifest")
+    if manifest and project is not None and not Path(str(manifest)).is_absolute():
+        mirror["new_cni_manifest"] = str((project / str(manifest)).resolve())
+        lines.append(f"runtime.mirror.new_cni_manifest: {manifest} -> {mirror['new_cni_manifest']}")
+    mirror["pod_network"] = {**(mirror.get("pod_network") or {}), "enabled": False}
+    lines.append(
+        "runtime.mirror.pod_network: off (kwok's nodes carry no pod traffic; the probe's "
+        "logic is tested against real probe pods)"
+    )
+    runtime["mirror"] = mirror
+    return lines
+
+
 def rehearsal_config(
     config: dict[str, Any],
     state: SandboxState,
     hosted_zone: Callable[[str], str],
+    *,
+    project: Path | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The stack's config aimed at the sandbox, and one line per mapping made."""
     mappings: list[str] = []
@@ -81,6 +101,8 @@ def rehearsal_config(
         runtime["etcd"] = state.etcd.settings().model_dump(mode="json", exclude_defaults=True)
         ranges = ", ".join(f"{vpc} -> {lo}" for vpc, lo in state.etcd.address_map.items())
         mappings.append(f"etcd members: {len(state.etcd.members)} on loopback ({ranges})")
+    if state.scenario == "cni-swap":
+        mappings += _mirror_settings(runtime, project)
     if state.probe_services and not runtime.get("probe_services"):
         runtime["probe_services"] = list(state.probe_services)
     values["kubeshift:runtime"] = runtime

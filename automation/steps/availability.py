@@ -3,7 +3,9 @@
 When ``kubeshift:runtime.probe_services`` names Services, the drain and the ingress
 move run inside an ``AvailabilityProbe``; their result carries its report (minimum
 ready endpoints per Service) and a zero-endpoint interval fails the step — the phase
-was not zero-downtime, and the journal says which Service and when.
+was not zero-downtime, and the journal says which Service and when. The probe watches
+the cluster serving the traffic: the primary, or cni-swap's mirror while the primary's
+old nodes are drained.
 """
 
 from __future__ import annotations
@@ -15,19 +17,26 @@ from automation.errors import PreconditionFailed
 from automation.phase import HookResult
 
 
-def watched(ctx: HookContext, step: Callable[[], HookResult]) -> HookResult:
-    """Run ``step`` under the probe (when Services are configured) and judge it."""
+def watched(
+    ctx: HookContext,
+    step: Callable[[], HookResult],
+    *,
+    serving: str = "primary",
+    only: Callable[[str], bool] = lambda _service: True,
+) -> HookResult:
+    """Run ``step`` under the probe of the ``serving`` cluster's Services (those of
+    ``kubeshift:runtime.probe_services`` that ``only`` keeps) and judge it."""
     from automation.kube.probe import AvailabilityProbe, no_zero_endpoint_interval
 
-    services = list(ctx.settings.probe_services)
+    services = [s for s in ctx.settings.probe_services if only(s)]
     if not services or ctx.dry_run:
         return step()
-    probe = AvailabilityProbe(ctx.clients.kube("primary").discovery, services)
+    probe = AvailabilityProbe(ctx.clients.kube(serving).discovery, services)
     with probe:
         result = step()
     report = probe.report()
     verdict = no_zero_endpoint_interval(report)
-    ctx.log.info("availability: %s", report.message())
+    ctx.log.info("availability on the %s: %s", serving, report.message())
     if not verdict.done:
         raise PreconditionFailed(
             f"{result.message} But availability was lost: {'; '.join(verdict.items[:5])}."

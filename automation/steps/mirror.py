@@ -21,6 +21,7 @@ from automation.kube.copy import CopyOptions
 from automation.phase import HookResult
 from automation.settings import MirrorSettings
 from automation.steps import outputs
+from automation.steps.availability import watched
 from automation.waiting import Pending, summarize
 from components.scenarios.cni_swap import CniSwapOutputs
 
@@ -387,9 +388,10 @@ def install_pod_network_probe(ctx: HookContext) -> HookResult:
     """One netexec pod per node of the primary, to try pod-to-pod traffic after the roll."""
     from automation.kube.pod_network import install_probe
 
-    report = install_probe(
-        ctx.clients.kube(PRIMARY), mirror_settings(ctx).pod_network, dry_run=ctx.dry_run
-    )
+    check = mirror_settings(ctx).pod_network
+    if check.off:
+        return HookResult(False, check.off)
+    report = install_probe(ctx.clients.kube(PRIMARY), check, dry_run=ctx.dry_run)
     return HookResult(bool(report.changed) and not ctx.dry_run, report.message)
 
 
@@ -398,6 +400,8 @@ def pod_network_across_nodes(ctx: HookContext) -> Pending:
     from automation.kube.pod_network import pod_network_reaches_every_node
 
     settings = mirror_settings(ctx)
+    if settings.pod_network.off:
+        return Pending.of([], settings.pod_network.off)
     advice = (
         f"replace them with `kubeshift --stack {ctx.stack} replace-nodes --phase {ctx.phase} "
         "NODE...`, then run again"
@@ -413,6 +417,8 @@ def remove_pod_network_probe(ctx: HookContext) -> HookResult:
     from automation.kube.cni import remove_daemonset
 
     check = mirror_settings(ctx).pod_network
+    if check.off:
+        return HookResult(False, check.off)
     removal = remove_daemonset(
         ctx.clients.kube(PRIMARY), check.namespace, check.name, dry_run=ctx.dry_run
     )
@@ -433,8 +439,8 @@ def new_generation_ready(ctx: HookContext) -> Pending:
 def drain_old_generation(ctx: HookContext) -> HookResult:
     """Seed: "double the nodes, then scale in the old ones" — drain the old generation."""
     from automation.kube.clients import list_all
-    from automation.kube.drain.run import drain_nodes
     from automation.kube.nodes import NodeSelection, cordon_nodes
+    from automation.steps.nodes import drain
 
     kube = ctx.clients.kube(PRIMARY)
     selector = mirror_settings(ctx).old_nodes_selector
@@ -449,17 +455,16 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
     # Cordon the whole generation first: a pod evicted from one old node must not land
     # on another old node and be evicted twice.
     cordon_nodes(kube.core, NodeSelection(names=names), dry_run=ctx.dry_run)
-    summary = drain_nodes(
-        kube,
-        names,
-        options=ctx.settings.drain,
-        limits=ctx.settings.drain_limits,
-        reporter=ctx.progress,
-        dry_run=ctx.dry_run,
+
+    # The moved Services are served by the mirror meanwhile: none may lose every endpoint.
+    copied = set(copy_options(ctx).namespaces)
+    stayed = left_on_primary(ctx)
+    return watched(
+        ctx,
+        lambda: drain(ctx, kube, names),
+        serving=MIRROR,
+        only=lambda ref: ref.split("/", 1)[0] in copied and ref not in stayed,
     )
-    if not ctx.dry_run:
-        summary.raise_for_incomplete()
-    return HookResult(changed=bool(summary.evicted), message=summary.message())
 
 
 # --- grants on dependencies ---------------------------------------------------------------

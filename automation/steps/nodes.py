@@ -7,7 +7,7 @@ source VPC — then mapped to Kubernetes node names through ``providerID``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automation.context import HookContext
 from automation.phase import HookResult
@@ -15,6 +15,9 @@ from automation.steps import outputs
 from automation.steps.availability import watched
 from automation.waiting import Pending
 from components.scenarios.vpc_move import Side, VpcMoveOutputs
+
+if TYPE_CHECKING:
+    from automation.kube.clients import KubeClients
 
 CONTROL_PLANE_ROLES = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 
@@ -84,28 +87,28 @@ def untaint_retiring_nodes(ctx: HookContext) -> HookResult:
     return _retiring_taint(ctx, untaint_nodes)
 
 
-def drain_retiring_nodes(ctx: HookContext) -> HookResult:
-    """Drain source-VPC nodes concurrently, never violating a PodDisruptionBudget."""
+def drain(ctx: HookContext, kube: KubeClients, names: list[str]) -> HookResult:
+    """Drain ``names`` concurrently, never violating a PodDisruptionBudget; raise when a
+    node could not be emptied."""
     from automation.kube.drain.run import drain_nodes
 
+    summary = drain_nodes(
+        kube,
+        names,
+        options=ctx.settings.drain,
+        limits=ctx.settings.drain_limits,
+        reporter=ctx.progress,
+        dry_run=ctx.dry_run,
+    )
+    if not ctx.dry_run:
+        summary.raise_for_incomplete()
+    return HookResult(changed=bool(summary.evicted) and not ctx.dry_run, message=summary.message())
+
+
+def drain_retiring_nodes(ctx: HookContext) -> HookResult:
+    """Drain source-VPC nodes concurrently, never violating a PodDisruptionBudget."""
     names = workers_in_vpc(ctx, "source")
-
-    def drain() -> HookResult:
-        summary = drain_nodes(
-            ctx.clients.kube("primary"),
-            names,
-            options=ctx.settings.drain,
-            limits=ctx.settings.drain_limits,
-            reporter=ctx.progress,
-            dry_run=ctx.dry_run,
-        )
-        if not ctx.dry_run:
-            summary.raise_for_incomplete()
-        return HookResult(
-            changed=bool(summary.evicted) and not ctx.dry_run, message=summary.message()
-        )
-
-    return watched(ctx, drain)
+    return watched(ctx, lambda: drain(ctx, ctx.clients.kube("primary"), names))
 
 
 def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:

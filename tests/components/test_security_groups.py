@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from automation.aws.nodes import cluster_tag_key
 from automation.render import record, render_program
 from components import policy
 from components.naming import Namer
@@ -16,6 +17,7 @@ from components.security_groups import (
     SecurityGroups,
     SecurityGroupsArgs,
 )
+from components.tags import cluster_tags
 from tests.components.conftest import by_type
 
 RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
@@ -56,6 +58,21 @@ def test_groups_and_rules() -> None:
     shared = {r["referencedSecurityGroupId"] for r in _rules_into(resources, "prod-shared-mig")}
     assert shared == {"sg-node-id", "sg-control-plane-id"}
     assert policy.no_open_ingress(resources, public_ports=()) == []
+
+
+def test_each_instance_has_one_group_tagged_for_the_cluster() -> None:
+    """The AWS cloud provider opens a LoadBalancer Service's traffic in the one group of
+    an instance that carries the cluster tag, and refuses an instance with two."""
+    tags = cluster_tags("prod")
+    resources = record(lambda: SecurityGroups("sg", _args(tags=tags))).resources
+    tagged = {
+        r.inputs["name"]
+        for r in by_type(resources, "aws:ec2/securityGroup:SecurityGroup")
+        if cluster_tag_key("prod") in r.inputs["tags"] or "KubernetesCluster" in r.inputs["tags"]
+    }
+    # Workers carry node + shared, members control-plane + shared.
+    assert {"prod-node-mig", "prod-control-plane-mig"} <= tagged
+    assert "prod-shared-mig" not in tagged
 
 
 def test_public_ingress_opens_only_listener_ports() -> None:

@@ -17,17 +17,21 @@ import threading
 from typing import Any
 
 import pytest
+from kubernetes.client import CoreV1Api
 
 from automation.aws.nodes import cluster_node_names
 from automation.sandbox.bridge import (
+    BRIDGE_LABEL,
     CONTROL_PLANE_ROLE,
     MANAGED_LABEL,
     NodeBridge,
+    api_host,
     capacity,
     kubelet_flags,
     kubelet_refuses,
     user_data_text,
 )
+from automation.sandbox.controlplane import Cluster
 from components import userdata
 from components.tags import cluster_tags
 from tests.support.ec2_world import ZONE, World
@@ -322,3 +326,41 @@ def test_run_survives_errors_and_keeps_bridging(
     messages = [r.getMessage() for r in caplog.records]
     assert any("pass failed, will retry" in m for m in messages), messages
     assert any("recovered" in m for m in messages), messages
+
+
+def test_the_api_host_a_boot_script_names() -> None:
+    script = userdata.node_script(
+        cluster_name="c", api_endpoint="https://api.mirror.example.com:443", labels={}, taints=[]
+    )
+
+    assert api_host(user_data_text(userdata.encode(script))) == "api.mirror.example.com"
+    assert api_host("#!/bin/bash\n/etc/eks/bootstrap.sh demo\n") == ""
+
+
+@pytest.mark.moto
+@pytest.mark.controlplane
+def test_each_instance_joins_the_cluster_its_user_data_names(
+    world: World, mirror_cluster: Cluster
+) -> None:
+    """cni-swap's mirror carries the primary's cluster tag: the API endpoint decides."""
+    mirror_host = "api.mirror.example.com"
+    mirror_script = userdata.node_script(
+        cluster_name=world.cluster, api_endpoint=f"https://{mirror_host}", labels={}, taints=[]
+    )
+    primary_ids = world.run(2, cluster_tags(world.cluster), UserData=_worker_script(world, "spot"))
+    [mirror_id] = world.run(1, cluster_tags(world.cluster), UserData=mirror_script)
+    hosts = frozenset({mirror_host})
+    primary = NodeBridge(world.ec2, world.api, world.cluster, foreign_api_hosts=hosts)
+    with mirror_cluster.api_client() as mirror_api:
+        mirror = NodeBridge(world.ec2, mirror_api, world.cluster, api_hosts=hosts)
+        mirror_core = CoreV1Api(mirror_api)
+        try:
+            assert len(primary.sync().added) == 2 and len(mirror.sync().added) == 1
+            joined = {n.spec.provider_id.rsplit("/", 1)[-1] for n in world.nodes().values()}
+            assert joined == set(primary_ids)
+            selector = f"{BRIDGE_LABEL}={world.cluster}"
+            [node] = mirror_core.list_node(label_selector=selector).items
+            assert node.spec.provider_id.endswith("/" + mirror_id)
+            assert not primary.sync().changed and not mirror.sync().changed
+        finally:
+            mirror_core.delete_collection_node(label_selector=f"{BRIDGE_LABEL}={world.cluster}")

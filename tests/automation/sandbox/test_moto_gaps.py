@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from automation.sandbox.moto_gaps import reserve_interface_addresses
+from automation.sandbox.moto_gaps import default_health_checks, reserve_interface_addresses
 from tests.support.moto_fixtures import MotoServer
 
 
@@ -13,9 +13,9 @@ def _instance_addresses(moto: MotoServer, fixed: str) -> tuple[set[str], str]:
     vpc = ec2.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
     subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.9.1.0/24")["Subnet"]["SubnetId"]
     member = ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress=fixed)
-    launched = ec2.run_instances(
-        ImageId="ami-12c6146b", MinCount=12, MaxCount=12, SubnetId=subnet
-    )["Instances"]
+    launched = ec2.run_instances(ImageId="ami-12c6146b", MinCount=12, MaxCount=12, SubnetId=subnet)[
+        "Instances"
+    ]
     return {i["PrivateIpAddress"] for i in launched}, member["NetworkInterface"]["PrivateIpAddress"]
 
 
@@ -36,3 +36,37 @@ def test_unpatched_moto_hands_the_fixed_address_out(moto: MotoServer) -> None:
     """The gap itself: should moto close it, the patch can go."""
     addresses, fixed = _instance_addresses(moto, "10.9.1.10")
     assert fixed in addresses
+
+
+def _new_classic_balancer(moto: MotoServer) -> dict[str, object]:
+    elb = moto.client("elb")
+    name = "kubeshift-gap-check"
+    elb.create_load_balancer(
+        LoadBalancerName=name,
+        Listeners=[{"Protocol": "TCP", "LoadBalancerPort": 80, "InstancePort": 30080}],
+        AvailabilityZones=[f"{moto.region}a"],
+    )
+    try:
+        return dict(elb.describe_load_balancers(LoadBalancerNames=[name])[
+            "LoadBalancerDescriptions"][0])  # fmt: skip
+    finally:
+        elb.delete_load_balancer(LoadBalancerName=name)
+
+
+def test_a_new_classic_load_balancer_has_awss_default_health_check(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.elb.models import ELBBackend
+
+    monkeypatch.setattr(ELBBackend, "create_load_balancer", ELBBackend.create_load_balancer)
+    default_health_checks()
+    default_health_checks()  # idempotent: one wrapper
+    check = _new_classic_balancer(moto)["HealthCheck"]
+    assert check == {
+        "Target": "TCP:30080", "Interval": 30, "Timeout": 5,
+        "UnhealthyThreshold": 2, "HealthyThreshold": 10,
+    }  # fmt: skip
+
+
+def test_unpatched_moto_gives_a_classic_load_balancer_no_health_check(moto: MotoServer) -> None:
+    assert "HealthCheck" not in _new_classic_balancer(moto)

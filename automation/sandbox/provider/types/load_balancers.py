@@ -277,9 +277,8 @@ class LoadBalancer(ResourceType):
             f"load balancer {name}",
             "CreateLoadBalancer",
         )
-        args: Raw = {"Name": name, "Type": kind, **_tag_args(inputs)}
-        if inputs.get("internal"):
-            args["Scheme"] = "internal"
+        scheme = "internal" if inputs.get("internal") else "internet-facing"
+        args: Raw = {"Name": name, "Type": kind, "Scheme": scheme, **_tag_args(inputs)}
         for prop, arg in (
             ("subnets", "Subnets"),
             ("securityGroups", "SecurityGroups"),
@@ -321,7 +320,8 @@ class LoadBalancer(ResourceType):
             "zoneId": lb["CanonicalHostedZoneId"],
             "vpcId": lb.get("VpcId"),
             "name": lb["LoadBalancerName"],
-            "internal": lb["Scheme"] == "internal",
+            # moto leaves Scheme out of a load balancer created without one.
+            "internal": lb.get("Scheme", "internet-facing") == "internal",
             "loadBalancerType": lb["Type"],
             "ipAddressType": lb.get("IpAddressType"),
             "securityGroups": sorted(lb.get("SecurityGroups") or []),
