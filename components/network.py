@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.tags import merge_tags
+from components.tags import merge_tags, without_cluster_tags
 
 
 @dataclass(frozen=True)
@@ -103,14 +103,14 @@ class Network(pulumi.ComponentResource):
         # Route tables carry the cluster tag: a cloud provider managing native pod routes
         # (overlay-switch) only writes to tables tagged for its cluster. With a shared node
         # table only that one does (the per-AZ tables stay declared, unassociated, so the
-        # switch deletes nothing).
-        cluster_key = f"kubernetes.io/cluster/{args.cluster_name}"
-        owned = {cluster_key: "owned"}
+        # switch deletes nothing). The AWS cloud provider counts the legacy
+        # ``KubernetesCluster`` tag too, and refuses a cluster with several such tables.
+        owned = {f"kubernetes.io/cluster/{args.cluster_name}": "owned"}
 
         def table_tags(suffix: str) -> dict[str, str]:
             if not args.shared_node_route_table:
                 return tags(suffix, owned)
-            return {k: v for k, v in tags(suffix).items() if k != cluster_key}
+            return without_cluster_tags(tags(suffix), args.cluster_name)
 
         public_rt = aws.ec2.RouteTable(
             f"{name}-public-rt", vpc_id=vpc.id, tags=table_tags("public"), opts=child

@@ -75,9 +75,18 @@ def _port_taken(port: int) -> bool:
 def cloud_controllers(info: StackInfo) -> list[str]:
     """The cloud-controller-manager's controllers a stack's scenario reads: cni-swap
     moves DNS to Services' load balancers; overlay-switch waits for node routes."""
-    from automation.sandbox.cloud_controller import LOAD_BALANCERS
+    from automation.sandbox.cloud_controller import LOAD_BALANCERS, ROUTES
 
-    return [LOAD_BALANCERS] if info.scenario == "cni-swap" else []
+    return {"cni-swap": [LOAD_BALANCERS], "overlay-switch": [ROUTES]}.get(info.scenario, [])
+
+
+def _pod_cidr_argv(info: StackInfo) -> list[str]:
+    """overlay-switch: node pod CIDRs from the stack's pod CIDR (the routes' destinations)."""
+    overlay = info.config.migration.overlay
+    if overlay is None:
+        return []
+    prefix = str(overlay.node_pod_prefix)
+    return ["--cluster-cidr", str(overlay.pod_cidr), "--node-cidr-prefix", prefix]
 
 
 def _binaries(info: StackInfo) -> Path:
@@ -186,7 +195,7 @@ def _start_supervisor(
         "--root", str(paths.root), "--stack", info.name, "--scenario", info.scenario,
         "--region", region, "--cluster-name", str(info.config.cluster.name),
         "--moto-port", str(moto_port), "--pulumi-bin", str(pulumi), *_mirror_argv(info),
-        "--cloud-controllers", ",".join(cloud_controllers(info)),
+        "--cloud-controllers", ",".join(cloud_controllers(info)), *_pod_cidr_argv(info),
     ]  # fmt: skip
     plan = plan_members(info.config)
     if plan is not None:
@@ -367,7 +376,7 @@ def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: 
     import kubernetes
 
     from automation.sandbox import workloads
-    from automation.settings import load_runtime_settings
+    from automation.settings import DaemonSetRef, load_runtime_settings
 
     settings = load_runtime_settings(info.values)
 
@@ -382,15 +391,29 @@ def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: 
         say(f"waiting for the {expected} instances of {primary.name} to join as Ready Nodes")
         _wait_ready_nodes(client, expected, timeout=NODES_DEADLINE)
         mirrored = info.scenario == "cni-swap"
+        overlay = info.config.migration.overlay
+        calico = DaemonSetRef(
+            namespace=settings.calico.namespace,
+            name=settings.calico.daemonset,
+            pod_selector="k8s-app=calico-node",
+        )
+        cni = settings.mirror.old_cni if mirrored else calico if overlay else None
         spec = workloads.spec_for(
             info.config,
             settings.ingress,
-            cni=settings.mirror.old_cni if mirrored else None,
+            cni=cni,
             dns_zone=zone_name(info.config.cluster.dns.api_record) if mirrored else None,
         )
         seeded = workloads.seed(client, spec)
         say(f"seeding workloads: {', '.join(seeded.probe_services)}; waiting until Available")
         workloads.wait_available(client, seeded, timeout=300.0)
+        if overlay is not None:
+            from automation.kube.clients import KubeClients
+            from automation.sandbox.calico import seed_ip_pool
+
+            pool = settings.calico.ip_pool
+            say(f"Calico: IPPool {pool} on IPIP over {overlay.pod_cidr}, calico-node on every node")
+            seed_ip_pool(KubeClients(client), pool, str(overlay.pod_cidr))
         if spec.dns_zone:
             zone_id = stack_zone_id(workspace, info)
             _publish_service_records(client, state, zone_id, seeded.namespaces, say)

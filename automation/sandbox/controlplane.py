@@ -45,6 +45,8 @@ class ClusterOptions:
     max_requests_inflight: int = 1000
     max_mutating_requests_inflight: int = 500
     pod_ready_delay_ms: int = 0
+    cloud_routes: bool = False
+    """A route controller reports the nodes' ``NetworkUnavailable`` (kwok does not)."""
 
 
 @dataclass
@@ -275,6 +277,7 @@ def _start_cluster(bins: Binaries, etcd_url: str, workdir: Path, opts: ClusterOp
         kwok = start_kwok(
             bins.kwok, bins.kwok_stages, kwok_kc, workdir,
             name=f"{opts.name}-kwok", pod_ready_delay_ms=opts.pod_ready_delay_ms,
+            route_conditions=not opts.cloud_routes,
         )  # fmt: skip
         cluster.daemons.append(kwok)
 

@@ -3,7 +3,7 @@
 ``kubeshift:migration.mirror.dependency_security_group_ids`` names groups another team
 owns (a database's, a cache's) that admit the primary's nodes; the mirror must be
 admitted too. They do not exist in moto, so once the live cluster is built the sandbox
-makes one per id in the cluster's VPC, admitting the cluster's worker security groups
+makes one per id in the cluster's VPC, admitting the cluster's worker security group
 on a database port as the real one would, and aims the workspace's stack file at it.
 """
 
@@ -54,7 +54,15 @@ def _worker_groups(ec2: EC2Client, cluster: str) -> tuple[str, set[str]]:
                 groups.update(g["GroupId"] for g in instance.get("SecurityGroups", []))
     if len(vpcs) != 1 or not groups:
         raise ValueError(f"expected the running workers of {cluster} in one VPC, found {vpcs}")
-    return vpcs.pop(), groups
+    # The workers' own group: the one of theirs tagged for the cluster (not the group
+    # every cluster instance shares).
+    described = ec2.describe_security_groups(GroupIds=sorted(groups))["SecurityGroups"]
+    tagged = {
+        g["GroupId"]
+        for g in described
+        if cluster_tag_key(cluster) in {t["Key"] for t in g.get("Tags", [])}
+    }
+    return vpcs.pop(), tagged or groups
 
 
 def _existing(ec2: EC2Client, group_id: str) -> bool:

@@ -41,6 +41,7 @@ LOG_LEVEL_ENV = "KUBESHIFT_KWOK_LOG_LEVEL"
 # /10 gives ~4M pod IPs; kwok's default /24 runs out at 254 pods.
 POD_CIDR = "10.64.0.0/10"
 
+NODE_STATUS_STAGES = ("node-initialize", "node-heartbeat")
 STAGE_FILES = (
     "node-initialize.yaml",
     "node-heartbeat.yaml",
@@ -71,11 +72,34 @@ def default_pod_ready_delay_ms() -> int:
 HEARTBEAT_DELAY = {"durationMilliseconds": 10000, "jitterDurationMilliseconds": 12000}
 
 
-def stages(stage_dir: Path, pod_ready_delay_ms: int) -> list[dict[str, Any]]:
-    """Upstream stages with a configurable pod-ready delay and kubelet-paced heartbeats."""
+# kwok reports every node's ``NetworkUnavailable`` as False/RouteCreated on its own.
+# Where a route controller owns that condition (overlay-switch), kwok leaves it out of
+# its node status patches, which merge conditions by type: the controller's stands.
+_EACH_CONDITION = "{{ range NodeConditions }}"
+_EACH_BUT_ROUTES = _EACH_CONDITION + '{{ if ne .type "NetworkUnavailable" }}'
+
+
+def _without_route_condition(stage: dict[str, Any]) -> None:
+    template = stage["spec"]["next"]["statusTemplate"]
+    head, each, tail = template.partition(_EACH_CONDITION)
+    body, end, rest = tail.partition("{{ end }}")
+    if not each or not end:
+        raise ValueError(f"kwok stage {stage['metadata']['name']}: no node conditions loop")
+    stage["spec"]["next"]["statusTemplate"] = (
+        f"{head}{_EACH_BUT_ROUTES}{body}{{{{ end }}}}{end}{rest}"
+    )
+
+
+def stages(
+    stage_dir: Path, pod_ready_delay_ms: int, *, route_conditions: bool = True
+) -> list[dict[str, Any]]:
+    """Upstream stages with a configurable pod-ready delay and kubelet-paced heartbeats;
+    without ``route_conditions`` kwok leaves ``NetworkUnavailable`` to a route controller."""
     docs: list[dict[str, Any]] = []
     for name in STAGE_FILES:
         doc = yaml.safe_load((stage_dir / name).read_text())
+        if not route_conditions and doc["metadata"]["name"] in NODE_STATUS_STAGES:
+            _without_route_condition(doc)
         if doc["metadata"]["name"] == "node-heartbeat":
             doc["spec"]["delay"] = dict(HEARTBEAT_DELAY)
         if doc["metadata"]["name"] == "pod-ready":
@@ -89,7 +113,9 @@ def stages(stage_dir: Path, pod_ready_delay_ms: int) -> list[dict[str, Any]]:
     return docs
 
 
-def write_config(path: Path, stage_dir: Path, pod_ready_delay_ms: int) -> Path:
+def write_config(
+    path: Path, stage_dir: Path, pod_ready_delay_ms: int, *, route_conditions: bool = True
+) -> Path:
     """One multi-document kwok config: options plus stages."""
     options = {
         "apiVersion": "config.kwok.x-k8s.io/v1alpha1",
@@ -110,7 +136,8 @@ def write_config(path: Path, stage_dir: Path, pod_ready_delay_ms: int) -> Path:
             "enableContentionProfiling": False,
         },
     }
-    path.write_text(yaml.safe_dump_all([options, *stages(stage_dir, pod_ready_delay_ms)]))
+    docs = stages(stage_dir, pod_ready_delay_ms, route_conditions=route_conditions)
+    path.write_text(yaml.safe_dump_all([options, *docs]))
     return path
 
 
@@ -122,9 +149,12 @@ def start_kwok(
     *,
     name: str,
     pod_ready_delay_ms: int,
+    route_conditions: bool = True,
 ) -> Daemon:
     """Start kwok managing only nodes labelled ``kwok.x-k8s.io/managed=true``."""
-    config = write_config(workdir / "kwok.yaml", stage_dir, pod_ready_delay_ms)
+    config = write_config(
+        workdir / "kwok.yaml", stage_dir, pod_ready_delay_ms, route_conditions=route_conditions
+    )
     return Daemon.start(
         name,
         [

@@ -51,7 +51,8 @@ def serve(args: argparse.Namespace) -> int:
     import boto3
 
     from automation.sandbox.binaries import locate
-    from automation.sandbox.bridge import NodeBridge
+    from automation.sandbox.bridge import DEFAULT_POD_CIDR, NodeBridge
+    from automation.sandbox.cloud_controller import ROUTES
     from automation.sandbox.controlplane import ClusterOptions, start_cluster
     from automation.sandbox.etcd import start_etcd
     from automation.sandbox.members import MemberBoots, start_members
@@ -97,7 +98,9 @@ def serve(args: argparse.Namespace) -> int:
         for role, name in roles:
             # The primary of a vpc-move stack runs on its members, reached on both sides.
             servers = ",".join(plan.client_urls()) if plan and role == "primary" else etcd.url
-            cluster = start_cluster(bins, servers, paths.run / role, ClusterOptions(name=role))
+            routed = ROUTES in args.cloud_controllers.split(",")
+            options = ClusterOptions(name=role, cloud_routes=routed)
+            cluster = start_cluster(bins, servers, paths.run / role, options)
             cleanups.append(cluster.stop)
             clusters.append(
                 ClusterInfo(
@@ -120,6 +123,8 @@ def serve(args: argparse.Namespace) -> int:
                 ec2,
                 cluster.api_client(),
                 args.cluster_name,
+                pod_cidr=args.cluster_cidr or DEFAULT_POD_CIDR,
+                node_cidr_prefix=args.node_cidr_prefix,
                 api_hosts=mirror_host if role == "mirror" else frozenset(),
                 foreign_api_hosts=mirror_host if role == "primary" else frozenset(),
             )
@@ -137,7 +142,6 @@ def serve(args: argparse.Namespace) -> int:
 
         if args.cloud_controllers:
             from automation.sandbox.binaries import cloud_controller_manager
-            from automation.sandbox.bridge import DEFAULT_POD_CIDR
             from automation.sandbox.cloud_controller import CloudControllers, ControllerSpec
 
             controllers = CloudControllers(
@@ -199,6 +203,7 @@ def main() -> int:
     parser.add_argument("--mirror-api-host", default="", help="the mirror's nodes join it")
     parser.add_argument("--cloud-controllers", default="", help="e.g. service,route")
     parser.add_argument("--cluster-cidr", default="", help="the nodes' pod CIDRs' range")
+    parser.add_argument("--node-cidr-prefix", type=int, default=24, help="each node's pod CIDR")
     parser.add_argument("--moto-port", type=int, default=0)
     parser.add_argument("--pulumi-bin", required=True)
     parser.add_argument("--members", default="", help="SandboxEtcd JSON (vpc-move stacks)")

@@ -48,9 +48,14 @@ def test_from_routes_one_table_serves_every_node_subnet_and_alone_is_tagged(phas
     refuses several); before ``routes`` each subnet keeps its own table."""
     resources = rendered(STACK, phase).resources
     routed = PHASES.index(phase) >= PHASES.index("routes")
-    tag = "kubernetes.io/cluster/data-use1"
     tables = {t.name: t for t in by_type(resources, "aws:ec2/routeTable:RouteTable")}
-    tagged = sorted(n for n, t in tables.items() if t.inputs["tags"].get(tag) == "owned")
+    # Either tag counts for the cloud provider: the legacy KubernetesCluster too.
+    tagged = sorted(
+        n
+        for n, t in tables.items()
+        if t.inputs["tags"].get("kubernetes.io/cluster/data-use1") == "owned"
+        or t.inputs["tags"].get("KubernetesCluster") == "data-use1"
+    )
     shared = "data-use1-network-private-rt"
     assert tagged == ([shared] if routed else sorted(tables)), tagged
     private = [

@@ -13,8 +13,11 @@ engine killed mid-update and recovered, Ctrl-C during a gate, kubeshift killed a
 cutover, the whole group killed during a control-plane gate — and a second operator's
 ``pulumi up`` is tried while a run goes on. The tests only read the outcome from the
 outside: the journal (``status --json``), the stack's record, moto and the sandbox's
-cluster, which must be what an uninterrupted run leaves. Later end-to-end checks
-should join this session instead of starting their own sandbox (CI budget).
+cluster, which must be what an uninterrupted run leaves. Later end-to-end checks of
+vpc-move should join this session instead of starting their own sandbox (CI budget).
+
+A sandbox rehearses one stack, so the other scenarios (``test_cni_swap``) bring their
+own, for their module only; their modules run first, so two sandboxes never run at once.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ import pytest
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
 
-REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
 STACK = "local"
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 
@@ -197,7 +201,7 @@ def joined(first: Session, second: Session) -> Session:
     )
 
 
-def _failed(what: str, ran: Ran, logs: Path) -> str:
+def failure_report(what: str, ran: Ran, logs: Path) -> str:
     tails = []
     for log in sorted(logs.glob("*.log")):
         lines = log.read_text(errors="replace").splitlines()[-15:]
@@ -237,16 +241,29 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     proposed_file = logs.parent / "proposed.yaml"
     proposed = kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposed_file))
     if proposed.code != 0:
-        pytest.fail(_failed("kubeshift adopt --write-config", proposed, logs), pytrace=False)
+        pytest.fail(failure_report("kubeshift adopt --write-config", proposed, logs), pytrace=False)
     shutil.copy(proposed_file, stack_file)
     planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     if adopted.code != 0:
-        pytest.fail(_failed("kubeshift adopt", adopted, logs), pytrace=False)
+        pytest.fail(failure_report("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     return Adoption(
         unnamed, Path(built_from), proposed, proposed_file, planned, adopted, again, stray
     )
+
+
+OWN_SANDBOX_MODULES = ("test_cni_swap.py",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules with their own sandbox first, before the session's sandbox is up."""
+    own = [i for i in items if i.path.name in OWN_SANDBOX_MODULES and i.path.parent == HERE]
+    if not own:
+        return
+    rest = [i for i in items if i not in own]
+    first = next((n for n, i in enumerate(rest) if i.path.parent == HERE), len(rest))
+    items[:] = rest[:first] + own + rest[first:]
 
 
 @pytest.fixture(scope="session")
@@ -262,7 +279,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     try:
         up = kubeshift(env, "--stack", STACK, "sandbox", "up")
         if up.code != 0:
-            pytest.fail(_failed("kubeshift sandbox up", up, logs), pytrace=False)
+            pytest.fail(failure_report("kubeshift sandbox up", up, logs), pytrace=False)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         etcd_before = etcd_members(sandbox)
         adoption = adopt(env, logs, sandbox)
@@ -278,7 +295,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")
         if session.final_code != 0:
             last = Ran(["kubeshift", "run"], session.final_code or -1, "", session.log[-1], 0)
-            pytest.fail(_failed("the interrupted kubeshift run", last, logs), pytrace=False)
+            pytest.fail(failure_report("the interrupted kubeshift run", last, logs), pytrace=False)
         rerun = kubeshift(env, "--stack", STACK, "--json", "run", "--yes")
         yield Rehearsal(
             env=env,
@@ -294,5 +311,5 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
         if down.code != 0:
-            sys.stderr.write(_failed("kubeshift sandbox down", down, logs))
+            sys.stderr.write(failure_report("kubeshift sandbox down", down, logs))
         shutil.rmtree(state / "sandbox" / "run", ignore_errors=True)

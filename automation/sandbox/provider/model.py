@@ -118,6 +118,12 @@ class ResourceType:
     def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
         raise NotImplementedError(f"{self.token} has no property AWS updates in place")
 
+    def recomputed(self, olds: Props, news: Props) -> tuple[str, ...]:
+        """Computed outputs the update from ``olds`` to ``news`` gives new values: unknown
+        in the update's preview (Terraform's ``SetNewComputed``), so that an update plan
+        made from the preview admits what the update then writes."""
+        return ()
+
     def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
         raise NotImplementedError
 

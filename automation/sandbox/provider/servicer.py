@@ -213,7 +213,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
         kind, req = self._type(request.urn)
         olds, news = props_of(request.olds), props_of(request.news)
         if request.preview or contains_unknown(news):
-            planned = {**olds, **news}
+            planned = {**olds, **news, **{k: rpc.UNKNOWN for k in kind.recomputed(olds, news)}}
             return provider_pb2.UpdateResponse(properties=struct_of(planned))
         outputs = kind.update(self.aws, req, request.id, olds, news)
         in_prior_order(kind.sets, news, outputs)

@@ -37,7 +37,8 @@ from automation.sandbox.workloads import (
     spec_for,
     wait_available,
 )
-from automation.settings import IngressSettings
+from automation.settings import DaemonSetRef, IngressSettings
+from automation.steps.service_dns import KUBESHIFT_DNS_NAMES
 from components.config import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually
@@ -66,6 +67,40 @@ def test_spec_for_takes_the_ingress_node_ports_from_the_stack() -> None:
     ]
     assert service["spec"]["type"] == "LoadBalancer"
     assert {(p["port"], p["nodePort"]) for p in service["spec"]["ports"]} == set(spec.ingress.ports)
+
+
+def test_a_cni_swap_cluster_runs_its_old_cni_and_serves_each_app_under_a_dns_name() -> None:
+    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.cni-swap-example.yaml"))
+    weave = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
+
+    objects = manifests(spec_for(config, cni=weave, dns_zone="shop.example.com"))
+
+    [daemonset] = [m for m in objects if m["kind"] == "DaemonSet"]
+    assert (daemonset["metadata"]["namespace"], daemonset["metadata"]["name"]) == (
+        "kube-system",
+        "weave-net",
+    )
+    template = daemonset["spec"]["template"]
+    assert template["metadata"]["labels"]["name"] == "weave-net"
+    assert template["spec"]["tolerations"] == [{"operator": "Exists"}]  # every node
+    assert "kube-system" not in {m["metadata"]["name"] for m in objects if m["kind"] == "Namespace"}
+    apps = {
+        m["metadata"]["name"]: m
+        for m in objects
+        if m["kind"] == "Service" and m["metadata"]["name"] != "ingress-controller"
+    }
+    assert sorted(apps) == sorted(a.name for a in DEFAULT_APPS)
+    for name, service in apps.items():
+        assert service["spec"]["type"] == "LoadBalancer"
+        assert service["metadata"]["annotations"] == {
+            KUBESHIFT_DNS_NAMES: f"{name}.shop.example.com"
+        }
+    plain = manifests(spec_for(config))
+    assert not [m for m in plain if m["kind"] == "DaemonSet"]
+    assert {m["spec"]["type"] for m in plain if m["kind"] == "Service"} == {
+        "ClusterIP",
+        "LoadBalancer",
+    }
 
 
 # --- against a real cluster ---------------------------------------------------------------

@@ -499,3 +499,16 @@ def test_cni_swap_phase_steps_on_the_primary(
         for n in CoreV1Api(kube.api_client).list_node(label_selector=_selector(old_labels)).items
     )
     kube.close()
+
+
+def test_the_pod_network_probe_switched_off_touches_nothing_and_says_so() -> None:
+    """For nodes that carry no pod traffic (the sandbox's kwok nodes): no client is used."""
+    ctx = _ctx(namespaces=["shop"], pod_network={"enabled": False})
+
+    installed = steps.install_pod_network_probe(ctx)
+    reached = steps.pod_network_across_nodes(ctx)
+    removed = steps.remove_pod_network_probe(ctx)
+
+    assert not installed.changed and not removed.changed
+    assert reached.done and "pod_network.enabled is false" in reached.detail
+    assert installed.message == removed.message == reached.detail

@@ -211,6 +211,11 @@ def _template_outputs(data: Raw) -> Props:
     }
 
 
+def _new_version(olds: Props, news: Props) -> bool:
+    """Whether ``news`` changes the launch data (AWS then makes a new version)."""
+    return not all(_covers(olds.get(prop), news.get(prop)) for prop in _LT_DATA)
+
+
 def _covers(live: Any, declared: Any) -> bool:
     """Whether the live value already is the declared one: objects match on the declared
     keys (keys AWS fills in are Terraform's Optional+Computed), tag maps exactly."""
@@ -300,9 +305,18 @@ class LaunchTemplate(ResourceType):
             }
         )
 
+    def recomputed(self, olds: Props, news: Props) -> tuple[str, ...]:
+        """A launch-data change makes a new version (``resourceLaunchTemplateCustomizeDiff``:
+        ``latest_version``, and ``default_version`` when ``update_default_version``)."""
+        if not _new_version(olds, news):
+            return ()
+        return ("latestVersion", "defaultVersion") if news.get("updateDefaultVersion") else (
+            "latestVersion",
+        )
+
     def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
         latest = integer(olds.get("latestVersion"))
-        if not all(_covers(olds.get(prop), news.get(prop)) for prop in _LT_DATA):
+        if _new_version(olds, news):
             version = aws.ec2.create_launch_template_version(
                 ClientToken=_token(),
                 LaunchTemplateId=id_,

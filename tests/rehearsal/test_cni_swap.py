@@ -1,0 +1,225 @@
+"""The whole cni-swap of ``cni-swap-example``, rehearsed through the console script.
+
+One sandbox for the module, up only while it runs (the hook in ``conftest`` puts this
+module first, so the vpc-move sandbox is not yet up): the live cluster built as kops
+would have, with Weave on every node and a record per Service pointing at the load
+balancer the real AWS cloud-controller-manager gave it; ``adopt`` with the proposed
+stack file; then ``run --yes`` through the eight phases — the mirror cluster, the copy,
+each record moved to the mirror once its Service serves there, Calico in and Weave out
+on the primary, the old nodes drained under the availability probe on the mirror, the
+records back, the mirror torn down — and a second ``run``. Asserted from the outside:
+the journal, moto, and both clusters.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes.client import AppsV1Api, CoreV1Api
+
+from automation.sandbox.workspace import zone_name
+from tests.rehearsal.conftest import REPO, Ran, failure_report, kubeshift
+
+pytestmark = [pytest.mark.rehearsal]
+
+STACK = "cni-swap-example"
+MOVED = ("catalog/search", "payments/ledger", "shop/cart", "shop/web")
+
+
+def _stack() -> dict[str, Any]:
+    return yaml.safe_load((REPO / "stacks" / f"Pulumi.{STACK}.yaml").read_text())["config"]
+
+
+@dataclass(frozen=True)
+class MirrorRehearsal:
+    env: dict[str, str]
+    adopted: Ran
+    run: Ran
+    rerun: Ran
+    records: dict[str, dict[str, Any]]
+    """The journal after the run, by ``phase/step``."""
+    sandbox: dict[str, Any]
+
+    def client(self, service: str) -> Any:
+        import boto3
+
+        return boto3.client(
+            service, region_name=self.sandbox["region"],
+            endpoint_url=self.sandbox["moto_endpoint"],
+            aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
+        )  # fmt: skip
+
+    def kube(self, role: str) -> Any:
+        import kubernetes
+
+        cluster = next(c for c in self.sandbox["clusters"] if c["role"] == role)
+        return kubernetes.config.new_client_from_config(
+            config_file=cluster["kubeconfig"], context=cluster["context"]
+        )
+
+    def details(self, key: str) -> dict[str, Any]:
+        record = self.records[key]
+        assert record["status"] == "succeeded", record
+        return dict(record["details"])
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MirrorRehearsal]:
+    state = tmp_path_factory.mktemp("mirror-rehearsal-state")
+    env = {
+        k: v for k, v in os.environ.items()
+        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
+    }  # fmt: skip
+    env["KUBESHIFT_STATE_DIR"] = str(state)
+    env["COLUMNS"] = "200"
+    logs = state / "sandbox" / "logs"
+
+    def must(what: str, ran: Ran) -> Ran:
+        if ran.code != 0:
+            pytest.fail(failure_report(what, ran, logs), pytrace=False)
+        return ran
+
+    try:
+        must("kubeshift sandbox up", kubeshift(env, "--stack", STACK, "sandbox", "up"))
+        sandbox = kubeshift(env, "sandbox", "status", "--json").json()
+        proposal = state / "proposed.yaml"
+        must(
+            "kubeshift adopt --write-config",
+            kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposal)),
+        )
+        shutil.copy(proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml")
+        adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
+        must("kubeshift adopt", adopted)
+        run = must("kubeshift run", kubeshift(env, "--stack", STACK, "--json", "run", "--yes"))
+        records = {
+            f"{r['phase']}/{r['step']}": r
+            for r in kubeshift(env, "--stack", STACK, "status", "--json").json()
+        }
+        rerun = kubeshift(env, "--stack", STACK, "--json", "run", "--yes")
+        sys.stderr.write(f"\ncni-swap rehearsal: run {run.seconds:.0f}s\n")
+        yield MirrorRehearsal(env, adopted, run, rerun, records, sandbox)
+    finally:
+        down = kubeshift(env, "sandbox", "down", timeout=120)
+        if down.code != 0:
+            sys.stderr.write(failure_report("kubeshift sandbox down", down, logs))
+        shutil.rmtree(state / "sandbox" / "run", ignore_errors=True)
+
+
+def test_the_adopted_cluster_went_through_every_phase(mirror: MirrorRehearsal) -> None:
+    assert mirror.adopted.json()["imported"], mirror.adopted.stdout[-2000:]
+    failed = {k: r["status"] for k, r in mirror.records.items() if r["status"] != "succeeded"}
+    assert failed == {}
+    assert mirror.records["baseline/adopt"]["status"] == "succeeded"
+    phases = [r["phase"] for r in mirror.records.values()]
+    assert phases[-1] == "teardown-mirror" and "cni-swap" in phases
+
+
+def _records(mirror: MirrorRehearsal) -> dict[str, str]:
+    """Route53's CNAMEs now, name -> target."""
+    route53 = mirror.client("route53")
+    zone = zone_name(_stack()["kubeshift:cluster"]["dns"]["api_record"])  # made by the sandbox
+    zone_id = route53.list_hosted_zones_by_name(DNSName=zone)["HostedZones"][0]["Id"]
+    sets = route53.list_resource_record_sets(HostedZoneId=zone_id)["ResourceRecordSets"]
+    return {s["Name"]: s["ResourceRecords"][0]["Value"] for s in sets if s["Type"] == "CNAME"}
+
+
+def _load_balancers(mirror: MirrorRehearsal, role: str) -> dict[str, str]:
+    """namespace/name -> the load balancer the cloud controller gave the Service."""
+    with mirror.kube(role) as api:
+        core = CoreV1Api(api)
+        found = {}
+        for key in MOVED:
+            namespace, name = key.split("/")
+            ingress = core.read_namespaced_service(name, namespace).status.load_balancer.ingress
+            found[key] = ingress[0].hostname
+    return found
+
+
+def _targets(details: dict[str, Any], side: str) -> dict[str, str]:
+    return {name: d[side][0].rsplit(" ", 1)[-1] for name, d in details.items()}
+
+
+def test_each_record_moved_to_the_mirrors_load_balancer_and_back(mirror: MirrorRehearsal) -> None:
+    to_mirror = mirror.details("dns-to-mirror/before:dns-to-mirror")
+    back = mirror.details("dns-to-primary/before:dns-to-primary")
+    primary = set(_load_balancers(mirror, "primary").values())
+    mirrored = set(_load_balancers(mirror, "mirror").values())
+    assert len(to_mirror) == len(MOVED) and primary.isdisjoint(mirrored)
+    assert set(_targets(to_mirror, "before").values()) == primary
+    assert set(_targets(to_mirror, "after").values()) == mirrored
+    assert _targets(back, "after") == _targets(to_mirror, "before")
+    assert {n: t for n, t in _records(mirror).items() if n in to_mirror} == _targets(
+        back, "after"
+    )
+
+
+def test_the_moved_services_kept_endpoints_on_the_mirror_while_the_primary_drained(
+    mirror: MirrorRehearsal,
+) -> None:
+    availability = mirror.details("cni-swap/after:drain-old-generation")["availability"]
+    assert sorted(availability["services"]) == sorted(MOVED)
+    assert availability["zero_downtime"] is True
+    assert all(s["min_ready"] >= 1 and not s["zero_intervals"]
+               for s in availability["services"].values())  # fmt: skip
+
+
+def test_the_mirror_ran_the_copies_from_its_own_registry(mirror: MirrorRehearsal) -> None:
+    target = _stack()["kubeshift:runtime"]["mirror"]["registry_rewrites"][0]["target"]
+    with mirror.kube("mirror") as api:
+        deployments = AppsV1Api(api).list_deployment_for_all_namespaces().items
+    copied = {f"{d.metadata.namespace}/{d.metadata.name}": d for d in deployments}
+    assert sorted(copied) == sorted(MOVED)
+    for deployment in copied.values():
+        images = [c.image for c in deployment.spec.template.spec.containers]
+        assert all(i.startswith(f"{target}/") for i in images), images
+
+
+def test_the_primary_runs_calico_on_new_nodes_and_weave_is_gone(mirror: MirrorRehearsal) -> None:
+    with mirror.kube("primary") as api:
+        apps, core = AppsV1Api(api), CoreV1Api(api)
+        daemonsets = {d.metadata.name for d in apps.list_namespaced_daemon_set("kube-system").items}
+        nodes = core.list_node().items
+    assert "calico-node" in daemonsets and "weave-net" not in daemonsets
+    generations = {
+        n.metadata.labels.get("kubeshift.io/generation")
+        for n in nodes
+        if "node-role.kubernetes.io/control-plane" not in n.metadata.labels
+    }
+    assert generations == {"cni"}
+
+
+def test_nothing_of_the_mirror_is_left_and_its_grants_are_revoked(mirror: MirrorRehearsal) -> None:
+    groups = mirror.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
+    assert groups and not [g for g in groups if g["AutoScalingGroupName"].endswith("-mirror")]
+    zones = {z["Name"] for z in mirror.client("route53").list_hosted_zones()["HostedZones"]}
+    assert f"{_stack()['kubeshift:migration']['mirror']['zone_name']}." not in zones
+    granted = mirror.details("mirror-cluster/after:grant-mirror-access")["grants"]
+    revoked = mirror.details("teardown-mirror/before:revoke-mirror-access")["grants"]
+    # "added: <dependency> <- <mirror's node group> tcp/5432", then "removed: ..."
+    assert [g.split(" ", 1)[1] for g in revoked] == [g.split(" ", 1)[1] for g in granted]
+    [dependency] = {g.split(" ")[1] for g in granted}
+    mirrors = {g.split(" ")[3] for g in granted}
+    [group] = mirror.client("ec2").describe_security_groups(GroupIds=[dependency])[
+        "SecurityGroups"
+    ]
+    sources = {p["GroupId"] for rule in group["IpPermissions"] for p in rule["UserIdGroupPairs"]}
+    assert sources and sources.isdisjoint(mirrors), sources  # the primary's workers only
+
+
+def test_a_second_run_changes_nothing(mirror: MirrorRehearsal) -> None:
+    assert mirror.rerun.code == 0, mirror.rerun.stderr[-2000:]
+    outcomes = mirror.rerun.json()
+    assert outcomes and {o["status"] for o in outcomes} == {"skipped"}
+
+
+def test_the_example_stack_names_its_calico_manifest_in_the_repository() -> None:
+    manifest = _stack()["kubeshift:runtime"]["mirror"]["new_cni_manifest"]
+    assert (REPO / manifest).is_file() and not Path(manifest).is_absolute()
