@@ -32,7 +32,7 @@ SOURCE_DEST_CHECKS_OFF = Gate(
 )
 ROUTE_TABLES_COMPLETE = Gate(
     name="route-tables-complete",
-    summary="every route table has an active route to every node's pod CIDR",
+    summary="the route table tagged for the cluster has an active route to every node's pod CIDR",
     check=routes.route_tables_complete,
     timeout=1800,
     interval=15,

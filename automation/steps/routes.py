@@ -47,9 +47,13 @@ def _node_routes(ctx: HookContext, vpc_ids: list[str]) -> tuple[Any, ...]:
 
 
 def _route_tables(ctx: HookContext, vpc_ids: list[str]) -> tuple[str, ...]:
+    """The tables the route controller writes pod routes to: those tagged for the
+    cluster (from ``routes``, the one node table; the VPC's other tables never get them)."""
     from automation.aws.routes import cluster_route_tables
 
-    return cluster_route_tables(ctx.clients.aws().ec2, vpc_ids=vpc_ids)
+    return cluster_route_tables(
+        ctx.clients.aws().ec2, vpc_ids=vpc_ids, cluster=ctx.stack_config.cluster.name
+    )
 
 
 def check_route_capacity(ctx: HookContext) -> HookResult:
@@ -68,7 +72,7 @@ def check_route_capacity(ctx: HookContext) -> HookResult:
 
 
 def route_tables_complete(ctx: HookContext) -> Pending:
-    """Every route table holds an active route to every node's pod CIDR."""
+    """The tables tagged for the cluster hold an active route to every node's pod CIDR."""
     from automation.aws.routes import routes_pending
 
     vpc_ids = _cluster_vpcs(ctx)

@@ -16,12 +16,14 @@ outside: the journal (``status --json``), the stack's record, moto and the sandb
 cluster, which must be what an uninterrupted run leaves. Later end-to-end checks of
 vpc-move should join this session instead of starting their own sandbox (CI budget).
 
-A sandbox rehearses one stack, so the other scenarios (``test_cni_swap``) bring their
-own, for their module only; their modules run first, so two sandboxes never run at once.
+A sandbox rehearses one stack, so the other scenarios (``test_cni_swap``,
+``test_overlay_switch``) bring their own through :func:`rehearse_adopted`, for their
+module only; their modules run first, so two sandboxes never run at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -253,7 +255,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     )
 
 
-OWN_SANDBOX_MODULES = ("test_cni_swap.py",)
+OWN_SANDBOX_MODULES = ("test_cni_swap.py", "test_overlay_switch.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -264,6 +266,82 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rest = [i for i in items if i not in own]
     first = next((n for n, i in enumerate(rest) if i.path.parent == HERE), len(rest))
     items[:] = rest[:first] + own + rest[first:]
+
+
+@dataclass(frozen=True)
+class StackRehearsal:
+    """One stack's own sandbox, adopted and run through: what each command answered."""
+
+    env: dict[str, str]
+    adopted: Ran
+    run: Ran
+    rerun: Ran
+    records: dict[str, dict[str, Any]]
+    """The journal after the run, by ``phase/step``."""
+    sandbox: dict[str, Any]
+
+    def client(self, service: str) -> Any:
+        import boto3
+
+        return boto3.client(
+            service, region_name=self.sandbox["region"],
+            endpoint_url=self.sandbox["moto_endpoint"],
+            aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
+        )  # fmt: skip
+
+    def kube(self, role: str = "primary") -> Any:
+        import kubernetes
+
+        cluster = next(c for c in self.sandbox["clusters"] if c["role"] == role)
+        return kubernetes.config.new_client_from_config(
+            config_file=cluster["kubeconfig"], context=cluster["context"]
+        )
+
+    def details(self, key: str) -> dict[str, Any]:
+        record = self.records[key]
+        assert record["status"] == "succeeded", record
+        return dict(record["details"])
+
+
+@contextlib.contextmanager
+def rehearse_adopted(state: Path, stack: str) -> Iterator[StackRehearsal]:
+    """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
+    stack file, ``adopt --yes``, ``run --yes``, ``status``, a second ``run``; then
+    ``sandbox down``. A failing command fails the tests with its output and the logs."""
+    env = {
+        k: v for k, v in os.environ.items()
+        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
+    }  # fmt: skip
+    env["KUBESHIFT_STATE_DIR"] = str(state)
+    env["COLUMNS"] = "200"
+    logs = state / "sandbox" / "logs"
+
+    def must(what: str, ran: Ran) -> Ran:
+        if ran.code != 0:
+            pytest.fail(failure_report(what, ran, logs), pytrace=False)
+        return ran
+
+    try:
+        must("kubeshift sandbox up", kubeshift(env, "--stack", stack, "sandbox", "up"))
+        sandbox = kubeshift(env, "sandbox", "status", "--json").json()
+        proposal = state / "proposed.yaml"
+        wrote = kubeshift(env, "--stack", stack, "adopt", "--write-config", str(proposal))
+        must("kubeshift adopt --write-config", wrote)
+        shutil.copy(proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml")
+        adopted = must(
+            "kubeshift adopt", kubeshift(env, "--stack", stack, "--json", "adopt", "--yes")
+        )
+        run = must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
+        status = kubeshift(env, "--stack", stack, "status", "--json").json()
+        records = {f"{r['phase']}/{r['step']}": r for r in status}
+        rerun = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
+        sys.stderr.write(f"\n{stack} rehearsal: run {run.seconds:.0f}s\n")
+        yield StackRehearsal(env, adopted, run, rerun, records, sandbox)
+    finally:
+        down = kubeshift(env, "sandbox", "down", timeout=120)
+        if down.code != 0:
+            sys.stderr.write(failure_report("kubeshift sandbox down", down, logs))
+        shutil.rmtree(state / "sandbox" / "run", ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -13,11 +13,7 @@ the journal, moto, and both clusters.
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +22,7 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.sandbox.workspace import zone_name
-from tests.rehearsal.conftest import REPO, Ran, failure_report, kubeshift
+from tests.rehearsal.conftest import REPO, StackRehearsal, rehearse_adopted
 
 pytestmark = [pytest.mark.rehearsal]
 
@@ -38,82 +34,13 @@ def _stack() -> dict[str, Any]:
     return yaml.safe_load((REPO / "stacks" / f"Pulumi.{STACK}.yaml").read_text())["config"]
 
 
-@dataclass(frozen=True)
-class MirrorRehearsal:
-    env: dict[str, str]
-    adopted: Ran
-    run: Ran
-    rerun: Ran
-    records: dict[str, dict[str, Any]]
-    """The journal after the run, by ``phase/step``."""
-    sandbox: dict[str, Any]
-
-    def client(self, service: str) -> Any:
-        import boto3
-
-        return boto3.client(
-            service, region_name=self.sandbox["region"],
-            endpoint_url=self.sandbox["moto_endpoint"],
-            aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
-        )  # fmt: skip
-
-    def kube(self, role: str) -> Any:
-        import kubernetes
-
-        cluster = next(c for c in self.sandbox["clusters"] if c["role"] == role)
-        return kubernetes.config.new_client_from_config(
-            config_file=cluster["kubeconfig"], context=cluster["context"]
-        )
-
-    def details(self, key: str) -> dict[str, Any]:
-        record = self.records[key]
-        assert record["status"] == "succeeded", record
-        return dict(record["details"])
-
-
 @pytest.fixture(scope="module")
-def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MirrorRehearsal]:
-    state = tmp_path_factory.mktemp("mirror-rehearsal-state")
-    env = {
-        k: v for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
-    }  # fmt: skip
-    env["KUBESHIFT_STATE_DIR"] = str(state)
-    env["COLUMNS"] = "200"
-    logs = state / "sandbox" / "logs"
-
-    def must(what: str, ran: Ran) -> Ran:
-        if ran.code != 0:
-            pytest.fail(failure_report(what, ran, logs), pytrace=False)
-        return ran
-
-    try:
-        must("kubeshift sandbox up", kubeshift(env, "--stack", STACK, "sandbox", "up"))
-        sandbox = kubeshift(env, "sandbox", "status", "--json").json()
-        proposal = state / "proposed.yaml"
-        must(
-            "kubeshift adopt --write-config",
-            kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposal)),
-        )
-        shutil.copy(proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml")
-        adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
-        must("kubeshift adopt", adopted)
-        run = must("kubeshift run", kubeshift(env, "--stack", STACK, "--json", "run", "--yes"))
-        records = {
-            f"{r['phase']}/{r['step']}": r
-            for r in kubeshift(env, "--stack", STACK, "status", "--json").json()
-        }
-        rerun = kubeshift(env, "--stack", STACK, "--json", "run", "--yes")
-        sys.stderr.write(f"\ncni-swap rehearsal: run {run.seconds:.0f}s\n")
-        yield MirrorRehearsal(env, adopted, run, rerun, records, sandbox)
-    finally:
-        down = kubeshift(env, "sandbox", "down", timeout=120)
-        if down.code != 0:
-            sys.stderr.write(failure_report("kubeshift sandbox down", down, logs))
-        shutil.rmtree(state / "sandbox" / "run", ignore_errors=True)
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
+    with rehearse_adopted(tmp_path_factory.mktemp("mirror-rehearsal-state"), STACK) as done:
+        yield done
 
 
-def test_the_adopted_cluster_went_through_every_phase(mirror: MirrorRehearsal) -> None:
+def test_the_adopted_cluster_went_through_every_phase(mirror: StackRehearsal) -> None:
     assert mirror.adopted.json()["imported"], mirror.adopted.stdout[-2000:]
     failed = {k: r["status"] for k, r in mirror.records.items() if r["status"] != "succeeded"}
     assert failed == {}
@@ -122,7 +49,7 @@ def test_the_adopted_cluster_went_through_every_phase(mirror: MirrorRehearsal) -
     assert phases[-1] == "teardown-mirror" and "cni-swap" in phases
 
 
-def _records(mirror: MirrorRehearsal) -> dict[str, str]:
+def _records(mirror: StackRehearsal) -> dict[str, str]:
     """Route53's CNAMEs now, name -> target."""
     route53 = mirror.client("route53")
     zone = zone_name(_stack()["kubeshift:cluster"]["dns"]["api_record"])  # made by the sandbox
@@ -131,7 +58,7 @@ def _records(mirror: MirrorRehearsal) -> dict[str, str]:
     return {s["Name"]: s["ResourceRecords"][0]["Value"] for s in sets if s["Type"] == "CNAME"}
 
 
-def _load_balancers(mirror: MirrorRehearsal, role: str) -> dict[str, str]:
+def _load_balancers(mirror: StackRehearsal, role: str) -> dict[str, str]:
     """namespace/name -> the load balancer the cloud controller gave the Service."""
     with mirror.kube(role) as api:
         core = CoreV1Api(api)
@@ -147,7 +74,7 @@ def _targets(details: dict[str, Any], side: str) -> dict[str, str]:
     return {name: d[side][0].rsplit(" ", 1)[-1] for name, d in details.items()}
 
 
-def test_each_record_moved_to_the_mirrors_load_balancer_and_back(mirror: MirrorRehearsal) -> None:
+def test_each_record_moved_to_the_mirrors_load_balancer_and_back(mirror: StackRehearsal) -> None:
     to_mirror = mirror.details("dns-to-mirror/before:dns-to-mirror")
     back = mirror.details("dns-to-primary/before:dns-to-primary")
     primary = set(_load_balancers(mirror, "primary").values())
@@ -162,7 +89,7 @@ def test_each_record_moved_to_the_mirrors_load_balancer_and_back(mirror: MirrorR
 
 
 def test_the_moved_services_kept_endpoints_on_the_mirror_while_the_primary_drained(
-    mirror: MirrorRehearsal,
+    mirror: StackRehearsal,
 ) -> None:
     availability = mirror.details("cni-swap/after:drain-old-generation")["availability"]
     assert sorted(availability["services"]) == sorted(MOVED)
@@ -171,7 +98,7 @@ def test_the_moved_services_kept_endpoints_on_the_mirror_while_the_primary_drain
                for s in availability["services"].values())  # fmt: skip
 
 
-def test_the_mirror_ran_the_copies_from_its_own_registry(mirror: MirrorRehearsal) -> None:
+def test_the_mirror_ran_the_copies_from_its_own_registry(mirror: StackRehearsal) -> None:
     target = _stack()["kubeshift:runtime"]["mirror"]["registry_rewrites"][0]["target"]
     with mirror.kube("mirror") as api:
         deployments = AppsV1Api(api).list_deployment_for_all_namespaces().items
@@ -182,7 +109,7 @@ def test_the_mirror_ran_the_copies_from_its_own_registry(mirror: MirrorRehearsal
         assert all(i.startswith(f"{target}/") for i in images), images
 
 
-def test_the_primary_runs_calico_on_new_nodes_and_weave_is_gone(mirror: MirrorRehearsal) -> None:
+def test_the_primary_runs_calico_on_new_nodes_and_weave_is_gone(mirror: StackRehearsal) -> None:
     with mirror.kube("primary") as api:
         apps, core = AppsV1Api(api), CoreV1Api(api)
         daemonsets = {d.metadata.name for d in apps.list_namespaced_daemon_set("kube-system").items}
@@ -196,7 +123,7 @@ def test_the_primary_runs_calico_on_new_nodes_and_weave_is_gone(mirror: MirrorRe
     assert generations == {"cni"}
 
 
-def test_nothing_of_the_mirror_is_left_and_its_grants_are_revoked(mirror: MirrorRehearsal) -> None:
+def test_nothing_of_the_mirror_is_left_and_its_grants_are_revoked(mirror: StackRehearsal) -> None:
     groups = mirror.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
     assert groups and not [g for g in groups if g["AutoScalingGroupName"].endswith("-mirror")]
     zones = {z["Name"] for z in mirror.client("route53").list_hosted_zones()["HostedZones"]}
@@ -214,7 +141,7 @@ def test_nothing_of_the_mirror_is_left_and_its_grants_are_revoked(mirror: Mirror
     assert sources and sources.isdisjoint(mirrors), sources  # the primary's workers only
 
 
-def test_a_second_run_changes_nothing(mirror: MirrorRehearsal) -> None:
+def test_a_second_run_changes_nothing(mirror: StackRehearsal) -> None:
     assert mirror.rerun.code == 0, mirror.rerun.stderr[-2000:]
     outcomes = mirror.rerun.json()
     assert outcomes and {o["status"] for o in outcomes} == {"skipped"}

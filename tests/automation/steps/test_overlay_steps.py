@@ -18,6 +18,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.kube.clients import KubeClients
+from automation.sandbox.calico import IPPOOL_CRD, wait_served
 from automation.settings import CalicoSettings, RuntimeSettings
 from automation.steps import overlay, routes
 from automation.waiting import Pending, wait_until
@@ -25,29 +26,6 @@ from components.config import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec
 
 REPO = Path(__file__).resolve().parents[3]
-IPPOOL_CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "ippools.crd.projectcalico.org"},
-    "spec": {
-        "group": "crd.projectcalico.org",
-        "scope": "Cluster",
-        "names": {"plural": "ippools", "singular": "ippool", "kind": "IPPool"},
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "x-kubernetes-preserve-unknown-fields": True,
-                    }
-                },
-            }
-        ],
-    },
-}
 
 
 def _context(cluster, settings: RuntimeSettings, aws=None, outs=None) -> HookContext:  # type: ignore[no-untyped-def]
@@ -73,17 +51,7 @@ def ip_pool(primary_cluster) -> str:  # type: ignore[no-untyped-def]
         if exc.status != 409:
             raise
     custom = client.CustomObjectsApi(api)
-
-    def served() -> object:
-        from automation.waiting import DONE, Pending
-
-        try:
-            custom.list_cluster_custom_object("crd.projectcalico.org", "v1", "ippools")
-        except client.ApiException:
-            return Pending.of(["ippools not served yet"])
-        return DONE
-
-    wait_until("IPPool CRD served", served, timeout=30, interval=0.2)  # type: ignore[arg-type]
+    wait_served(custom)
     name = f"pool-{uuid.uuid4().hex[:6]}"
     custom.create_cluster_custom_object(
         "crd.projectcalico.org",
@@ -176,7 +144,16 @@ def test_route_tables_gate_reports_missing_routes_until_every_node_has_one(
     ec2 = moto.client("ec2")
     vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
     subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.1.0/24")["Subnet"]["SubnetId"]
-    extra_table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    # The route controller's table carries the cluster tag; the VPC's main table does not
+    # and never gets pod routes, so the gates leave it alone.
+    main_table = ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
+        "RouteTables"
+    ][0]["RouteTableId"]
+    node_table = ec2.create_route_table(
+        VpcId=vpc,
+        TagSpecifications=[{"ResourceType": "route-table",
+                            "Tags": [{"Key": "kubernetes.io/cluster/demo", "Value": "owned"}]}],
+    )["RouteTable"]["RouteTableId"]  # fmt: skip
     instances = ec2.run_instances(
         ImageId="ami-0123456789abcdef0",
         MinCount=2,
@@ -206,26 +183,22 @@ def test_route_tables_gate_reports_missing_routes_until_every_node_has_one(
 
         capacity = routes.check_route_capacity(ctx)
         assert not capacity.changed
-        assert "2 route table(s) fit" in capacity.message
+        assert "1 route table(s) fit" in capacity.message
         pending = routes.route_tables_complete(ctx)
         assert not pending.done
-        assert len(pending.items) == 2 * 2  # two nodes x (main table + extra table)
-        assert any(extra_table in item for item in pending.items)
+        assert len(pending.items) == 2  # two nodes x the node table
+        assert all(node_table in item for item in pending.items)
 
-        tables = [
-            t["RouteTableId"]
-            for t in ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
-                "RouteTables"
-            ]
-        ]
-        for table in tables:
-            for index, instance in enumerate(instances):
-                ec2.create_route(
-                    RouteTableId=table,
-                    DestinationCidrBlock=f"100.64.{index}.0/24",
-                    InstanceId=instance["InstanceId"],
-                )
+        for index, instance in enumerate(instances):
+            ec2.create_route(
+                RouteTableId=node_table,
+                DestinationCidrBlock=f"100.64.{index}.0/24",
+                InstanceId=instance["InstanceId"],
+            )
         assert routes.route_tables_complete(ctx).done
+        assert not ec2.describe_route_tables(RouteTableIds=[main_table])["RouteTables"][0][
+            "Routes"
+        ][1:]  # nothing but "local" there, and the gate passed
     finally:
         for name in names:
             core.delete_node(name)

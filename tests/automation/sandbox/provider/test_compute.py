@@ -154,8 +154,16 @@ def test_launch_template_lifecycle(aws: Aws, network: dict[str, str]) -> None:
     assert replaces(LaunchTemplate, inputs, {"name": "other"})
     assert not replaces(LaunchTemplate, inputs, {"imageId": "ami-2", "tags": {}})
 
-    # A launch-data change makes version 2, and updateDefaultVersion makes it the default.
+    # A launch-data change makes version 2, and updateDefaultVersion makes it the default;
+    # the update's preview leaves both unknown, so a plan made from it admits them.
     new_script = user_data("#!/bin/sh\necho join again\n")
+    resource = REGISTRY[LaunchTemplate.token]
+    changed = {**outputs, "userData": new_script}
+    assert resource.recomputed(outputs, changed) == ("latestVersion", "defaultVersion")
+    assert resource.recomputed(outputs, {**changed, "updateDefaultVersion": False}) == (
+        "latestVersion",
+    )
+    assert resource.recomputed(outputs, {**outputs, "tags": {"team": "k8s"}}) == ()
     outputs = update(aws, LaunchTemplate, id_, outputs, {"userData": new_script})
     assert (outputs["latestVersion"], outputs["defaultVersion"]) == (2, 2)
     assert version_data(aws, id_, "2")["UserData"] == new_script

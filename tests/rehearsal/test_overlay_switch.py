@@ -1,0 +1,135 @@
+"""The whole overlay-switch of ``overlay-switch-example``, rehearsed through the console script.
+
+One sandbox for the module (before the vpc-move one is up): the live cluster built as
+kops would have, running Calico on IPIP; the real AWS cloud-controller-manager's route
+controller, the only one reporting the nodes' ``NetworkUnavailable`` (kwok leaves it
+out); ``adopt``, then ``run --yes`` through routes, route-readiness, native-routing and
+verify, and a second ``run``. Asserted from the outside: the journal, moto, the cluster.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes.client import AppsV1Api, CoreV1Api, CustomObjectsApi
+
+from automation.kube.calico import GROUP, PLURAL, RESTART_ANNOTATION, VERSION
+from tests.rehearsal.conftest import REPO, StackRehearsal, rehearse_adopted
+
+pytestmark = [pytest.mark.rehearsal]
+
+STACK = "overlay-switch-example"
+CLUSTER = "data-use1"
+
+
+def _stack() -> dict[str, Any]:
+    return yaml.safe_load((REPO / "stacks" / f"Pulumi.{STACK}.yaml").read_text())["config"]
+
+
+@pytest.fixture(scope="module")
+def overlay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
+    with rehearse_adopted(tmp_path_factory.mktemp("overlay-rehearsal-state"), STACK) as done:
+        yield done
+
+
+def _nodes(overlay: StackRehearsal) -> list[Any]:
+    with overlay.kube() as api:
+        return list(CoreV1Api(api).list_node().items)
+
+
+def test_the_adopted_cluster_went_through_every_phase(overlay: StackRehearsal) -> None:
+    assert overlay.adopted.json()["imported"], overlay.adopted.stdout[-2000:]
+    failed = {k: r["status"] for k, r in overlay.records.items() if r["status"] != "succeeded"}
+    assert failed == {}
+    phases = [r["phase"] for r in overlay.records.values()]
+    assert phases[0] == "baseline" and phases[-1] == "verify"
+
+
+def _tagged_tables(overlay: StackRehearsal) -> list[dict[str, Any]]:
+    tables = overlay.client("ec2").describe_route_tables()["RouteTables"]
+    return [
+        t for t in tables
+        if {"Key": f"kubernetes.io/cluster/{CLUSTER}", "Value": "owned"} in t.get("Tags", [])
+        or {"Key": "KubernetesCluster", "Value": CLUSTER} in t.get("Tags", [])
+    ]  # fmt: skip
+
+
+def test_the_route_controller_wrote_a_route_per_node_in_the_one_tagged_table(
+    overlay: StackRehearsal,
+) -> None:
+    [table] = _tagged_tables(overlay)  # the controller refuses a cluster with two
+    routes = {
+        r["DestinationCidrBlock"]: r["InstanceId"]
+        for r in table["Routes"]
+        if r.get("InstanceId") and r["State"] == "active"
+    }
+    pod_cidr = ipaddress.ip_network(_stack()["kubeshift:migration"]["overlay"]["pod_cidr"])
+    nodes = _nodes(overlay)
+    assert nodes
+    for node in nodes:
+        assert ipaddress.ip_network(node.spec.pod_cidr).subnet_of(pod_cidr)
+        assert routes.get(node.spec.pod_cidr) == node.spec.provider_id.rsplit("/", 1)[-1], node
+    # The VPC's other tables carry no pod route.
+    others = overlay.client("ec2").describe_route_tables()["RouteTables"]
+    pod_routes = [
+        r for t in others if t["RouteTableId"] != table["RouteTableId"] for r in t["Routes"]
+        if ipaddress.ip_network(r.get("DestinationCidrBlock") or "0.0.0.0/32").subnet_of(pod_cidr)
+    ]  # fmt: skip
+    assert pod_routes == []
+
+
+def test_every_node_reported_route_created_by_the_controller_after_the_routes_phase(
+    overlay: StackRehearsal,
+) -> None:
+    # The update tags the one node table; the controller writes the routes within seconds,
+    # possibly before the update ends.
+    routes_began = overlay.records["routes/update"]["started"]
+    for node in _nodes(overlay):
+        [condition] = [c for c in node.status.conditions if c.type == "NetworkUnavailable"]
+        assert (condition.status, condition.reason) == ("False", "RouteCreated"), node.metadata.name
+        # Set when the controller wrote the route, once the tagged table existed (kwok,
+        # which would stamp the node's creation time, does not report it here).
+        changed = condition.last_transition_time.astimezone(dt.UTC).timestamp()
+        assert changed >= int(routes_began), (node.metadata.name, changed, routes_began)
+
+
+def test_ipip_is_off_and_calico_rolled_once(overlay: StackRehearsal) -> None:
+    with overlay.kube() as api:
+        pool = CustomObjectsApi(api).get_cluster_custom_object(
+            GROUP, VERSION, PLURAL, "default-ipv4-ippool"
+        )
+        calico = AppsV1Api(api).read_namespaced_daemon_set("calico-node", "kube-system")
+    assert pool["spec"]["ipipMode"] == "Never"
+    annotations = calico.spec.template.metadata.annotations or {}
+    assert RESTART_ANNOTATION in annotations, annotations
+    status = calico.status
+    assert status.updated_number_scheduled == status.desired_number_scheduled == status.number_ready
+    assert status.desired_number_scheduled == len(_nodes(overlay))
+
+
+def test_the_source_destination_check_is_off_on_every_instance(overlay: StackRehearsal) -> None:
+    ec2 = overlay.client("ec2")
+    pages = ec2.get_paginator("describe_instances").paginate(
+        Filters=[
+            {"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{CLUSTER}"]},
+            {"Name": "instance-state-name", "Values": ["running"]},
+        ]
+    )
+    instances = [i for p in pages for r in p["Reservations"] for i in r["Instances"]]
+    assert len(instances) == len(_nodes(overlay))
+    for instance in instances:
+        answer = ec2.describe_instance_attribute(
+            InstanceId=instance["InstanceId"], Attribute="sourceDestCheck"
+        )
+        assert answer["SourceDestCheck"]["Value"] is False, instance["InstanceId"]
+
+
+def test_a_second_run_changes_nothing(overlay: StackRehearsal) -> None:
+    assert overlay.rerun.code == 0, overlay.rerun.stderr[-2000:]
+    outcomes = overlay.rerun.json()
+    assert outcomes and {o["status"] for o in outcomes} == {"skipped"}
