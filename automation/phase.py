@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from automation.errors import UserError
 from automation.results import HookResult as HookResult  # re-exported: the hook model
@@ -43,14 +43,28 @@ class Hook:
 
 
 @dataclass(frozen=True)
+class Watch:
+    """A Kubernetes collection a gate's check reads, on one cluster of the scenario."""
+
+    resource: Literal["nodes", "pods", "endpointslices", "daemonsets", "deployments"]
+    cluster: str = "primary"
+
+
+@dataclass(frozen=True)
 class Gate:
-    """A condition polled until it holds or its deadline passes; it blocks, never skips."""
+    """A condition polled until it holds or its deadline passes; it blocks, never skips.
+
+    With ``wakes_on`` the wait between two checks ends early when one of those
+    collections changes (``automation.kube.wakeups``): the gate passes when the
+    condition holds, not at its next poll; ``interval`` stays the upper bound.
+    """
 
     name: str
     summary: str
     check: GateFn
     timeout: float = 900.0
     interval: float = 10.0
+    wakes_on: tuple[Watch, ...] = ()
 
 
 Step = Hook | Gate

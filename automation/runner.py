@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import JsonValue
 
@@ -48,6 +48,9 @@ from components.progress import (
     Sides,
     outputs_progress,
 )
+
+if TYPE_CHECKING:
+    from automation.kube.wakeups import Wakeups
 
 CONFIG, PREVIEW, UPDATE = "config", "preview", "update"
 ACTION = "action"  # the journal prefix of steps run outside the plan (replace-nodes)
@@ -510,15 +513,29 @@ class Runner:
             self.sleep(delay)
 
     def _run_gate(self, gate: Gate, context: HookContext) -> str:
-        status = wait_until(
-            gate.summary,
-            lambda: gate.check(context),
-            timeout=gate.timeout,
-            interval=gate.interval,
-            on_progress=context.progress.on_wait,
-            sleep=self.sleep,
-        )
+        with self._wakeups(gate, context) as wakeups:
+            status = wait_until(
+                gate.summary,
+                lambda: gate.check(context),
+                timeout=gate.timeout,
+                interval=gate.interval,
+                on_progress=context.progress.on_wait,
+                sleep=wakeups.sleep if wakeups.watching else self.sleep,
+            )
         return status.detail or f"{gate.summary}: satisfied"
+
+    def _wakeups(self, gate: Gate, context: HookContext) -> Wakeups:
+        """Watches of what ``gate`` reads (none in a dry run, or without the cluster)."""
+        from automation.kube.wakeups import Wakeups
+
+        watched = []
+        if not context.dry_run:
+            for watch in gate.wakes_on:
+                try:
+                    watched.append((context.clients.kube(watch.cluster), watch.resource))
+                except Exception as exc:  # the check itself will say why
+                    self.log.debug("gate %s polls: %s", gate.name, exc)
+        return Wakeups(watched)
 
     def _describe(self, step: Step, context: HookContext) -> StepOutcome:
         """What ``step`` would do now, or ``unknown`` with the reason it cannot tell."""

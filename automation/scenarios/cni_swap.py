@@ -21,6 +21,7 @@ from automation.phase import (
     Hook,
     Phase,
     Scenario,
+    Watch,
     retires_what_the_program_retires,
 )
 from automation.steps import mirror
@@ -37,6 +38,7 @@ MIRROR_NODES_READY = Gate(
     name="mirror-nodes-ready",
     summary="the mirror's workers joined and are Ready",
     check=mirror.mirror_nodes_ready,
+    wakes_on=(Watch("nodes", "mirror"),),
     timeout=1800,
     interval=15,
 )
@@ -54,6 +56,7 @@ MIRROR_WORKLOADS = Gate(
     name="mirror-workloads-available",
     summary="every copied Deployment/StatefulSet available on the mirror, PDBs satisfied",
     check=mirror.mirror_workloads_available,
+    wakes_on=(Watch("deployments", "mirror"),),
     timeout=1200,
     interval=10,
 )
@@ -68,6 +71,7 @@ SERVE_ON_MIRROR = Gate(
     name="services-serve-on-mirror",
     summary="each Service with DNS names has a load balancer and ready endpoints on the mirror",
     check=mirror.services_serve_on_mirror,
+    wakes_on=(Watch("endpointslices", "mirror"),),
     timeout=900,
     interval=10,
 )
@@ -75,6 +79,7 @@ SERVE_ON_PRIMARY = Gate(
     name="services-serve-on-primary",
     summary="each Service with DNS names has a load balancer and ready endpoints on the primary",
     check=mirror.services_serve_on_primary,
+    wakes_on=(Watch("endpointslices"),),
     timeout=900,
     interval=10,
 )
@@ -82,6 +87,7 @@ NEW_CNI_EVERYWHERE = Gate(
     name="new-cni-on-every-node",
     summary="the new CNI DaemonSet has a Ready pod on every node (names the nodes missing)",
     check=mirror.new_cni_on_every_node,
+    wakes_on=(Watch("pods"), Watch("nodes"),),
     timeout=1800,
     interval=15,
 )
@@ -89,6 +95,7 @@ OLD_CNI_GONE = Gate(
     name="old-cni-gone",
     summary="the old CNI's DaemonSet and pods are gone",
     check=mirror.old_cni_gone,
+    wakes_on=(Watch("pods"),),
     timeout=600,
     interval=10,
 )
@@ -113,6 +120,7 @@ NEW_GENERATION_READY = Gate(
     name="new-generation-ready",
     summary="the primary's doubled nodes (new worker generation) joined and are Ready",
     check=mirror.new_generation_ready,
+    wakes_on=(Watch("nodes"),),
     timeout=1800,
     interval=15,
 )
@@ -127,6 +135,7 @@ PRIMARY_WORKLOADS = Gate(
     name="primary-workloads-available",
     summary="the primary's workloads are available again on the new network",
     check=mirror.primary_workloads_available,
+    wakes_on=(Watch("deployments"),),
     timeout=1800,
     interval=15,
 )

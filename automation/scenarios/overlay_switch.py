@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from automation.phase import CREATES_AND_UPDATES, CREATES_ONLY, Gate, Hook, Phase, Scenario
+from automation.phase import CREATES_AND_UPDATES, CREATES_ONLY, Gate, Hook, Phase, Scenario, Watch
 from automation.steps import nodes, overlay, routes
 from components.scenarios import overlay_switch as ids
 
@@ -20,6 +20,7 @@ ROUTES_CREATED = Gate(
     name="routes-created",
     summary="every node NetworkUnavailable=False with reason RouteCreated",
     check=nodes.routes_created,
+    wakes_on=(Watch("nodes"),),
     timeout=1800,
     interval=15,
 )
@@ -105,6 +106,7 @@ def scenario(config: StackConfig) -> Scenario:
                         name="calico-rolled",
                         summary="calico-node updated and available on every node",
                         check=overlay.calico_rolled,
+                        wakes_on=(Watch("daemonsets"), Watch("pods"),),
                         timeout=1800,
                         interval=10,
                     ),

@@ -19,6 +19,7 @@ from automation.phase import (
     Hook,
     Phase,
     Scenario,
+    Watch,
     retires_what_the_program_retires,
 )
 from automation.steps import etcd, ingress, nodes, preflight, traffic
@@ -36,6 +37,7 @@ NEW_WORKERS_READY = Gate(
     name="new-workers-ready",
     summary="every new worker joined and Ready",
     check=nodes.target_workers_ready,
+    wakes_on=(Watch("nodes"),),
     timeout=1800,
     interval=15,
 )
@@ -71,6 +73,7 @@ CONTROL_PLANE_QUORUM = Gate(
     name="control-plane-ready",
     summary="every control-plane member Ready (one may go without losing quorum)",
     check=nodes.control_plane_ready,
+    wakes_on=(Watch("nodes"),),
     timeout=1800,
     interval=15,
 )
@@ -112,6 +115,7 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         name="member-back",
         summary=f"member {member} rejoined; all members Ready",
         check=nodes.control_plane_ready,
+        wakes_on=(Watch("nodes"),),
         timeout=1800,
         interval=15,
     )
@@ -245,6 +249,7 @@ def scenario(config: StackConfig) -> Scenario:
                     name="old-nodes-empty",
                     summary="no evictable pod left on source-VPC nodes",
                     check=nodes.no_pods_left_on_retiring_nodes,
+                    wakes_on=(Watch("pods"),),
                     timeout=600,
                     interval=10,
                 ),
