@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,25 @@ class Outcome:
         return self.requests / self.evicted if self.evicted else float("nan")
 
 
+@dataclass(frozen=True)
+class Topology:
+    """Replicas of one Deployment on one node, for every (Deployment, node) pair in use."""
+
+    per_node: tuple[int, ...]
+
+    @property
+    def mean(self) -> float:
+        return sum(self.per_node) / len(self.per_node) if self.per_node else 0.0
+
+    def describe(self) -> str:
+        packed = sum(1 for n in self.per_node if n > 1)
+        return (
+            f"replicas of a Deployment per node holding it: mean {self.mean:.2f}, "
+            f"max {max(self.per_node, default=0)}; {packed}/{len(self.per_node)} "
+            f"(Deployment, node) pairs hold more than one"
+        )
+
+
 def log(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
 
@@ -110,6 +130,7 @@ class Fleet:
         self.old: NodePool | None = None
         self.new: NodePool | None = None
         self.replicas = split(args.pods, args.deployments)
+        self.topology = Topology(())
 
     def build(self) -> None:
         core, apps = self.kube.core, self.kube.apps
@@ -161,11 +182,21 @@ class Fleet:
             )
         self.wait_ready("all pods Ready on the old nodes")
         self.wait_budgets()
+        self.topology = self.replicas_per_node()
+        log(f"{self.name}: {self.topology.describe()}")
         self.new = self.pools.create(
             NodePoolSpec(f"{self.name}-new", count=self.args.new_nodes, labels=labels)
         )
         # the seed's order: taint the old nodes first, so replacements land on new ones
         taint_nodes(self.kube.core, NodeSelection(names=list(self.old.node_names)), RETIRING)
+
+    def replicas_per_node(self) -> Topology:
+        """How the scheduler placed the fleet: replicas of one Deployment per node."""
+        pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
+            "items"
+        ]
+        counts = Counter((p["metadata"]["labels"]["app"], p["spec"].get("nodeName")) for p in pods)
+        return Topology(tuple(counts.values()))
 
     def ready_pods(self) -> int:
         pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
@@ -277,6 +308,16 @@ def run_kubectl(cluster: Cluster, fleet: Fleet, args: argparse.Namespace) -> Out
     return outcome
 
 
+def run_ceiling(kube: KubeClients, fleet: Fleet) -> Outcome:
+    """What the control plane can replace at most: every old pod deleted at once, no
+    budget, no eviction API; the time until every replacement is Ready (on new nodes)."""
+    started = time.monotonic()
+    pods = list_all(kube.core.list_namespaced_pod, fleet.namespace, action="list pods")["items"]
+    kube.core.delete_collection_namespaced_pod(fleet.namespace, grace_period_seconds=0)
+    fleet.wait_ready("every replacement Ready after deleting them all")
+    return Outcome("ceiling", time.monotonic() - started, evicted=len(pods), complete=True)
+
+
 def contend(name: str, cluster: Cluster, kube: KubeClients, args: argparse.Namespace) -> Outcome:
     fleet = Fleet(kube, name, args)
     log(f"{name}: building {args.old_nodes}+{args.new_nodes} nodes, {args.pods} pods")
@@ -285,11 +326,14 @@ def contend(name: str, cluster: Cluster, kube: KubeClients, args: argparse.Names
     with AvailabilityProbe(kube.discovery, fleet.services()) as probe:
         if name == "kubeshift":
             outcome = run_kubeshift(kube, fleet, args)
+        elif name == "ceiling":
+            outcome = run_ceiling(kube, fleet)
         else:
             outcome = run_kubectl(cluster, fleet, args)
         fleet.wait_ready("all pods Ready again")
         report = probe.report()
     outcome.min_ready = report.min_ready
+    outcome.detail["topology"] = fleet.topology.describe()
     outcome.zero_intervals = sum(len(s.zero_intervals) for s in report.services.values())
     log(f"{name}: {outcome.seconds:.1f}s, probe: {report.message()}")
     fleet.teardown()
@@ -309,6 +353,9 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
     parser.add_argument("--skip-kubectl", action="store_true")
+    parser.add_argument(
+        "--skip-ceiling", action="store_true", help="do not measure the control plane's ceiling"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -335,6 +382,7 @@ def main() -> int:
         outcomes.append(contend("kubeshift", cluster, kube, args))
         if not args.skip_kubectl:
             outcomes.append(contend("kubectl", cluster, kube, args))
+        ceiling = contend("ceiling", cluster, kube, args) if not args.skip_ceiling else None
     finally:
         kube.close()
         cluster.stop()
@@ -349,7 +397,14 @@ def main() -> int:
         f"{args.deployments} Deployments (PDB maxUnavailable {args.max_unavailable}), "
         f"pods Ready after {args.ready_delay}"
     )
+    for o in outcomes:
+        print(f"placement for {o.name}: {o.detail['topology']}")
     print(f"lower bound from PDBs and ready time: {bound:.1f}s")
+    if ceiling is not None:
+        print(
+            f"control plane's ceiling: {ceiling.evicted} pods deleted at once, all replaced and "
+            f"Ready after {ceiling.seconds:.1f}s ({ceiling.evicted / ceiling.seconds:.1f} pods/s)"
+        )
     header = ("contender", "wall s", "evicted", "req/pod", "min ready", "zero")
     print("{:<10} {:>8} {:>8} {:>8} {:>10} {:>5}".format(*header))
     for o in outcomes:
@@ -372,6 +427,14 @@ def main() -> int:
         print(f"kubectl / kubeshift wall time: {ratio:.2f}x")
     if outcomes and bound:
         print(f"kubeshift / lower bound: {outcomes[0].seconds / bound:.2f}x")
+    if outcomes and ceiling is not None:
+        best = max(bound, ceiling.seconds)
+        figures["ceiling_seconds"] = ceiling.seconds
+        figures["kubeshift_over_best_possible"] = outcomes[0].seconds / best
+        print(
+            f"kubeshift / max(PDB bound, ceiling) = {outcomes[0].seconds:.1f} / {best:.1f}s: "
+            f"{outcomes[0].seconds / best:.2f}x"
+        )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str))
     return 0 if all(o.complete for o in outcomes) else 1

@@ -41,6 +41,8 @@ class DrainSummary:
             f"Drained {len(self.drained_nodes)}/{total} node(s) in {self.seconds:.0f}s: "
             f"evicted {len(self.evicted)} pod(s), skipped {len(self.skipped)}"
         )
+        if self.requests:
+            text += f"; {self.requests} API request(s)"
         text += "".join(f"; {part}" for part in self.leftovers(limit))
         if self.incomplete_nodes:
             text += f"; nodes not drained: {summarize(self.incomplete_nodes, limit)}"

@@ -19,6 +19,11 @@ def test_complete_summary_message() -> None:
     s.raise_for_incomplete()
 
 
+def test_message_counts_the_api_requests_the_run_sent() -> None:
+    s = DrainSummary(evicted=["a/p1", "a/p2"], drained_nodes=["n1"], requests=7)
+    assert "evicted 2 pod(s), skipped 0; 7 API request(s)." in s.message()
+
+
 def test_blocked_message_names_budget_sorted_and_truncated() -> None:
     budget = "ns/web (minAvailable 3; currentHealthy 3, desiredHealthy 3, disruptionsAllowed 0)"
     blocked = {f"ns/web-{i}": budget for i in range(9, 0, -1)}
