@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from automation.adoption.models import AdoptReport
     from automation.journal import StepRecord
     from automation.project import StackInfo
-    from automation.render import RenderedResource
+    from automation.rendered import RenderedResource
     from automation.runner import RunReport
     from automation.stack_progress import Recorded
 

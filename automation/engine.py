@@ -21,7 +21,8 @@ from typing import Any, Protocol
 from automation.engine_processes import engine_markers
 from automation.errors import EngineMissingError, KubeshiftError, from_command_error
 from automation.property_paths import shown, value_at
-from components.progress import RECORD_ONLY_VAR, RECORD_VAR, Record
+from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
+from components.progress import Record
 
 PHASE_KEY = "kubeshift:phase"
 

@@ -15,7 +15,7 @@ import json
 import runpy
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,50 +27,13 @@ from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from automation.rendered import RenderedResource
 from components import config as stack_config
 from components.program import READ_STACK_OUTPUTS
 
 PROJECT = "kubeshift"
 PROGRAM = Path(__file__).resolve().parent.parent / "__main__.py"
 SECRET = "[secret]"
-
-
-@dataclass(frozen=True)
-class RenderedResource:
-    """One resource the program declared, as the engine would receive it."""
-
-    type: str
-    name: str
-    parent: str | None
-    """Logical name of the parent resource (``None`` for children of the stack)."""
-    inputs: dict[str, Any]
-    """Inputs with the engine's camelCase keys; secrets replaced by ``"[secret]"``."""
-    urn: str
-    id: str = ""
-    """The mock's physical id (``<name>-id``), used by other resources' inputs."""
-    outputs: dict[str, Any] = field(default_factory=dict)
-    """The mock's state: inputs plus computed attributes (``arn``, ``dnsName``...)."""
-    custom: bool = True
-    """False for component resources."""
-    aliases: tuple[dict[str, Any], ...] = ()
-    """Alias specs (``name``/``parent`` URN/``noParent``) or alias URNs (``urn``)."""
-    options: dict[str, Any] = field(default_factory=dict)
-    """Options that shape the engine's plan: deleteBeforeReplace, replaceOnChanges,
-    ignoreChanges, protect, dependsOn, import (the id adoption imports it by)."""
-    parent_urn: str | None = None
-    """The parent's URN as the mocks made it (they qualify a type by the parent's
-    type only, so real URNs are rebuilt from these links: ``automation.targets``)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "name": self.name,
-            "parent": self.parent,
-            "urn": self.urn,
-            "inputs": self.inputs,
-            "aliases": list(self.aliases),
-            "options": self.options,
-        }
 
 
 @dataclass(frozen=True)

@@ -21,15 +21,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from automation.render import PROGRAM, RenderedResource, render
-from components.imports import IMPORTS_VAR
-from components.progress import RECORD_ONLY_VAR, RECORD_VAR
-from components.run_marker import RUN_VAR
+from automation.rendered import RenderedResource
+from components.engine_vars import PROGRAM_VARS
 
 VERSION = 1
 SDKS = ("pulumi", "pulumi-aws", "pulumi-kubernetes")
-ENGINE_VARS = (IMPORTS_VAR, RUN_VAR, RECORD_VAR, RECORD_ONLY_VAR)
-"""What the program reads besides its config."""
 KEEP = 64
 """Entries kept; the oldest go first."""
 
@@ -41,7 +37,11 @@ def _sdk_version(name: str) -> str:
         return "absent"
 
 
-def program_digest(root: Path = PROGRAM.parent) -> str:
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""Where ``__main__.py`` and ``components/`` live (``automation.render.PROGRAM``'s folder)."""
+
+
+def program_digest(root: Path = PROJECT_ROOT) -> str:
     """A digest of the program's code and the SDK versions it runs on."""
     digest = hashlib.sha256(f"v{VERSION}".encode())
     for path in sorted([root / "__main__.py", *(root / "components").rglob("*.py")]):
@@ -84,7 +84,9 @@ def cached_render(
 ) -> tuple[list[RenderedResource], bool]:
     """The resources the program declares for ``config`` at ``phase``, and whether they
     came from the cache."""
-    if any(os.environ.get(name) for name in ENGINE_VARS):
+    from automation.render import render  # the Pulumi SDK, only when rendering
+
+    if any(os.environ.get(name) for name in PROGRAM_VARS):
         return render(config, phase), False
     path = cache_dir / f"{key(config, phase, program_digest())}.json"
     found = _load(path) if path.exists() else None

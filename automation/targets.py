@@ -17,7 +17,7 @@ from automation.errors import PreconditionFailed
 from automation.review import PhaseDiff, ResourceKey, diff_resources
 
 if TYPE_CHECKING:
-    from automation.render import RenderedResource
+    from automation.rendered import RenderedResource
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-IMPORTS_VAR = "KUBESHIFT_IMPORTS"
+from components.engine_vars import IMPORTS_VAR
 
 
 def key(type_: str, name: str) -> str:

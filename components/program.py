@@ -25,17 +25,16 @@ from components.config import (
     StackConfig,
     load_config,
 )
+from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR, RUN_VAR
 from components.progress import (
     BY_HAND,
     PROGRESS_OUTPUT,
-    RECORD_ONLY_VAR,
-    RECORD_VAR,
     ProgressError,
     outputs_progress,
     parse_record,
     settle,
 )
-from components.run_marker import RUN_VAR, competing_run, state_dir
+from components.run_marker import competing_run, state_dir
 
 PHASE_OUTPUT = "phase"  # every scenario exports the phase it built
 

@@ -32,10 +32,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from components.config import SKIP_PROGRESS_KEY
+from components.engine_vars import RECORD_VAR
 
 PROGRESS_OUTPUT = "progress"
-RECORD_VAR = "KUBESHIFT_RECORD"  # JSON list of marks kubeshift adds with this update
-RECORD_ONLY_VAR = "KUBESHIFT_RECORD_ONLY"  # "1": this update only records marks
 BY_HAND = "pulumi up by hand"
 TOO_EARLY = "cannot be updated yet"  # in every refusal; kubeshift maps it to exit 3
 

@@ -20,7 +20,6 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-RUN_VAR = "KUBESHIFT_RUN_ID"
 STATE_DIR_VAR = "KUBESHIFT_STATE_DIR"
 
 

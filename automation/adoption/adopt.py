@@ -30,7 +30,8 @@ from automation.journal import Journal
 from automation.project import StackInfo
 from automation.runner import step_layout
 from automation.scenarios import build_scenario
-from components.imports import IMPORTS_VAR, ImportFile, key
+from components.engine_vars import IMPORTS_VAR
+from components.imports import ImportFile, key
 from components.progress import Mark, Record
 
 STEP = "adopt"

@@ -14,14 +14,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import boto3
-from botocore.config import Config
-from botocore.exceptions import ProfileNotFound
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from automation.errors import UserError
 
 if TYPE_CHECKING:
+    import boto3
+    from botocore.config import Config
     from mypy_boto3_autoscaling import AutoScalingClient
     from mypy_boto3_ec2 import EC2Client
     from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client
@@ -69,6 +68,8 @@ class AwsAccess(BaseModel):
 
 def botocore_config(access: AwsAccess) -> Config:
     """Standard retry mode and explicit timeouts for every client."""
+    from botocore.config import Config
+
     retries: dict[str, Any] = {"mode": "standard"}
     if access.max_attempts is not None:
         retries["total_max_attempts"] = access.max_attempts
@@ -80,7 +81,13 @@ def botocore_config(access: AwsAccess) -> Config:
 
 
 def build_session(access: AwsAccess) -> boto3.session.Session:
-    """A boto3 session for ``access``; a missing profile or region is a ``UserError``."""
+    """A boto3 session for ``access``; a missing profile or region is a ``UserError``.
+
+    boto3 is imported here, not with the module: commands that never call AWS (render,
+    diff, status, plan) start without paying for it."""
+    import boto3
+    from botocore.exceptions import ProfileNotFound
+
     try:
         session = boto3.session.Session(profile_name=access.profile, region_name=access.region)
     except ProfileNotFound as exc:

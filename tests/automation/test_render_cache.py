@@ -11,7 +11,7 @@ import pytest
 from automation.render import render
 from automation.render_cache import cached_render, program_digest
 from components.config import load_stack_file
-from components.imports import IMPORTS_VAR
+from components.engine_vars import IMPORTS_VAR
 
 SMALL = Path(__file__).resolve().parents[2] / "stacks" / "Pulumi.vpc-move-small.yaml"
 

@@ -11,6 +11,7 @@ import pytest
 
 from automation.render import record, render_program
 from components import imports, program
+from components.engine_vars import IMPORTS_VAR
 from tests.components.conftest import rendered, stack_values
 
 
@@ -29,7 +30,7 @@ def test_every_listed_resource_is_declared_with_its_live_id(
     path = _write(
         tmp_path, {"phase": "baseline", "imports": found, "ignore_changes": accepted}
     )
-    monkeypatch.setenv(imports.IMPORTS_VAR, str(path))
+    monkeypatch.setenv(IMPORTS_VAR, str(path))
 
     adopted = render_program(stack_values("vpc-move-small"), "baseline").resources
 
@@ -52,7 +53,7 @@ def test_an_import_file_for_another_phase_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _write(tmp_path, {"phase": "target-network", "imports": {}})
-    monkeypatch.setenv(imports.IMPORTS_VAR, str(path))
+    monkeypatch.setenv(IMPORTS_VAR, str(path))
 
     with pytest.raises(pulumi.RunError, match="import file is for 'target-network'"):
         record(program.main, config=stack_values("vpc-move-small"))
@@ -63,7 +64,7 @@ def test_a_damaged_import_file_is_one_sentence(
 ) -> None:
     path = tmp_path / "imports.json"
     path.write_text("{not json")
-    monkeypatch.setenv(imports.IMPORTS_VAR, str(path))
+    monkeypatch.setenv(IMPORTS_VAR, str(path))
 
     with pytest.raises(pulumi.RunError) as raised:
         record(program.main, config=stack_values("vpc-move-small"))

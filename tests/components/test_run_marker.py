@@ -10,8 +10,8 @@ import pulumi
 import pytest
 
 from components import program
+from components.engine_vars import RUN_VAR
 from components.run_marker import (
-    RUN_VAR,
     competing_run,
     marker_path,
     read_mark,

@@ -17,7 +17,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.clients import StaticClients
 from automation.engine import PreviewOutcome, PropertyChange, ResourceChange, UpdateOutcome
 from automation.session import AdoptRequest, execute_adoption
-from components.imports import IMPORTS_VAR
+from components.engine_vars import IMPORTS_VAR
 
 REPO = Path(__file__).resolve().parents[3]
 VPC = "aws:ec2/vpc:Vpc"
