@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -120,16 +119,28 @@ def test_dry_run_needs_no_engine_and_writes_nothing(
     assert not (tmp_path / "state").exists()
 
 
-def test_help_is_fast() -> None:
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", "from automation.cli import main; main()", "--help"],
+HEAVY_MODULES = ("pulumi", "pulumi_aws", "boto3", "botocore", "kubernetes")
+"""Libraries whose import alone takes about a second together; --help needs none."""
+
+
+def test_help_imports_no_sdk() -> None:
+    """``--help`` answers without the Pulumi, AWS or Kubernetes SDKs (what made it slow);
+    asserted on what was imported, not on a wall clock that a busy machine stretches."""
+    probe = (
+        "import sys\n"
+        "from automation.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "--help"],
         check=True,
         capture_output=True,
+        text=True,
         env={**os.environ, "COLUMNS": "100"},
     )
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.5, f"kubeshift --help took {elapsed:.2f}s"
+    assert "Usage" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_diff_of_the_example_shows_new_groups_and_removes_nothing(cli: CliRunner) -> None:
