@@ -116,6 +116,7 @@ class Evictor:
         self.in_flight = 0
         self.max_in_flight_seen = 0
         self._blocked: dict[str, int] = {}
+        self._evicting: list[PodSet] = []  # callers inside evict(), oldest first
 
     def __enter__(self) -> Evictor:
         if self.limits.follow_budgets:
@@ -216,50 +217,79 @@ class Evictor:
 
         True when every pod is gone or failed (see ``pods.failed``); False when the
         deadline or Ctrl-C came first, with what is left recorded in the summary.
+
+        Callers are served by seniority: a budget's next allowance goes to the caller
+        that entered first and still has a pod waiting on exactly that budget. A drain
+        thus empties its nodes one after another, so a node finishes (and the next one
+        enters ``max_nodes_in_flight``) after one round of every budget, instead of all
+        nodes in flight finishing together at the end, with the budgets idle until the
+        next nodes come in.
         """
-        limits = self.limits
         with self.cond:
-            while True:
-                active = [w for w in pods.work.values() if w.state not in (GONE, FAILED)]
-                if not active:
-                    self._show_blocked(pods.name, 0)
-                    return True
-                if self.deadline.expired or interrupt.stop_requested():
-                    self._report_leftovers(active)  # Ctrl-C: the caller's runner says so
-                    return False
-                now = self.clock()
-                wake = now + 1.0
-                for item in sorted(active, key=lambda w: w.verdict.key):
-                    if item.state not in (TODO, BLOCKED):
+            self._evicting.append(pods)
+            try:
+                return self._evict(pods)
+            finally:
+                self._evicting.remove(pods)
+                self.cond.notify_all()
+
+    def _senior_budgets(self, pods: PodSet, now: float) -> set[tuple[str, ...]]:
+        """Budgets that a caller older than ``pods`` is ready to use (lock held)."""
+        senior: set[tuple[str, ...]] = set()
+        for other in self._evicting:
+            if other is pods:
+                break
+            for item in other.work.values():
+                if item.budgets and item.state in (TODO, BLOCKED) and item.next_try <= now:
+                    senior.add(tuple(item.budgets))
+        return senior
+
+    def _evict(self, pods: PodSet) -> bool:
+        limits = self.limits
+        while True:
+            active = [w for w in pods.work.values() if w.state not in (GONE, FAILED)]
+            if not active:
+                self._show_blocked(pods.name, 0)
+                return True
+            if self.deadline.expired or interrupt.stop_requested():
+                self._report_leftovers(active)  # Ctrl-C: the caller's runner says so
+                return False
+            now = self.clock()
+            wake = now + 1.0
+            senior = self._senior_budgets(pods, now)
+            for item in sorted(active, key=lambda w: w.verdict.key):
+                if item.state not in (TODO, BLOCKED):
+                    continue
+                if self.in_flight >= limits.max_pods_in_flight:
+                    break
+                if item.budgets and tuple(item.budgets) in senior:
+                    continue  # an older caller takes this budget's allowance first
+                claim = (
+                    self.tracker.try_claim(item.budgets)
+                    if self.tracker is not None and item.budgets
+                    else None
+                )
+                if claim is False:
+                    # the budget allows nothing now: its next status update wakes us
+                    # (claim turns True). Only when it has been quiet for long (a lagging
+                    # watch?) is one eviction tried anyway, and the API server decides.
+                    if item.state == TODO:
+                        item.state = BLOCKED
+                        item.blocked_by = item.budgets[0]
+                    quiet = self.tracker.quiet_for(item.budgets) if self.tracker else 0.0
+                    if quiet < limits.budget_fallback:
+                        wake = min(wake, now + limits.budget_fallback - quiet)
                         continue
-                    if self.in_flight >= limits.max_pods_in_flight:
-                        break
-                    claim = (
-                        self.tracker.try_claim(item.budgets)
-                        if self.tracker is not None and item.budgets
-                        else None
-                    )
-                    if claim is False:
-                        # the budget allows nothing now: its next status update wakes us
-                        # (claim turns True). Only when it has been quiet for long (a lagging
-                        # watch?) is one eviction tried anyway, and the API server decides.
-                        if item.state == TODO:
-                            item.state = BLOCKED
-                            item.blocked_by = item.budgets[0]
-                        quiet = self.tracker.quiet_for(item.budgets) if self.tracker else 0.0
-                        if quiet < limits.budget_fallback:
-                            wake = min(wake, now + limits.budget_fallback - quiet)
-                            continue
-                        if now < item.next_try:
-                            wake = min(wake, item.next_try)
-                            continue
-                    elif claim is None and now < item.next_try:
+                    if now < item.next_try:
                         wake = min(wake, item.next_try)
                         continue
-                    self._attempt(item, claimed=bool(claim))
-                    now = self.clock()
-                self._show_blocked(pods.name, sum(1 for w in active if w.state == BLOCKED))
-                self.cond.wait(max(0.01, min(wake - now, self.deadline.remaining)))
+                elif claim is None and now < item.next_try:
+                    wake = min(wake, item.next_try)
+                    continue
+                self._attempt(item, claimed=bool(claim))
+                now = self.clock()
+            self._show_blocked(pods.name, sum(1 for w in active if w.state == BLOCKED))
+            self.cond.wait(max(0.01, min(wake - now, self.deadline.remaining)))
 
     def _show_blocked(self, name: str, count: int) -> None:
         """Keep the task's detail at 'N waiting for budgets' (lock held)."""

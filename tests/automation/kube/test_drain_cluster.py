@@ -9,6 +9,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kubernetes.client import AppsV1Api, CoreV1Api, V1Pod
@@ -18,6 +19,7 @@ from automation.kube.clients import ClusterAccess, build_clients
 from automation.kube.drain import DrainLimits, drain_nodes
 from automation.kube.gates import no_evictable_pods, workloads_available
 from automation.kube.probe import AvailabilityProbe
+from automation.kube.watching import ListWatcher
 from automation.sandbox.controlplane import Cluster
 from tests.automation.kube.conftest import Fleet, is_ready
 from tests.support.nodes import unique_name
@@ -148,6 +150,55 @@ def test_concurrency_limits_hold(fleet: Fleet) -> None:
     assert len(summary.evicted) == 24
     assert summary.max_nodes_in_flight == 2
     assert 1 <= summary.max_pods_in_flight <= 3
+
+
+def test_budgets_serve_the_node_that_entered_first(fleet: Fleet) -> None:
+    """With fewer nodes in flight than nodes to drain, every budget's next allowance goes
+    to the oldest node still holding one of its pods: the nodes empty one after another
+    (each then lets the next node in), so every Deployment evicts from the nodes in the
+    same order, and no budget idles while the nodes in flight finish together."""
+    old = fleet.pool("queue", 6)
+    apps = ("alpha", "bravo", "charlie")
+    for app in apps:
+        fleet.deploy(app, 6, ready_delay="1s", max_unavailable=1)
+    for app in apps:
+        fleet.wait_ready(app, 6)
+        fleet.wait_budget(app)
+    fleet.pool("room", 6)
+    fleet.retire(old)
+    evictions: list[tuple[str, str]] = []  # (app, node) in the order pods began to go
+    old_nodes, seen = set(old.node_names), set()
+
+    def going(kind: str, pod: dict[str, Any]) -> None:
+        meta, node = pod["metadata"], pod["spec"].get("nodeName")
+        leaving = kind == "DELETED" or meta.get("deletionTimestamp")
+        if leaving and node in old_nodes and meta["uid"] not in seen:
+            seen.add(meta["uid"])
+            evictions.append((meta["labels"]["app"], node))
+
+    watcher = ListWatcher(
+        fleet.kube.core.list_namespaced_pod,
+        fleet.namespace,
+        name="pods",
+        on_sync=lambda _: None,
+        on_event=going,
+    ).start()
+    try:
+        summary = drain_nodes(
+            fleet.kube,
+            old.node_names,
+            limits=DrainLimits(max_nodes_in_flight=3, max_pods_in_flight=50, timeout=120),
+        )
+        eventually("every eviction seen", lambda: len(evictions), until=lambda n: n == 18)
+    finally:
+        watcher.stop()
+
+    assert summary.complete, summary.message()
+    orders = {app: [node for a, node in evictions if a == app] for app in apps}
+    for order in orders.values():
+        for other_order in orders.values():
+            shared = [n for n in dict.fromkeys(order) if n in other_order]
+            assert shared == [n for n in dict.fromkeys(other_order) if n in order], orders
 
 
 def test_daemonset_and_mirror_pods_are_left_alone(fleet: Fleet) -> None:
