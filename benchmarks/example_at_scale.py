@@ -282,12 +282,12 @@ def main() -> None:
         log(f"adopted in {stages['adopt --yes']:.0f}s; running")
         stages["run --yes"], memory = timed_run(env, stack)
         _, text = kubeshift(env, "--stack", stack, "status", "--json")
+        scenario = build_scenario(load_config(load_stack_file(proposal)))
     finally:
         subprocess.run([KUBESHIFT, "sandbox", "down"], env=env, capture_output=True)
         shutil.rmtree(state, ignore_errors=True)
 
     records = json.loads(text)
-    scenario = build_scenario(load_config(load_stack_file(proposal)))
     gates = {g.name for phase in scenario.phases for g in phase.gates}
     figures = phase_figures(records, gates)
     drained = [DRAINED.search(r["message"]) for r in records if r["step"] == "drain-old-nodes"]

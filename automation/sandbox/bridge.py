@@ -33,6 +33,7 @@ import ipaddress
 import logging
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -395,12 +396,19 @@ class NodeBridge:
             node_manifest(instance, flags, pod_cidr=cidr, extra_labels=self._extra_labels)
         )
 
-    def run(self, stop: threading.Event, interval: float = 1.0) -> None:
-        """``sync`` every ``interval`` seconds until ``stop``; errors are logged, never fatal."""
+    def run(self, stop: threading.Event, interval: float = 1.0, duty: float = 0.3) -> None:
+        """``sync`` until ``stop``; errors are logged, never fatal.
+
+        A pass starts ``interval`` seconds after the last one ended, or later when the
+        last pass was long: the bridge spends at most ``duty`` of one core. With a few
+        hundred instances a pass takes seconds (moto's responses are slow to build),
+        and passing every second would starve the control plane it stands beside.
+        """
         failing = ""
         deferred: tuple[str, ...] = ()
         log.info("node bridge for cluster %s started", self.cluster)
         while not stop.is_set():
+            began = time.monotonic()
             try:
                 report = self.sync()
             except Exception as exc:
@@ -418,7 +426,8 @@ class NodeBridge:
                 if report.changed or report.deferred != deferred:
                     log.info("node bridge %s: %s", self.cluster, report)
                 deferred = report.deferred
-            stop.wait(interval)
+            spent = time.monotonic() - began
+            stop.wait(max(interval, spent * (1 - duty) / duty))
         log.info("node bridge for cluster %s stopped", self.cluster)
 
     # -- EC2 -------------------------------------------------------------------------------

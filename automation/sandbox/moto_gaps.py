@@ -12,6 +12,12 @@ migration would notice, closed by patching its in-process model.
   10); moto gives none and leaves ``HealthCheck`` out of ``DescribeLoadBalancers``,
   where the AWS cloud-controller-manager's service controller reads it unguarded
   (it panics).
+- **One resource's tags are read from an index.** AWS answers ``DescribeInstances``
+  for a few hundred instances in well under a second. moto reads each resource's tags
+  by scanning every tag of every EC2 resource through its ``DescribeTags`` filter, so
+  a description of N instances costs N times all tags: with the 72-ASG example's ~390
+  instances one call took seconds, and the node bridge, describing every second, kept
+  half a core busy and starved the control plane it stands beside.
 """
 
 from __future__ import annotations
@@ -68,3 +74,27 @@ def default_health_checks() -> None:
 
     create_load_balancer._kubeshift_health_check = True  # type: ignore[attr-defined]
     ELBBackend.create_load_balancer = create_load_balancer  # type: ignore[method-assign]
+
+
+def indexed_tag_lookups() -> None:
+    """Read one EC2 resource's tags straight from moto's tag table (keyed by resource
+    id), in the form and order its scan returned them. Idempotent."""
+    from moto.ec2.models.core import TaggedEC2Resource
+    from moto.ec2.utils import EC2_PREFIX_TO_RESOURCE, get_prefix
+
+    if getattr(TaggedEC2Resource.get_tags, "_kubeshift_indexed", False):
+        return
+
+    def get_tags(self: Any) -> list[dict[str, str]]:
+        resource_id = getattr(self, "id", None)
+        if not resource_id:
+            return []
+        kind = EC2_PREFIX_TO_RESOURCE.get(get_prefix(resource_id), "")
+        tags = self.ec2_backend.tags.get(resource_id, {})
+        return [
+            {"resource_id": resource_id, "key": key, "value": value, "resource_type": kind}
+            for key, value in tags.items()
+        ]
+
+    get_tags._kubeshift_indexed = True  # type: ignore[attr-defined]
+    TaggedEC2Resource.get_tags = get_tags  # type: ignore[method-assign]

@@ -35,10 +35,15 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     os.environ.update(MOTO_ENV)
     from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
-    from automation.sandbox.moto_gaps import default_health_checks, reserve_interface_addresses
+    from automation.sandbox.moto_gaps import (
+        default_health_checks,
+        indexed_tag_lookups,
+        reserve_interface_addresses,
+    )
 
     reserve_interface_addresses()
     default_health_checks()
+    indexed_tag_lookups()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()

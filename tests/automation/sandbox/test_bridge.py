@@ -14,6 +14,7 @@ import gzip
 import ipaddress
 import logging
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from automation.sandbox.bridge import (
     BRIDGE_LABEL,
     CONTROL_PLANE_ROLE,
     MANAGED_LABEL,
+    BridgeReport,
     NodeBridge,
     api_host,
     capacity,
@@ -74,6 +76,33 @@ def test_flags_from_eks_style_gzipped_mime_user_data() -> None:
 
     assert flags.labels == {"a": "1", "b": "2"}
     assert flags.taints == (("k", "v", "NoSchedule"),)
+
+
+class _SlowPasses:
+    """Stands in for a bridge whose every pass takes ``seconds`` (a large moto world)."""
+
+    cluster = "slow"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.passes = seconds, 0
+
+    def sync(self) -> BridgeReport:
+        self.passes += 1
+        time.sleep(self.seconds)
+        return BridgeReport()
+
+
+def test_long_passes_space_themselves_out_to_the_duty_cycle() -> None:
+    """A pass of 0.2 s every 0.01 s would keep a core busy; at a 25 % duty cycle the
+    bridge waits three times the pass between passes (a busy machine only slows it)."""
+    bridge, stop = _SlowPasses(0.2), threading.Event()
+    runner = threading.Thread(target=NodeBridge.run, args=(bridge, stop, 0.01, 0.25))
+    runner.start()
+    time.sleep(2.0)
+    stop.set()
+    runner.join(timeout=5)
+    assert not runner.is_alive()
+    assert 1 <= bridge.passes <= 3  # each pass and its pause take at least 0.8 s
 
 
 def test_labels_a_real_kubelet_refuses() -> None:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from automation.sandbox.moto_gaps import default_health_checks, reserve_interface_addresses
+from automation.sandbox.moto_gaps import (
+    default_health_checks,
+    indexed_tag_lookups,
+    reserve_interface_addresses,
+)
 from tests.support.moto_fixtures import MotoServer
 
 
@@ -70,3 +74,65 @@ def test_a_new_classic_load_balancer_has_awss_default_health_check(
 
 def test_unpatched_moto_gives_a_classic_load_balancer_no_health_check(moto: MotoServer) -> None:
     assert "HealthCheck" not in _new_classic_balancer(moto)
+
+
+def _tagged_instances(moto: MotoServer, count: int) -> dict[str, dict[str, str]]:
+    """Launch ``count`` tagged instances; describe them by tag; their tags by id."""
+    ec2 = moto.client("ec2")
+    tags = [{"Key": "kubernetes.io/cluster/gap", "Value": "owned"}, {"Key": "Name", "Value": "n"}]
+    ec2.run_instances(
+        ImageId="ami-12c6146b",
+        MinCount=count,
+        MaxCount=count,
+        TagSpecifications=[{"ResourceType": "instance", "Tags": tags}],
+    )
+    found = ec2.describe_instances(
+        Filters=[{"Name": "tag-key", "Values": ["kubernetes.io/cluster/gap"]}]
+    )["Reservations"]
+    described = {
+        i["InstanceId"]: {t["Key"]: t["Value"] for t in i.get("Tags", [])}
+        for r in found
+        for i in r["Instances"]
+    }
+    for instance_id in described:
+        ec2.terminate_instances(InstanceIds=[instance_id])
+    return described
+
+
+def _count_tag_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from moto.ec2.models.tags import TagBackend
+
+    scans = [0]
+    original = TagBackend.describe_tags
+
+    def counted(self: object, *args: object, **kwargs: object) -> object:
+        scans[0] += 1
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TagBackend, "describe_tags", counted)
+    return scans
+
+
+def test_one_resources_tags_are_read_without_scanning_every_tag(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.core import TaggedEC2Resource
+
+    monkeypatch.setattr(TaggedEC2Resource, "get_tags", TaggedEC2Resource.get_tags)  # undone
+    indexed_tag_lookups()
+    indexed_tag_lookups()  # idempotent: one replacement
+    scans = _count_tag_scans(monkeypatch)
+    described = _tagged_instances(moto, 6)
+    assert len(described) == 6
+    assert all(t == {"kubernetes.io/cluster/gap": "owned", "Name": "n"} for t in described.values())
+    assert scans[0] == 0
+
+
+def test_unpatched_moto_scans_every_tag_for_each_resource(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gap itself: a tag scan per instance described, several per filtered one."""
+    scans = _count_tag_scans(monkeypatch)
+    described = _tagged_instances(moto, 6)
+    assert len(described) == 6
+    assert scans[0] >= 6
