@@ -209,7 +209,7 @@ def phase_figures(records: list[dict[str, Any]], gates: set[str]) -> dict[str, P
         spent = (record["finished"] or record["started"]) - record["started"]
         if record["step"] in ("preview", "update"):
             row.engine += spent
-        elif record["step"] in gates:
+        elif record["step"].split(":", 1)[-1] in gates:  # journalled as before:/after:<name>
             row.gates += spent
         elif record["step"] != "config":
             row.hooks += spent
