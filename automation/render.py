@@ -16,7 +16,6 @@ import runpy
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -27,12 +26,11 @@ from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from automation.rendered import RenderedResource
+from automation.rendered import PROGRAM, RenderedResource
 from components import config as stack_config
 from components.program import READ_STACK_OUTPUTS
 
 PROJECT = "kubeshift"
-PROGRAM = Path(__file__).resolve().parent.parent / "__main__.py"
 SECRET = "[secret]"
 
 

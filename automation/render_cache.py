@@ -21,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from automation.rendered import RenderedResource
+from automation.rendered import PROGRAM, RenderedResource
 from components.engine_vars import PROGRAM_VARS
 
 VERSION = 1
@@ -37,11 +37,7 @@ def _sdk_version(name: str) -> str:
         return "absent"
 
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-"""Where ``__main__.py`` and ``components/`` live (``automation.render.PROGRAM``'s folder)."""
-
-
-def program_digest(root: Path = PROJECT_ROOT) -> str:
+def program_digest(root: Path = PROGRAM.parent) -> str:
     """A digest of the program's code and the SDK versions it runs on."""
     digest = hashlib.sha256(f"v{VERSION}".encode())
     for path in sorted([root / "__main__.py", *(root / "components").rglob("*.py")]):

@@ -7,7 +7,11 @@ cache, targets, the CLI's tables) starts without the SDK's import time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+PROGRAM = Path(__file__).resolve().parent.parent / "__main__.py"
+"""The Pulumi program every render runs."""
 
 
 @dataclass(frozen=True)
