@@ -16,6 +16,14 @@ Needs the testbin cache (``scripts/testbin``). Through the console script, as a 
 4. ``kubeshift run --yes``, timed, with the resident memory of its process tree sampled
    every half second; then ``status --json``.
 
+The sandbox's own replacement ceiling, in the same run (``--ceiling-share``, default a
+third; 0 skips it): the run stops before ``drain-workers`` (``--to ingress-move``), every
+pod on that share of the old workers (already tainted, so replacements land on the new
+ones) is deleted at once, with no budget and no eviction API, and the time until every
+Deployment is Ready again gives the pods per second this control plane can replace. The
+run then resumes and kubeshift drains the rest; its rate is set against that ceiling and
+against the PodDisruptionBudget bound of what was left.
+
 Printed: the time of each stage; per phase its wall time, engine time (preview and
 update), hook time and gate time; the drain's evictions and API requests per evicted
 pod (from the drain step's journal message); the peak RSS of the ``kubeshift`` process
@@ -41,6 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import yaml  # noqa: E402
 from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 
@@ -189,6 +198,79 @@ def _ready_pods(core: k8s.CoreV1Api) -> int:
     )
 
 
+def _ready_replicas(apps: k8s.AppsV1Api) -> int:
+    deployments = apps.list_namespaced_deployment(NAMESPACE).items
+    return sum((d.status.ready_replicas or 0) if d.status else 0 for d in deployments)
+
+
+def _seconds(duration: str) -> float:
+    """A kwok delay such as ``2s`` or ``500ms`` in seconds."""
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s)", duration)
+    if not found:
+        sys.exit(f"--ready-delay {duration!r}: give seconds (2s) or milliseconds (500ms)")
+    return float(found[1]) / (1000 if found[2] == "ms" else 1)
+
+
+@dataclass
+class Ceiling:
+    """What the sandbox's control plane replaces at most, measured on part of the fleet."""
+
+    nodes: int
+    pods: int
+    seconds: float
+    bound_after: float  # PodDisruptionBudget bound of the pods left on old workers
+
+    @property
+    def rate(self) -> float:
+        return self.pods / self.seconds
+
+
+def measure_ceiling(api: k8s.ApiClient, args: argparse.Namespace) -> Ceiling:
+    """Delete every pod on ``--ceiling-share`` of the old workers at once (one request
+    per node, grace 0, no budget); seconds until every Deployment is Ready again."""
+    core, apps = k8s.CoreV1Api(api), k8s.AppsV1Api(api)
+    pods = list_all(core.list_namespaced_pod, NAMESPACE, action="list pods")["items"]
+    by_node: dict[str, list[dict[str, Any]]] = {}
+    for pod in pods:
+        by_node.setdefault(pod["spec"].get("nodeName") or "", []).append(pod)
+    old = sorted(n for n in by_node if n)
+    step = max(1, round(1 / args.ceiling_share))
+    chosen = old[::step]
+    victims = sum(len(by_node[n]) for n in chosen)
+    want = args.deployments * args.replicas
+    began = time.perf_counter()
+    for node in chosen:
+        core.delete_collection_namespaced_pod(
+            NAMESPACE, field_selector=f"spec.nodeName={node}", grace_period_seconds=0
+        )
+    deadline = began + 1800
+    dropped = False  # Deployment status lags the deletions: see the drop before the rise
+    while True:
+        ready = _ready_replicas(apps)
+        dropped = dropped or ready < want
+        if dropped and ready >= want:
+            break
+        if time.perf_counter() > deadline:
+            sys.exit(f"the ceiling's replacements were not Ready in 30 minutes: {ready}/{want}")
+        time.sleep(0.5)
+    seconds = time.perf_counter() - began
+    left: dict[str, int] = {}
+    for node in set(old) - set(chosen):
+        for pod in by_node[node]:
+            app = pod["metadata"]["labels"]["app"]
+            left[app] = left.get(app, 0) + 1
+    bound = max(left.values(), default=0) * _seconds(args.ready_delay)
+    return Ceiling(len(chosen), victims, seconds, bound)
+
+
+def with_drain_limits(stack_file: Path, max_nodes_in_flight: int) -> None:
+    """Set ``kubeshift:runtime.drain_limits.max_nodes_in_flight`` in the stack file."""
+    data = yaml.safe_load(stack_file.read_text())
+    runtime = data["config"].setdefault("kubeshift:runtime", {})
+    runtime.setdefault("drain_limits", {})["max_nodes_in_flight"] = max_nodes_in_flight
+    stack_file.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
 # --- the run ------------------------------------------------------------------------------
 
 
@@ -221,10 +303,10 @@ def phase_figures(records: list[dict[str, Any]], gates: set[str]) -> dict[str, P
     return figures
 
 
-def timed_run(env: dict[str, str], stack: str) -> tuple[float, MemorySampler]:
+def timed_run(env: dict[str, str], stack: str, *extra: str) -> tuple[float, MemorySampler]:
     began = time.perf_counter()
     proc = subprocess.Popen(
-        [KUBESHIFT, "--stack", stack, "run", "--yes"],
+        [KUBESHIFT, "--stack", stack, "run", "--yes", *extra],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -247,8 +329,19 @@ def main() -> None:
     parser.add_argument("--deployments", type=int, default=60)
     parser.add_argument("--replicas", type=int, default=50)
     parser.add_argument("--ready-delay", default="2s", help="kwok pod-ready delay (Go duration)")
+    parser.add_argument(
+        "--ceiling-share",
+        type=float,
+        default=1 / 3,
+        help="share of the old workers whose pods measure the ceiling (0: skip it)",
+    )
+    parser.add_argument(
+        "--max-nodes-in-flight", type=int, help="the drain's window (default: kubeshift's)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
+    if not 0 <= args.ceiling_share < 1:
+        sys.exit("--ceiling-share is a share of the old workers: from 0 up to (not) 1")
     stack = args.stack
 
     state = Path(tempfile.mkdtemp(prefix="kubeshift-scale-"))
@@ -259,6 +352,7 @@ def main() -> None:
     }
     env["KUBESHIFT_STATE_DIR"] = str(state)
     stages: dict[str, float] = {}
+    ceiling: Ceiling | None = None
     print(f"stack {stack}, load avg {os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus", flush=True)
     try:
         stages["sandbox up"], _ = kubeshift(env, "--stack", stack, "sandbox", "up")
@@ -277,10 +371,26 @@ def main() -> None:
         stages["adopt --write-config"], _ = kubeshift(
             env, "--stack", stack, "adopt", "--write-config", str(proposal)
         )
+        if args.max_nodes_in_flight:
+            with_drain_limits(proposal, args.max_nodes_in_flight)
         shutil.copy(proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml")
         stages["adopt --yes"], _ = kubeshift(env, "--stack", stack, "adopt", "--yes")
         log(f"adopted in {stages['adopt --yes']:.0f}s; running")
-        stages["run --yes"], memory = timed_run(env, stack)
+        if args.ceiling_share:
+            stages["run --yes --to ingress-move"], memory = timed_run(
+                env, stack, "--to", "ingress-move"
+            )
+            log("before the drain; measuring the ceiling")
+            with k8s_config.new_client_from_config(
+                config_file=primary["kubeconfig"], context=primary["context"]
+            ) as fresh:
+                ceiling = measure_ceiling(fresh, args)
+            log(f"ceiling: {ceiling.pods} pods in {ceiling.seconds:.0f}s; resuming")
+            stages["run --yes (the rest)"], rest = timed_run(env, stack)
+            memory.own_peak_kib = max(memory.own_peak_kib, rest.own_peak_kib)
+            memory.tree_peak_kib = max(memory.tree_peak_kib, rest.tree_peak_kib)
+        else:
+            stages["run --yes"], memory = timed_run(env, stack)
         _, text = kubeshift(env, "--stack", stack, "status", "--json")
         scenario = build_scenario(load_config(load_stack_file(proposal)))
     finally:
@@ -290,7 +400,8 @@ def main() -> None:
     records = json.loads(text)
     gates = {g.name for phase in scenario.phases for g in phase.gates}
     figures = phase_figures(records, gates)
-    drained = [DRAINED.search(r["message"]) for r in records if r["step"] == "drain-old-nodes"]
+    drains = [r for r in records if r["step"] == "drain-old-nodes" and r["finished"]]
+    drained = [DRAINED.search(r["message"]) for r in drains]
     print(f"\n{nodes} Nodes at the start, {args.deployments * args.replicas} pods")
     for what, seconds in stages.items():
         print(f"{what}: {seconds:.1f}s")
@@ -306,6 +417,16 @@ def main() -> None:
     if drained and drained[0]:
         evicted, requests = int(drained[0][1]), int(drained[0][2])
         print(f"drain: {evicted} evicted, {requests} API requests, {requests / evicted:.2f}/pod")
+        took = drains[0]["finished"] - drains[0]["started"]
+        print(f"drain: {evicted} pods in {took:.0f}s, {evicted / took:.1f} pods/s")
+        if ceiling is not None:
+            best = max(ceiling.bound_after, evicted / ceiling.rate)
+            print(
+                f"ceiling: {ceiling.pods} pods off {ceiling.nodes} old workers deleted at once, "
+                f"all Ready again after {ceiling.seconds:.0f}s ({ceiling.rate:.1f} pods/s); "
+                f"PDB bound of the rest {ceiling.bound_after:.0f}s; "
+                f"kubeshift / max(bound, ceiling) = {took:.0f} / {best:.0f}s = {took / best:.2f}x"
+            )
     print(
         f"peak RSS: kubeshift {memory.own_peak_kib / 1024:.0f} MiB, "
         f"its tree (engine, program, plugins) {memory.tree_peak_kib / 1024:.0f} MiB"
