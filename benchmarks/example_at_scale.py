@@ -400,7 +400,9 @@ def main() -> None:
     records = json.loads(text)
     gates = {g.name for phase in scenario.phases for g in phase.gates}
     figures = phase_figures(records, gates)
-    drains = [r for r in records if r["step"] == "drain-old-nodes" and r["finished"]]
+    drains = [  # journalled as before:drain-old-nodes
+        r for r in records if r["step"].split(":", 1)[-1] == "drain-old-nodes" and r["finished"]
+    ]
     drained = [DRAINED.search(r["message"]) for r in drains]
     print(f"\n{nodes} Nodes at the start, {args.deployments * args.replicas} pods")
     for what, seconds in stages.items():
