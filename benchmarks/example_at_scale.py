@@ -436,7 +436,11 @@ def main() -> None:
     if args.json:
         args.json.write_text(
             json.dumps(
-                {"stages": stages, "phases": {k: v.__dict__ for k, v in figures.items()}},
+                {
+                    "stages": stages,
+                    "phases": {k: v.__dict__ for k, v in figures.items()},
+                    "journal": records,
+                },
                 indent=2,
             )
         )
