@@ -54,8 +54,9 @@ from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 
 from automation.kube.clients import list_all  # noqa: E402
-from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION  # noqa: E402
+from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
 from automation.scenarios import build_scenario  # noqa: E402
+from benchmarks.drain import lower_bound  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
@@ -203,14 +204,6 @@ def _ready_replicas(apps: k8s.AppsV1Api) -> int:
     return sum((d.status.ready_replicas or 0) if d.status else 0 for d in deployments)
 
 
-def _seconds(duration: str) -> float:
-    """A kwok delay such as ``2s`` or ``500ms`` in seconds."""
-    found = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s)", duration)
-    if not found:
-        sys.exit(f"--ready-delay {duration!r}: give seconds (2s) or milliseconds (500ms)")
-    return float(found[1]) / (1000 if found[2] == "ms" else 1)
-
-
 @dataclass
 class Ceiling:
     """What the sandbox's control plane replaces at most, measured on part of the fleet."""
@@ -259,7 +252,7 @@ def measure_ceiling(api: k8s.ApiClient, args: argparse.Namespace) -> Ceiling:
         for pod in by_node[node]:
             app = pod["metadata"]["labels"]["app"]
             left[app] = left.get(app, 0) + 1
-    bound = max(left.values(), default=0) * _seconds(args.ready_delay)
+    bound = lower_bound(list(left.values()) or [0], 1, parse_duration_ms(args.ready_delay) / 1000)
     return Ceiling(len(chosen), victims, seconds, bound)
 
 
