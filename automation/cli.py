@@ -650,7 +650,7 @@ def _print_adoption(report: AdoptReport) -> None:
     unmodelled = Counter(r.kind for r in report.discovery.unmodelled)
     if unmodelled:
         listed = ", ".join(f"{count} {kind}" for kind, count in sorted(unmodelled.items()))
-        out.print(f"Tagged for the cluster but not modelled (left alone): {listed}")
+        out.print(f"Live but not modelled (left alone): {listed}")
     for difference in report.differences:
         err.print(f"differs: {difference.line()}", markup=False, highlight=False)
     for refusal in report.refusals:

@@ -18,12 +18,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 from automation.adoption.models import AdoptedResource, Discovery, LiveResource
 from automation.aws.clients import AwsClients
 from automation.aws.lookup import Lookup, LookupProblem, find
+from automation.aws.lookup.security import rules_besides
 from automation.aws.lookup.tagged import tagged_resources
 from automation.render import render_program
 from components import config as stack_config
 
 UNFOUND = "kubeshift-unfound:"
 GROUP = "aws:autoscaling/group:Group"
+SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 _READ_BY_DEPENDENTS = ("arn", "dnsName", "zoneId", "arnSuffix", "allocationId", "privateIp")
 NAMED_KINDS = frozenset({
     "ec2:security-group", "ec2:launch-template", "autoscaling:autoScalingGroup",
@@ -103,6 +105,13 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
             LiveResource(arn=t.arn, kind=t.kind)
             for t in tagged_resources(lookup, groups)
             if not t.belongs_to(known)
+        ]
+        security_groups = [r.id for r in mocks.found if r.type == SECURITY_GROUP]
+        tagged = {u.arn for u in unmodelled}
+        unmodelled += [
+            LiveResource(arn=arn, kind="ec2:security-group-rule")
+            for arn in rules_besides(lookup, security_groups, known)
+            if arn not in tagged
         ]
     except (ClientError, BotoCoreError) as exc:
         refusal = _aws_refusal(exc)

@@ -22,7 +22,8 @@ class AdoptedResource(_Model):
 
 
 class LiveResource(_Model):
-    """A live resource tagged for the cluster that the program does not model."""
+    """A live resource the program does not model: tagged for the cluster, or a rule of
+    a security group adoption takes (kops's own rules, one a person added)."""
 
     arn: str
     kind: str

@@ -18,6 +18,11 @@ migration would notice, closed by patching its in-process model.
   a description of N instances costs N times all tags: with the 72-ASG example's ~390
   instances one call took seconds, and the node bridge, describing every second, kept
   half a core busy and starved the control plane it stands beside.
+- **A group another group's rule refers to can be deleted.** AWS refuses
+  (``DependencyViolation``) until every such rule is revoked; moto deletes the group
+  and leaves the rules pointing at nothing, so a migration that would stall on AWS
+  passes here. kops's rules refer from the control-plane group to the nodes' group:
+  retiring the old workers' group is where a real account says no.
 """
 
 from __future__ import annotations
@@ -98,3 +103,34 @@ def indexed_tag_lookups() -> None:
 
     get_tags._kubeshift_indexed = True  # type: ignore[attr-defined]
     TaggedEC2Resource.get_tags = get_tags  # type: ignore[method-assign]
+
+
+def referenced_groups_stay() -> None:
+    """Refuse to delete a security group another group's rule refers to, as AWS does
+    (``DependencyViolation``). Idempotent."""
+    from moto.ec2.exceptions import DependencyViolationError
+    from moto.ec2.models.security_groups import SecurityGroupBackend
+
+    if getattr(SecurityGroupBackend.delete_security_group, "_kubeshift_referenced", False):
+        return
+    original = SecurityGroupBackend.delete_security_group
+
+    @functools.wraps(original)
+    def delete_security_group(
+        self: Any, name: str | None = None, group_id: str | None = None
+    ) -> None:
+        doomed = self.get_security_group_by_name_or_id(group_id or name or "")
+        if doomed is not None:
+            for groups in self.groups.values():
+                for group in groups.values():
+                    if group.id == doomed.id:
+                        continue
+                    rules = [*group.ingress_rules, *group.egress_rules]
+                    if any(r.source_group.get("GroupId") == doomed.id for r in rules):
+                        raise DependencyViolationError(
+                            f"resource {doomed.id} has a dependent object"
+                        )
+        original(self, name=name, group_id=group_id)
+
+    delete_security_group._kubeshift_referenced = True  # type: ignore[attr-defined]
+    SecurityGroupBackend.delete_security_group = delete_security_group  # type: ignore[method-assign]

@@ -38,10 +38,12 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     from automation.sandbox.moto_gaps import (
         default_health_checks,
         indexed_tag_lookups,
+        referenced_groups_stay,
         reserve_interface_addresses,
     )
 
     reserve_interface_addresses()
+    referenced_groups_stay()
     default_health_checks()
     indexed_tag_lookups()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -85,3 +85,19 @@ def ingress_rule(lookup: Lookup, name: str, inputs: Props) -> Found:
 def egress_rule(lookup: Lookup, name: str, inputs: Props) -> Found:
     """The group's egress rule for the declared protocol, ports and peer."""
     return _rule(lookup, name, inputs, egress=True)
+
+
+def rules_besides(lookup: Lookup, group_ids: list[str], known: set[str]) -> list[str]:
+    """ARNs of the rules of ``group_ids`` whose id is not in ``known``: rules another
+    tool or a person added to groups adoption takes, which the program does not declare."""
+    arns = []
+    for group_id in group_ids:
+        for rule in _rules(lookup, group_id):
+            if rule["SecurityGroupRuleId"] in known:
+                continue
+            arn = rule.get("SecurityGroupRuleArn") or (
+                f"arn:aws:ec2:{lookup.clients.region}:{rule.get('GroupOwnerId', '')}:"
+                f"security-group-rule/{rule['SecurityGroupRuleId']}"
+            )
+            arns.append(str(arn))
+    return arns

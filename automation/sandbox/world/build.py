@@ -6,8 +6,10 @@ stack's baseline, as the program declares it for a cluster whose names are kops'
 (:mod:`.kops`) and with the tags kops adds of its own, is created resource by
 resource with boto3 against moto: each registration of the program, run under the
 SDK's mocks, is answered by creating the resource through the stand-in provider's
-calls for its type. Nothing is recorded
-anywhere but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
+calls for its type. kops's own security-group rules, which the program does not
+declare, are then added as kops adds them (:data:`.kops.KOPS_RULES`). Nothing is
+recorded anywhere but in moto: ``kubeshift adopt`` has to find it all, as on a real
+account.
 """
 
 from __future__ import annotations
@@ -18,15 +20,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+from botocore.exceptions import ClientError
 
 from automation.errors import KubeshiftError
 from automation.render import render_program
 from automation.sandbox.provider import types as _types  # noqa: F401 - registers the types
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
-from automation.sandbox.world.kops import kops_names, with_kops_tags
+from automation.sandbox.world.kops import KOPS_RULES, KopsRule, domain, kops_names, with_kops_tags
 from components import config as stack_config
 
 GROUP = "aws:autoscaling/group:Group"
+VPC = "aws:ec2/vpc:Vpc"
+KOPS_RULE = "kops:security-group-rule"
+"""What :func:`open_as_kops` built: a rule kops adds and the program does not declare."""
 
 
 class WorldError(KubeshiftError):
@@ -96,6 +102,61 @@ def with_names(values: Mapping[str, Any], names: Mapping[str, str]) -> dict[str,
     return {**values, stack_config.CLUSTER_KEY: cluster}
 
 
+def _permission(rule: KopsRule, group_ids: Mapping[str, str]) -> dict[str, Any]:
+    permission: dict[str, Any] = {"IpProtocol": rule.protocol}
+    if rule.protocol != "-1":
+        permission |= {"FromPort": rule.from_port, "ToPort": rule.to_port}
+    if rule.peer in group_ids:
+        permission["UserIdGroupPairs"] = [{"GroupId": group_ids[rule.peer]}]
+    elif ":" in rule.peer:
+        permission["Ipv6Ranges"] = [{"CidrIpv6": rule.peer}]
+    else:
+        permission["IpRanges"] = [{"CidrIp": rule.peer}]
+    return permission
+
+
+def open_as_kops(aws: Aws, cluster: str, vpc_id: str) -> list[Built]:
+    """Add kops's own rules to its groups in ``vpc_id``, tagged as kops tags them; a rule
+    the program also declares is there already and is left as it is."""
+    dns = domain(cluster)
+    names = [f"{role}.{dns}" for role in ("masters", "nodes", "api-elb")]
+    listed = aws.ec2.describe_security_groups(
+        Filters=[{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "group-name", "Values": names}]
+    )["SecurityGroups"]
+    group_ids = {g["GroupName"].removesuffix(f".{dns}"): g["GroupId"] for g in listed}
+    added = []
+    for rule in KOPS_RULES:
+        if rule.group not in group_ids:
+            continue
+        tags = {
+            "KubernetesCluster": cluster, f"kubernetes.io/cluster/{cluster}": "owned",
+            "Name": rule.name(dns),
+        }  # fmt: skip
+        authorize = (
+            aws.ec2.authorize_security_group_egress
+            if rule.egress
+            else aws.ec2.authorize_security_group_ingress
+        )
+        try:
+            answer = authorize(
+                GroupId=group_ids[rule.group],
+                IpPermissions=[_permission(rule, group_ids)],
+                TagSpecifications=[{
+                    "ResourceType": "security-group-rule",
+                    "Tags": [{"Key": k, "Value": v} for k, v in tags.items()],
+                }],
+            )  # fmt: skip
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "InvalidPermission.Duplicate":
+                continue  # the program declares it too: built already
+            raise
+        added += [
+            Built(KOPS_RULE, rule.name(dns), r["SecurityGroupRuleId"])
+            for r in answer.get("SecurityGroupRules", [])
+        ]
+    return added
+
+
 def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     """Create the first phase of the stack ``values`` in moto, named as kops names it;
     return what was created, in the order it was."""
@@ -104,6 +165,8 @@ def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     mocks = BuildingMocks(aws)
     try:
         render_program(named, config.phase_ids[0], mocks=mocks)
+        vpc_id = next(b.id for b in mocks.built if b.type == VPC)
+        mocks.built += open_as_kops(aws, config.cluster.name, vpc_id)
         mocks.launch_groups()
     except WorldError:
         raise

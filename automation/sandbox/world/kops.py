@@ -11,6 +11,13 @@ kops does not build (the ingress load balancer, the shared group) get names in t
 same style.
 
 The mapping is keyed as ``kubeshift:cluster.names`` is: ``<kind>:<kubeshift's name>``.
+
+kops also opens its groups in its own way (:data:`KOPS_RULES`, after kops's firewall
+model): every member and node admits its own role, members admit nodes on every port
+but etcd's, both admit SSH from anywhere, the API load balancer's group admits HTTPS
+and path-MTU ICMP from anywhere and reaches the members on 443, and each group may
+send anything anywhere over IPv4 and IPv6. None of this is in kubeshift's program: it
+is the world's own, found by ``adopt``, listed and left alone.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ import base64
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from components.naming import NameKind, kind_key
 
@@ -126,3 +134,53 @@ def with_kops_tags(token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         tags["SubnetType"] = "Private" if "kubernetes.io/role/internal-elb" in tags else "Public"
         tagged["tags"] = tags
     return tagged
+
+
+KopsRole = Literal["masters", "nodes", "api-elb"]
+ANYWHERE, ANYWHERE_V6 = "0.0.0.0/0", "::/0"
+
+
+@dataclass(frozen=True)
+class KopsRule:
+    """One rule kops adds to a group of its own: ``peer`` is a CIDR or another role."""
+
+    group: KopsRole
+    protocol: str  # tcp | udp | icmp | -1 (all)
+    from_port: int
+    to_port: int
+    peer: str
+    egress: bool = False
+
+    def name(self, dns: str) -> str:
+        """kops's ``Name`` tag: ``from-<peer>-<direction>-<protocol>-<from>to<to>-<group>``."""
+        protocol = "all" if self.protocol == "-1" else self.protocol
+        ports = "0to0" if self.protocol == "-1" else f"{self.from_port}to{self.to_port}"
+        peer = self.peer if "/" in self.peer else f"{self.peer}.{dns}"
+        if self.egress:
+            return f"from-{self.group}.{dns}-egress-{protocol}-{ports}-{peer}"
+        return f"from-{peer}-ingress-{protocol}-{ports}-{self.group}.{dns}"
+
+
+def _everything(group: KopsRole, peer: str, *, egress: bool = False) -> KopsRule:
+    return KopsRule(group, "-1", 0, 0, peer, egress)
+
+
+KOPS_RULES: tuple[KopsRule, ...] = (
+    *(_everything(role, cidr, egress=True)
+      for role in ("masters", "nodes", "api-elb") for cidr in (ANYWHERE, ANYWHERE_V6)),
+    _everything("masters", "masters"),
+    _everything("nodes", "nodes"),
+    _everything("nodes", "masters"),
+    # nodes reach the members on every port but etcd's peer and client ports
+    KopsRule("masters", "tcp", 1, 2379, "nodes"),
+    KopsRule("masters", "tcp", 2382, 4000, "nodes"),
+    KopsRule("masters", "tcp", 4003, 65535, "nodes"),
+    KopsRule("masters", "udp", 1, 65535, "nodes"),
+    KopsRule("masters", "tcp", 22, 22, ANYWHERE),
+    KopsRule("nodes", "tcp", 22, 22, ANYWHERE),
+    KopsRule("api-elb", "tcp", 443, 443, ANYWHERE),
+    KopsRule("api-elb", "icmp", 3, 4, ANYWHERE),  # path-MTU discovery
+    KopsRule("masters", "tcp", 443, 443, "api-elb"),
+)  # fmt: skip
+"""The rules kops's firewall model gives a cluster's three groups (IPv4 and IPv6
+egress, roles admitting each other, SSH and the API from anywhere)."""

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from botocore.exceptions import ClientError
 
 from automation.sandbox.moto_gaps import (
     default_health_checks,
     indexed_tag_lookups,
+    referenced_groups_stay,
     reserve_interface_addresses,
 )
 from tests.support.moto_fixtures import MotoServer
@@ -136,3 +138,50 @@ def test_unpatched_moto_scans_every_tag_for_each_resource(
     described = _tagged_instances(moto, 6)
     assert len(described) == 6
     assert scans[0] >= 6
+
+
+def _referencing_groups(moto: MotoServer) -> tuple[str, str, str]:
+    """A nodes group admitting itself and a masters group admitting the nodes' group:
+    kops's shape. Returns the EC2 VPC id, the nodes' and the masters' group ids."""
+    ec2 = moto.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.8.0.0/16")["Vpc"]["VpcId"]
+    nodes, masters = (
+        ec2.create_security_group(GroupName=n, Description=n, VpcId=vpc)["GroupId"]
+        for n in ("nodes.gap", "masters.gap")
+    )
+    for group in (nodes, masters):
+        ec2.authorize_security_group_ingress(
+            GroupId=group,
+            IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": nodes}]}],
+        )
+    return vpc, nodes, masters
+
+
+def test_a_group_another_groups_rule_refers_to_stays_until_the_rule_goes(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.security_groups import SecurityGroupBackend
+
+    original = SecurityGroupBackend.delete_security_group
+    monkeypatch.setattr(SecurityGroupBackend, "delete_security_group", original)  # undone
+    referenced_groups_stay()
+    referenced_groups_stay()  # idempotent: one wrapper
+    ec2 = moto.client("ec2")
+    _, nodes, masters = _referencing_groups(moto)
+    with pytest.raises(ClientError) as refused:
+        ec2.delete_security_group(GroupId=nodes)
+    assert refused.value.response["Error"]["Code"] == "DependencyViolation"
+    assert nodes in refused.value.response["Error"]["Message"]
+    ec2.revoke_security_group_ingress(
+        GroupId=masters,
+        IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": nodes}]}],
+    )
+    ec2.delete_security_group(GroupId=nodes)  # its own rule about itself does not hold it
+    ec2.delete_security_group(GroupId=masters)
+    left = ec2.describe_security_groups(Filters=[{"Name": "group-id", "Values": [nodes, masters]}])
+    assert left["SecurityGroups"] == []
+
+
+def test_unpatched_moto_deletes_a_group_another_groups_rule_refers_to(moto: MotoServer) -> None:
+    _, nodes, _ = _referencing_groups(moto)
+    moto.client("ec2").delete_security_group(GroupId=nodes)

@@ -14,7 +14,8 @@ from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.moto_gaps import reserve_interface_addresses
 from automation.sandbox.provider.model import Aws
-from automation.sandbox.world.build import build, foreign_names, with_names
+from automation.sandbox.world.build import KOPS_RULE, build, foreign_names, with_names
+from automation.sandbox.world.kops import KOPS_RULES, domain
 from components.config import load_stack_file
 from tests.support.moto_fixtures import MotoServer
 
@@ -44,8 +45,12 @@ def built(values: dict[str, Any], moto: MotoServer) -> list[Any]:
     return build(values, Aws(REGION, moto.endpoint_url))
 
 
+def _program_built(built: list[Any]) -> list[Any]:
+    return [b for b in built if b.type != KOPS_RULE]
+
+
 def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -> None:
-    assert len(built) == 98
+    assert len(_program_built(built)) == 98
     aws = Aws(REGION, moto.endpoint_url)
     listed = aws.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
     groups = {g["AutoScalingGroupName"]: g for g in listed}
@@ -59,6 +64,34 @@ def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -
     assert len(addresses) == len(set(addresses))
     names = {g["GroupName"] for g in aws.ec2.describe_security_groups()["SecurityGroups"]}
     assert {"nodes.local-demo.k8s.local", "masters.local-demo.k8s.local"} <= names
+
+
+def _live_rules(moto: MotoServer) -> list[dict[str, Any]]:
+    ec2 = Aws(REGION, moto.endpoint_url).ec2
+    listed = ec2.describe_security_groups()["SecurityGroups"]
+    groups = {g["GroupId"]: g["GroupName"] for g in listed}
+    rules = ec2.describe_security_group_rules()["SecurityGroupRules"]
+    return [{**r, "Group": groups[r["GroupId"]]} for r in rules]
+
+
+def test_kops_opens_its_groups_its_own_way_beside_the_programs_rules(
+    built: list[Any], moto: MotoServer
+) -> None:
+    dns = domain("local-demo")
+    rules = _live_rules(moto)
+    named = {t["Value"]: r for r in rules for t in r.get("Tags", []) if t["Key"] == "Name"}
+    added = [b for b in built if b.type == KOPS_RULE]
+    # every rule of kops's model is live; those the program declares too were not doubled
+    assert {b.name for b in added} <= set(named)
+    assert 0 < len(added) < len(KOPS_RULES)
+    ssh = named[f"from-0.0.0.0/0-ingress-tcp-22to22-masters.{dns}"]
+    assert (ssh["IpProtocol"], ssh["FromPort"], ssh["ToPort"]) == ("tcp", 22, 22)
+    assert ssh["CidrIpv4"] == "0.0.0.0/0" and ssh["Group"] == f"masters.{dns}"
+    etcd_gap = named[f"from-nodes.{dns}-ingress-tcp-2382to4000-masters.{dns}"]
+    nodes_group = next(r["GroupId"] for r in rules if r["Group"] == f"nodes.{dns}")
+    assert etcd_gap["ReferencedGroupInfo"]["GroupId"] == nodes_group
+    v6 = [r for r in rules if r.get("CidrIpv6") == "::/0" and r["IsEgress"]]
+    assert sorted(r["Group"] for r in v6) == [f"{g}.{dns}" for g in ("api-elb", "masters", "nodes")]
 
 
 def test_write_config_reads_back_every_name_kops_gave(
@@ -88,12 +121,15 @@ def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
     clients = AwsClients(AwsAccess(region=REGION))
     named = discover(with_names(values, foreign_names(values)), clients, "local")
     assert named.problems == [] and named.skipped == []
-    assert len(named.resources) == len(built)
+    assert len(named.resources) == len(_program_built(built))
+    # kops's own rules are found, listed as not modelled, and not taken
+    rules = [u.arn for u in named.unmodelled if u.kind == "ec2:security-group-rule"]
+    assert {arn.rsplit("/", 1)[-1] for arn in rules} == {b.id for b in built if b.type == KOPS_RULE}
     unnamed = discover(values, clients, "local")
     assert "local-demo-common-sg-node: no live security group local-demo-node in" in " ".join(
         unnamed.problems
     )
-    assert len(unnamed.resources) < len(built)
+    assert len(unnamed.resources) < len(_program_built(built))
     # the refusal says where the missing names are
     hint = re.match(r"(\d+) resources tagged for local-demo \(", unnamed.problems[-1])
     assert hint and int(hint.group(1)) > 0, unnamed.problems[-1]
@@ -116,7 +152,8 @@ def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
     )  # fmt: skip
     said: list[str] = []
     _build_as_kops(values, paths, state, said.append)
-    assert paths.world_built.exists() and "98 AWS resources" in said[-1]
+    assert paths.world_built.exists() and "AWS resources" in said[-1]
+    assert int(re.findall(r"(\d+) AWS resources", said[-1])[0]) > 98  # kops's rules too
     _build_as_kops(values, paths, state, said.append)  # an `up` cut short after the build
     assert said[-1] == "  the live cluster local-demo is already built"
     vpcs = Aws(REGION, moto.endpoint_url).ec2.describe_vpcs()["Vpcs"]
