@@ -80,6 +80,8 @@ class Adoption:
     stray_group: str
     """A security group tagged for the cluster that the program does not model (another
     tool's), made before adoption: listed, and left alone to the end."""
+    kops_rules: list[str]
+    """Ids of the rules kops added of its own (tagged ``Name: from-…``), before adoption."""
 
 
 @dataclass
@@ -214,14 +216,28 @@ def failure_report(what: str, ran: Ran, logs: Path) -> str:
     )
 
 
-def stray_group(sandbox: dict[str, Any]) -> str:
-    """What another tool left in the cluster's VPC: a group the program does not model."""
+def _ec2(sandbox: dict[str, Any]) -> Any:
     import boto3
 
-    ec2 = boto3.client(
+    return boto3.client(
         "ec2", region_name=sandbox["region"], endpoint_url=sandbox["moto_endpoint"],
         aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
     )  # fmt: skip
+
+
+def kops_rules(sandbox: dict[str, Any]) -> list[str]:
+    """Ids of the security-group rules kops added of its own (named ``from-…``)."""
+    rules = _ec2(sandbox).describe_security_group_rules()["SecurityGroupRules"]
+    return [
+        r["SecurityGroupRuleId"]
+        for r in rules
+        if any(t["Key"] == "Name" and t["Value"].startswith("from-") for t in r.get("Tags", []))
+    ]
+
+
+def stray_group(sandbox: dict[str, Any]) -> str:
+    """What another tool left in the cluster's VPC: a group the program does not model."""
+    ec2 = _ec2(sandbox)
     vpc = ec2.describe_vpcs(Filters=[{"Name": "cidr", "Values": ["10.0.0.0/16"]}])["Vpcs"][0]
     tags = [{"Key": "kubernetes.io/cluster/local-demo", "Value": "owned"},
             {"Key": "Name", "Value": "bastion"}]  # fmt: skip
@@ -237,6 +253,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     """Where a user starts: a stack file proposed from what runs, the live cluster taken
     into the stack, then a second time."""
     stray = stray_group(sandbox)
+    kops = kops_rules(sandbox)
     unnamed = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     stack_file = logs.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"
     built_from = shutil.copy(stack_file, logs.parent / "built-from.yaml")
@@ -251,7 +268,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
         pytest.fail(failure_report("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     return Adoption(
-        unnamed, Path(built_from), proposed, proposed_file, planned, adopted, again, stray
+        unnamed, Path(built_from), proposed, proposed_file, planned, adopted, again, stray, kops
     )
 
 
