@@ -112,8 +112,21 @@ class Network(pulumi.ComponentResource):
                 return tags(suffix, owned)
             return without_cluster_tags(tags(suffix), args.cluster_name)
 
+        # The shared table is tagged before any other loses the tag: between, the
+        # controller sees several tagged tables and writes nowhere. The other way round,
+        # the last table still tagged (the public one, a per-AZ one) would for a moment
+        # be the only one, and get every node's pod route.
+        shared: aws.ec2.RouteTable | None = None
+        untagged_after = child
+        if args.shared_node_route_table:
+            shared = aws.ec2.RouteTable(
+                f"{name}-private-rt", vpc_id=vpc.id, tags=tags("private", owned), opts=child
+            )
+            untagged_after = pulumi.ResourceOptions.merge(
+                child, pulumi.ResourceOptions(depends_on=[shared])
+            )
         public_rt = aws.ec2.RouteTable(
-            f"{name}-public-rt", vpc_id=vpc.id, tags=table_tags("public"), opts=child
+            f"{name}-public-rt", vpc_id=vpc.id, tags=table_tags("public"), opts=untagged_after
         )
         self.route_table_ids = {"public": public_rt.id}
         for az, subnet in zip(args.azs, public_subnets, strict=True):
@@ -152,11 +165,7 @@ class Network(pulumi.ComponentResource):
                 )
                 nat_ids[az] = nat.id
 
-        shared: aws.ec2.RouteTable | None = None
-        if args.shared_node_route_table:
-            shared = aws.ec2.RouteTable(
-                f"{name}-private-rt", vpc_id=vpc.id, tags=tags("private", owned), opts=child
-            )
+        if shared is not None:
             self.route_table_ids["private"] = shared.id
             self._default_route(f"{name}-private-default", shared, nat_ids, args.azs[0], child)
         for az in args.azs:
@@ -164,7 +173,7 @@ class Network(pulumi.ComponentResource):
                 f"{name}-private-rt-{az}",
                 vpc_id=vpc.id,
                 tags=table_tags(f"private-{az}"),
-                opts=child,
+                opts=untagged_after,
             )
             self.route_table_ids[f"private-{az}"] = rt.id
             aws.ec2.RouteTableAssociation(

@@ -86,3 +86,24 @@ def test_gateway_switches(switches: dict[str, bool], expected: dict[str, int]) -
     counts = _types(rendering.resources)
     for kind, count in expected.items():
         assert counts[kind] == count, kind
+
+
+def test_a_shared_node_table_is_the_only_table_tagged_and_is_tagged_first() -> None:
+    """The route controller writes to the one table tagged for the cluster. The other
+    tables wait for the shared one before losing their tag, so no other table is ever
+    the only tagged one, and none ever gets a pod route."""
+    rendering = record(lambda: Network("prod-source", _args(shared_node_route_table=True)))
+    tables = [r for r in rendering.resources if r.type == "aws:ec2/routeTable:RouteTable"]
+    tagged = [t.name for t in tables if "kubernetes.io/cluster/prod" in t.inputs["tags"]]
+    assert tagged == ["prod-source-private-rt"]
+    others = [t for t in tables if t.name not in tagged]
+    assert len(others) == 4
+    for table in others:
+        assert "prod-source-private-rt" in table.options.get("dependsOn", []), table.name
+    associations = [
+        r.inputs["routeTableId"]
+        for r in rendering.resources
+        if r.type == "aws:ec2/routeTableAssociation:RouteTableAssociation"
+        and "private" in r.name
+    ]
+    assert len(associations) == 3 and len(set(associations)) == 1

@@ -197,6 +197,23 @@ def test_target_vpc_holds_the_workers_and_load_balancers(rehearsal: Rehearsal) -
     assert source != target
 
 
+def test_the_old_groups_went_and_took_kops_rules_about_them_along(rehearsal: Rehearsal) -> None:
+    """kops's masters admitted its nodes: AWS refuses to delete a group another's rule
+    refers to (so does the sandbox's moto), and the old groups are gone all the same."""
+    source, _ = _vpc_ids(rehearsal)
+    ec2 = rehearsal.client("ec2")
+    groups = ec2.describe_security_groups()["SecurityGroups"]
+    left = {g["GroupName"] for g in groups if g["VpcId"] == source}
+    assert not {n for n in left if n.endswith(".k8s.local")}, left
+    live = {g["GroupId"] for g in groups}
+    referenced = {
+        r["ReferencedGroupInfo"]["GroupId"]
+        for r in ec2.describe_security_group_rules()["SecurityGroupRules"]
+        if r.get("ReferencedGroupInfo")
+    }
+    assert referenced <= live, referenced - live
+
+
 def _dns_name(name: str) -> str:
     return name.replace("\\052", "*").rstrip(".").lower()
 
