@@ -221,15 +221,7 @@ class Fleet:
         pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
             "items"
         ]
-        return sum(
-            1
-            for p in pods
-            if not p["metadata"].get("deletionTimestamp")
-            and any(
-                c.get("type") == "Ready" and c.get("status") == "True"
-                for c in (p.get("status") or {}).get("conditions") or []
-            )
-        )
+        return sum(1 for p in pods if _ready(p))
 
     def wait_ready(self, what: str, timeout: float = 1800) -> None:
         started = time.monotonic()
