@@ -27,6 +27,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from automation.rendered import PROGRAM, RenderedResource
+from components import collector
 from components import config as stack_config
 from components.program import READ_STACK_OUTPUTS
 
@@ -177,7 +178,7 @@ def record(
     what runs).
     """
     started = time.perf_counter()
-    with _without_stack_traces():
+    with _without_stack_traces(), collector.collecting_rarely():
         rendering = _record(program, config, stack, mocks or _Mocks(region, stack_outputs))
     return Rendering(rendering.resources, rendering.outputs, time.perf_counter() - started)
 

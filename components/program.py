@@ -13,7 +13,7 @@ from typing import Any
 
 import pulumi
 
-from components import etcd_volumes, imports, kept_tags, registry
+from components import collector, etcd_volumes, imports, kept_tags, registry
 from components.config import (
     CLUSTER_KEY,
     MIGRATION_KEY,
@@ -159,6 +159,7 @@ def check_progress(
 
 def main() -> None:
     """Build the scenario's top component for the configured phase and export outputs."""
+    collector.collect_rarely()
     refuse_update_during_a_run()
     try:
         config = read_config()
