@@ -23,6 +23,10 @@ migration would notice, closed by patching its in-process model.
   and leaves the rules pointing at nothing, so a migration that would stall on AWS
   passes here. kops's rules refer from the control-plane group to the nodes' group:
   retiring the old workers' group is where a real account says no.
+- **A rule may name a protocol that has no ports.** AWS accepts a rule for any IP
+  protocol number without a port range (kops admits Calico's IP-in-IP, protocol 4, to
+  the control plane from the nodes) and reports its ports as -1, as for "all"; moto
+  reads ports for every protocol but "all" and fails with a ``TypeError``.
 """
 
 from __future__ import annotations
@@ -134,3 +138,39 @@ def referenced_groups_stay() -> None:
 
     delete_security_group._kubeshift_referenced = True  # type: ignore[attr-defined]
     SecurityGroupBackend.delete_security_group = delete_security_group  # type: ignore[method-assign]
+
+
+PORTED_PROTOCOLS = frozenset({"tcp", "6", "udp", "17", "icmp", "1", "icmpv6", "58", "-1", "all"})
+"""Protocols whose rules carry a port range (or ICMP type and code); AWS ignores ports
+for every other protocol."""
+
+
+def portless_protocols() -> None:
+    """Accept a rule for a protocol without ports and keep its ports unset, as moto does
+    for "all". Idempotent."""
+    from moto.ec2.models.security_groups import SecurityGroupRule
+
+    if getattr(SecurityGroupRule.__init__, "_kubeshift_portless", False):
+        return
+    original = SecurityGroupRule.__init__
+
+    @functools.wraps(original)
+    def __init__(
+        self: Any,
+        ec2_backend: Any,
+        ip_protocol: str,
+        group_id: str,
+        from_port: str | None,
+        to_port: str | None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        portless = bool(ip_protocol) and str(ip_protocol).lower() not in PORTED_PROTOCOLS
+        if portless:
+            from_port = to_port = "0"  # read and dropped below: AWS ignores them
+        original(self, ec2_backend, ip_protocol, group_id, from_port, to_port, *args, **kwargs)
+        if portless:
+            self.from_port = self.to_port = None
+
+    __init__._kubeshift_portless = True  # type: ignore[attr-defined]
+    SecurityGroupRule.__init__ = __init__  # type: ignore[method-assign]

@@ -38,12 +38,14 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     from automation.sandbox.moto_gaps import (
         default_health_checks,
         indexed_tag_lookups,
+        portless_protocols,
         referenced_groups_stay,
         reserve_interface_addresses,
     )
 
     reserve_interface_addresses()
     referenced_groups_stay()
+    portless_protocols()
     default_health_checks()
     indexed_tag_lookups()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

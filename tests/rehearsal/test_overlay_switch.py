@@ -50,6 +50,21 @@ def test_the_adopted_cluster_went_through_every_phase(overlay: StackRehearsal) -
     assert phases[0] == "baseline" and phases[-1] == "verify"
 
 
+def test_kops_calico_rule_was_listed_by_adoption_and_left_alone(overlay: StackRehearsal) -> None:
+    ec2 = overlay.client("ec2")
+    listed = ec2.describe_security_groups()["SecurityGroups"]
+    groups = {g["GroupId"]: g["GroupName"] for g in listed}
+    rules = ec2.describe_security_group_rules()["SecurityGroupRules"]
+    # kops admits Calico's IP-in-IP (protocol 4, no ports) to the members from the nodes
+    [ipip] = [r for r in rules if r["IpProtocol"] == "4"]
+    assert not ipip["IsEgress"] and (ipip["FromPort"], ipip["ToPort"]) == (-1, -1)
+    assert groups[ipip["GroupId"]] == f"masters.{CLUSTER}.k8s.local"
+    assert groups[ipip["ReferencedGroupInfo"]["GroupId"]] == f"nodes.{CLUSTER}.k8s.local"
+    # adoption listed it as not modelled; after the whole switch it is still there
+    unmodelled = overlay.adopted.json()["discovery"]["unmodelled"]
+    assert ipip["SecurityGroupRuleId"] in {u["arn"].rsplit("/", 1)[-1] for u in unmodelled}
+
+
 def _tagged_tables(overlay: StackRehearsal) -> list[dict[str, Any]]:
     tables = overlay.client("ec2").describe_route_tables()["RouteTables"]
     return [

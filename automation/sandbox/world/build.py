@@ -7,7 +7,8 @@ stack's baseline, as the program declares it for a cluster whose names are kops'
 resource with boto3 against moto: each registration of the program, run under the
 SDK's mocks, is answered by creating the resource through the stand-in provider's
 calls for its type. kops's own security-group rules, which the program does not
-declare, are then added as kops adds them (:data:`.kops.KOPS_RULES`). Nothing is
+declare, are then added as kops adds them (:data:`.kops.KOPS_RULES`, and
+:data:`.kops.CALICO_RULES` where the cluster runs Calico). Nothing is
 recorded anywhere but in moto: ``kubeshift adopt`` has to find it all, as on a real
 account.
 """
@@ -26,7 +27,13 @@ from automation.errors import KubeshiftError
 from automation.render import render_program
 from automation.sandbox.provider import types as _types  # noqa: F401 - registers the types
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
-from automation.sandbox.world.kops import KOPS_RULES, KopsRule, domain, kops_names, with_kops_tags
+from automation.sandbox.world.kops import (
+    KopsRule,
+    domain,
+    kops_names,
+    rules_for,
+    with_kops_tags,
+)
 from components import config as stack_config
 
 GROUP = "aws:autoscaling/group:Group"
@@ -104,7 +111,7 @@ def with_names(values: Mapping[str, Any], names: Mapping[str, str]) -> dict[str,
 
 def _permission(rule: KopsRule, group_ids: Mapping[str, str]) -> dict[str, Any]:
     permission: dict[str, Any] = {"IpProtocol": rule.protocol}
-    if rule.protocol != "-1":
+    if rule.ported:
         permission |= {"FromPort": rule.from_port, "ToPort": rule.to_port}
     if rule.peer in group_ids:
         permission["UserIdGroupPairs"] = [{"GroupId": group_ids[rule.peer]}]
@@ -115,9 +122,10 @@ def _permission(rule: KopsRule, group_ids: Mapping[str, str]) -> dict[str, Any]:
     return permission
 
 
-def open_as_kops(aws: Aws, cluster: str, vpc_id: str) -> list[Built]:
-    """Add kops's own rules to its groups in ``vpc_id``, tagged as kops tags them; a rule
-    the program also declares is there already and is left as it is."""
+def open_as_kops(aws: Aws, cluster: str, vpc_id: str, *, calico: bool) -> list[Built]:
+    """Add kops's own rules to its groups in ``vpc_id`` (Calico's too when the cluster
+    runs it), tagged as kops tags them; a rule the program also declares is there
+    already and is left as it is."""
     dns = domain(cluster)
     names = [f"{role}.{dns}" for role in ("masters", "nodes", "api-elb")]
     listed = aws.ec2.describe_security_groups(
@@ -125,7 +133,7 @@ def open_as_kops(aws: Aws, cluster: str, vpc_id: str) -> list[Built]:
     )["SecurityGroups"]
     group_ids = {g["GroupName"].removesuffix(f".{dns}"): g["GroupId"] for g in listed}
     added = []
-    for rule in KOPS_RULES:
+    for rule in rules_for(calico):
         if rule.group not in group_ids:
             continue
         tags = {
@@ -166,7 +174,9 @@ def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     try:
         render_program(named, config.phase_ids[0], mocks=mocks)
         vpc_id = next(b.id for b in mocks.built if b.type == VPC)
-        mocks.built += open_as_kops(aws, config.cluster.name, vpc_id)
+        # the sandbox runs Calico (on IPIP) where the stack switches its overlay
+        calico = config.migration.overlay is not None
+        mocks.built += open_as_kops(aws, config.cluster.name, vpc_id, calico=calico)
         mocks.launch_groups()
     except WorldError:
         raise

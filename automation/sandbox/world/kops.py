@@ -16,7 +16,8 @@ kops also opens its groups in its own way (:data:`KOPS_RULES`, after kops's fire
 model): every member and node admits its own role, members admit nodes on every port
 but etcd's, both admit SSH from anywhere, the API load balancer's group admits HTTPS
 and path-MTU ICMP from anywhere and reaches the members on 443, and each group may
-send anything anywhere over IPv4 and IPv6. None of this is in kubeshift's program: it
+send anything anywhere over IPv4 and IPv6; with Calico, members admit the nodes' IP-in-IP
+(:data:`CALICO_RULES`). None of this is in kubeshift's program: it
 is the world's own, found by ``adopt``, listed and left alone.
 """
 
@@ -145,16 +146,22 @@ class KopsRule:
     """One rule kops adds to a group of its own: ``peer`` is a CIDR or another role."""
 
     group: KopsRole
-    protocol: str  # tcp | udp | icmp | -1 (all)
+    protocol: str  # tcp | udp | icmp | -1 (all) | an IP protocol number (no ports)
     from_port: int
     to_port: int
     peer: str
     egress: bool = False
 
+    @property
+    def ported(self) -> bool:
+        """Whether the rule has a port range (or ICMP type and code): AWS ignores ports
+        for "all" and for any other IP protocol."""
+        return self.protocol in ("tcp", "udp", "icmp")
+
     def name(self, dns: str) -> str:
         """kops's ``Name`` tag: ``from-<peer>-<direction>-<protocol>-<from>to<to>-<group>``."""
         protocol = "all" if self.protocol == "-1" else self.protocol
-        ports = "0to0" if self.protocol == "-1" else f"{self.from_port}to{self.to_port}"
+        ports = f"{self.from_port}to{self.to_port}" if self.ported else "0to0"
         peer = self.peer if "/" in self.peer else f"{self.peer}.{dns}"
         if self.egress:
             return f"from-{self.group}.{dns}-egress-{protocol}-{ports}-{peer}"
@@ -184,3 +191,12 @@ KOPS_RULES: tuple[KopsRule, ...] = (
 )  # fmt: skip
 """The rules kops's firewall model gives a cluster's three groups (IPv4 and IPv6
 egress, roles admitting each other, SSH and the API from anywhere)."""
+
+CALICO_RULES: tuple[KopsRule, ...] = (KopsRule("masters", "4", 0, 0, "nodes"),)
+"""What kops adds when the cluster runs Calico: the members admit the nodes' IP-in-IP
+(protocol 4), the encapsulation of Calico's IPIP mode. Nodes admit each other already."""
+
+
+def rules_for(calico: bool) -> tuple[KopsRule, ...]:
+    """kops's rules for a cluster, with Calico's when it runs Calico."""
+    return KOPS_RULES + CALICO_RULES if calico else KOPS_RULES

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import boto3
 import pytest
+from botocore.config import Config
 from botocore.exceptions import ClientError
+from botocore.parsers import ResponseParserError
 
 from automation.sandbox.moto_gaps import (
     default_health_checks,
     indexed_tag_lookups,
+    portless_protocols,
     referenced_groups_stay,
     reserve_interface_addresses,
 )
@@ -185,3 +189,50 @@ def test_a_group_another_groups_rule_refers_to_stays_until_the_rule_goes(
 def test_unpatched_moto_deletes_a_group_another_groups_rule_refers_to(moto: MotoServer) -> None:
     _, nodes, _ = _referencing_groups(moto)
     moto.client("ec2").delete_security_group(GroupId=nodes)
+
+
+def _ipip_from_nodes(nodes: str) -> list[dict]:
+    return [{"IpProtocol": "4", "UserIdGroupPairs": [{"GroupId": nodes}]}]
+
+
+def test_a_rule_for_a_protocol_without_ports_is_kept_as_aws_keeps_it(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.security_groups import SecurityGroupRule
+
+    monkeypatch.setattr(SecurityGroupRule, "__init__", SecurityGroupRule.__init__)  # undone
+    portless_protocols()
+    portless_protocols()  # idempotent: one wrapper
+    ec2 = moto.client("ec2")
+    _, nodes, masters = _referencing_groups(moto)
+    ec2.authorize_security_group_ingress(GroupId=masters, IpPermissions=_ipip_from_nodes(nodes))
+    group = ec2.describe_security_groups(GroupIds=[masters])["SecurityGroups"][0]
+    (ipip,) = [p for p in group["IpPermissions"] if p["IpProtocol"] == "4"]
+    assert "FromPort" not in ipip and "ToPort" not in ipip
+    assert [pair["GroupId"] for pair in ipip["UserIdGroupPairs"]] == [nodes]
+    (rule,) = [
+        r
+        for r in ec2.describe_security_group_rules(
+            Filters=[{"Name": "group-id", "Values": [masters]}]
+        )["SecurityGroupRules"]
+        if r["IpProtocol"] == "4"
+    ]
+    assert (rule["FromPort"], rule["ToPort"]) == (-1, -1)
+    with pytest.raises(ClientError) as again:
+        ec2.authorize_security_group_ingress(GroupId=masters, IpPermissions=_ipip_from_nodes(nodes))
+    assert again.value.response["Error"]["Code"] == "InvalidPermission.Duplicate"
+    ec2.revoke_security_group_ingress(GroupId=masters, IpPermissions=_ipip_from_nodes(nodes))
+    group = ec2.describe_security_groups(GroupIds=[masters])["SecurityGroups"][0]
+    assert [p for p in group["IpPermissions"] if p["IpProtocol"] == "4"] == []
+
+
+def test_unpatched_moto_fails_on_a_protocol_without_ports(moto: MotoServer) -> None:
+    _, nodes, masters = _referencing_groups(moto)
+    ec2 = boto3.client(
+        "ec2",
+        region_name=moto.region,
+        endpoint_url=moto.endpoint_url,
+        config=Config(retries={"max_attempts": 1}),
+    )
+    with pytest.raises(ResponseParserError, match="500 Internal Server Error"):  # a TypeError
+        ec2.authorize_security_group_ingress(GroupId=masters, IpPermissions=_ipip_from_nodes(nodes))

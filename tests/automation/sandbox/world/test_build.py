@@ -12,9 +12,15 @@ import pytest
 from automation.adoption.discovery import discover
 from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.sandbox.moto_gaps import reserve_interface_addresses
+from automation.sandbox.moto_gaps import portless_protocols, reserve_interface_addresses
 from automation.sandbox.provider.model import Aws
-from automation.sandbox.world.build import KOPS_RULE, build, foreign_names, with_names
+from automation.sandbox.world.build import (
+    KOPS_RULE,
+    build,
+    foreign_names,
+    open_as_kops,
+    with_names,
+)
 from automation.sandbox.world.kops import KOPS_RULES, domain
 from components.config import load_stack_file
 from tests.support.moto_fixtures import MotoServer
@@ -92,6 +98,28 @@ def test_kops_opens_its_groups_its_own_way_beside_the_programs_rules(
     assert etcd_gap["ReferencedGroupInfo"]["GroupId"] == nodes_group
     v6 = [r for r in rules if r.get("CidrIpv6") == "::/0" and r["IsEgress"]]
     assert sorted(r["Group"] for r in v6) == [f"{g}.{dns}" for g in ("api-elb", "masters", "nodes")]
+
+
+def test_with_calico_kops_admits_the_nodes_ip_in_ip_to_the_members(
+    built: list[Any], moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.security_groups import SecurityGroupRule
+
+    dns = domain("local-demo")
+    assert [r for r in _live_rules(moto) if r["IpProtocol"] == "4"] == []  # no Calico here
+    monkeypatch.setattr(SecurityGroupRule, "__init__", SecurityGroupRule.__init__)  # undone
+    portless_protocols()
+    aws = Aws(REGION, moto.endpoint_url)
+    vpc_id = next(b.id for b in built if b.type == "aws:ec2/vpc:Vpc")
+    added = open_as_kops(aws, "local-demo", vpc_id, calico=True)
+    # the rest of kops's model is live already: only Calico's rule is new
+    assert [b.name for b in added] == [f"from-nodes.{dns}-ingress-4-0to0-masters.{dns}"]
+    [ipip] = [r for r in _live_rules(moto) if r["IpProtocol"] == "4"]
+    assert ipip["SecurityGroupRuleId"] == added[0].id
+    assert ipip["Group"] == f"masters.{dns}" and not ipip["IsEgress"]
+    assert (ipip["FromPort"], ipip["ToPort"]) == (-1, -1)  # AWS reports no ports as -1
+    nodes_group = next(r["GroupId"] for r in _live_rules(moto) if r["Group"] == f"nodes.{dns}")
+    assert ipip["ReferencedGroupInfo"]["GroupId"] == nodes_group
 
 
 def test_write_config_reads_back_every_name_kops_gave(
