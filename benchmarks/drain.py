@@ -27,25 +27,29 @@ replacement time, measured in the same run: every old pod deleted at once, no bu
   25+25,   250 / 10        1.0         50 s   14.9 s    52.1 s   135.3 s  2.60x  1.04x  1.37 / 3.37
   40+40,  1200 / 40        1.0         60 s   89.3 s   127.5 s   223.9 s  1.76x  1.43x  1.15 / 2.23
   100+100, 5000 / 100                 100 s    -       604.2 s   883.3 s  1.46x   -     1.14 / 2.13
+  100+100, 5000 / 100      1.0        100 s  484.8 s   853.8 s      -       -    1.76x  1.17 / -
 
 (k/ks: kubectl over kubeshift; ks/best: kubeshift over max(bound, ceiling); req/pod:
 API requests per evicted pod, kubeshift / kubectl.)
 
 "Per node" is what the scheduler did (printed per run): replicas of one Deployment per
-node holding it. Packed (several per node) is where a node-by-node ``kubectl
-drain`` is held back by the budgets; spread is where it is not. The 25+25 row is
-after budgets serve the node that entered first (``Evictor.evict``); before that
-change the same fleet took 59.3 s (1.19x), the nodes in flight all finishing together.
-The 5000-pod row predates the ceiling's measurement. At 1200 pods (30 replicas per
+node holding it. Packed (several per node) is where a node-by-node ``kubectl drain`` is
+held back by the budgets; spread is where it is not. The 25+25 row is after budgets
+serve the node that entered first (``Evictor.evict``); before that change the same fleet
+took 59.3 s (1.19x), the nodes in flight all finishing together. The first 5000-pod row
+predates the ceiling's measurement and the placement's report; the second (kubeshift
+alone on a quiet machine, ceiling and rounds from a run of their own on the same fleet)
+has rounds at 572.1 s, so kubeshift / rounds is 1.49x there, and the evictor from before
+the node-that-entered-first change took 768.2 s on it. At 1200 pods (30 replicas per
 Deployment) the ceiling pipelines every replacement, 13.4 pods/s, while a budget of
-maxUnavailable 1 replaces each Deployment's pods one after another: 30 rounds of
-4.2 s each (evict, replace, schedule, 2 s ready, PDB status) against the bound's 2 s,
-which is the whole gap. ``--rounds`` measures that price in the same run: each
-Deployment loses an old pod (deleted, no eviction API, no PDB status to wait for)
-whenever its budget would allow, every Deployment at once. On the same 1200-pod fleet:
-rounds 119.1 s, kubeshift 124.2 s (1.04x), ceiling 77.3 s, bound 60 s. The probe saw no
-zero-endpoint interval in any kubeshift or kubectl run; the ceiling, deleting without
-budgets, empties every Service for a while, which is why nobody drains that way.
+maxUnavailable 1 replaces each Deployment's pods one after another: 30 rounds of 4.2 s
+each (evict, replace, schedule, 2 s ready, PDB status) against the bound's 2 s, which is
+the whole gap. ``--rounds`` measures that price in the same run: each Deployment loses
+an old pod (deleted, no eviction API, no PDB status to wait for) whenever its budget
+would allow, every Deployment at once. On the same 1200-pod fleet: rounds 119.1 s,
+kubeshift 124.2 s (1.04x), ceiling 77.3 s, bound 60 s. The probe saw no zero-endpoint
+interval in any kubeshift or kubectl run; the ceiling, deleting without budgets, empties
+every Service for a while, which is why nobody drains that way.
 """
 
 from __future__ import annotations
