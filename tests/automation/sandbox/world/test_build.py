@@ -16,6 +16,7 @@ from automation.sandbox.moto_gaps import portless_protocols, reserve_interface_a
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import (
     KOPS_RULE,
+    VPC,
     build,
     foreign_names,
     open_as_kops,
@@ -110,15 +111,16 @@ def test_with_calico_kops_admits_the_nodes_ip_in_ip_to_the_members(
     monkeypatch.setattr(SecurityGroupRule, "__init__", SecurityGroupRule.__init__)  # undone
     portless_protocols()
     aws = Aws(REGION, moto.endpoint_url)
-    vpc_id = next(b.id for b in built if b.type == "aws:ec2/vpc:Vpc")
+    vpc_id = next(b.id for b in built if b.type == VPC)
     added = open_as_kops(aws, "local-demo", vpc_id, calico=True)
     # the rest of kops's model is live already: only Calico's rule is new
     assert [b.name for b in added] == [f"from-nodes.{dns}-ingress-4-0to0-masters.{dns}"]
-    [ipip] = [r for r in _live_rules(moto) if r["IpProtocol"] == "4"]
+    live = _live_rules(moto)
+    [ipip] = [r for r in live if r["IpProtocol"] == "4"]
     assert ipip["SecurityGroupRuleId"] == added[0].id
     assert ipip["Group"] == f"masters.{dns}" and not ipip["IsEgress"]
     assert (ipip["FromPort"], ipip["ToPort"]) == (-1, -1)  # AWS reports no ports as -1
-    nodes_group = next(r["GroupId"] for r in _live_rules(moto) if r["Group"] == f"nodes.{dns}")
+    nodes_group = next(r["GroupId"] for r in live if r["Group"] == f"nodes.{dns}")
     assert ipip["ReferencedGroupInfo"]["GroupId"] == nodes_group
 
 
