@@ -58,6 +58,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -84,6 +85,8 @@ from automation.sandbox.binaries import locate  # noqa: E402
 from automation.sandbox.controlplane import Cluster, ClusterOptions, start_cluster  # noqa: E402
 from automation.sandbox.etcd import start_etcd  # noqa: E402
 from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
+from automation.sandbox.processes import Daemon  # noqa: E402
+from benchmarks.drain_timeline import Timeline  # noqa: E402
 from tests.support.nodes import NodePool, NodePools, NodePoolSpec  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
@@ -102,6 +105,7 @@ class Outcome:
     complete: bool = False
     min_ready: int | None = None
     zero_intervals: int = 0
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
     detail: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -126,6 +130,42 @@ class Topology:
             f"max {max(self.per_node, default=0)}; {packed}/{len(self.per_node)} "
             f"(Deployment, node) pairs hold more than one"
         )
+
+
+class CpuMeter:
+    """CPU seconds used by this process and each daemon while a contender drains.
+
+    The control plane and the drain share the machine's cores: a drain that burns CPU
+    slows the replacements it waits for. Daemons are read from ``/proc/<pid>/stat``.
+    """
+
+    def __init__(self, daemons: list[Daemon]) -> None:
+        self.daemons = [d for d in daemons if d.process is not None]
+        self.start: dict[str, float] = {}
+
+    @staticmethod
+    def _proc_seconds(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def sample(self) -> dict[str, float]:
+        seconds = {"this process": time.process_time()}
+        for daemon in self.daemons:
+            assert daemon.process is not None
+            with contextlib.suppress(OSError):
+                seconds[daemon.name] = self._proc_seconds(daemon.process.pid)
+        return seconds
+
+    def __enter__(self) -> CpuMeter:
+        self.start = self.sample()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def used(self) -> dict[str, float]:
+        end = self.sample()
+        return {name: end[name] - self.start[name] for name in self.start if name in end}
 
 
 def log(text: str) -> None:
@@ -406,12 +446,24 @@ def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome
     return Outcome("rounds", time.monotonic() - started, evicted=len(deleted), complete=True)
 
 
-def contend(name: str, cluster: Cluster, kube: KubeClients, args: argparse.Namespace) -> Outcome:
+def contend(
+    name: str, cluster: Cluster, kube: KubeClients, args: argparse.Namespace, daemons: list[Daemon]
+) -> Outcome:
     fleet = Fleet(kube, name, args)
     log(f"{name}: building {args.old_nodes}+{args.new_nodes} nodes, {args.pods} pods")
     fleet.build()
     log(f"{name}: draining {args.old_nodes} old nodes")
-    with AvailabilityProbe(kube.discovery, fleet.services()) as probe:
+    assert fleet.old is not None
+    timeline = (
+        Timeline(kube, fleet.namespace, set(fleet.old.node_names), budgets=name != "rounds")
+        if args.timeline and name != "ceiling"
+        else contextlib.nullcontext()
+    )
+    with (
+        AvailabilityProbe(kube.discovery, fleet.services()) as probe,
+        timeline,
+        CpuMeter(daemons) as cpu,
+    ):
         if name == "kubeshift":
             outcome = run_kubeshift(kube, fleet, args)
         elif name == "ceiling":
@@ -420,12 +472,17 @@ def contend(name: str, cluster: Cluster, kube: KubeClients, args: argparse.Names
             outcome = run_rounds(kube, fleet, args.max_unavailable)
         else:
             outcome = run_kubectl(cluster, fleet, args)
+        outcome.cpu_seconds = cpu.used()
         fleet.wait_ready("all pods Ready again")
         report = probe.report()
     outcome.min_ready = report.min_ready
     outcome.detail["topology"] = fleet.topology.describe()
     outcome.zero_intervals = sum(len(s.zero_intervals) for s in report.services.values())
     log(f"{name}: {outcome.seconds:.1f}s, probe: {report.message()}")
+    if isinstance(timeline, Timeline):
+        outcome.detail["rounds"] = [step.describe() for step in timeline.steps()]
+        log(f"{name}: per budget round: " + "; ".join(outcome.detail["rounds"]))
+    log(f"{name}: CPU s: " + ", ".join(f"{k} {v:.1f}" for k, v in outcome.cpu_seconds.items()))
     fleet.teardown()
     return outcome
 
@@ -451,6 +508,11 @@ def main() -> int:
         action="store_true",
         help="also measure the budgets' own price: pods deleted as each budget allows",
     )
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="split each budget round into replace, controller and reaction (one more watch)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -472,13 +534,14 @@ def main() -> int:
     kube = build_clients(
         ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context, pool_size=128)
     )
+    daemons = [etcd.daemon, *cluster.daemons]
     outcomes: list[Outcome] = []
     try:
-        outcomes.append(contend("kubeshift", cluster, kube, args))
+        outcomes.append(contend("kubeshift", cluster, kube, args, daemons))
         if not args.skip_kubectl:
-            outcomes.append(contend("kubectl", cluster, kube, args))
-        ceiling = contend("ceiling", cluster, kube, args) if not args.skip_ceiling else None
-        rounds = contend("rounds", cluster, kube, args) if args.rounds else None
+            outcomes.append(contend("kubectl", cluster, kube, args, daemons))
+        ceiling = None if args.skip_ceiling else contend("ceiling", cluster, kube, args, daemons)
+        rounds = contend("rounds", cluster, kube, args, daemons) if args.rounds else None
     finally:
         kube.close()
         cluster.stop()

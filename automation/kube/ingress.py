@@ -221,7 +221,7 @@ def _evict_batch(
     ) as pods:
         done = evictor.evict(pods)
     summary = evictor.summary
-    with evictor.cond:
+    with evictor.lock:
         result.skipped.update(
             {v.key: summary.skipped[v.key] for v in batch if v.key in summary.skipped}
         )

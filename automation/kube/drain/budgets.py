@@ -58,13 +58,13 @@ class BudgetTracker:
     def __init__(
         self,
         policy: client.PolicyV1Api,
-        on_change: Callable[[], None] | None = None,
+        on_change: Callable[[str | None], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
         self._policy = policy
         self._clock = clock
         self._updated: dict[str, float] = {}
-        self._on_change = on_change or (lambda: None)
+        self._on_change = on_change or (lambda key: None)  # the budget's key; None: all
         self._lock = threading.Lock()
         self._pdbs: dict[str, dict[str, Any]] = {}
         self._claimed: dict[str, int] = {}
@@ -95,7 +95,7 @@ class BudgetTracker:
             self._pdbs = {pdb_key(p): p for p in items}
             self._updated = dict.fromkeys(self._pdbs, now)
             self._claimed.clear()
-        self._on_change()
+        self._on_change(None)
 
     def _event(self, kind: str, obj: dict[str, Any]) -> None:
         key = pdb_key(obj)
@@ -106,7 +106,7 @@ class BudgetTracker:
                 self._pdbs[key] = obj
             self._updated[key] = self._clock()
             self._claimed[key] = 0
-        self._on_change()
+        self._on_change(key)
 
     # --- queries ---------------------------------------------------------------------
     def budgets_for(self, namespace: str, labels: Mapping[str, str] | None) -> list[str]:

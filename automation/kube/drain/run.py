@@ -117,35 +117,34 @@ def plan_drain(clients: KubeClients, nodes: Iterable[str], options: DrainOptions
 
 
 class _Run:
-    """One drain run: node workers sharing one ``Evictor`` (its condition guards all)."""
+    """One drain run: node workers sharing one ``Evictor`` (its lock guards all)."""
 
     def __init__(self, evictor: Evictor) -> None:
         self.evictor = evictor
-        self.cond = evictor.cond
+        self.lock = evictor.lock
         self.summary = evictor.summary
         self.nodes_in_flight = 0
         self.max_nodes_seen = 0
         self.nodes_task: Any = None
 
     def drain_node(self, node: str, schedulable: bool) -> None:
-        with self.cond:
+        with self.lock:
             self.nodes_in_flight += 1
             self.max_nodes_seen = max(self.max_nodes_seen, self.nodes_in_flight)
         try:
             self._drain_node(node, schedulable)
         except KubeshiftError as exc:
-            with self.cond:
+            with self.lock:
                 self.summary.failed[f"node/{node}"] = str(exc)
                 self.summary.incomplete_nodes.append(node)
         finally:
-            with self.cond:
+            with self.lock:
                 self.nodes_in_flight -= 1
-                self.cond.notify_all()
 
     def _drain_node(self, node: str, schedulable: bool) -> None:
         evictor = self.evictor
         if evictor.deadline.expired or interrupt.stop_requested():
-            with self.cond:
+            with self.lock:
                 self.summary.incomplete_nodes.append(node)
                 self.summary.pending[f"node/{node}"] = "not started before the deadline"
             return
@@ -154,10 +153,10 @@ class _Run:
             evictor.clients.core.list_pod_for_all_namespaces,
             field_selector=f"spec.nodeName={node}",
         ) as pods:
-            with self.cond:
+            with self.lock:
                 refused = pods.with_verdict(Verdict.REFUSE)
             if refused:  # kubectl's behaviour: do not touch a node it cannot empty
-                with self.cond:
+                with self.lock:
                     self.summary.incomplete_nodes.append(node)
                 return
             if schedulable:
@@ -166,7 +165,7 @@ class _Run:
             self._finish(node, pods, done)
 
     def _finish(self, node: str, pods: PodSet, done: bool) -> None:
-        with self.cond:
+        with self.lock:
             if not done or pods.failed:
                 self.summary.incomplete_nodes.append(node)
             else:

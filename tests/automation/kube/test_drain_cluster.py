@@ -12,15 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kubernetes.client import AppsV1Api, CoreV1Api, V1Pod
+from kubernetes.client import AppsV1Api, CoreV1Api, PolicyV1Api, V1Pod
 
 from automation.errors import GateTimeoutError
 from automation.kube.clients import ClusterAccess, build_clients
-from automation.kube.drain import DrainLimits, drain_nodes
+from automation.kube.drain import DrainLimits, DrainOptions, drain_nodes
+from automation.kube.drain.evictor import Evictor
 from automation.kube.gates import no_evictable_pods, workloads_available
 from automation.kube.probe import AvailabilityProbe
 from automation.kube.watching import ListWatcher
 from automation.sandbox.controlplane import Cluster
+from automation.waiting import Deadline
 from tests.automation.kube.conftest import Fleet, is_ready
 from tests.support.nodes import unique_name
 from tests.support.waiting import eventually
@@ -370,3 +372,52 @@ def test_drain_carries_on_when_the_api_server_restarts_midway(
     )
     assert len(moved) == 6
     kube.close()
+
+
+def test_a_caller_sleeps_through_budgets_it_does_not_wait_on(fleet: Fleet) -> None:
+    """A budget's change wakes only the callers with pods waiting on it: with thousands of
+    pods and 20 nodes in flight, waking every caller on every change cost the control
+    plane's CPU. The caller here waits on ``db`` (never allows) while ``other`` changes."""
+    old = fleet.pool("held", 1)
+    fleet.deploy("db", 2, min_available=2)
+    fleet.deploy("other", 1, min_available=0)
+    fleet.wait_ready("db", 2)
+    fleet.wait_budget("db")
+    fleet.wait_budget("other")
+    (node,) = old.node_names
+    policy = PolicyV1Api(fleet.kube.api_client)
+    limits = DrainLimits(timeout=120)
+    with Evictor(fleet.kube, DrainOptions(), limits) as evictor:
+        assert evictor.tracker is not None
+        other = f"{fleet.namespace}/other"
+        with evictor.follow(
+            "pods of db",
+            fleet.kube.core.list_namespaced_pod,
+            fleet.namespace,
+            label_selector="app=db",
+        ) as pods:
+            caller = threading.Thread(target=evictor.evict, args=(pods,), daemon=True)
+            caller.start()
+            eventually(
+                "the caller waiting on db",
+                lambda: [w.state for w in list(pods.work.values())],
+                until=lambda states: states == ["blocked", "blocked"],
+            )
+            before = pods.wakeups
+            for minimum in (1, 0, 1, 0, 1, 0):
+                policy.patch_namespaced_pod_disruption_budget(
+                    "other", fleet.namespace, {"spec": {"minAvailable": minimum}}
+                )
+            eventually(
+                "the tracker seeing every change of other",
+                lambda: (evictor.tracker.get(other) or {}).get("status") or {},
+                until=lambda status: status.get("observedGeneration", 0) >= 7,
+            )
+            woken = pods.wakeups - before
+            evictor.deadline = Deadline(0.0)  # let the caller go
+            caller.join(timeout=30)
+
+    assert woken == 0
+    assert not caller.is_alive()
+    assert evictor.summary.evicted == []
+    assert node in {p.spec.node_name for p in fleet.pods("db")}
