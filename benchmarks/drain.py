@@ -50,6 +50,16 @@ would allow, every Deployment at once. On the same 1200-pod fleet: rounds 119.1 
 kubeshift 124.2 s (1.04x), ceiling 77.3 s, bound 60 s. The probe saw no zero-endpoint
 interval in any kubeshift or kubectl run; the ceiling, deleting without budgets, empties
 every Service for a while, which is why nobody drains that way.
+
+At 5000 pods the drain is bound by the control plane, not by kubeshift. ``--timeline``
+splits every round of every budget (4900 rounds, kubeshift at 766.4 s): the replacement
+Ready 2.42 s after the old pod left (median), the disruption controller's status allowing
+again 12.62 s after that, kubeshift's next eviction 0.25 s after that (p90 0.71 s).
+50 rounds of 15.3 s are the whole drain. The controller syncs budgets with one worker,
+each sync a status write, 100 budgets in turn on 2 saturated cores (kube-apiserver,
+controller-manager and etcd used 1.2 of the 2 cores); every eviction-based drain, kubectl
+included, waits for it. Callers woken only by the events that concern them took the
+drain's own CPU from 190.7 to 88.9 s (782.9 s to 750.5 s wall, single runs each).
 """
 
 from __future__ import annotations
@@ -67,6 +77,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -414,6 +425,12 @@ def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome
         on_sync=on_sync, on_event=on_event,
     )  # fmt: skip
     deleted: set[str] = set()  # sent; until the watch sees them go
+    deleters = ThreadPoolExecutor(max_workers=32, thread_name_prefix="rounds")
+
+    def delete(name: str) -> None:
+        with contextlib.suppress(k8s.ApiException):  # gone already
+            kube.core.delete_namespaced_pod(name, fleet.namespace, grace_period_seconds=0)
+
     started = time.monotonic()
     watcher.start()
     try:
@@ -424,24 +441,23 @@ def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome
                     break
                 ready = Counter(p["metadata"]["labels"]["app"] for p in pods.values() if _ready(p))
                 going = Counter(pods[n]["metadata"]["labels"]["app"] for n in deleted if n in pods)
+                on_old: dict[str, list[str]] = {}
+                for n in left:
+                    if n not in deleted:
+                        on_old.setdefault(pods[n]["metadata"]["labels"]["app"], []).append(n)
                 victims = []
                 for i, replicas in enumerate(fleet.replicas):
                     app = f"app{i:03d}"
                     allowed = ready[app] - going[app] - (replicas - max_unavailable)
-                    on_old = [
-                        n for n in left
-                        if pods[n]["metadata"]["labels"]["app"] == app and n not in deleted
-                    ]  # fmt: skip
-                    victims += on_old[: max(allowed, 0)]
+                    victims += on_old.get(app, [])[: max(allowed, 0)]
                 if not victims:
                     changed.wait(timeout=1.0)
                     continue
                 deleted.update(victims)
-            for name in victims:
-                with contextlib.suppress(k8s.ApiException):  # gone already
-                    kube.core.delete_namespaced_pod(name, fleet.namespace, grace_period_seconds=0)
+            list(deleters.map(delete, victims))  # at once, as the budgets allow them
         fleet.wait_ready("every replacement Ready, budget by budget")
     finally:
+        deleters.shutdown()
         watcher.stop()
     return Outcome("rounds", time.monotonic() - started, evicted=len(deleted), complete=True)
 
