@@ -57,9 +57,10 @@ Ready 2.42 s after the old pod left (median), the disruption controller's status
 again 12.62 s after that, kubeshift's next eviction 0.25 s after that (p90 0.71 s).
 50 rounds of 15.3 s are the whole drain. The controller syncs budgets with one worker,
 each sync a status write, 100 budgets in turn on 2 saturated cores (kube-apiserver,
-controller-manager and etcd used 1.2 of the 2 cores); every eviction-based drain, kubectl
-included, waits for it. Callers woken only by the events that concern them took the
-drain's own CPU from 190.7 to 88.9 s (782.9 s to 750.5 s wall, single runs each).
+controller-manager and etcd used 1.6 of the 2 cores, 1.8 with the scheduler and kwok):
+every eviction-based drain, kubectl included, waits for it. Callers woken only by the
+events that concern them took the drain's own CPU from 190.7 to 88.9 s (782.9 s to
+750.5 s wall, single runs each).
 """
 
 from __future__ import annotations
