@@ -102,7 +102,7 @@ from automation.sandbox.controlplane import Cluster, ClusterOptions, start_clust
 from automation.sandbox.etcd import start_etcd  # noqa: E402
 from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
 from automation.sandbox.processes import Daemon  # noqa: E402
-from benchmarks.drain_timeline import Timeline  # noqa: E402
+from benchmarks.drain_timeline import Timeline, pod_ready  # noqa: E402
 from tests.support.nodes import NodePool, NodePools, NodePoolSpec  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
@@ -281,7 +281,7 @@ class Fleet:
         pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
             "items"
         ]
-        return sum(1 for p in pods if _ready(p))
+        return sum(1 for p in pods if pod_ready(p))
 
     def wait_ready(self, what: str, timeout: float = 1800) -> None:
         started = time.monotonic()
@@ -393,13 +393,6 @@ def run_ceiling(kube: KubeClients, fleet: Fleet) -> Outcome:
     return Outcome("ceiling", time.monotonic() - started, evicted=len(pods), complete=True)
 
 
-def _ready(pod: dict[str, Any]) -> bool:
-    return not pod["metadata"].get("deletionTimestamp") and any(
-        c.get("type") == "Ready" and c.get("status") == "True"
-        for c in (pod.get("status") or {}).get("conditions") or []
-    )
-
-
 def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome:
     """The budgets' own price on this control plane: each Deployment loses an old pod
     (deleted, grace 0) whenever it is back to ``replicas - max_unavailable`` Ready ones,
@@ -444,7 +437,9 @@ def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome
                 left = [n for n, p in pods.items() if p["spec"].get("nodeName") in old_nodes]
                 if not left:
                     break
-                ready = Counter(p["metadata"]["labels"]["app"] for p in pods.values() if _ready(p))
+                ready = Counter(
+                    p["metadata"]["labels"]["app"] for p in pods.values() if pod_ready(p)
+                )
                 going = Counter(pods[n]["metadata"]["labels"]["app"] for n in deleted if n in pods)
                 on_old: dict[str, list[str]] = {}
                 for n in left:

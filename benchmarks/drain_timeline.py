@@ -31,8 +31,9 @@ from automation.kube.watching import ListWatcher
 LEAVE, READY, ALLOW = "leave", "ready", "allow"
 
 
-def _ready(pod: dict[str, Any]) -> bool:
-    return any(
+def pod_ready(pod: dict[str, Any]) -> bool:
+    """Ready and not terminating (the drain benchmark's view of a pod, too)."""
+    return not pod["metadata"].get("deletionTimestamp") and any(
         c.get("type") == "Ready" and c.get("status") == "True"
         for c in (pod.get("status") or {}).get("conditions") or []
     )
@@ -108,7 +109,7 @@ class Timeline:
                 if leaving and uid not in self._left:
                     self._left.add(uid)
                     self.events[app].append((now, LEAVE))
-            elif _ready(pod) and not meta.get("deletionTimestamp") and uid not in self._ready:
+            elif pod_ready(pod) and uid not in self._ready:
                 self._ready.add(uid)
                 self.events[app].append((now, READY))
 

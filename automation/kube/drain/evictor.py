@@ -191,7 +191,8 @@ class Evictor:
             if callers[pods] <= 0:
                 del callers[pods]
                 for other in callers:
-                    other.wakeup.notify_all()
+                    if other.seniority > pods.seniority:
+                        other.wakeup.notify_all()
             if not callers:
                 del self._waiting[item.waits_on]
         if waits_on:
