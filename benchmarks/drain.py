@@ -200,11 +200,19 @@ def lower_bound(replicas: list[int], max_unavailable: int, ready_seconds: float)
 
 
 class Fleet:
-    """One contender's identical world: a namespace, old and new pools, workloads."""
+    """One contender's identical world: its namespaces, old and new pools, workloads.
+
+    Deployment ``i`` lives in namespace ``i % --namespaces``; every pod, budget and
+    Service carries :data:`GROUP_LABEL` = the contender's name, which is how the fleet
+    is listed and watched across its namespaces."""
 
     def __init__(self, kube: KubeClients, name: str, args: argparse.Namespace) -> None:
         self.kube, self.name, self.args = kube, name, args
-        self.namespace = f"bench-{name}"
+        count = max(args.namespaces, 1)
+        self.namespaces = (
+            [f"bench-{name}"] if count == 1 else [f"bench-{name}-{k:02d}" for k in range(count)]
+        )
+        self.selector = f"{GROUP_LABEL}={name}"
         self.pools = NodePools(kube.api_client)
         self.old: NodePool | None = None
         self.new: NodePool | None = None
@@ -213,16 +221,17 @@ class Fleet:
 
     def build(self) -> None:
         core, apps = self.kube.core, self.kube.apps
-        core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=self.namespace)))
+        for namespace in self.namespaces:
+            core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=namespace)))
         labels = {GROUP_LABEL: self.name}
         self.old = self.pools.create(
             NodePoolSpec(f"{self.name}-old", count=self.args.old_nodes, labels=labels)
         )
         for i, count in enumerate(self.replicas):
-            app = f"app{i:03d}"
+            app, namespace = f"app{i:03d}", self.namespace_of(i)
             match = {"app": app}
             apps.create_namespaced_deployment(
-                self.namespace,
+                namespace,
                 k8s.V1Deployment(
                     metadata=k8s.V1ObjectMeta(name=app),
                     spec=k8s.V1DeploymentSpec(
@@ -230,7 +239,7 @@ class Fleet:
                         selector=k8s.V1LabelSelector(match_labels=match),
                         template=k8s.V1PodTemplateSpec(
                             metadata=k8s.V1ObjectMeta(
-                                labels=match,
+                                labels={**match, **labels},
                                 annotations={POD_READY_DELAY_ANNOTATION: self.args.ready_delay},
                             ),
                             spec=k8s.V1PodSpec(
@@ -243,9 +252,9 @@ class Fleet:
                 ),
             )
             self.kube.policy.create_namespaced_pod_disruption_budget(
-                self.namespace,
+                namespace,
                 k8s.V1PodDisruptionBudget(
-                    metadata=k8s.V1ObjectMeta(name=app),
+                    metadata=k8s.V1ObjectMeta(name=app, labels=labels),
                     spec=k8s.V1PodDisruptionBudgetSpec(
                         max_unavailable=self.args.max_unavailable,
                         selector=k8s.V1LabelSelector(match_labels=match),
@@ -253,9 +262,9 @@ class Fleet:
                 ),
             )
             core.create_namespaced_service(
-                self.namespace,
+                namespace,
                 k8s.V1Service(
-                    metadata=k8s.V1ObjectMeta(name=app),
+                    metadata=k8s.V1ObjectMeta(name=app, labels=labels),
                     spec=k8s.V1ServiceSpec(selector=match, ports=[k8s.V1ServicePort(port=80)]),
                 ),
             )
@@ -269,19 +278,27 @@ class Fleet:
         # the seed's order: taint the old nodes first, so replacements land on new ones
         taint_nodes(self.kube.core, NodeSelection(names=list(self.old.node_names)), RETIRING)
 
+    def namespace_of(self, index: int) -> str:
+        """The namespace of Deployment ``index``."""
+        return self.namespaces[index % len(self.namespaces)]
+
+    def pods(self) -> list[dict[str, Any]]:
+        """The fleet's pods, in all its namespaces."""
+        listing = list_all(
+            self.kube.core.list_pod_for_all_namespaces,
+            label_selector=self.selector,
+            action="list pods",
+        )
+        return list(listing["items"])
+
     def replicas_per_node(self) -> Topology:
         """How the scheduler placed the fleet: replicas of one Deployment per node."""
-        pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
-            "items"
-        ]
+        pods = self.pods()
         counts = Counter((p["metadata"]["labels"]["app"], p["spec"].get("nodeName")) for p in pods)
         return Topology(tuple(counts.values()))
 
     def ready_pods(self) -> int:
-        pods = list_all(self.kube.core.list_namespaced_pod, self.namespace, action="list pods")[
-            "items"
-        ]
-        return sum(1 for p in pods if pod_ready(p))
+        return sum(1 for p in self.pods() if pod_ready(p))
 
     def wait_ready(self, what: str, timeout: float = 1800) -> None:
         started = time.monotonic()
@@ -295,8 +312,8 @@ class Fleet:
         started = time.monotonic()
         while True:
             pdbs = list_all(
-                self.kube.policy.list_namespaced_pod_disruption_budget,
-                self.namespace,
+                self.kube.policy.list_pod_disruption_budget_for_all_namespaces,
+                label_selector=self.selector,
                 action="list PDBs",
             )["items"]
             ok = [
@@ -312,12 +329,13 @@ class Fleet:
             time.sleep(1)
 
     def services(self) -> list[str]:
-        return [f"{self.namespace}/app{i:03d}" for i in range(self.args.deployments)]
+        return [f"{self.namespace_of(i)}/app{i:03d}" for i in range(self.args.deployments)]
 
     def teardown(self) -> None:
         self.pools.cleanup()
-        with contextlib.suppress(k8s.ApiException):
-            self.kube.core.delete_namespace(self.namespace, propagation_policy="Background")
+        for namespace in self.namespaces:
+            with contextlib.suppress(k8s.ApiException):
+                self.kube.core.delete_namespace(namespace, propagation_policy="Background")
 
 
 def run_kubeshift(kube: KubeClients, fleet: Fleet, args: argparse.Namespace) -> Outcome:
@@ -384,11 +402,13 @@ def run_ceiling(kube: KubeClients, fleet: Fleet) -> Outcome:
     budget, no eviction API; the time until every replacement is Ready (on new nodes)."""
     assert fleet.old is not None, "the fleet is built before it is replaced"
     started = time.monotonic()
-    pods = list_all(kube.core.list_namespaced_pod, fleet.namespace, action="list pods")["items"]
-    for node in fleet.old.node_names:  # one request per node: a whole fleet's outlasts a read
-        kube.core.delete_collection_namespaced_pod(
-            fleet.namespace, field_selector=f"spec.nodeName={node}", grace_period_seconds=0
-        )
+    pods = fleet.pods()
+    # one request per node and namespace: a whole fleet's outlasts a read
+    for node in fleet.old.node_names:
+        for namespace in fleet.namespaces:
+            kube.core.delete_collection_namespaced_pod(
+                namespace, field_selector=f"spec.nodeName={node}", grace_period_seconds=0
+            )
     fleet.wait_ready("every replacement Ready after deleting them all")
     return Outcome("ceiling", time.monotonic() - started, evicted=len(pods), complete=True)
 
@@ -419,15 +439,18 @@ def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome
             changed.notify_all()
 
     watcher = ListWatcher(
-        kube.core.list_namespaced_pod, fleet.namespace, name="pods",
+        kube.core.list_pod_for_all_namespaces, name="pods", label_selector=fleet.selector,
         on_sync=on_sync, on_event=on_event,
     )  # fmt: skip
     deleted: set[str] = set()  # sent; until the watch sees them go
     deleters = ThreadPoolExecutor(max_workers=32, thread_name_prefix="rounds")
 
-    def delete(name: str) -> None:
+    namespaces = {f"app{i:03d}": fleet.namespace_of(i) for i in range(len(fleet.replicas))}
+
+    def delete(pod: tuple[str, str]) -> None:
+        name, app = pod
         with contextlib.suppress(k8s.ApiException):  # gone already
-            kube.core.delete_namespaced_pod(name, fleet.namespace, grace_period_seconds=0)
+            kube.core.delete_namespaced_pod(name, namespaces[app], grace_period_seconds=0)
 
     started = time.monotonic()
     watcher.start()
@@ -454,7 +477,8 @@ def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome
                     changed.wait(timeout=1.0)
                     continue
                 deleted.update(victims)
-            list(deleters.map(delete, victims))  # at once, as the budgets allow them
+                doomed = [(n, pods[n]["metadata"]["labels"]["app"]) for n in victims]
+            list(deleters.map(delete, doomed))  # at once, as the budgets allow them
         fleet.wait_ready("every replacement Ready, budget by budget")
     finally:
         deleters.shutdown()
@@ -471,7 +495,7 @@ def contend(
     log(f"{name}: draining {args.old_nodes} old nodes")
     assert fleet.old is not None
     timeline = (
-        Timeline(kube, fleet.namespace, set(fleet.old.node_names), budgets=name != "rounds")
+        Timeline(kube, fleet.selector, set(fleet.old.node_names), budgets=name != "rounds")
         if args.timeline and name != "ceiling"
         else contextlib.nullcontext()
     )
@@ -509,6 +533,9 @@ def main() -> int:
     parser.add_argument("--new-nodes", type=int, default=100)
     parser.add_argument("--deployments", type=int, default=100)
     parser.add_argument("--pods", type=int, default=5000)
+    parser.add_argument(
+        "--namespaces", type=int, default=1, help="spread the Deployments over this many"
+    )
     parser.add_argument("--ready-delay", default="2s", help="kwok pod-ready delay (Go duration)")
     parser.add_argument("--max-unavailable", type=int, default=1, help="each PDB's maxUnavailable")
     parser.add_argument("--max-nodes-in-flight", type=int, default=20)
@@ -569,7 +596,8 @@ def main() -> int:
     print()
     print(
         f"fleet: {args.old_nodes} old + {args.new_nodes} new nodes, {args.pods} pods in "
-        f"{args.deployments} Deployments (PDB maxUnavailable {args.max_unavailable}), "
+        f"{args.deployments} Deployments in {args.namespaces} namespace(s) "
+        f"(PDB maxUnavailable {args.max_unavailable}), "
         f"pods Ready after {args.ready_delay}"
     )
     for o in outcomes:

@@ -62,10 +62,11 @@ class Timeline:
     budget allowed again, from two watches in the benchmark's own process."""
 
     def __init__(
-        self, kube: KubeClients, namespace: str, old_nodes: set[str], *, budgets: bool = True
+        self, kube: KubeClients, selector: str, old_nodes: set[str], *, budgets: bool = True
     ) -> None:
-        """``budgets=False`` for a contender that does not wait for them (no controller step)."""
-        self.kube, self.namespace, self.old_nodes = kube, namespace, old_nodes
+        """Follows the pods and budgets labelled ``selector`` in every namespace;
+        ``budgets=False`` for a contender that does not wait for them (no controller step)."""
+        self.kube, self.selector, self.old_nodes = kube, selector, old_nodes
         self.budgets = budgets
         self.events: dict[str, list[tuple[float, str]]] = defaultdict(list)
         self._lock = threading.Lock()
@@ -77,9 +78,9 @@ class Timeline:
     def __enter__(self) -> Timeline:
         self._watchers = [
             ListWatcher(
-                self.kube.core.list_namespaced_pod,
-                self.namespace,
+                self.kube.core.list_pod_for_all_namespaces,
                 name="timeline pods",
+                label_selector=self.selector,
                 on_sync=lambda items: [self._pod("ADDED", p) for p in items],
                 on_event=self._pod,
             ).start()
@@ -87,9 +88,9 @@ class Timeline:
         if self.budgets:
             self._watchers.append(
                 ListWatcher(
-                    self.kube.policy.list_namespaced_pod_disruption_budget,
-                    self.namespace,
+                    self.kube.policy.list_pod_disruption_budget_for_all_namespaces,
                     name="timeline budgets",
+                    label_selector=self.selector,
                     on_sync=lambda items: [self._budget(b) for b in items],
                     on_event=lambda kind, pdb: self._budget(pdb),
                 ).start()
