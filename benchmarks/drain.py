@@ -95,6 +95,7 @@ from kubernetes import client as k8s  # noqa: E402
 from automation.kube.clients import ClusterAccess, KubeClients, build_clients, list_all  # noqa: E402
 from automation.kube.drain import DrainLimits, DrainOptions, drain_nodes  # noqa: E402
 from automation.kube.nodes import NodeSelection, Taint, taint_nodes  # noqa: E402
+from automation.kube.pods import pod_ready  # noqa: E402
 from automation.kube.probe import AvailabilityProbe  # noqa: E402
 from automation.kube.watching import ListWatcher  # noqa: E402
 from automation.sandbox.binaries import locate  # noqa: E402
@@ -102,7 +103,7 @@ from automation.sandbox.controlplane import Cluster, ClusterOptions, start_clust
 from automation.sandbox.etcd import start_etcd  # noqa: E402
 from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
 from automation.sandbox.processes import Daemon  # noqa: E402
-from benchmarks.drain_timeline import Timeline, pod_ready  # noqa: E402
+from benchmarks.drain_timeline import Timeline  # noqa: E402
 from tests.support.nodes import NodePool, NodePools, NodePoolSpec  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 

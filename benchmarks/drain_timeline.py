@@ -26,17 +26,10 @@ from itertools import pairwise
 from typing import Any
 
 from automation.kube.clients import KubeClients
+from automation.kube.pods import pod_ready
 from automation.kube.watching import ListWatcher
 
 LEAVE, READY, ALLOW = "leave", "ready", "allow"
-
-
-def pod_ready(pod: dict[str, Any]) -> bool:
-    """Ready and not terminating (the drain benchmark's view of a pod, too)."""
-    return not pod["metadata"].get("deletionTimestamp") and any(
-        c.get("type") == "Ready" and c.get("status") == "True"
-        for c in (pod.get("status") or {}).get("conditions") or []
-    )
 
 
 @dataclass

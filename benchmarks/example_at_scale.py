@@ -54,6 +54,7 @@ from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 
 from automation.kube.clients import list_all  # noqa: E402
+from automation.kube.pods import pod_ready  # noqa: E402
 from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
 from automation.scenarios import build_scenario  # noqa: E402
 from benchmarks.drain import lower_bound  # noqa: E402
@@ -189,14 +190,7 @@ def seed_fleet(api: k8s.ApiClient, args: argparse.Namespace) -> float:
 
 def _ready_pods(core: k8s.CoreV1Api) -> int:
     pods = list_all(core.list_namespaced_pod, NAMESPACE, action="list pods")["items"]
-    return sum(
-        1
-        for p in pods
-        if any(
-            c.get("type") == "Ready" and c.get("status") == "True"
-            for c in (p.get("status") or {}).get("conditions") or []
-        )
-    )
+    return sum(1 for p in pods if pod_ready(p))
 
 
 def _ready_replicas(apps: k8s.AppsV1Api) -> int:

@@ -20,6 +20,7 @@ from kubernetes import client
 
 from automation.errors import PreconditionFailed, from_api_exception
 from automation.kube.clients import KubeClients, list_all, raw
+from automation.kube.pods import pod_ready
 from automation.kube.selectors import matches
 from automation.waiting import Pending, summarize
 
@@ -34,15 +35,6 @@ def _get_daemonset(clients: KubeClients, namespace: str, name: str) -> dict[str,
             return None
         raise from_api_exception(exc, f"read DaemonSet {namespace}/{name}") from exc
     return json.loads(response.data or b"{}")  # type: ignore[no-any-return]
-
-
-def _pod_ready(pod: Mapping[str, Any]) -> bool:
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return False
-    return any(
-        c.get("type") == "Ready" and c.get("status") == "True"
-        for c in (pod.get("status") or {}).get("conditions") or []
-    )
 
 
 def _owned_by(pod: Mapping[str, Any], uid: str) -> bool:
@@ -119,7 +111,7 @@ def daemonset_coverage(
             excluded.append(node_name)
             continue
         on_node = by_node.get(node_name, [])
-        if any(_pod_ready(p) for p in on_node):
+        if any(pod_ready(p) for p in on_node):
             covered.append(node_name)
         elif not on_node:
             missing.append(f"node {node_name}: no {name} pod")

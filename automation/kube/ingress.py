@@ -26,6 +26,7 @@ from automation.kube.clients import MERGE_PATCH, KubeClients, list_all, patch_on
 from automation.kube.drain.evictor import DrainLimits, Evictor
 from automation.kube.drain.filters import DrainOptions, PodVerdict, Verdict, plan_pods, verdict_for
 from automation.kube.nodes import NodeSelection, select_nodes
+from automation.kube.pods import pod_ready
 from automation.progress import NullReporter, Reporter
 from automation.waiting import Deadline, Pending, summarize, wait_until
 
@@ -88,15 +89,6 @@ class MoveResult:
     def refusals(self) -> str:
         items = [f"{k} ({v})" for k, v in self.refused.items()]
         return f"{len(items)} pod(s) cannot be evicted: {summarize(items, 3)}"
-
-
-def _ready(pod: Mapping[str, Any]) -> bool:
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return False
-    for cond in (pod.get("status") or {}).get("conditions") or []:
-        if cond.get("type") == "Ready":
-            return cond.get("status") == "True"
-    return False
 
 
 def _key(pod: Mapping[str, Any]) -> str:
@@ -169,7 +161,7 @@ def move_pods(
 
     def placed() -> Pending:
         now = [p for p in pods() if counted(p)]
-        ready_on = [p for p in now if _ready(p) and p["spec"].get("nodeName") in targets]
+        ready_on = [p for p in now if pod_ready(p) and p["spec"].get("nodeName") in targets]
         elsewhere = [
             f"{_key(p)} on {p['spec'].get('nodeName') or 'no node'}"
             for p in now
@@ -180,7 +172,7 @@ def move_pods(
         return Pending.of([*elsewhere, *missing], f"{len(ready_on)}/{wanted} Ready on targets")
 
     def replaced() -> Pending:
-        gap = wanted - sum(1 for p in pods() if _ready(p) and counted(p))
+        gap = wanted - sum(1 for p in pods() if pod_ready(p) and counted(p))
         return Pending.of([f"{gap} replacement(s) not Ready"] if gap > 0 else [])
 
     def wait(what: str, poll: Callable[[], Pending]) -> None:

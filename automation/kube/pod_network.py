@@ -16,13 +16,14 @@ nodes have no network, so tests give answers they control to real probe pods.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from automation.kube.clients import KubeClients, list_all
 from automation.kube.manifests import ApplyReport, apply_manifest
 from automation.kube.pod_network_check import PROBE_LABEL, PodNetworkCheck
+from automation.kube.pods import pod_ready
 from automation.waiting import Pending, summarize
 
 PROBE_CONTAINER = "netexec"
@@ -137,18 +138,11 @@ def probe_pods(
     ready: dict[str, ProbePod] = {}
     for pod in pods:
         spec, status = pod.get("spec") or {}, pod.get("status") or {}
-        if _ready(pod) and status.get("podIP") and spec.get("nodeName"):
+        if pod_ready(pod) and status.get("podIP") and spec.get("nodeName"):
             ready[spec["nodeName"]] = ProbePod(pod["metadata"]["name"], spec["nodeName"],
                                                status["podIP"])  # fmt: skip
     names = sorted(n["metadata"]["name"] for n in nodes)
     return [ready[n] for n in names if n in ready], [n for n in names if n not in ready]
-
-
-def _ready(pod: Mapping[str, Any]) -> bool:
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return False
-    conditions = (pod.get("status") or {}).get("conditions") or []
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
 @dataclass(frozen=True)
