@@ -57,6 +57,7 @@ from automation.kube.clients import list_all  # noqa: E402
 from automation.kube.pods import pod_ready  # noqa: E402
 from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
 from automation.scenarios import build_scenario  # noqa: E402
+from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
 from benchmarks.drain import lower_bound  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
@@ -213,8 +214,9 @@ class Ceiling:
 
 
 def measure_ceiling(api: k8s.ApiClient, args: argparse.Namespace) -> Ceiling:
-    """Delete every pod on ``--ceiling-share`` of the old workers at once (one request
-    per node, grace 0, no budget); seconds until every Deployment is Ready again."""
+    """Delete every pod on ``--ceiling-share`` of the old workers at once (a request per
+    pod, many in flight, grace 0, no budget); seconds until every Deployment is Ready
+    again."""
     core, apps = k8s.CoreV1Api(api), k8s.AppsV1Api(api)
     pods = list_all(core.list_namespaced_pod, NAMESPACE, action="list pods")["items"]
     by_node: dict[str, list[dict[str, Any]]] = {}
@@ -226,10 +228,7 @@ def measure_ceiling(api: k8s.ApiClient, args: argparse.Namespace) -> Ceiling:
     victims = sum(len(by_node[n]) for n in chosen)
     want = args.deployments * args.replicas
     began = time.perf_counter()
-    for node in chosen:
-        core.delete_collection_namespaced_pod(
-            NAMESPACE, field_selector=f"spec.nodeName={node}", grace_period_seconds=0
-        )
+    delete_at_once(core, [(NAMESPACE, p["metadata"]["name"]) for n in chosen for p in by_node[n]])
     deadline = began + 1800
     dropped = False  # Deployment status lags the deletions: see the drop before the rise
     while True:
@@ -368,8 +367,12 @@ def main() -> None:
                 env, stack, "--to", "ingress-move"
             )
             log("before the drain; measuring the ceiling")
+            pooled = k8s.Configuration()
+            pooled.connection_pool_maxsize = DELETERS  # a connection per delete in flight
             with k8s_config.new_client_from_config(
-                config_file=primary["kubeconfig"], context=primary["context"]
+                config_file=primary["kubeconfig"],
+                context=primary["context"],
+                client_configuration=pooled,
             ) as fresh:
                 ceiling = measure_ceiling(fresh, args)
             log(f"ceiling: {ceiling.pods} pods in {ceiling.seconds:.0f}s; resuming")
