@@ -28,9 +28,17 @@ replacement time, measured in the same run: every old pod deleted at once, no bu
   40+40,  1200 / 40        1.0         60 s   89.3 s   127.5 s   223.9 s  1.76x  1.43x  1.15 / 2.23
   100+100, 5000 / 100                 100 s    -       604.2 s   883.3 s  1.46x   -     1.14 / 2.13
   100+100, 5000 / 100      1.0        100 s  484.8 s   853.8 s      -       -    1.76x  1.17 / -
+  100+100, 5000 / 100 ns20 1.0        100 s  209.1 s   620.6 s      -       -    2.97x  1.15 / -
 
 (k/ks: kubectl over kubeshift; ks/best: kubeshift over max(bound, ceiling); req/pod:
-API requests per evicted pod, kubeshift / kubectl.)
+API requests per evicted pod, kubeshift / kubectl; ns20: the Deployments spread over 20
+namespaces, ``--namespaces 20``.) Every ceiling above the last row was measured with a
+``deletecollection`` per node, which the API server works through one pod at a time
+(``--delete-collection-workers`` is 1): it timed that serial deletion, not the
+replacement, and was too slow, most at 5000 pods: a 20-namespace run measured that way
+took 584.5 s, 576 s of it deleting (every replacement was Ready 8 s after the last
+delete). The ceiling now deletes a pod per request, 64 in flight
+(:mod:`benchmarks.deletes`); the last row is the first measured so.
 
 "Per node" is what the scheduler did (printed per run): replicas of one Deployment per
 node holding it. Packed (several per node) is where a node-by-node ``kubectl drain`` is
@@ -65,6 +73,14 @@ events that concern them took the drain's own CPU from 190.7 to 88.9 s (782.9 s 
 (controller 13.22 s, kubeshift 0.23 s per round): 2.13x, all of it the controller's.
 Deleting directly cost the control plane 502 CPU s (apiserver, controller-manager,
 etcd) against 1,250 s for evictions, whose budget status writes the controller repeats.
+
+Namespaces matter to the control plane, not to kubeshift: the disruption, ReplicaSet
+and EndpointSlice controllers list a namespace's pods on every sync. Spread over 20
+namespaces (two runs), controller-manager used 207-245 CPU s instead of about 470, the
+controller's step fell to 7.18-9.27 s, and kubeshift took 511.9 and 620.6 s against
+budget rounds of 306.0 and 328.9 s (1.67x, 1.89x) and a ceiling, deletes in flight, of
+209.1 s (23.9 pods/s; the 5000 deletes themselves took 95.7 s). Between the two runs
+kubeshift's time moved 21 %, all of it in the controller's step.
 """
 
 from __future__ import annotations
