@@ -12,19 +12,30 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from automation.engine_processes import engine_markers
-from automation.errors import EngineMissingError, KubeshiftError, from_command_error
+from automation.errors import (
+    EngineMissingError,
+    KubeshiftError,
+    from_command_error,
+    torn_checkpoint_read,
+)
 from automation.property_paths import shown, value_at
 from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
 from components.progress import Record
 
 PHASE_KEY = "kubeshift:phase"
+TORN_READ_ATTEMPTS = 5
+"""Tries of a call that changes nothing when it read a checkpoint another process was
+rewriting; the pauses between them (0.2 s, doubling) add up to 3 s."""
+_TORN_READ_PAUSE = 0.2
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -143,6 +154,21 @@ def mapped_errors(action: str, stack: str = "") -> Iterator[None]:
         raise from_command_error(exc, action, stack) from exc
 
 
+def through_torn_reads(call: Callable[[], T], pause: float = _TORN_READ_PAUSE) -> T:
+    """``call`` (a Pulumi CLI call that changes no state), tried again up to
+    :data:`TORN_READ_ATTEMPTS` times while it fails on a torn checkpoint read."""
+    from pulumi.automation import errors as auto_errors
+
+    for attempt in range(1, TORN_READ_ATTEMPTS + 1):
+        try:
+            return call()
+        except auto_errors.CommandError as exc:
+            if attempt == TORN_READ_ATTEMPTS or not torn_checkpoint_read(exc):
+                raise
+            time.sleep(pause * 2 ** (attempt - 1))
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
 class PulumiEngine:
     """``Engine`` over the Automation API in local-program mode."""
 
@@ -176,18 +202,17 @@ class PulumiEngine:
             options = auto.LocalWorkspaceOptions(
                 work_dir=str(project_dir), pulumi_command=command, env_vars=env_vars
             )
-            if create:
-                self._stack = auto.create_or_select_stack(
-                    stack_name, work_dir=str(project_dir), opts=options
-                )
-            else:
-                self._stack = auto.select_stack(stack_name, work_dir=str(project_dir), opts=options)
+            open_stack = auto.create_or_select_stack if create else auto.select_stack
+            self._stack = through_torn_reads(
+                lambda: open_stack(stack_name, work_dir=str(project_dir), opts=options)
+            )
 
     # -- config ------------------------------------------------------------------------
 
     def set_phase(self, phase: str) -> None:
         with mapped_errors(f"set {PHASE_KEY} to {phase}", self.stack_name):
-            self._stack.set_config(PHASE_KEY, self._auto.ConfigValue(value=phase))
+            value = self._auto.ConfigValue(value=phase)
+            through_torn_reads(lambda: self._stack.set_config(PHASE_KEY, value))
 
     # -- progress marks (components.progress) ------------------------------------------
 

@@ -188,6 +188,16 @@ def _retry_after(exc: Any) -> float | None:
     return value if value >= 0 else None
 
 
+def torn_checkpoint_read(exc: BaseException) -> bool:
+    """Whether the engine failed because it read the stack's checkpoint while another
+    process was rewriting it: a DIY backend does not replace the file atomically, so a
+    reader beside a running ``pulumi up`` can find it empty or cut short."""
+    text = str(exc)
+    return "failed to load checkpoint" in text and (
+        "EOF" in text or "unexpected end of JSON input" in text
+    )
+
+
 def from_command_error(exc: Any, action: str, stack: str = "") -> KubeshiftError:
     """Map a Pulumi Automation API ``CommandError`` (or subclass) raised by ``action``."""
     from pulumi.automation import errors as auto_errors
@@ -206,6 +216,13 @@ def from_command_error(exc: Any, action: str, stack: str = "") -> KubeshiftError
         return StackLockedError(sentence, holders=holders)
     if isinstance(exc, auto_errors.StackNotFoundError):
         return StackNotFoundError(f"The stack does not exist ({action}): {detail}")
+    if torn_checkpoint_read(exc):
+        name = f"stack '{stack}'" if stack else "the stack"
+        return StepFailedError(
+            f"pulumi could not read {name}'s checkpoint to {action} ("
+            f"{detail.removeprefix('stderr: ').removeprefix('error: ')}): another update is "
+            "rewriting it or it is damaged; run again once no other update runs."
+        )
     killed_by = _killed_by_signal(str(exc))
     if killed_by is not None:
         name = f" on stack '{stack}'" if stack else ""

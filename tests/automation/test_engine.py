@@ -155,3 +155,68 @@ def test_missing_cli_is_a_user_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(EngineMissingError, match="`pulumi` CLI"):
         PulumiEngine(tmp_path, "dev")
     assert os.listdir(tmp_path) == []
+
+
+TORN = "error: failed to load checkpoint: EOF"
+
+
+def _torn_then(ok_after: int, verb: str) -> tuple[Answer, list[list[str]]]:
+    """An answer that fails ``ok_after`` times on a torn checkpoint read, then succeeds."""
+    seen: list[list[str]] = []
+
+    def answer(args: list[str]) -> CommandResult:
+        seen.append(args)
+        if len(seen) <= ok_after:
+            return CommandResult(stdout="", stderr=TORN, code=255)
+        return CommandResult(stdout="", stderr="", code=0)
+
+    return answer, seen
+
+
+@pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    slept: list[float] = []
+    monkeypatch.setattr("automation.engine.time.sleep", slept.append)
+    return slept
+
+
+def test_opening_a_stack_another_update_is_rewriting_reads_it_again(
+    tmp_path: Path, pauses: list[float]
+) -> None:
+    answer, seen = _torn_then(2, "stack")
+    PulumiEngine(tmp_path, "dev", pulumi_command=ScriptedPulumi({"stack": answer}))
+    assert [args[:2] for args in seen] == [["stack", "select"]] * 3
+    assert pauses == [0.2, 0.4]
+
+
+def test_a_checkpoint_that_stays_torn_stops_with_one_sentence_after_five_reads(
+    tmp_path: Path, pauses: list[float]
+) -> None:
+    answer, seen = _torn_then(99, "stack")
+    with pytest.raises(StepFailedError) as failed:
+        PulumiEngine(tmp_path, "dev", pulumi_command=ScriptedPulumi({"stack": answer}))
+    assert len(seen) == 5 and sum(pauses) == pytest.approx(3.0)
+    assert str(failed.value) == (
+        "pulumi could not read stack 'dev''s checkpoint to open stack 'dev' (failed to load "
+        "checkpoint: EOF): another update is rewriting it or it is damaged; run again once "
+        "no other update runs."
+    )
+
+
+def test_any_other_failure_to_open_the_stack_is_not_tried_again(
+    tmp_path: Path, pauses: list[float]
+) -> None:
+    cli = ScriptedPulumi({"stack": _fails("error: failed to load checkpoint: permission denied")})
+    with pytest.raises(StepFailedError, match="permission denied"):
+        PulumiEngine(tmp_path, "dev", pulumi_command=cli)
+    assert len(cli.calls) == 1 and pauses == []
+
+
+def test_setting_the_phase_beside_a_running_update_reads_the_stack_again(
+    tmp_path: Path, pauses: list[float]
+) -> None:
+    answer, seen = _torn_then(1, "config")
+    PulumiEngine(tmp_path, "dev", pulumi_command=ScriptedPulumi({"config": answer})).set_phase(
+        "dns-cutover"
+    )
+    assert len(seen) == 2 and seen[-1][-1] == "dns-cutover" and pauses == [0.2]
