@@ -190,8 +190,10 @@ def _retry_after(exc: Any) -> float | None:
 
 def torn_checkpoint_read(exc: BaseException) -> bool:
     """Whether the engine failed because it read the stack's checkpoint while another
-    process was rewriting it: a DIY backend does not replace the file atomically, so a
-    reader beside a running ``pulumi up`` can find it empty or cut short."""
+    process was saving it. A ``file://`` backend (go-cloud's fileblob) renames the
+    checkpoint into place but rewrites its ``.attrs`` sidecar in place, truncating it
+    first, so a reader beside a running ``pulumi up`` can find that empty: "failed to
+    load checkpoint: EOF"."""
     text = str(exc)
     return "failed to load checkpoint" in text and (
         "EOF" in text or "unexpected end of JSON input" in text
