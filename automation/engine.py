@@ -154,7 +154,7 @@ def mapped_errors(action: str, stack: str = "") -> Iterator[None]:
         raise from_command_error(exc, action, stack) from exc
 
 
-def through_torn_reads(call: Callable[[], T], pause: float = _TORN_READ_PAUSE) -> T:
+def through_torn_reads(call: Callable[[], T]) -> T:
     """``call`` (a Pulumi CLI call that changes no state), tried again up to
     :data:`TORN_READ_ATTEMPTS` times while it fails on a torn checkpoint read."""
     from pulumi.automation import errors as auto_errors
@@ -165,7 +165,7 @@ def through_torn_reads(call: Callable[[], T], pause: float = _TORN_READ_PAUSE) -
         except auto_errors.CommandError as exc:
             if attempt == TORN_READ_ATTEMPTS or not torn_checkpoint_read(exc):
                 raise
-            time.sleep(pause * 2 ** (attempt - 1))
+            time.sleep(_TORN_READ_PAUSE * 2 ** (attempt - 1))
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
