@@ -15,7 +15,7 @@ scenario names the same part the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import pulumi
@@ -196,7 +196,7 @@ class ClusterSide:
     def namer(self) -> Namer:
         """Physical names of this side's parts."""
         first = self.parts.namer
-        return Namer(first.cluster, _joined(first.suffix, self.suffix), first.existing)
+        return replace(first, suffix=_joined(first.suffix, self.suffix))
 
     @property
     def generation(self) -> str:
@@ -261,9 +261,7 @@ class ClusterSide:
         return WorkerPools(
             self._name("workers", apart),
             WorkerPoolsArgs(
-                namer=Namer(
-                    self.namer.cluster, _joined(self.namer.suffix, apart), self.namer.existing
-                ),
+                namer=replace(self.namer, suffix=_joined(self.namer.suffix, apart)),
                 pools=list(self.pools),
                 subnet_ids=self.network.private_subnet_ids,
                 security_group_ids=[groups.node_id, groups.shared_id],

@@ -63,6 +63,8 @@ _ZONE_ID = re.compile(r"^(/hostedzone/)?[A-Z0-9]{1,32}$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _EXISTING_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/()+=,@ -]*$")
+# What EC2 accepts in a VPC security group's description, up to 255 characters.
+_GROUP_DESCRIPTION = re.compile(r"^[A-Za-z0-9 ._\-:/()#,@\[\]+=&;{}!$*]{1,255}$")
 MAX_MEMBERS = 7  # etcd: more members only slow every write down
 VPC_PREFIXES = (16, 28)  # what CreateVpc accepts
 
@@ -189,6 +191,10 @@ class ClusterConfig(_Model):
     when two kinds share one (``launch-template:``, ``autoscaling-group:``...): adoption
     keeps them, as renaming a load balancer, group, template, role or security group
     replaces it."""
+    descriptions: dict[str, str] = {}
+    """Descriptions the live cluster's security groups carry, keyed by the name kubeshift
+    would give the group: AWS cannot change a group's description, so adoption keeps
+    it rather than replace the group."""
     kept_tags: dict[str, dict[str, str]] = {}
     """Tags another tool put on the live cluster's resources, keyed by the resource's
     logical name (``kubeshift render`` lists them): the program declares them beside
@@ -465,6 +471,7 @@ def _check(config: StackConfig) -> None:
     for resource, kept in cluster.kept_tags.items():
         _check_tags(kept, f"{CLUSTER_KEY}.kept_tags.{resource}")
     _check_existing_names(cluster)
+    _check_descriptions(cluster)
     _check_names_fit(config)
 
 
@@ -695,6 +702,24 @@ def _check_existing_names(cluster: ClusterConfig) -> None:
             )
         if not existing or len(existing) > 255 or not _EXISTING_NAME.match(existing):
             _fail(key, f"{key} {show(key_name)}: {show(existing)} is not a name AWS gives.")
+
+
+def _check_descriptions(cluster: ClusterConfig) -> None:
+    """Each kept description is a group's that kubeshift names, in EC2's characters."""
+    key = f"{CLUSTER_KEY}.descriptions"
+    for group, description in cluster.descriptions.items():
+        if not group.startswith(f"{cluster.name}-"):
+            _fail(
+                key,
+                f"{key} {show(group)} is not a security group name kubeshift gives cluster "
+                f"{cluster.name!r} (`kubeshift render --json` lists them).",
+            )
+        if not _GROUP_DESCRIPTION.match(description):
+            _fail(
+                key,
+                f"{key} {show(group)}: {show(description)} is not a description EC2 accepts "
+                "(1-255 letters, digits, spaces and ._-:/()#,@[]+=&;{}!$*).",
+            )
 
 
 def _check_names_fit(config: StackConfig) -> None:

@@ -10,7 +10,7 @@ The member's interface has a fixed private address so DNS can point at it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pulumi
 import pulumi_aws as aws
@@ -90,7 +90,7 @@ class ControlPlane(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         stable = args.namer
         moved = m.side == TARGET
-        placed = Namer(stable.cluster, args.target_suffix, stable.existing) if moved else stable
+        placed = replace(stable, suffix=args.target_suffix) if moved else stable
         side = f"-{args.target_suffix}" if moved else ""
         member_tags = merge_tags(
             base_tags,

@@ -105,10 +105,21 @@ class Namer:
     """(name kubeshift would give, name the live resource carries): an adopted cluster's
     original resources keep their names, since renaming most of them is a replace.
     Only the original side (no suffix) uses them; a migration's duplicates are new."""
+    descriptions: tuple[tuple[str, str], ...] = ()
+    """(name kubeshift would give a security group, the live group's description): AWS
+    cannot change a group's description, so an adopted group keeps its own. Original
+    side only, as :attr:`existing`."""
 
     @classmethod
-    def of(cls, cluster: str, existing: Mapping[str, str], suffix: str = "") -> Namer:
-        return cls(cluster, suffix, tuple(sorted(existing.items())))
+    def of(
+        cls,
+        cluster: str,
+        existing: Mapping[str, str],
+        suffix: str = "",
+        descriptions: Mapping[str, str] | None = None,
+    ) -> Namer:
+        kept = tuple(sorted((descriptions or {}).items()))
+        return cls(cluster, suffix, tuple(sorted(existing.items())), kept)
 
     def name(self, role: str, kind: NameKind) -> str:
         derived = physical_name(self.cluster, role, self.suffix, kind=kind)
@@ -153,6 +164,14 @@ class Namer:
 
     def security_group(self, role: str) -> str:
         return self.name(role, NameKind.SECURITY_GROUP)
+
+    def security_group_description(self, role: str, default: str) -> str:
+        """The description of the ``role`` group: the live one an adopted group keeps,
+        else ``default``."""
+        if self.suffix:
+            return default
+        derived = physical_name(self.cluster, role, kind=NameKind.SECURITY_GROUP)
+        return dict(self.descriptions).get(derived, default)
 
     def tag(self, role: str) -> str:
         return self.name(role, NameKind.TAG)

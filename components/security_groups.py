@@ -25,6 +25,17 @@ from components.tags import merge_tags, without_cluster_tags
 ANYWHERE = "0.0.0.0/0"
 
 
+DESCRIPTIONS: Mapping[str, str] = {
+    "control-plane": "Kubernetes control-plane members",
+    "shared": "Intra-cluster traffic between all cluster instances",
+    "api-lb": "Kubernetes API load balancer",
+    "node": "Kubernetes worker nodes",
+    "ingress-lb": "Ingress load balancer",
+}
+"""What kubeshift says each of its groups is for, by role (an adopted group keeps its
+own: ``kubeshift:cluster.descriptions``)."""
+
+
 @dataclass(frozen=True)
 class SecurityGroupsArgs:
     """Inputs of :class:`SecurityGroups`."""
@@ -72,15 +83,13 @@ class SecurityGroups(pulumi.ComponentResource):
         self._child = pulumi.ResourceOptions(parent=self)
         namer = args.namer
 
-        def group(
-            role: str, description: str, *, cluster_tagged: bool = True
-        ) -> aws.ec2.SecurityGroup:
+        def group(role: str, *, cluster_tagged: bool = True) -> aws.ec2.SecurityGroup:
             physical = namer.security_group(role)
             tags = args.tags if cluster_tagged else without_cluster_tags(args.tags, namer.cluster)
             sg = aws.ec2.SecurityGroup(
                 f"{name}-{role}",
                 name=physical,
-                description=description,
+                description=namer.security_group_description(role, DESCRIPTIONS[role]),
                 vpc_id=args.vpc_id,
                 revoke_rules_on_delete=True,
                 tags=merge_tags(tags, {"Name": physical, "kubeshift.io/role": role}),
@@ -89,15 +98,11 @@ class SecurityGroups(pulumi.ComponentResource):
             self._egress(role, sg.id)
             return sg
 
-        control_plane = group("control-plane", "Kubernetes control-plane members")
-        shared = group(
-            "shared", "Intra-cluster traffic between all cluster instances", cluster_tagged=False
-        )
-        api_lb = group("api-lb", "Kubernetes API load balancer")
-        node = group("node", "Kubernetes worker nodes") if args.create_node_group else None
-        ingress_lb = (
-            group("ingress-lb", "Ingress load balancer") if args.create_ingress_group else None
-        )
+        control_plane = group("control-plane")
+        shared = group("shared", cluster_tagged=False)
+        api_lb = group("api-lb")
+        node = group("node") if args.create_node_group else None
+        ingress_lb = group("ingress-lb") if args.create_ingress_group else None
 
         # The API: clients -> API LB -> control plane.
         api_clients = [ANYWHERE] if args.public_api else args.client_cidrs

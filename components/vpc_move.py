@@ -113,7 +113,8 @@ class VpcMove(pulumi.ComponentResource):
             )
 
         # --- the cluster: its parts, and one side per network -------------------------
-        parts = ClusterParts(name, Namer.of(cluster.name, cluster.names), spec, self)
+        namer = Namer.of(cluster.name, cluster.names, descriptions=cluster.descriptions)
+        parts = ClusterParts(name, namer, spec, self)
         source_side = target_side = None
         if source is not None:
             source_side = parts.side(

@@ -88,7 +88,9 @@ def _template_groups(live: LiveCluster, masters: bool) -> set[str]:
     return ids
 
 
-def _security_groups(live: LiveCluster, namer: Namer) -> Found:
+def security_group_roles(live: LiveCluster) -> Iterator[tuple[str, str]]:
+    """(role, group id) for each group whose part is plain: the one group that only
+    workers carry, only members, both, or a load balancer."""
     workers, members = _template_groups(live, False), _template_groups(live, True)
     roles: dict[str, set[str]] = {
         "shared": workers & members,
@@ -97,15 +99,18 @@ def _security_groups(live: LiveCluster, namer: Namer) -> Found:
     }
     for role, ids in roles.items():
         if len(ids) == 1:
-            (group_id,) = ids
-            name = live.group_names.get(group_id, "")
-            yield _entry(NameKind.SECURITY_GROUP, namer.security_group(role), name)
+            yield role, next(iter(ids))
     api, ingress = front(live)
     for role, balancer in (("api-lb", api), ("ingress-lb", ingress)):
         groups = balancer.lb.get("SecurityGroups", []) if balancer else []
         if len(groups) == 1:
-            name = live.group_names.get(groups[0], "")
-            yield _entry(NameKind.SECURITY_GROUP, namer.security_group(role), name)
+            yield role, groups[0]
+
+
+def _security_groups(live: LiveCluster, namer: Namer) -> Found:
+    for role, group_id in security_group_roles(live):
+        name = live.group_names.get(group_id, "")
+        yield _entry(NameKind.SECURITY_GROUP, namer.security_group(role), name)
 
 
 def _balancers(live: LiveCluster, namer: Namer) -> Found:

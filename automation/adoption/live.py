@@ -52,6 +52,8 @@ class LiveCluster:
     """Launch template id -> its name."""
     group_names: dict[str, str] = field(default_factory=dict)
     """Security group id -> its name (the groups the templates and balancers use)."""
+    group_descriptions: dict[str, str] = field(default_factory=dict)
+    """Security group id -> its description (the same groups)."""
     profile_roles: dict[str, str] = field(default_factory=dict)
     """Instance profile name -> the name of its role."""
     inline_policies: dict[str, list[str]] = field(default_factory=dict)
@@ -110,7 +112,9 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     )  # fmt: skip
     live.template_names = template_names
     live.balancers = _balancers(lookup, groups)
-    live.group_names = _security_group_names(lookup, live)
+    groups = _security_groups(lookup, live)
+    live.group_names = {g["GroupId"]: g["GroupName"] for g in groups}
+    live.group_descriptions = {g["GroupId"]: g.get("Description", "") for g in groups}
     live.profile_roles = _profile_roles(lookup, live)
     live.inline_policies = _inline_policies(lookup, set(live.profile_roles.values()))
     if zone_id:
@@ -150,15 +154,16 @@ def _balancer(lookup: Lookup, arn: str) -> Balancer:
     return Balancer(lb=lb, listeners=listeners, target_groups={}, rules=inbound)
 
 
-def _security_group_names(lookup: Lookup, live: LiveCluster) -> dict[str, str]:
+def _security_groups(lookup: Lookup, live: LiveCluster) -> list[Raw]:
+    """The groups the templates and balancers use."""
     ids = {g for data in live.templates.values() for g in data.get("SecurityGroupIds", [])}
     ids |= {g for b in live.balancers.values() for g in b.lb.get("SecurityGroups", [])}
     if not ids:
-        return {}
+        return []
     pages = lookup.clients.ec2.get_paginator("describe_security_groups").paginate(
         GroupIds=sorted(ids)
     )
-    return {g["GroupId"]: g["GroupName"] for p in pages for g in p["SecurityGroups"]}
+    return [dict(g) for p in pages for g in p["SecurityGroups"]]
 
 
 def _profile_roles(lookup: Lookup, live: LiveCluster) -> dict[str, str]:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from automation.adoption.discovery import discover
+from automation.adoption.kept_descriptions import kept_descriptions
 from automation.adoption.kept_names import kept_names
 from automation.adoption.live import read
 from automation.adoption.live_tags import declared_tags, live_tags, tags_to_keep
@@ -55,13 +56,22 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
     zone = dns.get("zone_id") if isinstance(dns.get("zone_id"), str) else None
     live = read(Lookup(clients=clients, cluster=name), zone)
     proposal = propose(live, zone)
-    names = kept_names(live)
-    if names:
-        proposal.cluster["names"] = names
-        proposal.notes.append(
-            f"{len(names)} resources carry names kubeshift would not give them; "
-            f"{stack_config.CLUSTER_KEY}.names keeps them (a rename would replace them)."
-        )
+    kept_blocks = (
+        ("names", kept_names(live), "resources carry names", "a rename would replace them"),
+        (
+            "descriptions",
+            kept_descriptions(live),
+            "security groups carry descriptions",
+            "EC2 cannot change a group's description: it would be replaced",
+        ),
+    )
+    for block, kept, what, why in kept_blocks:
+        if kept:
+            proposal.cluster[block] = kept
+            proposal.notes.append(
+                f"{len(kept)} {what} kubeshift would not give them; "
+                f"{stack_config.CLUSTER_KEY}.{block} keeps them ({why})."
+            )
     proposed = {**values, stack_config.CLUSTER_KEY: proposal.cluster}
     if not proposal.problems:
         try:

@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from components.config import load_stack_file
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
 
@@ -71,8 +73,11 @@ class Adoption:
     """``--write-config FILE`` then: a stack file proposed from what runs, which the
     rehearsal takes as the stack file, as a user does after reviewing it."""
     proposed_file: Path
+    undescribed: Ran
+    """``--dry-run --json`` with the proposal less its ``descriptions``: kops's groups
+    would be replaced, so refused."""
     planned: Ran
-    """``--dry-run --json`` then."""
+    """``--dry-run --json`` with the whole proposal."""
     adopted: Ran
     """``--yes --json``."""
     again: Ran
@@ -261,6 +266,10 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     proposed = kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposed_file))
     if proposed.code != 0:
         pytest.fail(failure_report("kubeshift adopt --write-config", proposed, logs), pytrace=False)
+    undescribed_values = load_stack_file(proposed_file)
+    del undescribed_values["kubeshift:cluster"]["descriptions"]
+    stack_file.write_text(yaml.safe_dump({"config": undescribed_values}, sort_keys=False))
+    undescribed = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     shutil.copy(proposed_file, stack_file)
     planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
@@ -268,8 +277,9 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
         pytest.fail(failure_report("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     return Adoption(
-        unnamed, Path(built_from), proposed, proposed_file, planned, adopted, again, stray, kops
-    )
+        unnamed, Path(built_from), proposed, proposed_file, undescribed, planned, adopted, again,
+        stray, kops,
+    )  # fmt: skip
 
 
 OWN_SANDBOX_MODULES = ("test_cni_swap.py", "test_overlay_switch.py")

@@ -8,7 +8,9 @@ from typing import Any
 
 from automation.render import render_program
 from automation.sandbox.world.build import foreign_names, with_names
+from automation.sandbox.world.kops import kops_descriptions
 from components.config import load_stack_file
+from components.security_groups import DESCRIPTIONS
 from tests.rehearsal.conftest import STACK, Rehearsal
 
 RTA = "aws:ec2/routeTableAssociation:RouteTableAssociation"
@@ -30,6 +32,28 @@ def test_without_the_names_kops_gave_nothing_is_imported_and_the_way_is_named(
     assert "`kubeshift adopt --write-config FILE` proposes kubeshift:cluster.names" in (
         refusals[-1]
     )
+
+
+def test_without_kops_descriptions_its_groups_would_be_replaced_and_nothing_is_imported(
+    rehearsal: Rehearsal,
+) -> None:
+    undescribed = rehearsal.adoption.undescribed
+    assert undescribed.code != 0
+    report = undescribed.json()
+    assert report["outcome"] == "refused"
+    assert report["imported"] == [] and report["recorded"] == []
+    changed = {
+        (d["name"], d["attribute"]): (d["live"], d["declared"], d["replaces"])
+        for d in report["differences"]
+    }
+    assert changed == {
+        (f"local-demo-common-sg-{role}", "description"): (kops, DESCRIPTIONS[role], True)
+        for role, kops in (
+            ("node", "Security group for nodes"),
+            ("control-plane", "Security group for masters"),
+            ("api-lb", "Security group for api ELB"),
+        )
+    }
 
 
 def test_a_dry_run_maps_every_resource_and_imports_nothing(rehearsal: Rehearsal) -> None:
@@ -114,6 +138,9 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     }  # fmt: skip
     expected = with_names(built_from, kops)
     expected["kubeshift:cluster"]["kept_tags"] = kept
+    # and kops's descriptions of its groups, which EC2 cannot change
+    assert found["kubeshift:cluster"]["descriptions"] == kops_descriptions("local-demo")
+    expected["kubeshift:cluster"]["descriptions"] = kops_descriptions("local-demo")
     assert baseline(found) == baseline(expected)
 
 

@@ -3,14 +3,14 @@
 A user's cluster was built by kops, Terraform or by hand; no Pulumi state knows it and
 its resources carry that tool's names. The sandbox's world is built the same way: the
 stack's baseline, as the program declares it for a cluster whose names are kops's
-(:mod:`.kops`) and with the tags kops adds of its own, is created resource by
-resource with boto3 against moto: each registration of the program, run under the
-SDK's mocks, is answered by creating the resource through the stand-in provider's
-calls for its type. kops's own security-group rules, which the program does not
-declare, are then added as kops adds them (:data:`.kops.KOPS_RULES`, and
-:data:`.kops.CALICO_RULES` where the cluster runs Calico). Nothing is
-recorded anywhere but in moto: ``kubeshift adopt`` has to find it all, as on a real
-account.
+(:mod:`.kops`), with the tags kops adds of its own and kops's descriptions of its
+security groups, is created resource by resource with boto3 against moto: each
+registration of the program, run under the SDK's mocks, is answered by creating the
+resource through the stand-in provider's calls for its type. kops's own security-group
+rules, which the program does not declare, are then added as kops adds them
+(:data:`.kops.KOPS_RULES`, and :data:`.kops.CALICO_RULES` where the cluster runs
+Calico). Nothing is recorded anywhere but in moto: ``kubeshift adopt`` has to find it
+all, as on a real account.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from automation.sandbox.provider import types as _types  # noqa: F401 - register
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
 from automation.sandbox.world.kops import (
     KopsRule,
+    as_kops_makes,
     domain,
     kops_names,
     rules_for,
-    with_kops_tags,
 )
 from components import config as stack_config
 
@@ -71,7 +71,7 @@ class BuildingMocks(pulumi.runtime.Mocks):
         if kind is None:
             raise WorldError(f"The sandbox cannot build {args.typ} ({args.name}).")
         request = Request(name=args.name, token=args.typ)
-        live = kind.check(request, with_kops_tags(args.typ, inputs))
+        live = kind.check(request, as_kops_makes(args.typ, inputs))
         declared = live
         if args.typ == GROUP:  # empty until every fixed address is taken (launch_groups)
             live = {**live, "minSize": 0, "desiredCapacity": 0}

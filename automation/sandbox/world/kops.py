@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from components.naming import NameKind, kind_key
+from components.naming import NameKind, kind_key, physical_name
 
 KINDS: Mapping[str, NameKind] = {
     "aws:autoscaling/group:Group": NameKind.AUTOSCALING_GROUP,
@@ -116,11 +116,33 @@ def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]])
     return names
 
 
-def with_kops_tags(token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """``inputs`` with the tags kops adds of its own: an instance group's name (and
-    ``k8s.io/role/node`` for workers) on its Auto Scaling group, propagated to the
-    instances, and ``SubnetType`` on subnets."""
+DESCRIPTIONS: Mapping[str, str] = {
+    "masters": "Security group for masters",
+    "nodes": "Security group for nodes",
+    "api-elb": "Security group for api ELB",
+}
+"""What kops says its three security groups are for (kops's firewall and API load
+balancer models); the groups it does not build keep the program's."""
+
+
+def kops_descriptions(cluster: str) -> dict[str, str]:
+    """``kubeshift:cluster.descriptions`` for a cluster kops built: the name kubeshift
+    gives each of kops's three groups -> kops's description of it."""
+    return {
+        physical_name(cluster, role, kind=NameKind.SECURITY_GROUP): DESCRIPTIONS[kops_role]
+        for role, kops_role in _GROUP_ROLES.items()
+    }
+
+
+def as_kops_makes(token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """``inputs`` as kops makes the resource: with the tags kops adds of its own (an
+    instance group's name, and ``k8s.io/role/node`` for workers, on its Auto Scaling
+    group, propagated to the instances; ``SubnetType`` on subnets) and kops's
+    descriptions of its security groups."""
     tagged = dict(inputs)
+    if token == "aws:ec2/securityGroup:SecurityGroup" and isinstance(inputs.get("name"), str):
+        role = str(inputs["name"]).split(".", 1)[0]
+        tagged["description"] = DESCRIPTIONS.get(role, inputs.get("description"))
     if token == "aws:autoscaling/group:Group" and isinstance(inputs.get("name"), str):
         blocks = list(inputs.get("tags") or [])
         keys = {b.get("key") for b in blocks}

@@ -1,4 +1,5 @@
-"""A ``names`` or ``kept_tags`` key that matches nothing is one sentence, not silence."""
+"""A ``names``, ``descriptions`` or ``kept_tags`` key that matches nothing is one
+sentence, not silence."""
 
 from __future__ import annotations
 
@@ -37,4 +38,16 @@ def test_a_key_with_a_typo_is_named() -> None:
         "kubeshift declares at baseline (`kubeshift render --json` lists their names).",
         "kubeshift:cluster.kept_tags 'local-demo-source-network-vcp' is no resource's "
         "logical name at baseline (`kubeshift render` lists them).",
+    ]
+
+
+def test_a_description_for_a_group_kubeshift_does_not_declare_is_named() -> None:
+    values = _values({}, {})
+    values["kubeshift:cluster"]["descriptions"] = {
+        "local-demo-node": "Security group for nodes",
+        "local-demo-nodes": "Security group for nodes",
+    }
+    assert unmatched(values, "baseline") == [
+        "kubeshift:cluster.descriptions 'local-demo-nodes' is no security group kubeshift "
+        "declares at baseline (`kubeshift render --json` lists their names)."
     ]

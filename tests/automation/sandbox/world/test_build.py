@@ -24,6 +24,7 @@ from automation.sandbox.world.build import (
 )
 from automation.sandbox.world.kops import KOPS_RULES, domain
 from components.config import load_stack_file
+from components.security_groups import DESCRIPTIONS
 from tests.support.moto_fixtures import MotoServer
 
 LOCAL = Path(__file__).resolve().parents[4] / "stacks" / "Pulumi.local.yaml"
@@ -69,8 +70,15 @@ def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -
     interfaces = aws.ec2.describe_network_interfaces()["NetworkInterfaces"]
     addresses = [i["PrivateIpAddress"] for i in interfaces]
     assert len(addresses) == len(set(addresses))
-    names = {g["GroupName"] for g in aws.ec2.describe_security_groups()["SecurityGroups"]}
-    assert {"nodes.local-demo.k8s.local", "masters.local-demo.k8s.local"} <= names
+    listed_groups = aws.ec2.describe_security_groups()["SecurityGroups"]
+    described = {g["GroupName"]: g["Description"] for g in listed_groups}
+    # kops's three groups say what kops says they are for; the groups it does not build
+    # keep the program's descriptions
+    dns = domain("local-demo")
+    assert {described[f"{g}.{dns}"] for g in ("nodes", "masters", "api-elb")} == {
+        "Security group for nodes", "Security group for masters", "Security group for api ELB"
+    }
+    assert described[f"shared.{dns}"] == DESCRIPTIONS["shared"]
 
 
 def _live_rules(moto: MotoServer) -> list[dict[str, Any]]:
@@ -143,6 +151,12 @@ def test_write_config_reads_back_every_name_kops_gave(
         "kops.k8s.io/instancegroup": "general-m5a-large-us-west-2b-spot",
     }
     assert kept["local-demo-source-network-private-us-west-2a"] == {"SubnetType": "Private"}
+    # kops's descriptions are kept too: EC2 cannot change them
+    assert cluster["descriptions"] == {
+        "local-demo-api-lb": "Security group for api ELB",
+        "local-demo-control-plane": "Security group for masters",
+        "local-demo-node": "Security group for nodes",
+    }
 
 
 def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
