@@ -11,8 +11,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pulumi.runtime import rpc
+
 _SEGMENT = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|\.?([^.\[\]]+)')
 MISSING = object()
+UNKNOWN = rpc.UNKNOWN
+"""How the engine's step metadata carries a value a preview cannot know yet (the id of
+a resource it would create)."""
+UNKNOWN_SHOWN = "(known only after the update)"
 
 
 def segments(path: str) -> list[str | int]:
@@ -41,9 +47,10 @@ def value_at(document: Mapping[str, Any] | None, path: str) -> Any:
 
 
 def shown(value: Any, limit: int = 80) -> str:
-    """A value on one line, cut at ``limit`` characters; ``(none)`` when absent."""
+    """A value on one line, cut at ``limit`` characters; ``(none)`` when absent, and an
+    unknown one said so."""
     if value is MISSING or value is None:
         return "(none)"
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    text = " ".join(str(text).split())
+    text = " ".join(str(text).split()).replace(UNKNOWN, UNKNOWN_SHOWN)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -8,8 +8,10 @@ with the imports, each step is one of:
 - a ``create`` of a component, of the provider, or of a type pulumi-aws cannot import
   whose create changes nothing live (discovery checked it is there already);
 - ``same``: adopted before;
-- anything else — a create of a cloud resource, a replace, an update, a delete — would
-  change what runs, so adoption refuses it, one sentence each.
+- a replacement (planned as several steps) — one sentence naming the attributes that
+  cannot change in place, each of its differing attributes one line;
+- anything else — a create of a cloud resource, an update, a delete — would change
+  what runs, so adoption refuses it, one sentence each.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from automation.adoption.models import Difference, Discovery
 from automation.engine import ResourceChange
 
 _STATE_ONLY_PREFIXES = ("kubeshift:", "pulumi:providers:", "pulumi:pulumi:")
+_REPLACING = ("replace", "create-replacement", "delete-replaced", "import-replacement")
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,28 @@ def _label(change: ResourceChange) -> str:
     return f"{change.name} ({change.type})"
 
 
+def _differences(change: ResourceChange) -> list[Difference]:
+    """One :class:`Difference` per attribute the step changes (``?`` for values the
+    engine did not detail)."""
+    detailed = [
+        Difference(
+            name=change.name,
+            type=change.type,
+            attribute=p.path,
+            live=p.old,
+            declared=p.new,
+            replaces=p.replaces,
+        )
+        for p in change.detail
+    ]
+    if change.diffs and not change.detail:
+        detailed = [
+            Difference(name=change.name, type=change.type, attribute=d, live="?", declared="?")
+            for d in change.diffs
+        ]
+    return detailed
+
+
 def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessment:
     """Sort the preview's steps; see the module docstring."""
     recordable = {r.name for r in discovery.resources if r.import_id is None}
@@ -52,6 +77,7 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
     adopted: list[str] = []
     differences: list[Difference] = []
     refusals: list[str] = []
+    replaced: set[str] = set()
     for change in changes:
         state_only = change.type.startswith(_STATE_ONLY_PREFIXES)
         if change.op in ("same", "read") or (state_only and change.op == "create"):
@@ -60,37 +86,18 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
             continue
         if change.op == "import":
             imports.append(change.name)
-            differences.extend(
-                Difference(
-                    name=change.name,
-                    type=change.type,
-                    attribute=p.path,
-                    live=p.old,
-                    declared=p.new,
-                    replaces=p.replaces,
-                )
-                for p in change.detail
-            )
-            if change.diffs and not change.detail:
-                differences.extend(
-                    Difference(
-                        name=change.name, type=change.type, attribute=d, live="?", declared="?"
-                    )
-                    for d in change.diffs
-                )
+            differences.extend(_differences(change))
         elif change.op == "create" and change.name in recordable:
             recorded.append(change.name)
         elif change.op == "update" and change.detail:
-            differences.extend(
-                Difference(
-                    name=change.name,
-                    type=change.type,
-                    attribute=p.path,
-                    live=p.old,
-                    declared=p.new,
-                )
-                for p in change.detail
-            )
+            differences.extend(_differences(change))
+        elif change.op in _REPLACING:
+            # the engine plans a replacement as several steps: one line, one refusal
+            if change.name not in replaced:
+                replaced.add(change.name)
+                found = _differences(change)
+                differences.extend(found)
+                refusals.append(_replace_refusal(change, found))
         else:
             refusals.append(_refusal(change))
     return Assessment(
@@ -102,13 +109,16 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
     )
 
 
+def _replace_refusal(change: ResourceChange, differences: list[Difference]) -> str:
+    forcing = [d.attribute for d in differences if d.replaces]
+    why = f": {', '.join(forcing)} cannot change in place" if forcing else ""
+    return f"The first phase would replace {_label(change)}{why}."
+
+
 def _refusal(change: ResourceChange) -> str:
     verb = {
         "create": "would create",
-        "create-replacement": "would replace",
-        "replace": "would replace",
         "delete": "would delete",
-        "delete-replaced": "would replace",
         "update": "would update",
     }.get(change.op, f"would {change.op}")
     why = {

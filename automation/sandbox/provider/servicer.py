@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import grpc
 from botocore.exceptions import BotoCoreError, ClientError
 from google.protobuf import empty_pb2, struct_pb2
+from pulumi.output import Unknown
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
@@ -53,7 +54,12 @@ def urn_name(urn: str) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """Secrets unwrapped (the engine re-marks outputs of secret inputs as secret)."""
+    """Secrets unwrapped (the engine re-marks outputs of secret inputs as secret), and a
+    value unknown during a preview as the wire's sentinel, :data:`rpc.UNKNOWN`: the SDK
+    deserializes it as an ``Unknown`` object, which compares equal to nothing and which
+    JSON cannot encode."""
+    if isinstance(value, Unknown):
+        return rpc.UNKNOWN
     if rpc.is_rpc_secret(value):
         return _plain(rpc.unwrap_rpc_secret(value))
     if isinstance(value, dict):

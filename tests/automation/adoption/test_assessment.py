@@ -76,3 +76,26 @@ def test_resources_already_in_the_state_are_adopted_before() -> None:
     result = assess([_change("same", VPC, "vpc"), _change("same", ATTACH, "attach")], FOUND)
     assert result.clean
     assert result.adopted == ("vpc", "attach") and not result.imports
+
+
+def test_a_replacement_is_one_refusal_naming_what_forces_it_and_its_lines() -> None:
+    """The engine plans a replacement as several steps (create-replacement, replace,
+    delete-replaced); the attributes come from the one that details them."""
+    sg = "aws:ec2/securityGroup:SecurityGroup"
+    forcing = PropertyChange("description", "update-replace", "Security group for nodes", "x")
+    tags = PropertyChange('tags["team"]', "update", "payments", "platform")
+    result = assess(
+        [
+            _change("create-replacement", sg, "node", forcing, tags),
+            _change("replace", sg, "node", forcing, tags),
+            _change("delete-replaced", sg, "node"),
+        ],
+        FOUND,
+    )
+    assert result.refusals == (
+        "The first phase would replace node (aws:ec2/securityGroup:SecurityGroup): "
+        "description cannot change in place.",
+    )
+    assert [(d.attribute, d.replaces) for d in result.differences] == [
+        ("description", True), ('tags["team"]', False),
+    ]  # fmt: skip

@@ -1,0 +1,27 @@
+"""Reading a value at an engine property path, and showing it on one line."""
+
+from __future__ import annotations
+
+from pulumi.runtime import rpc
+
+from automation.property_paths import MISSING, segments, shown, value_at
+
+
+def test_a_path_reads_through_maps_lists_and_quoted_keys() -> None:
+    document = {"tags": {"kubernetes.io/role": "node"}, "ingress": [{"cidrBlocks": ["10/8"]}]}
+    assert segments('ingress[0].cidrBlocks["a.b"]') == ["ingress", 0, "cidrBlocks", "a.b"]
+    assert value_at(document, 'tags["kubernetes.io/role"]') == "node"
+    assert value_at(document, "ingress[0].cidrBlocks") == ["10/8"]
+    assert value_at(document, "ingress[1]") is MISSING
+
+
+def test_a_value_a_preview_cannot_know_is_said_so_not_shown_as_the_engines_sentinel() -> None:
+    assert shown(rpc.UNKNOWN) == "(known only after the update)"
+    assert shown(["sg-1", rpc.UNKNOWN]) == '["sg-1", "(known only after the update)"]'
+    assert rpc.UNKNOWN not in shown({"version": rpc.UNKNOWN})
+
+
+def test_long_values_are_cut_on_one_line_and_absent_ones_are_none() -> None:
+    assert shown("a\n  b") == "a b"
+    assert shown(None) == shown(MISSING) == "(none)"
+    assert len(shown("x" * 200)) == 80 and shown("x" * 200).endswith("…")
