@@ -15,10 +15,9 @@ from pulumi.runtime import rpc
 
 _SEGMENT = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|\.?([^.\[\]]+)')
 MISSING = object()
-UNKNOWN = rpc.UNKNOWN
-"""How the engine's step metadata carries a value a preview cannot know yet (the id of
-a resource it would create)."""
 UNKNOWN_SHOWN = "(known only after the update)"
+"""How :func:`shown` says a value a preview cannot know yet (the id of a resource it
+would create), which the engine's step metadata carries as :data:`rpc.UNKNOWN`."""
 
 
 def segments(path: str) -> list[str | int]:
@@ -52,5 +51,5 @@ def shown(value: Any, limit: int = 80) -> str:
     if value is MISSING or value is None:
         return "(none)"
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    text = " ".join(str(text).split()).replace(UNKNOWN, UNKNOWN_SHOWN)
+    text = " ".join(str(text).split()).replace(rpc.UNKNOWN, UNKNOWN_SHOWN)
     return text if len(text) <= limit else text[: limit - 1] + "…"

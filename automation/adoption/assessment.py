@@ -50,7 +50,12 @@ def _label(change: ResourceChange) -> str:
 def _differences(change: ResourceChange) -> list[Difference]:
     """One :class:`Difference` per attribute the step changes (``?`` for values the
     engine did not detail)."""
-    detailed = [
+    if not change.detail:
+        return [
+            Difference(name=change.name, type=change.type, attribute=d, live="?", declared="?")
+            for d in change.diffs
+        ]
+    return [
         Difference(
             name=change.name,
             type=change.type,
@@ -61,12 +66,6 @@ def _differences(change: ResourceChange) -> list[Difference]:
         )
         for p in change.detail
     ]
-    if change.diffs and not change.detail:
-        detailed = [
-            Difference(name=change.name, type=change.type, attribute=d, live="?", declared="?")
-            for d in change.diffs
-        ]
-    return detailed
 
 
 def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessment:

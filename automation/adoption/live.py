@@ -112,9 +112,9 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     )  # fmt: skip
     live.template_names = template_names
     live.balancers = _balancers(lookup, groups)
-    groups = _security_groups(lookup, live)
-    live.group_names = {g["GroupId"]: g["GroupName"] for g in groups}
-    live.group_descriptions = {g["GroupId"]: g.get("Description", "") for g in groups}
+    security_groups = _security_groups(lookup, live)
+    live.group_names = {g["GroupId"]: g["GroupName"] for g in security_groups}
+    live.group_descriptions = {g["GroupId"]: g.get("Description", "") for g in security_groups}
     live.profile_roles = _profile_roles(lookup, live)
     live.inline_policies = _inline_policies(lookup, set(live.profile_roles.values()))
     if zone_id:

@@ -4,9 +4,9 @@ program declares.
 Each block is keyed by what kubeshift calls a resource: ``names`` by the physical
 name it would give (``<kind>:`` optional; ``inline-policy:<role>`` for a role's
 inline policy), ``descriptions`` by a security group's, ``kept_tags`` by the logical
-name. A key with a typo would silently
-keep nothing, and adoption would then report a resource missing or a tag differing
-far from the cause; each such key is one sentence instead.
+name. A key with a typo would silently keep nothing, and adoption would then report a
+resource missing or a tag differing far from the cause; each such key is one sentence
+instead.
 """
 
 from __future__ import annotations
