@@ -161,7 +161,7 @@ def cluster(
     return Cluster(
         name,
         ClusterArgs(
-            namer=namer or Namer.of(c.name, c.names, descriptions=c.descriptions),
+            namer=namer or Namer.for_cluster(c),
             network=SideNetwork.of(net, SOURCE, c.network.azs),
             spec=spec,
             pools=pool_specs(config, c.network),

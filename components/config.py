@@ -65,6 +65,7 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 _EXISTING_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/()+=,@ -]*$")
 # What EC2 accepts in a VPC security group's description, up to 255 characters.
 _GROUP_DESCRIPTION = re.compile(r"^[A-Za-z0-9 ._\-:/()#,@\[\]+=&;{}!$*]{1,255}$")
+USER_DATA_MAX = 16384  # EC2's limit on user data before base64
 MAX_MEMBERS = 7  # etcd: more members only slow every write down
 VPC_PREFIXES = (16, 28)  # what CreateVpc accepts
 
@@ -195,6 +196,10 @@ class ClusterConfig(_Model):
     """Descriptions the live cluster's security groups carry, keyed by the name kubeshift
     would give the group: AWS cannot change a group's description, so adoption keeps
     it rather than replace the group."""
+    user_data: dict[str, str] = {}
+    """Boot scripts the live cluster's launch templates carry, as text, keyed by the name
+    kubeshift would give the template: adoption keeps them, so a node the old groups
+    launch during the migration boots as the cluster's own tool set it up to."""
     kept_tags: dict[str, dict[str, str]] = {}
     """Tags another tool put on the live cluster's resources, keyed by the resource's
     logical name (``kubeshift render`` lists them): the program declares them beside
@@ -472,6 +477,7 @@ def _check(config: StackConfig) -> None:
         _check_tags(kept, f"{CLUSTER_KEY}.kept_tags.{resource}")
     _check_existing_names(cluster)
     _check_descriptions(cluster)
+    _check_user_data(cluster)
     _check_names_fit(config)
 
 
@@ -719,6 +725,25 @@ def _check_descriptions(cluster: ClusterConfig) -> None:
                 key,
                 f"{key} {show(group)}: {show(description)} is not a description EC2 accepts "
                 "(1-255 letters, digits, spaces and ._-:/()#,@[]+=&;{}!$*).",
+            )
+
+
+def _check_user_data(cluster: ClusterConfig) -> None:
+    """Each kept boot script is a template's that kubeshift names, within EC2's limit."""
+    key = f"{CLUSTER_KEY}.user_data"
+    for template, script in cluster.user_data.items():
+        if not template.startswith(f"{cluster.name}-"):
+            _fail(
+                key,
+                f"{key} {show(template)} is not a launch template name kubeshift gives "
+                f"cluster {cluster.name!r} (`kubeshift render --json` lists them).",
+            )
+        size = len(script.encode())
+        if not 0 < size <= USER_DATA_MAX:
+            _fail(
+                key,
+                f"{key} {show(template)} is {size} bytes; EC2 takes 1 to {USER_DATA_MAX} "
+                "bytes of user data.",
             )
 
 

@@ -119,19 +119,12 @@ class ControlPlane(pulumi.ComponentResource):
             opts=child,
         )
         lt_name = placed.launch_template(f"control-plane-{m.index}")
-        script = pulumi.Output.all(volume.id, interface.id).apply(
-            lambda ids: userdata.encode(
-                userdata.node_script(
-                    cluster_name=args.namer.cluster,
-                    api_endpoint=args.api_endpoint,
-                    # No node-role label here: the kubelet refuses to start with one
-                    # (NodeRestriction, since 1.16); the cluster's controller labels
-                    # members from their kubeshift.io/member tag, as kops-controller does.
-                    labels={},
-                    taints=[("node-role.kubernetes.io/control-plane", "", "NoSchedule")],
-                    role="control-plane",
-                    extra=userdata.member_attach_script(ids[0], ids[1]),
-                )
+        kept = placed.kept_user_data(f"control-plane-{m.index}")
+        script = (
+            pulumi.Output.from_input(userdata.encode(kept))
+            if kept
+            else pulumi.Output.all(volume.id, interface.id).apply(
+                lambda ids: _member_script(args, ids[0], ids[1])
             )
         )
         instance_tags = merge_tags(member_tags, {"Name": lt_name})
@@ -179,3 +172,20 @@ class ControlPlane(pulumi.ComponentResource):
     def group_names_on(self, side: Side) -> dict[str, pulumi.Output[str]]:
         """ASG names of the members placed on ``side``, by member number."""
         return {str(i): name for i, name in self.group_names.items() if self.placements[i] == side}
+
+
+def _member_script(args: ControlPlaneArgs, volume_id: str, interface_id: str) -> str:
+    """kubeshift's boot script for a member: attach its own volume and interface."""
+    return userdata.encode(
+        userdata.node_script(
+            cluster_name=args.namer.cluster,
+            api_endpoint=args.api_endpoint,
+            # No node-role label here: the kubelet refuses to start with one
+            # (NodeRestriction, since 1.16); the cluster's controller labels
+            # members from their kubeshift.io/member tag, as kops-controller does.
+            labels={},
+            taints=[("node-role.kubernetes.io/control-plane", "", "NoSchedule")],
+            role="control-plane",
+            extra=userdata.member_attach_script(volume_id, interface_id),
+        )
+    )

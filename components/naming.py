@@ -16,6 +16,10 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from components.config import ClusterConfig
 
 HASH_LENGTH = 8
 
@@ -109,6 +113,10 @@ class Namer:
     """(name kubeshift would give a security group, the live group's description): AWS
     cannot change a group's description, so an adopted group keeps its own. Original
     side only, as :attr:`existing`."""
+    user_data: tuple[tuple[str, str], ...] = ()
+    """(name kubeshift would give a launch template, the boot script another tool wrote
+    into it): an adopted template keeps its script, so the nodes its groups launch
+    during a migration still boot as they did. Original side only."""
 
     @classmethod
     def of(
@@ -117,9 +125,25 @@ class Namer:
         existing: Mapping[str, str],
         suffix: str = "",
         descriptions: Mapping[str, str] | None = None,
+        user_data: Mapping[str, str] | None = None,
     ) -> Namer:
-        kept = tuple(sorted((descriptions or {}).items()))
-        return cls(cluster, suffix, tuple(sorted(existing.items())), kept)
+        return cls(
+            cluster,
+            suffix,
+            tuple(sorted(existing.items())),
+            tuple(sorted((descriptions or {}).items())),
+            tuple(sorted((user_data or {}).items())),
+        )
+
+    @classmethod
+    def for_cluster(cls, cluster: ClusterConfig) -> Namer:
+        """The original side's namer, with everything the stack file says to keep."""
+        return cls.of(
+            cluster.name,
+            cluster.names,
+            descriptions=cluster.descriptions,
+            user_data=cluster.user_data,
+        )
 
     def name(self, role: str, kind: NameKind) -> str:
         derived = physical_name(self.cluster, role, self.suffix, kind=kind)
@@ -172,6 +196,13 @@ class Namer:
             return default
         derived = physical_name(self.cluster, role, kind=NameKind.SECURITY_GROUP)
         return dict(self.descriptions).get(derived, default)
+
+    def kept_user_data(self, role: str) -> str | None:
+        """The boot script an adopted ``role`` launch template keeps, if it keeps one."""
+        if self.suffix:
+            return None
+        derived = physical_name(self.cluster, role, kind=NameKind.LAUNCH_TEMPLATE)
+        return dict(self.user_data).get(derived)
 
     def tag(self, role: str) -> str:
         return self.name(role, NameKind.TAG)

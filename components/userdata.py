@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 GENERATION_LABEL = "kubeshift.io/generation"
 POOL_LABEL = "kubeshift.io/pool"
 LIFECYCLE_LABEL = "node.kubernetes.io/lifecycle"
+NODE_ENV = "/etc/kubeshift/node.env"
+"""Where kubeshift's boot script leaves what the node's image reads to join."""
 
 
 def kubelet_flags(labels: Mapping[str, str], taints: Sequence[tuple[str, str, str]]) -> str:
@@ -49,7 +51,7 @@ def node_script(
             "#!/bin/bash",
             "set -euo pipefail",
             "install -d -m 0755 /etc/kubeshift",
-            "cat > /etc/kubeshift/node.env <<'ENV'",
+            f"cat > {NODE_ENV} <<'ENV'",
             *lines,
             "ENV",
             extra.rstrip(),
@@ -58,6 +60,11 @@ def node_script(
             "",
         ]
     )
+
+
+def is_node_script(text: str) -> bool:
+    """Whether the boot script ``text`` is kubeshift's own (:func:`node_script`)."""
+    return text.startswith("#!/bin/bash\n") and f"\ncat > {NODE_ENV} <<'ENV'\n" in text
 
 
 def member_attach_script(volume_id: str, interface_id: str, device: str = "/dev/xvdf") -> str:

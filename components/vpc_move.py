@@ -113,7 +113,7 @@ class VpcMove(pulumi.ComponentResource):
             )
 
         # --- the cluster: its parts, and one side per network -------------------------
-        namer = Namer.of(cluster.name, cluster.names, descriptions=cluster.descriptions)
+        namer = Namer.for_cluster(cluster)
         parts = ClusterParts(name, namer, spec, self)
         source_side = target_side = None
         if source is not None:

@@ -121,8 +121,9 @@ class WorkerPools(pulumi.ComponentResource):
         capacity: Capacity,
         base_tags: dict[str, str],
     ) -> aws.ec2.LaunchTemplate:
-        lt_name = args.namer.launch_template(f"workers-{pool.name}-{capacity}")
-        script = userdata.node_script(
+        role = f"workers-{pool.name}-{capacity}"
+        lt_name = args.namer.launch_template(role)
+        script = args.namer.kept_user_data(role) or userdata.node_script(
             cluster_name=args.namer.cluster,
             api_endpoint=args.api_endpoint,
             labels=self._labels(args, pool, capacity),

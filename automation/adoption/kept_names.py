@@ -37,8 +37,7 @@ from components.worker_pools import group_key
 def kept_names(live: LiveCluster) -> dict[str, str]:
     """``<kind>:<derived name>`` -> live name, for every name that differs."""
     namer = Namer(live.name)
-    subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
-    found = dict(_groups_and_templates(live, namer, subnet_azs))
+    found = dict(_groups_and_templates(live, namer))
     found.update(_security_groups(live, namer))
     found.update(_balancers(live, namer))
     found.update(_identities(live, namer))
@@ -52,24 +51,38 @@ def _entry(kind: NameKind, derived: str, live_name: str) -> tuple[str, tuple[str
     return f"{kind_key(kind)}:{derived}", (derived, live_name)
 
 
-def _groups_and_templates(live: LiveCluster, namer: Namer, subnet_azs: dict[str, str]) -> Found:
+def _group_roles(live: LiveCluster) -> Iterator[tuple[Raw, str, str]]:
+    """(group, its part, its launch template's part) for each group whose part is plain:
+    a member's by its number, a worker group's by its pool, type, AZ and capacity."""
+    subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
     for group in live.groups:
         tags = tags_of(group)
-        spec = template_spec(group)
-        template = live.template_names.get(spec.get("LaunchTemplateId", ""), "")
         if MASTER_TAG in tags:
             role = f"control-plane-{tags.get(MEMBER_TAG, '')}"
-            group_role, template_role = role, role
-        else:
-            pool = pool_of(group)
-            data = live.templates.get(spec.get("LaunchTemplateId", ""), {})
-            types = instance_types(group, data)
-            az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
-            if pool is None or len(types) != 1:
-                continue  # the proposal names such a group as a problem
-            capacity = capacity_of(group)
-            group_role = f"workers-{group_key(pool, types[0], az, capacity)}"
-            template_role = f"workers-{pool}-{capacity}"
+            yield group, role, role
+            continue
+        pool = pool_of(group)
+        data = live.templates.get(template_spec(group).get("LaunchTemplateId", ""), {})
+        types = instance_types(group, data)
+        az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
+        if pool is None or len(types) != 1:
+            continue  # the proposal names such a group as a problem
+        capacity = capacity_of(group)
+        key = group_key(pool, types[0], az, capacity)
+        yield group, f"workers-{key}", f"workers-{pool}-{capacity}"
+
+
+def template_roles(live: LiveCluster) -> dict[str, str]:
+    """Launch template id -> its part (``workers-<pool>-<capacity>``, ``control-plane-<n>``)."""
+    return {
+        template_spec(group).get("LaunchTemplateId", ""): role
+        for group, _, role in _group_roles(live)
+    }
+
+
+def _groups_and_templates(live: LiveCluster, namer: Namer) -> Found:
+    for group, group_role, template_role in _group_roles(live):
+        template = live.template_names.get(template_spec(group).get("LaunchTemplateId", ""), "")
         yield _entry(
             NameKind.AUTOSCALING_GROUP,
             namer.autoscaling_group(group_role),

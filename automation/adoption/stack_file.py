@@ -19,6 +19,7 @@ import yaml
 from automation.adoption.discovery import discover
 from automation.adoption.kept_descriptions import kept_descriptions
 from automation.adoption.kept_names import kept_names
+from automation.adoption.kept_user_data import kept_user_data
 from automation.adoption.live import read
 from automation.adoption.live_tags import declared_tags, live_tags, tags_to_keep
 from automation.adoption.proposal import Proposal, propose
@@ -56,6 +57,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
     zone = dns.get("zone_id") if isinstance(dns.get("zone_id"), str) else None
     live = read(Lookup(clients=clients, cluster=name), zone)
     proposal = propose(live, zone)
+    user_data = kept_user_data(live)
     kept_blocks = (
         ("names", kept_names(live), "resources carry names", "a rename would replace them"),
         (
@@ -64,7 +66,17 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
             "security groups carry descriptions",
             "EC2 cannot change a group's description: it would be replaced",
         ),
+        (
+            "user_data",
+            user_data.scripts,
+            "launch templates carry boot scripts",
+            "the nodes their groups launch must boot as they do now",
+        ),
     )
+    proposal.notes += [
+        f"Launch template {template}'s user data is not text; it is not kept, and adopting "
+        "shows it as a difference." for template in user_data.not_text
+    ]
     for block, kept, what, why in kept_blocks:
         if kept:
             proposal.cluster[block] = kept
@@ -103,6 +115,18 @@ def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsC
         )
 
 
+class _StackDumper(yaml.SafeDumper):
+    """Safe YAML with multi-line text (boot scripts) as literal blocks, readable as is."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_StackDumper.add_representer(str, _text)
+
+
 def write(proposed: ProposedStack, target: Path, region: str) -> None:
     """Write the proposed stack file to ``target`` (never over an existing file)."""
     if target.exists():
@@ -111,7 +135,9 @@ def write(proposed: ProposedStack, target: Path, region: str) -> None:
         f"# Proposed by `kubeshift adopt --write-config` from what runs in {region} "
         f"on {time.strftime('%Y-%m-%d')}; review it, then use it as the stack file.\n"
     )
-    body = yaml.safe_dump({"config": proposed.values}, sort_keys=False, width=100)
+    body = yaml.dump(
+        {"config": proposed.values}, Dumper=_StackDumper, sort_keys=False, width=100
+    )
     try:
         target.write_text(header + body)
     except OSError as exc:

@@ -1,12 +1,12 @@
-"""Entries of ``names``, ``descriptions`` and ``kept_tags`` that match nothing the
-program declares.
+"""Entries of ``names``, ``descriptions``, ``user_data`` and ``kept_tags`` that match
+nothing the program declares.
 
 Each block is keyed by what kubeshift calls a resource: ``names`` by the physical
 name it would give (``<kind>:`` optional; ``inline-policy:<role>`` for a role's
-inline policy), ``descriptions`` by a security group's, ``kept_tags`` by the logical
-name. A key with a typo would silently keep nothing, and adoption would then report a
-resource missing or a tag differing far from the cause; each such key is one sentence
-instead.
+inline policy), ``descriptions`` by a security group's, ``user_data`` by a launch
+template's, ``kept_tags`` by the logical name. A key with a typo would silently keep
+nothing, and adoption would then report a resource missing or a tag differing far from
+the cause; each such key is one sentence instead.
 """
 
 from __future__ import annotations
@@ -20,23 +20,26 @@ from components.naming import NameKind, kind_key
 
 INLINE_POLICY = "aws:iam/rolePolicy:RolePolicy"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
-    """One sentence per ``names``, ``descriptions`` or ``kept_tags`` key that matches no
-    resource the program declares at ``phase`` (its first)."""
+    """One sentence per ``names``, ``descriptions``, ``user_data`` or ``kept_tags`` key
+    that matches no resource the program declares at ``phase`` (its first)."""
     cluster = dict(values[stack_config.CLUSTER_KEY])
     names: dict[str, str] = dict(cluster.pop("names", None) or {})
     descriptions: dict[str, str] = dict(cluster.pop("descriptions", None) or {})
+    user_data: dict[str, str] = dict(cluster.pop("user_data", None) or {})
     kept_tags: dict[str, Any] = dict(cluster.pop("kept_tags", None) or {})
-    if not names and not descriptions and not kept_tags:
+    if not names and not descriptions and not user_data and not kept_tags:
         return []
     plain = {**values, stack_config.CLUSTER_KEY: cluster}
     rendered = render_program(plain, phase).resources
     derived = {r.inputs["name"] for r in rendered if isinstance(r.inputs.get("name"), str)}
-    groups = {
-        str(r.inputs["name"]) for r in rendered if r.type == SECURITY_GROUP and "name" in r.inputs
-    }
+    groups, templates = (
+        {str(r.inputs["name"]) for r in rendered if r.type == kind and "name" in r.inputs}
+        for kind in (SECURITY_GROUP, LAUNCH_TEMPLATE)
+    )
     roles = {str(r.inputs.get("role")) for r in rendered if r.type == INLINE_POLICY}
     logical = {r.name for r in rendered if r.custom}
     key = f"{stack_config.CLUSTER_KEY}.names"
@@ -59,6 +62,12 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
         f"declares at {phase} (`kubeshift render --json` lists their names)."
         for entry in sorted(descriptions)
         if entry not in groups
+    ]
+    problems += [
+        f"{stack_config.CLUSTER_KEY}.user_data {entry!r} is no launch template kubeshift "
+        f"declares at {phase} (`kubeshift render --json` lists their names)."
+        for entry in sorted(user_data)
+        if entry not in templates
     ]
     problems += [
         f"{stack_config.CLUSTER_KEY}.kept_tags {entry!r} is no resource's logical name at "

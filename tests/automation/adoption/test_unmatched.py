@@ -1,4 +1,4 @@
-"""A ``names``, ``descriptions`` or ``kept_tags`` key that matches nothing is one
+"""A ``names``, ``descriptions``, ``user_data`` or ``kept_tags`` key that matches nothing is one
 sentence, not silence."""
 
 from __future__ import annotations
@@ -50,4 +50,16 @@ def test_a_description_for_a_group_kubeshift_does_not_declare_is_named() -> None
     assert unmatched(values, "baseline") == [
         "kubeshift:cluster.descriptions 'local-demo-nodes' is no security group kubeshift "
         "declares at baseline (`kubeshift render --json` lists their names)."
+    ]
+
+
+def test_a_boot_script_for_a_template_kubeshift_does_not_declare_is_named() -> None:
+    values = _values({}, {})
+    values["kubeshift:cluster"]["user_data"] = {
+        "local-demo-workers-general-on-demand": "#!/bin/bash\n",
+        "local-demo-workers-general": "#!/bin/bash\n",
+    }
+    assert unmatched(values, "baseline") == [
+        "kubeshift:cluster.user_data 'local-demo-workers-general' is no launch template "
+        "kubeshift declares at baseline (`kubeshift render --json` lists their names)."
     ]

@@ -1,0 +1,53 @@
+"""The boot scripts a live cluster's launch templates carry, for
+``kubeshift:cluster.user_data``.
+
+A template another tool wrote boots its nodes that tool's way (kops's nodeup, a
+Terraform template, eksctl's bootstrap): replacing its user data with kubeshift's
+script would leave every node the old groups launch during the migration unable to
+join. Each template is told apart by the groups that launch from it
+(:func:`.kept_names.template_roles`); a script that is not kubeshift's own is kept, as
+text, under the name kubeshift would give the template.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass, field
+
+from automation.adoption.kept_names import template_roles
+from automation.adoption.live import LiveCluster
+from components.naming import NameKind, physical_name
+from components.userdata import is_node_script
+
+
+@dataclass(frozen=True)
+class KeptUserData:
+    scripts: dict[str, str] = field(default_factory=dict)
+    """Template name kubeshift would give -> the live boot script."""
+    not_text: list[str] = field(default_factory=list)
+    """Live templates whose user data is not text (compressed, say): not kept."""
+
+
+def script_of(encoded: str) -> str | None:
+    """The boot script base64 ``encoded`` holds, or None when it is not UTF-8 text."""
+    try:
+        return base64.b64decode("".join(encoded.split()), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def kept_user_data(live: LiveCluster) -> KeptUserData:
+    """Every live template's boot script that is not kubeshift's."""
+    kept = KeptUserData()
+    for template_id, role in sorted(template_roles(live).items(), key=lambda t: t[1]):
+        encoded = live.templates.get(template_id, {}).get("UserData")
+        if not encoded:
+            continue
+        script = script_of(encoded)
+        if script is None:
+            kept.not_text.append(live.template_names.get(template_id, template_id))
+        elif not is_node_script(script):
+            derived = physical_name(live.name, role, kind=NameKind.LAUNCH_TEMPLATE)
+            kept.scripts[derived] = script
+    return kept

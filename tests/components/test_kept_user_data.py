@@ -1,0 +1,80 @@
+"""An adopted cluster's launch templates keep the boot scripts another tool wrote; a
+migration's new templates, and a member once it moves, boot kubeshift's way."""
+
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any
+
+import pytest
+
+from automation.render import render_program
+from components.config import ConfigError, load_config
+from components.userdata import is_node_script
+from tests.components.conftest import stack_values
+
+TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+NODEUP = "#!/bin/bash\nset -o errexit\n# nodeup for instance group nodes-eu-west-1a\n"
+MASTER = "#!/bin/bash\nset -o errexit\n# nodeup for instance group master-eu-west-1a\n"
+KEPT = {"demo-workers-general-spot": NODEUP, "demo-control-plane-1": MASTER}
+
+
+def _values(user_data: dict[str, str]) -> dict[str, Any]:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    values["kubeshift:cluster"]["user_data"] = user_data
+    return values
+
+
+def _scripts(phase: str, user_data: dict[str, str]) -> dict[str, str]:
+    """Template name -> the boot script it declares, decoded."""
+    resources = render_program(_values(user_data), phase).resources
+    return {
+        r.inputs["name"]: base64.b64decode(r.inputs["userData"]).decode()
+        for r in resources
+        if r.type == TEMPLATE
+    }
+
+
+def test_the_original_templates_declare_the_scripts_they_carry() -> None:
+    plain = _scripts("baseline", {})
+    kept = _scripts("baseline", KEPT)
+
+    assert {name: kept[name] for name in KEPT} == KEPT
+    assert {n: s for n, s in kept.items() if n not in KEPT} == {
+        n: s for n, s in plain.items() if n not in KEPT
+    }
+    assert all(is_node_script(plain[name]) for name in KEPT)
+
+
+def test_new_workers_and_a_moved_member_boot_kubeshifts_way() -> None:
+    workers = _scripts("target-workers", KEPT)
+    assert workers["demo-workers-general-spot"] == NODEUP  # the old template, still used
+    assert is_node_script(workers["demo-workers-general-spot-mig"])
+    assert "kubeshift.io/generation=mig" in workers["demo-workers-general-spot-mig"]
+
+    moved = _scripts("control-plane-1", KEPT)
+    assert is_node_script(moved["demo-control-plane-1-mig"])
+    assert "aws ec2 attach-volume" in moved["demo-control-plane-1-mig"]
+
+
+@pytest.mark.parametrize(
+    ("user_data", "says"),
+    [
+        ({"shop-workers-general-spot": NODEUP}, "is not a launch template name kubeshift gives"),
+        ({"demo-workers-general-spot": ""}, "is 0 bytes; EC2 takes 1 to 16384 bytes"),
+        ({"demo-workers-general-spot": "é" * 8193}, "is 16386 bytes; EC2 takes 1 to 16384"),
+    ],
+)
+def test_a_script_ec2_would_not_take_or_for_no_template_of_the_cluster_is_refused(
+    user_data: dict[str, str], says: str
+) -> None:
+    with pytest.raises(ConfigError, match=says) as caught:
+        load_config(_values(user_data))
+    assert str(caught.value).startswith("kubeshift:cluster.user_data ")
+
+
+def test_a_script_of_exactly_ec2s_limit_is_accepted() -> None:
+    script = "#!/bin/bash\n" + "#" * (16384 - 12)
+    kept = load_config(_values({"demo-workers-general-spot": script})).cluster.user_data
+    assert len(kept["demo-workers-general-spot"].encode()) == 16384
