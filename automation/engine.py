@@ -26,7 +26,7 @@ from automation.errors import (
     from_command_error,
     torn_checkpoint_read,
 )
-from automation.property_paths import shown, value_at
+from automation.property_paths import shown_change, value_at
 from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
 from components.progress import Record
 
@@ -339,15 +339,12 @@ def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:
     detailed = meta.detailed_diff or {}
     old = (meta.old.inputs or meta.old.outputs) if meta.old is not None else None
     new = meta.new.inputs if meta.new is not None else None
-    return tuple(
-        PropertyChange(
-            path=path,
-            kind=str(getattr(diff.diff_kind, "value", diff.diff_kind)),
-            old=shown(value_at(old, path)),
-            new=shown(value_at(new, path)),
-        )
-        for path, diff in sorted(detailed.items())
-    )
+    changes = []
+    for path, diff in sorted(detailed.items()):
+        before, after = shown_change(path, value_at(old, path), value_at(new, path))
+        kind = str(getattr(diff.diff_kind, "value", diff.diff_kind))
+        changes.append(PropertyChange(path=path, kind=kind, old=before, new=after))
+    return tuple(changes)
 
 
 def _plain_outputs(outputs: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 MANAGED_BY = "kubeshift"
+NODE_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
+NODE_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
+"""Prefixes of the Auto Scaling group tags that say which labels and taints its nodes
+carry (cluster-autoscaler reads them; kops writes them from an instance group's spec)."""
 
 
 def cluster_tags(cluster: str) -> dict[str, str]:
@@ -33,3 +37,19 @@ def merge_tags(*layers: Mapping[str, str] | None) -> dict[str, str]:
     for layer in layers:
         merged.update(layer or {})
     return merged
+
+
+def node_template(tags: Mapping[str, str]) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """The labels and (key, value, effect) taints a group's ``node-template`` tags say
+    its nodes carry, taints in key order."""
+    labels = {
+        k.removeprefix(NODE_TEMPLATE_LABEL): v
+        for k, v in tags.items()
+        if k.startswith(NODE_TEMPLATE_LABEL)
+    }
+    taints = []
+    for key, raw in sorted(tags.items()):
+        if key.startswith(NODE_TEMPLATE_TAINT):
+            value, _, effect = raw.rpartition(":")
+            taints.append((key.removeprefix(NODE_TEMPLATE_TAINT), value, effect))
+    return labels, taints

@@ -15,7 +15,7 @@ import pulumi_aws as aws
 from components import userdata
 from components.naming import Namer
 from components.sides import SOURCE, Side
-from components.tags import cluster_tags, merge_tags
+from components.tags import NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT, cluster_tags, merge_tags
 
 Capacity = Literal["on-demand", "spot"]
 ON_DEMAND: Final = "on-demand"
@@ -189,9 +189,9 @@ class WorkerPools(pulumi.ComponentResource):
                 "k8s.io/cluster-autoscaler/enabled": "true",
                 f"k8s.io/cluster-autoscaler/{cluster}": "owned",
             },
-            {f"k8s.io/cluster-autoscaler/node-template/label/{k}": v for k, v in labels.items()},
+            {f"{NODE_TEMPLATE_LABEL}{k}": v for k, v in labels.items()},
             {
-                f"k8s.io/cluster-autoscaler/node-template/taint/{k}": f"{v}:{e}"
+                f"{NODE_TEMPLATE_TAINT}{k}": f"{v}:{e}"
                 for k, v, e in pool.taints
             },
         )

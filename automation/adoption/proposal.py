@@ -20,12 +20,11 @@ from typing import Any
 
 from automation.adoption.live import Balancer, LiveCluster, Raw, tags_of, template_spec
 from components import userdata
+from components.tags import node_template
 
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
 MASTER_TAG = "k8s.io/role/master"
 MEMBER_TAG = "kubeshift.io/member"
-LABEL_TAG = "k8s.io/cluster-autoscaler/node-template/label/"
-TAINT_TAG = "k8s.io/cluster-autoscaler/node-template/taint/"
 OWN_LABELS = {userdata.POOL_LABEL, userdata.GENERATION_LABEL, userdata.LIFECYCLE_LABEL}
 OWN_TAGS = ("Name", "KubernetesCluster", "managed-by", "kubernetes.io/cluster/")
 
@@ -208,18 +207,11 @@ def _pool(
     }
     if azs != sorted(network_azs):
         pool["azs"] = azs
-    labels = {
-        k.removeprefix(LABEL_TAG): v
-        for k, v in tags.items()
-        if k.startswith(LABEL_TAG) and k.removeprefix(LABEL_TAG) not in OWN_LABELS
-    }
+    template_labels, template_taints = node_template(tags)
+    labels = {k: v for k, v in template_labels.items() if k not in OWN_LABELS}
     if labels:
         pool["labels"] = labels
-    taints = []
-    for key, raw in sorted(tags.items()):
-        if key.startswith(TAINT_TAG):
-            value, _, effect = raw.rpartition(":")
-            taints.append({"key": key.removeprefix(TAINT_TAG), "value": value, "effect": effect})
+    taints = [{"key": k, "value": v, "effect": e} for k, v, e in template_taints]
     if taints:
         pool["taints"] = taints
     disks = data.get("BlockDeviceMappings") or []

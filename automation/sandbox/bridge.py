@@ -7,7 +7,10 @@ with ``spec.providerID = aws:///<az>/<instance-id>`` (how kubeshift maps instanc
 nodes, :mod:`automation.aws.nodes`), the cloud's zone/region/instance-type labels,
 ``InternalIP`` = the private IP, a pod CIDR, and the labels and taints its kubelet
 would register from the user data (``--node-labels`` / ``--register-with-taints``,
-read from the launch template version the instance was launched from). Instances
+read from the launch template version the instance was launched from). A node kops
+boots (its script names a kops instance group) registers as kops makes it: the
+group's taints and labels, as its Auto Scaling group's ``node-template`` tags give
+them, plus kops-controller's instance-group and node-role labels. Instances
 tagged as control-plane members get the role label and ``NoSchedule`` taint (what
 kops-controller adds). A Node whose instance stopped running or disappeared is
 deleted, as the cloud node-lifecycle controller does.
@@ -45,6 +48,7 @@ from kubernetes import client
 from automation.aws.nodes import LEGACY_CLUSTER_TAG, cluster_tag_key, instance_id_from_provider_id
 from automation.kube.clients import list_all
 from automation.waiting import summarize
+from components.tags import node_template
 from components.userdata import LIFECYCLE_LABEL
 
 if TYPE_CHECKING:
@@ -68,6 +72,9 @@ _GIB_PER_VCPU = {"c": 2, "m": 4, "t": 4, "r": 8, "x": 16, "z": 8}
 _SIZES = {"nano": 2, "micro": 2, "small": 2, "medium": 2, "large": 2, "xlarge": 4, "metal": 96}
 _FLAG = r"--{name}(?:=|\s+)[\"']?([^\s\"']+)"
 _API_ENDPOINT = re.compile(r"^API_ENDPOINT=[\"']?([^\s\"']+)", re.MULTILINE)
+_INSTANCE_GROUP = re.compile(r"^InstanceGroupName:\s*(\S+)\s*$", re.MULTILINE)
+INSTANCE_GROUP_LABEL = "kops.k8s.io/instancegroup"
+NODE_ROLE_LABEL = "node-role.kubernetes.io/node"
 _KUBELET_LABELS = {
     "kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch",
     "beta.kubernetes.io/os", "beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type",
@@ -128,6 +135,21 @@ def kubelet_flags(text: str) -> KubeletFlags:
                 key, _, val = head.partition("=")
                 taints[(key, effect)] = (key, val, effect)
     return KubeletFlags(labels, tuple(taints.values()))
+
+
+def registered_flags(text: str, tags: Mapping[str, str]) -> KubeletFlags:
+    """The labels and taints a node registers with, booted by the script ``text`` from
+    an instance tagged ``tags``: its kubelet's flags, and where kops's nodeup boots it,
+    what kops gives its instance group's nodes (nodeup passes the group's taints to the
+    kubelet; kops-controller labels the Node after the group)."""
+    flags = kubelet_flags(text)
+    group = _INSTANCE_GROUP.search(text)
+    if group is None:
+        return flags
+    labels, taints = node_template(tags)
+    kops = {**labels, INSTANCE_GROUP_LABEL: group.group(1), NODE_ROLE_LABEL: ""}
+    merged = {(k, e): (k, v, e) for k, v, e in (*taints, *flags.taints)}
+    return KubeletFlags({**kops, **flags.labels}, tuple(merged.values()))
 
 
 def api_host(text: str) -> str:
@@ -379,10 +401,11 @@ class NodeBridge:
         if not instance.private_dns_name or not instance.private_ip:
             return "no private DNS name or IP yet"
         try:
-            flags = kubelet_flags(user_data_text(self.user_data(instance)))
+            text = user_data_text(self.user_data(instance))
         except ClientError as exc:
             return f"user data unreadable ({exc})"
-        refused = ", ".join(kubelet_refuses(flags.labels))
+        flags = registered_flags(text, instance.tags)
+        refused = ", ".join(kubelet_refuses(kubelet_flags(text).labels))
         if refused and refused not in self._warned:
             self._warned.add(refused)
             log.warning(

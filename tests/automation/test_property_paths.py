@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+
 from pulumi.runtime import rpc
 
-from automation.property_paths import MISSING, segments, shown, value_at
+from automation.property_paths import MISSING, segments, shown, shown_change, value_at
 
 
 def test_a_path_reads_through_maps_lists_and_quoted_keys() -> None:
@@ -25,3 +27,24 @@ def test_long_values_are_cut_on_one_line_and_absent_ones_are_none() -> None:
     assert shown("a\n  b") == "a b"
     assert shown(None) == shown(MISSING) == "(none)"
     assert len(shown("x" * 200)) == 80 and shown("x" * 200).endswith("…")
+
+
+def test_two_boot_scripts_are_shown_where_they_part() -> None:
+    def encoded(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    kops = encoded("#!/bin/bash\nset -o errexit\nnodeup\n")
+    kubeshift = encoded("#!/bin/bash\nset -euo pipefail\n")
+    assert shown_change("userData", kops, kubeshift) == (
+        "script line 2 of 3: set -o errexit",
+        "script line 2 of 2: set -euo pipefail",
+    )
+    # one script the other's start: the shorter one ends there
+    longer = encoded("#!/bin/bash\nset -euo pipefail\nexit 0\n")
+    assert shown_change("userData", longer, kubeshift) == (
+        "script line 3 of 3: exit 0",
+        "script line 3 of 2: (end of script)",
+    )
+    # anything else, or a value that is not a script, is shown as it is
+    assert shown_change("description", kops, kubeshift) == (shown(kops), shown(kubeshift))
+    assert shown_change("userData", kops, None) == (shown(kops), "(none)")

@@ -73,9 +73,9 @@ class Adoption:
     """``--write-config FILE`` then: a stack file proposed from what runs, which the
     rehearsal takes as the stack file, as a user does after reviewing it."""
     proposed_file: Path
-    undescribed: Ran
-    """``--dry-run --json`` with the proposal less its ``descriptions``: kops's groups
-    would be replaced, so refused."""
+    unkept: Ran
+    """``--dry-run --json`` with the proposal less its ``descriptions`` and ``user_data``:
+    kops's groups would be replaced and its workers' boot scripts updated, so refused."""
     planned: Ran
     """``--dry-run --json`` with the whole proposal."""
     adopted: Ran
@@ -266,10 +266,11 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     proposed = kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposed_file))
     if proposed.code != 0:
         pytest.fail(failure_report("kubeshift adopt --write-config", proposed, logs), pytrace=False)
-    undescribed_values = load_stack_file(proposed_file)
-    del undescribed_values["kubeshift:cluster"]["descriptions"]
-    stack_file.write_text(yaml.safe_dump({"config": undescribed_values}, sort_keys=False))
-    undescribed = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
+    unkept_values = load_stack_file(proposed_file)
+    del unkept_values["kubeshift:cluster"]["descriptions"]
+    del unkept_values["kubeshift:cluster"]["user_data"]
+    stack_file.write_text(yaml.safe_dump({"config": unkept_values}, sort_keys=False))
+    unkept = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     shutil.copy(proposed_file, stack_file)
     planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
@@ -277,7 +278,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
         pytest.fail(failure_report("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     return Adoption(
-        unnamed, Path(built_from), proposed, proposed_file, undescribed, planned, adopted, again,
+        unnamed, Path(built_from), proposed, proposed_file, unkept, planned, adopted, again,
         stray, kops,
     )  # fmt: skip
 

@@ -4,10 +4,11 @@ adopt`` through the real engine."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from automation.render import render_program
-from automation.sandbox.world.build import foreign_names, with_names
+from automation.sandbox.world.build import foreign_boot_scripts, foreign_names, with_names
 from automation.sandbox.world.kops import kops_descriptions
 from components.config import load_stack_file
 from components.security_groups import DESCRIPTIONS
@@ -34,12 +35,14 @@ def test_without_the_names_kops_gave_nothing_is_imported_and_the_way_is_named(
     )
 
 
-def test_without_kops_descriptions_its_groups_would_be_replaced_and_nothing_is_imported(
+def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
     rehearsal: Rehearsal,
 ) -> None:
-    undescribed = rehearsal.adoption.undescribed
-    assert undescribed.code != 0, undescribed.stderr[-3000:]
-    report = undescribed.json()
+    """kops's groups would be replaced (EC2 cannot change a description) and its
+    workers' templates would boot kubeshift's script: adoption refuses both."""
+    unkept = rehearsal.adoption.unkept
+    assert unkept.code != 0, unkept.stderr[-3000:]
+    report = unkept.json()
     assert report["outcome"] == "refused"
     assert report["imported"] == [] and report["recorded"] == []
     kops = {
@@ -64,6 +67,30 @@ def test_without_kops_descriptions_its_groups_would_be_replaced_and_nothing_is_i
     )
     assert {sentence.format(role) for role in kops} <= set(report["refusals"])
     assert len(report["refusals"]) == len(set(report["refusals"]))
+    # each worker template's boot script differs, an update in place, from kops's
+    # nodeup: shown where the two scripts part
+    built_from = load_stack_file(rehearsal.adoption.built_from)
+    scripts = foreign_boot_scripts(built_from)
+    kubeshifts = {
+        r.name: base64.b64decode(r.inputs["userData"]).decode()
+        for r in render_program(built_from, "baseline").resources
+        if r.inputs.get("name") in scripts
+    }
+    booted = {
+        d["name"]: (d["live"], d["declared"], d["replaces"])
+        for d in report["differences"]
+        if d["attribute"] == "userData"
+    }
+    nodeup_lines = len(next(iter(scripts.values())).splitlines())
+    assert booted == {
+        name: (
+            f"script line 2 of {nodeup_lines}: set -o errexit",
+            f"script line 2 of {len(script.splitlines())}: set -euo pipefail",
+            False,
+        )
+        for name, script in kubeshifts.items()
+    }
+    assert len(booted) == 2
 
 
 def test_a_dry_run_maps_every_resource_and_imports_nothing(rehearsal: Rehearsal) -> None:
@@ -151,6 +178,9 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     # and kops's descriptions of its groups, which EC2 cannot change
     assert found["kubeshift:cluster"]["descriptions"] == kops_descriptions("local-demo")
     expected["kubeshift:cluster"]["descriptions"] = kops_descriptions("local-demo")
+    # and the boot scripts kops wrote into its workers' templates
+    assert found["kubeshift:cluster"]["user_data"] == foreign_boot_scripts(built_from)
+    expected["kubeshift:cluster"]["user_data"] = foreign_boot_scripts(built_from)
     assert baseline(found) == baseline(expected)
 
 

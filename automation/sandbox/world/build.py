@@ -3,14 +3,14 @@
 A user's cluster was built by kops, Terraform or by hand; no Pulumi state knows it and
 its resources carry that tool's names. The sandbox's world is built the same way: the
 stack's baseline, as the program declares it for a cluster whose names are kops's
-(:mod:`.kops`), with the tags kops adds of its own and kops's descriptions of its
-security groups, is created resource by resource with boto3 against moto: each
-registration of the program, run under the SDK's mocks, is answered by creating the
-resource through the stand-in provider's calls for its type. kops's own security-group
-rules, which the program does not declare, are then added as kops adds them
-(:data:`.kops.KOPS_RULES`, and :data:`.kops.CALICO_RULES` where the cluster runs
-Calico). Nothing is recorded anywhere but in moto: ``kubeshift adopt`` has to find it
-all, as on a real account.
+(:mod:`.kops`), with the tags kops adds of its own, kops's descriptions of its
+security groups and kops's boot script in its workers' launch templates, is created
+resource by resource with boto3 against moto: each registration of the program, run
+under the SDK's mocks, is answered by creating the resource through the stand-in
+provider's calls for its type. kops's own security-group rules, which the program does
+not declare, are then added as kops adds them (:data:`.kops.KOPS_RULES`, and
+:data:`.kops.CALICO_RULES` where the cluster runs Calico). Nothing is recorded anywhere
+but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from automation.sandbox.world.kops import (
     KopsRule,
     as_kops_makes,
     domain,
+    kops_boot_scripts,
     kops_names,
     rules_for,
 )
@@ -95,11 +96,21 @@ class BuildingMocks(pulumi.runtime.Mocks):
         return {}, []  # no stack to read back: the program skips its progress check
 
 
-def foreign_names(values: Mapping[str, Any]) -> dict[str, str]:
-    """The names kops would have given the baseline's named resources."""
+def _baseline(values: Mapping[str, Any]) -> tuple[str, list[tuple[str, Mapping[str, Any]]]]:
+    """The cluster's name, and (type, inputs) of what the first phase declares."""
     config = stack_config.load_config(values)
     rendered = render_program(values, config.phase_ids[0]).resources
-    return kops_names(config.cluster.name, [(r.type, r.inputs) for r in rendered])
+    return config.cluster.name, [(r.type, r.inputs) for r in rendered]
+
+
+def foreign_names(values: Mapping[str, Any]) -> dict[str, str]:
+    """The names kops would have given the baseline's named resources."""
+    return kops_names(*_baseline(values))
+
+
+def foreign_boot_scripts(values: Mapping[str, Any]) -> dict[str, str]:
+    """The boot scripts kops would have written into the baseline's worker templates."""
+    return kops_boot_scripts(*_baseline(values))
 
 
 def with_names(values: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:

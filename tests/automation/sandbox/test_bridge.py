@@ -31,9 +31,11 @@ from automation.sandbox.bridge import (
     capacity,
     kubelet_flags,
     kubelet_refuses,
+    registered_flags,
     user_data_text,
 )
 from automation.sandbox.controlplane import Cluster
+from automation.sandbox.world.kops import nodeup_script
 from components import userdata
 from components.tags import cluster_tags
 from tests.support.ec2_world import ZONE, World
@@ -103,6 +105,28 @@ def test_long_passes_space_themselves_out_to_the_duty_cycle() -> None:
     runner.join(timeout=5)
     assert not runner.is_alive()
     assert 1 <= bridge.passes <= 3  # each pass and its pause take at least 0.8 s
+
+
+def test_a_node_kops_boots_carries_its_instance_groups_labels_and_taints() -> None:
+    tags = {
+        **cluster_tags("c"),
+        "k8s.io/cluster-autoscaler/node-template/label/team": "platform",
+        "k8s.io/cluster-autoscaler/node-template/taint/dedicated": "batch:NoSchedule",
+    }
+    script = nodeup_script("general-spot", "c.k8s.local")
+
+    flags = registered_flags(user_data_text(userdata.encode(script)), tags)
+
+    assert flags.labels == {
+        "team": "platform",
+        "kops.k8s.io/instancegroup": "general-spot",
+        "node-role.kubernetes.io/node": "",
+    }
+    assert flags.taints == (("dedicated", "batch", "NoSchedule"),)
+    # kubeshift's own script: its kubelet flags only, whatever the instance's tags say
+    own = userdata.node_script(cluster_name="c", api_endpoint="https://api", labels={"a": "b"},
+                               taints=[])  # fmt: skip
+    assert registered_flags(own, tags).labels == {"a": "b"}
 
 
 def test_labels_a_real_kubelet_refuses() -> None:
