@@ -6,8 +6,6 @@ live and the declared value at it to say what differs.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from collections.abc import Mapping
@@ -15,10 +13,10 @@ from typing import Any
 
 from pulumi.runtime import rpc
 
+from components.userdata import decode
+
 _SEGMENT = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|\.?([^.\[\]]+)')
 MISSING = object()
-ENCODED_SCRIPTS = ("userData", "userDataBase64")
-"""Properties that hold a boot script in base64 (EC2 user data)."""
 UNKNOWN_SHOWN = "(known only after the update)"
 """How :func:`shown` says a value a preview cannot know yet (the id of a resource it
 would create), which the engine's step metadata carries as :data:`rpc.UNKNOWN`."""
@@ -59,23 +57,17 @@ def shown(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _script_lines(value: Any) -> list[str] | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return base64.b64decode("".join(value.split()), validate=True).decode().splitlines()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-
-
 def shown_change(path: str, old: Any, new: Any) -> tuple[str, str]:
     """``old`` and ``new`` at ``path`` on one line each. Two boot scripts (base64 user
     data) are shown where they part, by line, as their encodings would not say."""
-    last = segments(path)[-1:] if path else []
-    scripts = [_script_lines(v) for v in (old, new)] if last and last[0] in ENCODED_SCRIPTS else []
-    if len(scripts) != 2 or scripts[0] is None or scripts[1] is None or scripts[0] == scripts[1]:
-        return shown(old), shown(new)
-    before, after = scripts[0], scripts[1]
+    if segments(path)[-1:] in (["userData"], ["userDataBase64"]):
+        before, after = (decode(v) if isinstance(v, str) else None for v in (old, new))
+        if before is not None and after is not None and before != after:
+            return _where_scripts_part(before.splitlines(), after.splitlines())
+    return shown(old), shown(new)
+
+
+def _where_scripts_part(before: list[str], after: list[str]) -> tuple[str, str]:
     line = next(
         (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
         min(len(before), len(after)),

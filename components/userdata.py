@@ -8,6 +8,7 @@ control-plane members, the etcd volume and network interface each member attache
 from __future__ import annotations
 
 import base64
+import binascii
 import shlex
 from collections.abc import Mapping, Sequence
 
@@ -88,3 +89,11 @@ def member_attach_script(volume_id: str, interface_id: str, device: str = "/dev/
 def encode(script: str) -> str:
     """Base64, as launch templates require."""
     return base64.b64encode(script.encode()).decode()
+
+
+def decode(encoded: str) -> str | None:
+    """The script base64 ``encoded`` holds, or None when it is no UTF-8 text (gzip)."""
+    try:
+        return base64.b64decode("".join(encoded.split()), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None

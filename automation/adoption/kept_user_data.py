@@ -11,14 +11,12 @@ text, under the name kubeshift would give the template.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass, field
 
 from automation.adoption.kept_names import template_roles
 from automation.adoption.live import LiveCluster
 from components.naming import NameKind, physical_name
-from components.userdata import is_node_script
+from components.userdata import decode, is_node_script
 
 
 @dataclass(frozen=True)
@@ -29,14 +27,6 @@ class KeptUserData:
     """Live templates whose user data is not text (compressed, say): not kept."""
 
 
-def script_of(encoded: str) -> str | None:
-    """The boot script base64 ``encoded`` holds, or None when it is not UTF-8 text."""
-    try:
-        return base64.b64decode("".join(encoded.split()), validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-
-
 def kept_user_data(live: LiveCluster) -> KeptUserData:
     """Every live template's boot script that is not kubeshift's."""
     kept = KeptUserData()
@@ -44,7 +34,7 @@ def kept_user_data(live: LiveCluster) -> KeptUserData:
         encoded = live.templates.get(template_id, {}).get("UserData")
         if not encoded:
             continue
-        script = script_of(encoded)
+        script = decode(encoded)
         if script is None:
             kept.not_text.append(live.template_names.get(template_id, template_id))
         elif not is_node_script(script):
