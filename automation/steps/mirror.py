@@ -451,6 +451,7 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
         ]
     ]
     if not names:
+        _check_nothing_left_behind(ctx, selector)
         return HookResult(False, f"no node matches '{selector}'; nothing to drain")
     # Cordon the whole generation first: a pod evicted from one old node must not land
     # on another old node and be evicted twice.
@@ -465,6 +466,33 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
         serving=MIRROR,
         only=lambda ref: ref.split("/", 1)[0] in copied and ref not in stayed,
     )
+
+
+def _check_nothing_left_behind(ctx: HookContext, selector: str) -> None:
+    """An old generation that matches no node is drained already, unless workers outside
+    the new generation still run: then the selector misses them (a kops cluster labels
+    its nodes by instance group, not by kubeshift's generation), and removing the old CNI
+    would strand their pods."""
+    from automation.kube.clients import list_all
+    from automation.steps.nodes import CONTROL_PLANE_ROLES
+
+    kube = ctx.clients.kube(PRIMARY)
+    new = mirror_settings(ctx).new_nodes_selector
+    listed = list_all(kube.core.list_node, action="list nodes")["items"]
+    newer = list_all(kube.core.list_node, action="list nodes", label_selector=new)["items"]
+    skipped = {n["metadata"]["name"] for n in newer}
+    left = sorted(
+        n["metadata"]["name"]
+        for n in listed
+        if n["metadata"]["name"] not in skipped
+        and not any(role in (n["metadata"].get("labels") or {}) for role in CONTROL_PLANE_ROLES)
+    )
+    if left:
+        raise PreconditionFailed(
+            f"{SETTINGS_KEY}.old_nodes_selector '{selector}' matches no node, yet "
+            f"{len(left)} worker(s) outside the new generation ('{new}') still run "
+            f"({', '.join(left[:3])}{', …' if len(left) > 3 else ''}); set it to select them."
+        )
 
 
 # --- grants on dependencies ---------------------------------------------------------------

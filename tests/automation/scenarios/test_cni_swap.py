@@ -443,14 +443,14 @@ def test_cni_swap_phase_steps_on_the_primary(
         drain_limits=DrainLimits(timeout=120),
     )
 
-    def ctx(dry_run: bool = False) -> HookContext:
+    def ctx(dry_run: bool = False, run: RuntimeSettings = settings) -> HookContext:
         return HookContext(
             stack="test",
             scenario=ids.ID,
             phase="cni-swap",
             clients=StaticClients(kube={"primary": kube}),
             config=config,
-            settings=settings,
+            settings=run,
             dry_run=dry_run,
         )
 
@@ -476,6 +476,13 @@ def test_cni_swap_phase_steps_on_the_primary(
         timeout=90,
     )
 
+    assert _web_nodes(kube, namespace) <= set(old.node_names)
+    # a selector that misses the old generation (kops labels nodes by instance group)
+    # is refused while its nodes run, not taken for a finished drain
+    missing = "kops.k8s.io/instancegroup=nodes"
+    mirror = settings.mirror.model_copy(update={"old_nodes_selector": missing})
+    with pytest.raises(PreconditionFailed, match=f"old_nodes_selector '{missing}' matches no node"):
+        steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
     assert _web_nodes(kube, namespace) <= set(old.node_names)
     assert not steps.drain_old_generation(ctx(dry_run=True)).changed
     drained = steps.drain_old_generation(ctx())
