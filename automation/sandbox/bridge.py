@@ -73,6 +73,7 @@ _SIZES = {"nano": 2, "micro": 2, "small": 2, "medium": 2, "large": 2, "xlarge": 
 _FLAG = r"--{name}(?:=|\s+)[\"']?([^\s\"']+)"
 _API_ENDPOINT = re.compile(r"^API_ENDPOINT=[\"']?([^\s\"']+)", re.MULTILINE)
 _INSTANCE_GROUP = re.compile(r"^InstanceGroupName:\s*(\S+)\s*$", re.MULTILINE)
+_INSTANCE_GROUP_ROLE = re.compile(r"^InstanceGroupRole:\s*(\S+)\s*$", re.MULTILINE)
 INSTANCE_GROUP_LABEL = "kops.k8s.io/instancegroup"
 NODE_ROLE_LABEL = "node-role.kubernetes.io/node"
 _KUBELET_LABELS = {
@@ -137,6 +138,13 @@ def kubelet_flags(text: str) -> KubeletFlags:
     return KubeletFlags(labels, tuple(taints.values()))
 
 
+def kops_role(text: str) -> str:
+    """The role (``Node``, ``ControlPlane``) of the instance group whose nodeup the boot
+    script ``text`` runs; ``""`` for a script that is not kops's."""
+    found = _INSTANCE_GROUP_ROLE.search(text)
+    return found.group(1) if found else ""
+
+
 def registered_flags(text: str, tags: Mapping[str, str]) -> KubeletFlags:
     """The labels and taints a node registers with, booted by the script ``text`` from
     an instance tagged ``tags``: its kubelet's flags, and where kops's nodeup boots it,
@@ -147,7 +155,9 @@ def registered_flags(text: str, tags: Mapping[str, str]) -> KubeletFlags:
     if group is None:
         return flags
     labels, taints = node_template(tags)
-    kops = {**labels, INSTANCE_GROUP_LABEL: group.group(1), NODE_ROLE_LABEL: ""}
+    kops = {**labels, INSTANCE_GROUP_LABEL: group.group(1)}
+    if kops_role(text) == "Node":  # a member's role label comes with its member tag
+        kops[NODE_ROLE_LABEL] = ""
     merged = {(k, e): (k, v, e) for k, v, e in (*taints, *flags.taints)}
     return KubeletFlags({**kops, **flags.labels}, tuple(merged.values()))
 
@@ -195,6 +205,7 @@ class Instance:
     spot: bool = False
     public_ip: str = ""
     tags: Mapping[str, str] = field(default_factory=dict)
+    subnet_id: str = ""
 
     @classmethod
     def from_ec2(cls, raw: Mapping[str, Any]) -> Instance:
@@ -208,6 +219,7 @@ class Instance:
             spot=raw.get("InstanceLifecycle") == "spot",
             public_ip=raw.get("PublicIpAddress") or "",
             tags={t["Key"]: t["Value"] for t in raw.get("Tags") or []},
+            subnet_id=raw.get("SubnetId") or "",
         )
 
     @property

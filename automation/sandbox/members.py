@@ -8,12 +8,13 @@ sides, as an apiserver reaching members by their addresses would be.
 
 moto runs no user data, so :class:`MemberBoots` plays what a member instance's boot
 does (``components.userdata.member_attach_script``): it reads the etcd volume and
-network interface from the launch template's user data, attaches the volume once no
-running instance holds it (never two writers), attaches the interface, and starts the
-member from that volume's data at the interface's address. When the instance stops
-running, its member stops with it. A volume's data is a directory kept by volume ID,
-so a member moved to a new instance keeps its ID; a volume the sandbox has never seen
-starts empty, as a lost volume would.
+network interface from the launch template's user data (a member kops's nodeup boots
+claims them by the member's tags, as etcd-manager claims its volume), attaches the
+volume once no running instance holds it (never two writers), attaches the interface,
+and starts the member from that volume's data at the interface's address. When the
+instance stops running, its member stops with it. A volume's data is a directory kept
+by volume ID, so a member moved to a new instance keeps its ID; a volume the sandbox
+has never seen starts empty, as a lost volume would.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
-from automation.sandbox.bridge import Instance, user_data_text
+from automation.sandbox.bridge import Instance, kops_role, user_data_text
 from automation.sandbox.member_plan import SandboxEtcd
 
 if TYPE_CHECKING:
@@ -132,6 +133,8 @@ class MemberBoots:
         for instance in candidates:
             text = user_data_text(self._user_data(instance))
             plan = boot_plan(text)
+            if plan is None and kops_role(text) == "ControlPlane":
+                plan = self._claimed(instance)
             if plan is None:
                 continue
             if not self._attach_volume(instance.instance_id, plan.volume_id):
@@ -159,6 +162,28 @@ class MemberBoots:
                 f"(volume {plan.volume_id}, {process.peer_url})"
             ]
         return []
+
+    def _claimed(self, instance: Instance) -> BootPlan | None:
+        """What a member kops's nodeup boots attaches: etcd-manager claims the member's
+        volume by its tags in the instance's zone; the sandbox gives it the member's
+        interface in its subnet too, for the fixed address its etcd is reached at."""
+        tag = f"tag:{MEMBER_TAG}"
+        member = instance.tags[MEMBER_TAG]
+        volumes = self._ec2.describe_volumes(
+            Filters=[
+                {"Name": tag, "Values": [member]},
+                {"Name": "availability-zone", "Values": [instance.zone]},
+            ]
+        )["Volumes"]
+        interfaces = self._ec2.describe_network_interfaces(
+            Filters=[
+                {"Name": tag, "Values": [member]},
+                {"Name": "subnet-id", "Values": [instance.subnet_id]},
+            ]
+        )["NetworkInterfaces"]
+        if len(volumes) != 1 or len(interfaces) != 1:
+            return None
+        return BootPlan(volumes[0]["VolumeId"], interfaces[0]["NetworkInterfaceId"])
 
     def _attach_volume(self, instance_id: str, volume_id: str) -> bool:
         """Attach the volume unless a running instance holds it (what the boot retries)."""

@@ -4,7 +4,7 @@ adopt`` through the real engine."""
 
 from __future__ import annotations
 
-import base64
+import re
 from typing import Any
 
 from automation.render import render_program
@@ -67,30 +67,25 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
     )
     assert {sentence.format(role) for role in kops} <= set(report["refusals"])
     assert len(report["refusals"]) == len(set(report["refusals"]))
-    # each worker template's boot script differs, an update in place, from kops's
-    # nodeup: shown where the two scripts part
+    # each template's boot script differs, an update in place, from kops's nodeup:
+    # shown where the two scripts part
     built_from = load_stack_file(rehearsal.adoption.built_from)
     scripts = foreign_boot_scripts(built_from)
-    kubeshifts = {
-        r.name: base64.b64decode(r.inputs["userData"]).decode()
+    templates = {
+        r.name
         for r in render_program(built_from, "baseline").resources
-        if r.inputs.get("name") in scripts
+        if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.inputs.get("name") in scripts
     }
     booted = {
-        d["name"]: (d["live"], d["declared"], d["replaces"])
+        d["name"]: (d["live"], re.sub(r" of \d+:", " of N:", d["declared"]), d["replaces"])
         for d in report["differences"]
         if d["attribute"] == "userData"
     }
     nodeup_lines = len(next(iter(scripts.values())).splitlines())
-    assert booted == {
-        name: (
-            f"script line 2 of {nodeup_lines}: set -o errexit",
-            f"script line 2 of {len(script.splitlines())}: set -euo pipefail",
-            False,
-        )
-        for name, script in kubeshifts.items()
-    }
-    assert len(booted) == 2
+    kubeshifts = "script line 2 of N: set -euo pipefail"
+    live = f"script line 2 of {nodeup_lines}: set -o errexit"
+    assert booted == {name: (live, kubeshifts, False) for name in templates}
+    assert len(booted) == 5  # two worker templates, three members'
 
 
 def test_a_dry_run_maps_every_resource_and_imports_nothing(rehearsal: Rehearsal) -> None:

@@ -12,9 +12,10 @@ same style.
 
 The mapping is keyed as ``kubeshift:cluster.names`` is: ``<kind>:<kubeshift's name>``.
 
-A worker's launch template boots nodeup, kops's node agent (:func:`nodeup_script`),
-not kubeshift's script: the node's settings come from kops's state store, and its
-labels from kops-controller, after its instance group.
+Every launch template boots nodeup, kops's node agent (:func:`nodeup_script`), not
+kubeshift's script: the node's settings come from kops's state store, its labels from
+kops-controller, after its instance group, and a member's etcd volume is claimed by
+etcd-manager, by tags.
 
 kops also opens its groups in its own way (:data:`KOPS_RULES`, after kops's firewall
 model): every member and node admits its own role, members admit nodes on every port
@@ -141,11 +142,12 @@ def kops_descriptions(cluster: str) -> dict[str, str]:
 NODEUP_VERSION = "1.28.4"
 
 
-def nodeup_script(instance_group: str, cluster_domain: str) -> str:
-    """The boot script kops writes into a worker instance group's launch template: it
-    fetches nodeup, leaves the group's bootstrap settings where nodeup reads them, and
-    runs it; nodeup then reads the rest of the node's configuration from the state
-    store, and kops-controller labels the node after its instance group."""
+def nodeup_script(instance_group: str, cluster_domain: str, role: str = "Node") -> str:
+    """The boot script kops writes into an instance group's launch template (``role``:
+    ``Node`` or ``ControlPlane``): it fetches nodeup, leaves the group's bootstrap
+    settings where nodeup reads them, and runs it; nodeup then reads the rest of the
+    node's configuration from the state store, kops-controller labels the node after
+    its instance group, and on a member etcd-manager claims its etcd volume by tags."""
     digest = hashlib.sha256(f"{cluster_domain}/{instance_group}".encode()).hexdigest()
     url = f"https://artifacts.k8s.io/binaries/kops/{NODEUP_VERSION}/linux/amd64/nodeup"
     return "\n".join(
@@ -164,7 +166,7 @@ def nodeup_script(instance_group: str, cluster_domain: str) -> str:
             f"ClusterName: {cluster_domain}",
             f"ConfigBase: s3://kops-state-store/{cluster_domain}",
             f"InstanceGroupName: {instance_group}",
-            "InstanceGroupRole: Node",
+            f"InstanceGroupRole: {role}",
             f"NodeupConfigHash: {base64.b64encode(bytes.fromhex(digest)).decode()}",
             "__EOF_KUBE_ENV",
             "",
@@ -178,26 +180,30 @@ def nodeup_script(instance_group: str, cluster_domain: str) -> str:
     )
 
 
-def _worker_template(name: str) -> tuple[str, str] | None:
-    """(instance group, cluster domain) of a worker template kops named ``name``."""
+def _instance_group(name: str) -> tuple[str, str, str] | None:
+    """(instance group, cluster domain, role) of the template kops named ``name``."""
     group, _, cluster_domain = name.partition(".")
-    if not cluster_domain or cluster_domain.startswith("masters."):
+    if not cluster_domain:
         return None
-    return group, cluster_domain
+    if cluster_domain.startswith("masters."):
+        return group, cluster_domain.removeprefix("masters."), "ControlPlane"
+    return group, cluster_domain, "Node"
 
 
 def kops_boot_scripts(
     cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]
 ) -> dict[str, str]:
     """``kubeshift:cluster.user_data`` for a cluster kops built: the name kubeshift
-    gives each worker launch template the program declares -> kops's boot script."""
-    token = "aws:ec2/launchTemplate:LaunchTemplate"
+    gives each launch template the program declares -> kops's boot script."""
+    resources = list(resources)
+    names = kops_names(cluster, resources)
+    key = kind_key(NameKind.LAUNCH_TEMPLATE)
     scripts = {}
     for kind, inputs in resources:
         derived = inputs.get("name")
-        if kind != token or not isinstance(derived, str):
+        if kind != "aws:ec2/launchTemplate:LaunchTemplate" or not isinstance(derived, str):
             continue
-        found = _worker_template(kops_name(NameKind.LAUNCH_TEMPLATE, cluster, derived))
+        found = _instance_group(names[f"{key}:{derived}"])
         if found:
             scripts[derived] = nodeup_script(*found)
     return scripts
@@ -207,17 +213,16 @@ def as_kops_makes(token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
     """``inputs`` as kops makes the resource: with the tags kops adds of its own (an
     instance group's name, and ``k8s.io/role/node`` for workers, on its Auto Scaling
     group, propagated to the instances; ``SubnetType`` on subnets), kops's
-    descriptions of its security groups, and kops's boot script in its workers'
-    launch templates (members keep the program's: the sandbox attaches a member's etcd
-    volume as kubeshift's script says, where kops's etcd-manager finds it by tags)."""
+    descriptions of its security groups, and kops's boot script in its launch
+    templates."""
     tagged = dict(inputs)
-    worker = (
-        _worker_template(str(inputs["name"]))
+    booted = (
+        _instance_group(str(inputs["name"]))
         if token == "aws:ec2/launchTemplate:LaunchTemplate" and isinstance(inputs.get("name"), str)
         else None
     )
-    if worker:
-        tagged["userData"] = base64.b64encode(nodeup_script(*worker).encode()).decode()
+    if booted:
+        tagged["userData"] = base64.b64encode(nodeup_script(*booted).encode()).decode()
     if token == "aws:ec2/securityGroup:SecurityGroup" and isinstance(inputs.get("name"), str):
         role = str(inputs["name"]).split(".", 1)[0]
         tagged["description"] = DESCRIPTIONS.get(role, inputs.get("description"))

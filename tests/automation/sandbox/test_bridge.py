@@ -123,6 +123,9 @@ def test_a_node_kops_boots_carries_its_instance_groups_labels_and_taints() -> No
         "node-role.kubernetes.io/node": "",
     }
     assert flags.taints == (("dedicated", "batch", "NoSchedule"),)
+    # a member's role label comes with its member tag, not kops's node role
+    master = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane")
+    assert "node-role.kubernetes.io/node" not in registered_flags(master, tags).labels
     # kubeshift's own script: its kubelet flags only, whatever the instance's tags say
     own = userdata.node_script(cluster_name="c", api_endpoint="https://api", labels={"a": "b"},
                                taints=[])  # fmt: skip

@@ -17,6 +17,7 @@ from automation.sandbox.bridge import Instance
 from automation.sandbox.etcd_cluster import EtcdCluster
 from automation.sandbox.member_plan import SandboxEtcd, SandboxMember, plan_members
 from automation.sandbox.members import MemberBoots, boot_plan, start_members
+from automation.sandbox.world.kops import nodeup_script
 from components.config import load_config, load_stack_file
 from components.userdata import member_attach_script, node_script
 from tests.support.moto_fixtures import MotoServer
@@ -59,13 +60,13 @@ class World:
     plan: SandboxEtcd
     boots: MemberBoots
 
-    def launch(self, side: str, volume: str | None = None) -> str:
+    def launch(self, side: str, volume: str | None = None, *, user_data: str = "") -> str:
         script = member_attach_script(volume or self.volume, self.interfaces[side])
         reply = self.ec2.run_instances(
             ImageId=AMI, MinCount=1, MaxCount=1, InstanceType="m5.large",
             SubnetId=self.subnets[side],
-            UserData=node_script(cluster_name="c", api_endpoint="https://api", labels={},
-                                 taints=[], extra=script),  # boto3 encodes it
+            UserData=user_data or node_script(cluster_name="c", api_endpoint="https://api",
+                                              labels={}, taints=[], extra=script),
             TagSpecifications=[{"ResourceType": "instance",
                                 "Tags": [{"Key": "kubeshift.io/member", "Value": "1"}]}],
         )  # fmt: skip
@@ -163,3 +164,24 @@ def test_an_unknown_volume_starts_empty_as_a_lost_one_would(world: World) -> Non
     assert world.boots.hosts["member-1"] == new
     data = world.etcd.members["member-1"].data_dir
     assert data.name == fresh["VolumeId"] and data != world.boots.volumes[world.volume]
+
+
+def test_a_member_kops_boots_claims_its_volume_and_interface_by_the_members_tags(
+    world: World,
+) -> None:
+    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane")
+    untagged = world.launch("source", user_data=nodeup)
+    assert world.boots.sync() == []  # nothing tagged for member 1 yet: it waits
+    world.ec2.terminate_instances(InstanceIds=[untagged])
+    member = [{"Key": "kubeshift.io/member", "Value": "1"}]
+    # the member's interface in each VPC: the one in the instance's subnet is taken
+    world.ec2.create_tags(Resources=[world.volume, *world.interfaces.values()], Tags=member)
+
+    booted = world.launch("source", user_data=nodeup)
+    assert world.boots.sync() == [f"member-1: instance {booted} holds volume {world.volume}"]
+    held = world.ec2.describe_volumes(VolumeIds=[world.volume])["Volumes"][0]["Attachments"]
+    assert [a["InstanceId"] for a in held] == [booted]
+    interface = world.ec2.describe_network_interfaces(
+        NetworkInterfaceIds=[world.interfaces["source"]]
+    )["NetworkInterfaces"][0]
+    assert interface["Attachment"]["InstanceId"] == booted

@@ -12,7 +12,7 @@ import pytest
 from automation.adoption.discovery import discover
 from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.sandbox.bridge import user_data_text
+from automation.sandbox.bridge import kops_role, user_data_text
 from automation.sandbox.moto_gaps import portless_protocols, reserve_interface_addresses
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import (
@@ -27,7 +27,6 @@ from automation.sandbox.world.build import (
 from automation.sandbox.world.kops import KOPS_RULES, domain
 from components.config import load_stack_file
 from components.security_groups import DESCRIPTIONS
-from components.userdata import is_node_script
 from tests.support.moto_fixtures import MotoServer
 
 LOCAL = Path(__file__).resolve().parents[4] / "stacks" / "Pulumi.local.yaml"
@@ -82,20 +81,21 @@ def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -
         "Security group for nodes", "Security group for masters", "Security group for api ELB"
     }
     assert described[f"shared.{dns}"] == DESCRIPTIONS["shared"]
-    # kops's workers boot nodeup; the members boot as kubeshift's script says (the
-    # sandbox attaches their etcd volumes by it)
+    # every template boots kops's nodeup, a member's as a control-plane instance group
     templates = aws.ec2.describe_launch_templates()["LaunchTemplates"]
-    scripts = {
-        t["LaunchTemplateName"]: user_data_text(
-            aws.ec2.describe_launch_template_versions(
-                LaunchTemplateId=t["LaunchTemplateId"], Versions=["$Latest"]
-            )["LaunchTemplateVersions"][0]["LaunchTemplateData"]["UserData"]
+    roles = {
+        t["LaunchTemplateName"]: kops_role(
+            user_data_text(
+                aws.ec2.describe_launch_template_versions(
+                    LaunchTemplateId=t["LaunchTemplateId"], Versions=["$Latest"]
+                )["LaunchTemplateVersions"][0]["LaunchTemplateData"]["UserData"]
+            )
         )
         for t in templates
     }
-    nodeup = {name for name, script in scripts.items() if "InstanceGroupName:" in script}
-    assert nodeup == {f"general-{c}.{dns}" for c in ("on-demand", "spot")}
-    assert all(is_node_script(scripts[name]) for name in set(scripts) - nodeup)
+    assert roles == {
+        name: "ControlPlane" if ".masters." in name else "Node" for name in roles
+    } and len(roles) == 5
 
 
 def _live_rules(moto: MotoServer) -> list[dict[str, Any]]:
@@ -171,8 +171,9 @@ def test_write_config_reads_back_every_name_kops_gave(
     # kops's boot scripts too: the old workers' nodes must keep booting nodeup
     assert cluster["user_data"] == foreign_boot_scripts(values)
     assert sorted(cluster["user_data"]) == [
-        "local-demo-workers-general-on-demand", "local-demo-workers-general-spot"
-    ]
+        "local-demo-control-plane-1", "local-demo-control-plane-2", "local-demo-control-plane-3",
+        "local-demo-workers-general-on-demand", "local-demo-workers-general-spot",
+    ]  # fmt: skip
     # kops's descriptions are kept too: EC2 cannot change them
     assert cluster["descriptions"] == {
         "local-demo-api-lb": "Security group for api ELB",
