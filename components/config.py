@@ -710,16 +710,23 @@ def _check_existing_names(cluster: ClusterConfig) -> None:
             _fail(key, f"{key} {show(key_name)}: {show(existing)} is not a name AWS gives.")
 
 
+def _check_kept_under_kubeshifts_name(
+    cluster: ClusterConfig, key: str, name: str, kind: str
+) -> None:
+    """A kept value's key is a ``kind`` name kubeshift gives this cluster."""
+    if not name.startswith(f"{cluster.name}-"):
+        _fail(
+            key,
+            f"{key} {show(name)} is not a {kind} name kubeshift gives cluster "
+            f"{cluster.name!r} (`kubeshift render --json` lists them).",
+        )
+
+
 def _check_descriptions(cluster: ClusterConfig) -> None:
     """Each kept description is a group's that kubeshift names, in EC2's characters."""
     key = f"{CLUSTER_KEY}.descriptions"
     for group, description in cluster.descriptions.items():
-        if not group.startswith(f"{cluster.name}-"):
-            _fail(
-                key,
-                f"{key} {show(group)} is not a security group name kubeshift gives cluster "
-                f"{cluster.name!r} (`kubeshift render --json` lists them).",
-            )
+        _check_kept_under_kubeshifts_name(cluster, key, group, "security group")
         if not _GROUP_DESCRIPTION.match(description):
             _fail(
                 key,
@@ -732,12 +739,7 @@ def _check_user_data(cluster: ClusterConfig) -> None:
     """Each kept boot script is a template's that kubeshift names, within EC2's limit."""
     key = f"{CLUSTER_KEY}.user_data"
     for template, script in cluster.user_data.items():
-        if not template.startswith(f"{cluster.name}-"):
-            _fail(
-                key,
-                f"{key} {show(template)} is not a launch template name kubeshift gives "
-                f"cluster {cluster.name!r} (`kubeshift render --json` lists them).",
-            )
+        _check_kept_under_kubeshifts_name(cluster, key, template, "launch template")
         size = len(script.encode())
         if not 0 < size <= USER_DATA_MAX:
             _fail(
