@@ -13,6 +13,7 @@ from typing import Any
 
 from pulumi.runtime import rpc
 
+from automation.masking import mask_credentials
 from components.userdata import decode
 
 _SEGMENT = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|\.?([^.\[\]]+)')
@@ -59,7 +60,8 @@ def shown(value: Any, limit: int = 80) -> str:
 
 def shown_change(path: str, old: Any, new: Any) -> tuple[str, str]:
     """``old`` and ``new`` at ``path`` on one line each. Two boot scripts (base64 user
-    data) are shown where they part, by line, as their encodings would not say."""
+    data) are shown where they part, by line, as their encodings would not say, with any
+    credential on that line masked."""
     if segments(path)[-1:] in (["userData"], ["userDataBase64"]):
         before, after = (decode(v) if isinstance(v, str) else None for v in (old, new))
         if before is not None and after is not None and before != after:
@@ -74,7 +76,7 @@ def _where_scripts_part(before: list[str], after: list[str]) -> tuple[str, str]:
     )
 
     def at(lines: list[str]) -> str:
-        text = lines[line] if line < len(lines) else "(end of script)"
+        text = mask_credentials(lines[line]) if line < len(lines) else "(end of script)"
         return shown(f"script line {line + 1} of {len(lines)}: {text}")
 
     return at(before), at(after)

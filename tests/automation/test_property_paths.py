@@ -48,3 +48,12 @@ def test_two_boot_scripts_are_shown_where_they_part() -> None:
     # anything else, or a value that is not a script, is shown as it is
     assert shown_change("description", kops, kubeshift) == (shown(kops), shown(kubeshift))
     assert shown_change("userData", kops, None) == (shown(kops), "(none)")
+
+
+def test_a_credential_on_the_line_where_two_scripts_part_is_not_shown() -> None:
+    token = "abcdef.0123456789abcdef"
+    joins = base64.b64encode(f"#!/bin/bash\nkubeadm join 10.0.0.1:6443 --token {token}\n".encode())
+    kubeshift = base64.b64encode(b"#!/bin/bash\nset -euo pipefail\n")
+    live, declared = shown_change("userData", joins.decode(), kubeshift.decode())
+    assert token not in live and live.startswith("script line 2 of 2: kubeadm join 10.0.0.1:6443")
+    assert declared == "script line 2 of 2: set -euo pipefail"
