@@ -47,3 +47,10 @@ def engine_output(line: str) -> None:
     """Sink for the Pulumi engine's output lines."""
     if line.strip():
         logging.getLogger(f"{LOGGER}.engine").info(line)
+
+
+def engine_detail(line: str) -> None:
+    """Sink for engine output that a command reports in its own words (``adopt``'s
+    table and differences): shown with ``--verbose`` only."""
+    if line.strip():
+        logging.getLogger(f"{LOGGER}.engine").debug(line)

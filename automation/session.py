@@ -469,7 +469,7 @@ def _adoption_engine(project: Path, stack: str, run_id: str, env: dict[str, str]
 
     require_pulumi_cli()
     return PulumiEngine(
-        project, stack, create=True, on_output=logs.engine_output, env=env, run_id=run_id
+        project, stack, create=True, on_output=logs.engine_detail, env=env, run_id=run_id
     )
 
 
