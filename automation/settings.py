@@ -109,8 +109,10 @@ class MirrorSettings(BaseModel):
     new_nodes_selector: str = Field(
         default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."
     )
-    old_nodes_selector: str = Field(
-        default=f"{GENERATION_LABEL}=original", description="The generation that is drained."
+    old_nodes_selector: str | None = Field(
+        default=None,
+        description="The generation that is drained; unset: every worker (no control-plane "
+        "role) outside the new generation.",
     )
     pod_network: PodNetworkCheck = PodNetworkCheck()
 

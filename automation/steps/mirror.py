@@ -438,21 +438,13 @@ def new_generation_ready(ctx: HookContext) -> Pending:
 
 def drain_old_generation(ctx: HookContext) -> HookResult:
     """Seed: "double the nodes, then scale in the old ones" — drain the old generation."""
-    from automation.kube.clients import list_all
     from automation.kube.nodes import NodeSelection, cordon_nodes
     from automation.steps.nodes import drain
 
     kube = ctx.clients.kube(PRIMARY)
-    selector = mirror_settings(ctx).old_nodes_selector
-    names = [
-        n["metadata"]["name"]
-        for n in list_all(kube.core.list_node, action="list nodes", label_selector=selector)[
-            "items"
-        ]
-    ]
+    names, described = _old_generation(ctx)
     if not names:
-        _check_nothing_left_behind(ctx, selector)
-        return HookResult(False, f"no node matches '{selector}'; nothing to drain")
+        return HookResult(False, f"no node is {described}; nothing to drain")
     # Cordon the whole generation first: a pod evicted from one old node must not land
     # on another old node and be evicted twice.
     cordon_nodes(kube.core, NodeSelection(names=names), dry_run=ctx.dry_run)
@@ -468,31 +460,51 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
     )
 
 
-def _check_nothing_left_behind(ctx: HookContext, selector: str) -> None:
-    """An old generation that matches no node is drained already, unless workers outside
-    the new generation still run: then the selector misses them (a kops cluster labels
-    its nodes by instance group, not by kubeshift's generation), and removing the old CNI
-    would strand their pods."""
+def _old_generation(ctx: HookContext) -> tuple[list[str], str]:
+    """The old generation's node names, and how they were chosen (for messages).
+
+    Unset, ``old_nodes_selector`` means every worker outside the new generation: the old
+    CNI leaves every node, so no worker may stay behind on it, whatever labels the tool
+    that built the cluster gave its nodes (kops labels them by instance group). Set, it
+    is taken as given, and a selector that matches no node while workers outside the new
+    generation run is refused: those workers would be left on the old CNI.
+    """
     from automation.kube.clients import list_all
-    from automation.steps.nodes import CONTROL_PLANE_ROLES
 
     kube = ctx.clients.kube(PRIMARY)
-    new = mirror_settings(ctx).new_nodes_selector
-    listed = list_all(kube.core.list_node, action="list nodes")["items"]
-    newer = list_all(kube.core.list_node, action="list nodes", label_selector=new)["items"]
-    skipped = {n["metadata"]["name"] for n in newer}
-    left = sorted(
-        n["metadata"]["name"]
-        for n in listed
-        if n["metadata"]["name"] not in skipped
-        and not any(role in (n["metadata"].get("labels") or {}) for role in CONTROL_PLANE_ROLES)
-    )
-    if left:
+    settings = mirror_settings(ctx)
+    outside = _workers_outside(ctx, settings.new_nodes_selector)
+    selector = settings.old_nodes_selector
+    if selector is None:
+        return outside, f"a worker outside the new generation ('{settings.new_nodes_selector}')"
+    listed = list_all(kube.core.list_node, action="list nodes", label_selector=selector)
+    names = [n["metadata"]["name"] for n in listed["items"]]
+    if not names and outside:
         raise PreconditionFailed(
             f"{SETTINGS_KEY}.old_nodes_selector '{selector}' matches no node, yet "
-            f"{len(left)} worker(s) outside the new generation ('{new}') still run "
-            f"({', '.join(left[:3])}{', …' if len(left) > 3 else ''}); set it to select them."
+            f"{len(outside)} worker(s) outside the new generation "
+            f"('{settings.new_nodes_selector}') still run "
+            f"({', '.join(outside[:3])}{', …' if len(outside) > 3 else ''}); set it to select "
+            "them, or unset it to drain every worker outside the new generation."
         )
+    return names, f"matched by '{selector}'"
+
+
+def _workers_outside(ctx: HookContext, new_selector: str) -> list[str]:
+    """The primary's workers (no control-plane role) that ``new_selector`` does not
+    select, sorted by name."""
+    from automation.kube.clients import list_all
+    from automation.steps.nodes import is_control_plane
+
+    kube = ctx.clients.kube(PRIMARY)
+    listed = list_all(kube.core.list_node, action="list nodes")["items"]
+    newer = list_all(kube.core.list_node, action="list nodes", label_selector=new_selector)
+    skipped = {n["metadata"]["name"] for n in newer["items"]}
+    return sorted(
+        n["metadata"]["name"]
+        for n in listed
+        if n["metadata"]["name"] not in skipped and not is_control_plane(n)
+    )
 
 
 # --- grants on dependencies ---------------------------------------------------------------

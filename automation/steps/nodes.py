@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 CONTROL_PLANE_ROLES = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 
 
+def is_control_plane(node: dict[str, Any]) -> bool:
+    """A listed Node (as the API serves it) carries a control-plane role label."""
+    labels = node["metadata"].get("labels") or {}
+    return any(role in labels for role in CONTROL_PLANE_ROLES)
+
+
 def workers_in_vpc(ctx: HookContext, side: Side) -> list[str]:
     """Names of the cluster's worker nodes whose instances run in ``side``'s VPC.
 
@@ -35,11 +41,7 @@ def workers_in_vpc(ctx: HookContext, side: Side) -> list[str]:
     out = ctx.read_outputs(VpcMoveOutputs)
     vpc_id = outputs.need(getattr(out, f"{side}_vpc_id"), f"{side}_vpc_id", ctx.phase)
     listed = list_all(kube.core.list_node, action="list nodes")["items"]
-    members = {
-        n["metadata"]["name"]
-        for n in listed
-        if any(role in (n["metadata"].get("labels") or {}) for role in CONTROL_PLANE_ROLES)
-    }
+    members = {n["metadata"]["name"] for n in listed if is_control_plane(n)}
     provider_ids = {n["metadata"]["name"]: (n.get("spec") or {}).get("providerID") for n in listed}
     match = cluster_node_names(
         ctx.clients.aws().ec2,

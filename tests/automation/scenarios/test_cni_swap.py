@@ -484,6 +484,18 @@ def test_cni_swap_phase_steps_on_the_primary(
     with pytest.raises(PreconditionFailed, match=f"old_nodes_selector '{missing}' matches no node"):
         steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
     assert _web_nodes(kube, namespace) <= set(old.node_names)
+    # unset, the old generation is every worker outside the new generation, whatever
+    # labels its tool gave it (kops: its instance group's), and never a member
+    kops = node_pools.create(
+        NodePoolSpec("gen-kops", count=1, labels={"kops.k8s.io/instancegroup": "nodes-a"})
+    )
+    member = node_pools.create(
+        NodePoolSpec("gen-member", count=1, labels={"node-role.kubernetes.io/control-plane": ""})
+    )
+    unset = settings.mirror.model_copy(update={"old_nodes_selector": None})
+    chosen, _ = steps._old_generation(ctx(run=settings.model_copy(update={"mirror": unset})))
+    assert set(old.node_names) | set(kops.node_names) <= set(chosen)
+    assert not set(chosen) & (set(new.node_names) | set(member.node_names))
     assert not steps.drain_old_generation(ctx(dry_run=True)).changed
     drained = steps.drain_old_generation(ctx())
     assert drained.changed and "evicted 2 pod(s)" in drained.message, drained.message
