@@ -9,7 +9,9 @@ with the imports, each step is one of:
   whose create changes nothing live (discovery checked it is there already);
 - ``same``: adopted before;
 - a replacement (planned as several steps) — one sentence naming the attributes that
-  cannot change in place, each of its differing attributes one line;
+  cannot change in place, each of its differing attributes one line; replacements
+  forced only by another replacement's new id (a group's rules, once the group would
+  be replaced) follow it, and are named together in one sentence after the causes;
 - anything else — a create of a cloud resource, an update, a delete — would change
   what runs, so adoption refuses it, one sentence each.
 """
@@ -21,9 +23,12 @@ from dataclasses import dataclass, field
 
 from automation.adoption.models import Difference, Discovery
 from automation.engine import ResourceChange
+from automation.property_paths import UNKNOWN_SHOWN
 
 _STATE_ONLY_PREFIXES = ("kubeshift:", "pulumi:providers:", "pulumi:pulumi:")
 _REPLACING = ("replace", "create-replacement", "delete-replaced", "import-replacement")
+_NAMED = 5
+"""Followers named in their sentence; the rest are counted."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
     differences: list[Difference] = []
     refusals: list[str] = []
     replaced: set[str] = set()
+    followers: list[ResourceChange] = []
     for change in changes:
         state_only = change.type.startswith(_STATE_ONLY_PREFIXES)
         if change.op in ("same", "read") or (state_only and change.op == "create"):
@@ -96,9 +102,14 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
                 replaced.add(change.name)
                 found = _differences(change)
                 differences.extend(found)
-                refusals.append(_replace_refusal(change, found))
+                if _follows(found):
+                    followers.append(change)
+                else:
+                    refusals.append(_replace_refusal(change, found))
         else:
             refusals.append(_refusal(change))
+    if followers:
+        refusals.append(_followers_refusal(followers, caused=len(replaced) > len(followers)))
     return Assessment(
         imports=tuple(imports),
         recorded=tuple(recorded),
@@ -112,6 +123,23 @@ def _replace_refusal(change: ResourceChange, differences: list[Difference]) -> s
     forcing = [d.attribute for d in differences if d.replaces]
     why = f": {', '.join(forcing)} cannot change in place" if forcing else ""
     return f"The first phase would replace {_label(change)}{why}."
+
+
+def _follows(differences: list[Difference]) -> bool:
+    """Replaced only because an attribute that forces it takes another resource's new
+    id, which the preview cannot know yet."""
+    forcing = [d for d in differences if d.replaces]
+    return bool(forcing) and all(UNKNOWN_SHOWN in d.declared for d in forcing)
+
+
+def _followers_refusal(followers: list[ResourceChange], *, caused: bool) -> str:
+    named = ", ".join(_label(c) for c in followers[:_NAMED])
+    more = f" and {len(followers) - _NAMED} more" if len(followers) > _NAMED else ""
+    whose = "a resource replaced above" if caused else "a replaced resource"
+    return (
+        f"The first phase would also replace {len(followers)} resource(s) that take the new "
+        f"id of {whose}, known only after the update: {named}{more}."
+    )
 
 
 def _refusal(change: ResourceChange) -> str:

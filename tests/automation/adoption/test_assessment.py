@@ -5,6 +5,7 @@ from __future__ import annotations
 from automation.adoption.assessment import assess
 from automation.adoption.models import AdoptedResource, Discovery
 from automation.engine import PropertyChange, ResourceChange
+from automation.property_paths import UNKNOWN_SHOWN
 
 VPC = "aws:ec2/vpc:Vpc"
 ATTACH = "aws:autoscaling/attachment:Attachment"
@@ -99,3 +100,31 @@ def test_a_replacement_is_one_refusal_naming_what_forces_it_and_its_lines() -> N
     assert [(d.attribute, d.replaces) for d in result.differences] == [
         ("description", True), ('tags["team"]', False),
     ]  # fmt: skip
+
+
+def test_replacements_that_only_follow_another_are_named_together_after_it() -> None:
+    """A group's rules are replaced with the group (their group id is not known before
+    the update): the group's sentence says why, one more sentence names the rules."""
+    sg = "aws:ec2/securityGroup:SecurityGroup"
+    rule = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+    forcing = PropertyChange("description", "update-replace", "Security group for nodes", "x")
+
+    def follower(name: str) -> list[ResourceChange]:
+        new_id = PropertyChange("securityGroupId", "update-replace", "sg-1", UNKNOWN_SHOWN)
+        return [_change("replace", rule, name, new_id), _change("delete-replaced", rule, name)]
+
+    rules = [f"node-ingress-{i}" for i in range(7)]
+    result = assess(
+        [_change("replace", sg, "node", forcing), *(c for r in rules for c in follower(r))],
+        FOUND,
+    )
+    assert result.refusals == (
+        "The first phase would replace node (aws:ec2/securityGroup:SecurityGroup): "
+        "description cannot change in place.",
+        "The first phase would also replace 7 resource(s) that take the new id of a "
+        "resource replaced above, known only after the update: "
+        + ", ".join(f"{r} ({rule})" for r in rules[:5])
+        + " and 2 more.",
+    )
+    # each follower's own line stays, for the record
+    assert [d.name for d in result.differences] == ["node", *rules]
