@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from automation.adoption.kept_names import template_roles
 from automation.adoption.live import LiveCluster
+from automation.masking import mask_credentials
 from components.naming import NameKind, physical_name
 from components.userdata import decode, is_node_script
 
@@ -25,6 +26,9 @@ class KeptUserData:
     """Template name kubeshift would give -> the live boot script."""
     not_text: list[str] = field(default_factory=list)
     """Live templates whose user data is not text (compressed, say): not kept."""
+    credentials: dict[str, list[int]] = field(default_factory=dict)
+    """Live template name -> the lines (from 1) of its kept script that look like they
+    carry a credential: the proposed stack file holds them in plain text."""
 
 
 def kept_user_data(live: LiveCluster) -> KeptUserData:
@@ -40,4 +44,11 @@ def kept_user_data(live: LiveCluster) -> KeptUserData:
         elif not is_node_script(script):
             derived = physical_name(live.name, role, kind=NameKind.LAUNCH_TEMPLATE)
             kept.scripts[derived] = script
+            lines = [
+                number
+                for number, line in enumerate(script.splitlines(), start=1)
+                if mask_credentials(line) != line
+            ]
+            if lines:
+                kept.credentials[live.template_names.get(template_id, template_id)] = lines
     return kept

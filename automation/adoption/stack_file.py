@@ -77,6 +77,12 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         f"Launch template {template}'s user data is not text; it is not kept, and adopting "
         "shows it as a difference." for template in user_data.not_text
     ]
+    proposal.notes += [
+        f"Launch template {template}'s boot script, kept in {stack_config.CLUSTER_KEY}."
+        f"user_data, seems to carry a credential (line {', '.join(map(str, lines))}); the "
+        "proposed stack file holds it in plain text: keep it as private as the template."
+        for template, lines in user_data.credentials.items()
+    ]
     for block, kept, what, why in kept_blocks:
         if kept:
             proposal.cluster[block] = kept

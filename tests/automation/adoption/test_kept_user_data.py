@@ -65,3 +65,10 @@ def test_compressed_user_data_is_named_not_kept() -> None:
     kept = kept_user_data(_live(_encoded(gzip.compress(NODEUP.encode())), _encoded(NODEUP)))
     assert kept.scripts == {"shop-control-plane-1": NODEUP}
     assert kept.not_text == ["nodes-eu-west-1a.shop.k8s.local"]
+
+
+def test_a_kept_script_that_seems_to_carry_a_credential_is_named_with_its_lines() -> None:
+    joins = NODEUP + "kubeadm join api:6443 --token abcdef.0123456789abcdef\n"
+    kept = kept_user_data(_live(_encoded(joins), _encoded(NODEUP)))
+    assert kept.scripts["shop-workers-nodes-on-demand"] == joins  # kept whole: nodes need it
+    assert kept.credentials == {"nodes-eu-west-1a.shop.k8s.local": [4]}
