@@ -465,45 +465,55 @@ def _old_generation(ctx: HookContext) -> tuple[list[str], str]:
 
     Unset, ``old_nodes_selector`` means every worker outside the new generation: the old
     CNI leaves every node, so no worker may stay behind on it, whatever labels the tool
-    that built the cluster gave its nodes (kops labels them by instance group). Set, it
-    is taken as given, and a selector that matches no node while workers outside the new
-    generation run is refused: those workers would be left on the old CNI.
+    that built the cluster gave its nodes (kops labels them by instance group); while no
+    node is of the new generation, that would be every worker, and it is refused. Set,
+    it is taken as given, and a selector that matches no node while workers outside the
+    new generation run is refused: those workers would be left on the old CNI.
     """
     from automation.kube.clients import list_all
 
-    kube = ctx.clients.kube(PRIMARY)
     settings = mirror_settings(ctx)
-    outside = _workers_outside(ctx, settings.new_nodes_selector)
     selector = settings.old_nodes_selector
+    if selector is not None:
+        kube = ctx.clients.kube(PRIMARY)
+        listed = list_all(kube.core.list_node, action="list nodes", label_selector=selector)
+        names = [n["metadata"]["name"] for n in listed["items"]]
+        if names:
+            return names, f"matched by '{selector}'"
+    new = settings.new_nodes_selector
+    newer, outside = _generations(ctx, new)
     if selector is None:
-        return outside, f"a worker outside the new generation ('{settings.new_nodes_selector}')"
-    listed = list_all(kube.core.list_node, action="list nodes", label_selector=selector)
-    names = [n["metadata"]["name"] for n in listed["items"]]
-    if not names and outside:
+        if outside and not newer:
+            raise PreconditionFailed(
+                f"{SETTINGS_KEY}.new_nodes_selector '{new}' matches no node, so every worker "
+                f"({len(outside)}) would be drained as the old generation; check it against "
+                "the new generation's labels."
+            )
+        return outside, f"a worker outside the new generation ('{new}')"
+    if outside:
         raise PreconditionFailed(
             f"{SETTINGS_KEY}.old_nodes_selector '{selector}' matches no node, yet "
-            f"{len(outside)} worker(s) outside the new generation "
-            f"('{settings.new_nodes_selector}') still run "
+            f"{len(outside)} worker(s) outside the new generation ('{new}') still run "
             f"({', '.join(outside[:3])}{', …' if len(outside) > 3 else ''}); set it to select "
             "them, or unset it to drain every worker outside the new generation."
         )
-    return names, f"matched by '{selector}'"
+    return [], f"matched by '{selector}'"
 
 
-def _workers_outside(ctx: HookContext, new_selector: str) -> list[str]:
-    """The primary's workers (no control-plane role) that ``new_selector`` does not
-    select, sorted by name."""
+def _generations(ctx: HookContext, new_selector: str) -> tuple[list[str], list[str]]:
+    """The primary's workers (no control-plane role) that ``new_selector`` selects, and
+    those it does not, each sorted by name."""
     from automation.kube.clients import list_all
     from automation.steps.nodes import is_control_plane
 
     kube = ctx.clients.kube(PRIMARY)
     listed = list_all(kube.core.list_node, action="list nodes")["items"]
     newer = list_all(kube.core.list_node, action="list nodes", label_selector=new_selector)
-    skipped = {n["metadata"]["name"] for n in newer["items"]}
-    return sorted(
-        n["metadata"]["name"]
-        for n in listed
-        if n["metadata"]["name"] not in skipped and not is_control_plane(n)
+    selected = {n["metadata"]["name"] for n in newer["items"]}
+    workers = sorted(n["metadata"]["name"] for n in listed if not is_control_plane(n))
+    return (
+        [name for name in workers if name in selected],
+        [name for name in workers if name not in selected],
     )
 
 

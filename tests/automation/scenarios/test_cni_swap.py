@@ -496,6 +496,12 @@ def test_cni_swap_phase_steps_on_the_primary(
     chosen, _ = steps._old_generation(ctx(run=settings.model_copy(update={"mirror": unset})))
     assert set(old.node_names) | set(kops.node_names) <= set(chosen)
     assert not set(chosen) & (set(new.node_names) | set(member.node_names))
+    # ... but while no node is of the new generation, that would be every worker
+    nowhere = unset.model_copy(update={"new_nodes_selector": f"{GENERATION_LABEL}=nowhere"})
+    with pytest.raises(PreconditionFailed, match=f"'{GENERATION_LABEL}=nowhere' matches no node"):
+        steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": nowhere})))
+    core = CoreV1Api(kube.api_client)
+    assert not any(core.read_node(n).spec.unschedulable for n in old.node_names)
     assert not steps.drain_old_generation(ctx(dry_run=True)).changed
     drained = steps.drain_old_generation(ctx())
     assert drained.changed and "evicted 2 pod(s)" in drained.message, drained.message
