@@ -330,7 +330,13 @@ class Evictor:
                 if self.in_flight >= limits.max_pods_in_flight:
                     break
                 if item.waits_on and self._older_caller_waits(pods, item.waits_on):
-                    continue  # an older caller takes this budget's allowance first
+                    # an older caller takes this budget's allowance first: this pod waits
+                    # on the budget too, and says so (progress, and the deadline's report)
+                    if item.state == TODO:
+                        item.state = BLOCKED
+                        item.blocked_by = item.budgets[0]
+                        self._reindex(pods, item)
+                    continue
                 claim = (
                     self.tracker.try_claim(item.budgets)
                     if self.tracker is not None and item.budgets

@@ -112,10 +112,15 @@ def test_drain_honours_budgets_and_keeps_endpoints(fleet: Fleet) -> None:
 
 
 def test_budget_that_never_allows_ends_at_deadline_naming_it(fleet: Fleet) -> None:
-    old = fleet.pool("stuck", 2)
+    """Each node holds one of the budget's pods (room for one pod a node), so two
+    drains wait on the one budget: the younger waits behind the older, and both pods
+    are reported blocked by it, whichever node's drain came first."""
+    one_pod = {"cpu": "4", "memory": "16Gi", "pods": "1"}
+    old = fleet.pool("stuck", 2, capacity=one_pod)
     fleet.deploy("db", 2, min_available=2)
     fleet.wait_ready("db", 2)
     fleet.wait_budget("db")
+    assert {p.spec.node_name for p in fleet.pods("db")} == set(old.node_names)
     fleet.pool("spare", 2)
 
     started = time.monotonic()
