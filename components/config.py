@@ -53,7 +53,8 @@ CLUSTER_NAME_MAX = 40
 SUFFIX_MAX = 12
 _CLUSTER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
 _SUFFIX = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
-_POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
+POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
+"""A worker pool's name: it goes into the names of its groups and templates."""
 _DNS_NAME = re.compile(r"^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+\.?$")
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
 _REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
@@ -565,7 +566,7 @@ def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig
     names: set[str] = set()
     for i, pool in enumerate(cluster.worker_pools):
         key = f"{CLUSTER_KEY}.worker_pools[{i}]"
-        if not _POOL_NAME.match(pool.name):
+        if not POOL_NAME.match(pool.name):
             _fail(
                 f"{key}.name",
                 f"{key}.name {pool.name!r} must be 1-24 lower-case letters, digits or hyphens.",

@@ -14,12 +14,15 @@ in front of the groups.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from automation.adoption.live import Balancer, LiveCluster, Raw, tags_of, template_spec
 from components import userdata
+from components.config import POOL_NAME
+from components.naming import stable_hash
 from components.tags import node_template
 
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
@@ -131,9 +134,29 @@ def _control_plane(
     return plane
 
 
-def pool_of(group: Raw) -> str | None:
+def _pool_tag(group: Raw) -> str | None:
     tags = tags_of(group)
     return next((tags[t] for t in POOL_TAGS if tags.get(t)), None)
+
+
+def pool_of(group: Raw) -> str | None:
+    """The pool a worker group belongs to: its pool tag's value, as a valid pool name."""
+    tagged = _pool_tag(group)
+    return None if tagged is None else pool_name(tagged)
+
+
+def pool_name(tagged: str) -> str:
+    """``tagged`` (a kops instance group's name, say) as a pool name kubeshift accepts:
+    itself when valid, else lower-cased, other characters as hyphens, and cut to fit with
+    a hash of the whole so two long names stay apart."""
+    if POOL_NAME.match(tagged):
+        return tagged
+    cleaned = re.sub(r"[^a-z0-9-]+", "-", tagged.lower()).strip("-")
+    cleaned = re.sub(r"^[^a-z]+", "", cleaned) or "pool"
+    if POOL_NAME.match(cleaned) and cleaned == tagged.lower():
+        return cleaned
+    tail = f"-{stable_hash(tagged, 6)}"
+    return cleaned[: 24 - len(tail)].rstrip("-") + tail
 
 
 def _pools(
@@ -153,6 +176,13 @@ def _pools(
             )
             continue
         grouped.setdefault(pool, []).append(group)
+    renamed = {pool: tagged for g in workers if (tagged := _pool_tag(g)) and
+               (pool := pool_name(tagged)) != tagged}  # fmt: skip
+    proposal.notes += [
+        f"Pool {pool} stands for {tagged!r}, which is not a pool name (1-24 lower-case "
+        "letters, digits or hyphens); the live groups keep their names."
+        for pool, tagged in sorted(renamed.items())
+    ]
     return [
         _pool(live, name, groups, network_azs, subnet_azs, proposal)
         for name, groups in grouped.items()

@@ -7,6 +7,7 @@ from typing import Any
 
 from automation.adoption.live import LiveCluster
 from automation.adoption.proposal import propose
+from components.config import POOL_NAME
 
 LT = "lt-0123"
 
@@ -103,3 +104,28 @@ def test_a_group_with_no_pool_tag_is_a_problem_and_differing_sizes_a_note() -> N
         "Pool web: its 2 groups differ in size; proposed those of web-a for each."
     ]
     assert "azs" not in proposal.cluster["worker_pools"][0]  # every AZ of the network
+
+
+def test_an_instance_group_whose_name_is_no_pool_name_becomes_a_valid_pool_noted() -> None:
+    """kops names instance groups freely (up to a DNS label); a pool name goes into
+    kubeshift's names and is 1-24 characters: a longer one is cut, with a hash that
+    keeps two long names apart, and the proposal stays a valid stack."""
+    long_a, long_b = "nodes-spot-m5-2xlarge-eu-west-1a", "nodes-spot-m5-2xlarge-eu-west-1b"
+    ig = "kops.k8s.io/instancegroup"
+    live = _live(
+        _group(f"{long_a}.shop.k8s.local", "subnet-prv-a", **{ig: long_a}),
+        _group(f"{long_b}.shop.k8s.local", "subnet-prv-b", **{ig: long_b}),
+        _group("nodes.shop.k8s.local", "subnet-prv-a", **{ig: "nodes"}),
+    )
+
+    proposal = propose(live, "Z1")
+
+    names = [p["name"] for p in proposal.cluster["worker_pools"]]
+    assert "nodes" in names and len(names) == len(set(names)) == 3
+    cut = [n for n in names if n != "nodes"]
+    assert all(POOL_NAME.match(n) and n.startswith("nodes-spot-m5") for n in cut)
+    assert sorted(n for n in proposal.notes if n.startswith("Pool ")) == sorted(
+        f"Pool {pool} stands for {tagged!r}, which is not a pool name (1-24 lower-case "
+        "letters, digits or hyphens); the live groups keep their names."
+        for pool, tagged in zip(cut, (long_a, long_b), strict=True)
+    )
