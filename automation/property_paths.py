@@ -61,12 +61,49 @@ def shown(value: Any, limit: int = 80) -> str:
 def shown_change(path: str, old: Any, new: Any) -> tuple[str, str]:
     """``old`` and ``new`` at ``path`` on one line each. Two boot scripts (base64 user
     data) are shown where they part, by line, as their encodings would not say, with any
-    credential on that line masked."""
+    credential on that line masked; two maps (tags, as a map or as an Auto Scaling
+    group's list of key/value blocks) by the keys where they differ, which a line cut at
+    its width would not reach."""
     if segments(path)[-1:] in (["userData"], ["userDataBase64"]):
         before, after = (decode(v) if isinstance(v, str) else None for v in (old, new))
         if before is not None and after is not None and before != after:
             return _where_scripts_part(before.splitlines(), after.splitlines())
+    before_map, after_map = _as_map(old), _as_map(new)
+    if before_map is not None and after_map is not None and before_map != after_map:
+        return _where_maps_part(before_map, after_map)
     return shown(old), shown(new)
+
+
+def _as_map(value: Any) -> dict[str, Any] | None:
+    """A map as it is, or a list of ``{key, value, …}`` blocks keyed by ``key``; None for
+    anything else."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(isinstance(b, Mapping) and isinstance(b.get("key"), str) for b in value):
+        return None
+    return {b["key"]: _block_value(b) for b in value}
+
+
+def _block_value(block: Mapping[str, Any]) -> Any:
+    """A tag block's value; the whole block but its key when it says more (a group tag
+    not propagated to its instances)."""
+    plain = set(block) <= {"key", "value", "propagateAtLaunch"}
+    if plain and block.get("propagateAtLaunch", True):
+        return block.get("value")
+    return {k: v for k, v in block.items() if k != "key"}
+
+
+def _where_maps_part(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str]:
+    every = before.keys() | after.keys()
+    keys = sorted(k for k in every if before.get(k, MISSING) != after.get(k, MISSING))
+
+    def only(side: dict[str, Any]) -> str:
+        parted = json.dumps({k: side.get(k, "(none)") for k in keys}, sort_keys=True, default=str)
+        return shown(f"{len(keys)} of {len(every)} keys differ: {parted}", limit=120)
+
+    return only(before), only(after)
 
 
 def _where_scripts_part(before: list[str], after: list[str]) -> tuple[str, str]:

@@ -57,3 +57,25 @@ def test_a_credential_on_the_line_where_two_scripts_part_is_not_shown() -> None:
     live, declared = shown_change("userData", joins.decode(), kubeshift.decode())
     assert token not in live and live.startswith("script line 2 of 2: kubeadm join 10.0.0.1:6443")
     assert declared == "script line 2 of 2: set -euo pipefail"
+
+
+def test_two_maps_are_shown_by_the_keys_where_they_differ() -> None:
+    common = {f"k8s.io/cluster-autoscaler/node-template/label/team-{i}": "x" for i in range(9)}
+    live = {**common, "Name": "nodes.shop.k8s.local"}
+    declared = {**common, "Name": "nodes.shop.k8s.local", "managed-by": "kubeshift"}
+    assert shown_change("tags", live, declared) == (
+        '1 of 11 keys differ: {"managed-by": "(none)"}',
+        '1 of 11 keys differ: {"managed-by": "kubeshift"}',
+    )
+    # an Auto Scaling group's tags: blocks keyed by their key; one not propagated says so
+    blocks = [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in live.items()]
+    moved = [*blocks[:-1], {"key": "Name", "value": "nodes.shop.k8s.local",
+                            "propagateAtLaunch": False}]  # fmt: skip
+    assert shown_change("tags", blocks, moved) == (
+        '1 of 10 keys differ: {"Name": "nodes.shop.k8s.local"}',
+        '1 of 10 keys differ: {"Name": {"propagateAtLaunch": false, "value": '
+        '"nodes.shop.k8s.local"}}',
+    )
+    # equal maps, or anything that is not one, are shown as they are
+    assert shown_change("tags", live, live) == (shown(live), shown(live))
+    assert shown_change("securityGroups", ["sg-1"], ["sg-2"]) == ('["sg-1"]', '["sg-2"]')
