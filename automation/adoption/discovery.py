@@ -117,6 +117,7 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
         refusal = _aws_refusal(exc)
         mocks.problems.append(f"Listing what is tagged for the cluster failed: {refusal}.")
         unmodelled = []
+    mocks.problems += claimed_twice(mocks.found)
     hint = _names_hint(config.cluster.name, mocks.problems, unmodelled)
     return Discovery(
         stack=stack,
@@ -127,6 +128,23 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
         skipped=mocks.skipped,
         unmodelled=unmodelled,
     )
+
+
+def claimed_twice(found: list[AdoptedResource]) -> list[str]:
+    """One sentence for each live resource that several declared ones would import: Pulumi
+    would then hold it under each name, and an update or delete of one would act on all
+    (the stack file's pools group the live groups otherwise than their templates)."""
+    claims: dict[tuple[str, str], list[str]] = {}
+    for resource in found:
+        if resource.import_id is not None:
+            claims.setdefault((resource.type, resource.import_id), []).append(resource.name)
+    return [
+        f"Live {kind.rsplit(':', 1)[-1]} {live_id} would be adopted by {len(names)} of the "
+        f"program's resources ({', '.join(sorted(names))}); a live resource can be only "
+        "one of them, so the stack file does not describe what runs there."
+        for (kind, live_id), names in sorted(claims.items())
+        if len(names) > 1
+    ]
 
 
 def _names_hint(cluster: str, problems: list[str], unmodelled: list[LiveResource]) -> list[str]:
