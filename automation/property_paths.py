@@ -87,23 +87,36 @@ def _as_map(value: Any) -> dict[str, Any] | None:
 
 
 def _block_value(block: Mapping[str, Any]) -> Any:
-    """A tag block's value; the whole block but its key when it says more (a group tag
-    not propagated to its instances)."""
-    plain = set(block) <= {"key", "value", "propagateAtLaunch"}
-    if plain and block.get("propagateAtLaunch", True):
+    """A tag block's value, said so when it is not propagated to the group's instances;
+    the whole block but its key when it says more than that."""
+    if not set(block) <= {"key", "value", "propagateAtLaunch"}:
+        return json.dumps({k: v for k, v in block.items() if k != "key"}, sort_keys=True)
+    if block.get("propagateAtLaunch", True):
         return block.get("value")
-    return {k: v for k, v in block.items() if k != "key"}
+    return f"{block.get('value')} (not propagated)"
 
 
 def _where_maps_part(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str]:
-    every = before.keys() | after.keys()
-    keys = sorted(k for k in every if before.get(k, MISSING) != after.get(k, MISSING))
+    """Both maps by the leaves where they differ, a nested map's by its dotted path."""
+    flat_before, flat_after = _leaves(before), _leaves(after)
+    every = flat_before.keys() | flat_after.keys()
+    keys = sorted(k for k in every if flat_before.get(k, MISSING) != flat_after.get(k, MISSING))
 
     def only(side: dict[str, Any]) -> str:
         parted = json.dumps({k: side.get(k, "(none)") for k in keys}, sort_keys=True, default=str)
         return shown(f"{len(keys)} of {len(every)} keys differ: {parted}", limit=120)
 
-    return only(before), only(after)
+    return only(flat_before), only(flat_after)
+
+
+def _leaves(value: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, item in value.items():
+        if isinstance(item, Mapping) and item:
+            flat.update(_leaves(item, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = item
+    return flat
 
 
 def _where_scripts_part(before: list[str], after: list[str]) -> tuple[str, str]:

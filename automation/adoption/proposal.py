@@ -147,14 +147,12 @@ def pool_of(group: Raw) -> str | None:
 
 def pool_name(tagged: str) -> str:
     """``tagged`` (a kops instance group's name, say) as a pool name kubeshift accepts:
-    itself when valid, else lower-cased, other characters as hyphens, and cut to fit with
-    a hash of the whole so two long names stay apart."""
+    itself when valid, else lower-cased, other characters as hyphens, cut to fit and
+    ended with a hash of the whole, so no two tagged names share a pool."""
     if POOL_NAME.match(tagged):
         return tagged
     cleaned = re.sub(r"[^a-z0-9-]+", "-", tagged.lower()).strip("-")
     cleaned = re.sub(r"^[^a-z]+", "", cleaned) or "pool"
-    if POOL_NAME.match(cleaned) and cleaned == tagged.lower():
-        return cleaned
     tail = f"-{stable_hash(tagged, 6)}"
     return cleaned[: 24 - len(tail)].rstrip("-") + tail
 
@@ -176,12 +174,12 @@ def _pools(
             )
             continue
         grouped.setdefault(pool, []).append(group)
-    renamed = {pool: tagged for g in workers if (tagged := _pool_tag(g)) and
-               (pool := pool_name(tagged)) != tagged}  # fmt: skip
+    tagged_names = {tagged for g in workers if (tagged := _pool_tag(g)) is not None}
     proposal.notes += [
-        f"Pool {pool} stands for {tagged!r}, which is not a pool name (1-24 lower-case "
-        "letters, digits or hyphens); the live groups keep their names."
-        for pool, tagged in sorted(renamed.items())
+        f"Pool {pool_name(tagged)} stands for {tagged!r}, which is not a pool name (1-24 "
+        "lower-case letters, digits or hyphens); the live groups keep their names."
+        for tagged in sorted(tagged_names, key=pool_name)
+        if pool_name(tagged) != tagged
     ]
     return [
         _pool(live, name, groups, network_azs, subnet_azs, proposal)

@@ -73,8 +73,14 @@ def test_two_maps_are_shown_by_the_keys_where_they_differ() -> None:
                             "propagateAtLaunch": False}]  # fmt: skip
     assert shown_change("tags", blocks, moved) == (
         '1 of 10 keys differ: {"Name": "nodes.shop.k8s.local"}',
-        '1 of 10 keys differ: {"Name": {"propagateAtLaunch": false, "value": '
-        '"nodes.shop.k8s.local"}}',
+        '1 of 10 keys differ: {"Name": "nodes.shop.k8s.local (not propagated)"}',
+    )
+    # a nested map by the dotted path of each leaf that differs
+    policy = {"launchTemplate": {"spec": {"id": "lt-1", "version": "1"}}, "weight": 1}
+    bumped = {"launchTemplate": {"spec": {"id": "lt-1", "version": "2"}}, "weight": 1}
+    assert shown_change("mixedInstancesPolicy", policy, bumped) == (
+        '1 of 3 keys differ: {"launchTemplate.spec.version": "1"}',
+        '1 of 3 keys differ: {"launchTemplate.spec.version": "2"}',
     )
     # equal maps, or anything that is not one, are shown as they are
     assert shown_change("tags", live, live) == (shown(live), shown(live))
