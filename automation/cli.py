@@ -573,6 +573,14 @@ def adopt(
             "update then makes them (never a replace).",
         ),
     ] = False,
+    accept_own_tags: Annotated[
+        bool,
+        typer.Option(
+            "--accept-own-tags",
+            help="Import despite kubeshift's own tags (managed-by, kubeshift.io/*) missing "
+            "live, and only those; the first phase's update then adds them.",
+        ),
+    ] = False,
     write_config: Annotated[
         Path | None,
         typer.Option(
@@ -601,6 +609,7 @@ def adopt(
         interactive=sys.stdin.isatty() and not (json_output or g.json),
         json=json_output or g.json,
         accept_updates=accept_updates,
+        accept_own_tags=accept_own_tags,
     )
     report = execute_adoption(request, console=err, confirm=typer.confirm)
     if request.json:

@@ -26,7 +26,7 @@ from automation.errors import (
     from_command_error,
     torn_checkpoint_read,
 )
-from automation.property_paths import shown_change, value_at
+from automation.property_paths import added_keys, shown_change, value_at
 from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
 from components.progress import Record
 
@@ -47,6 +47,8 @@ class PropertyChange:
     """The engine's diff kind: add, delete, update, or one of them with ``-replace``."""
     old: str
     new: str
+    added: tuple[str, ...] = ()
+    """The keys the change only adds to a map (tags); empty when it does anything else."""
 
     @property
     def replaces(self) -> bool:
@@ -341,9 +343,11 @@ def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:
     new = meta.new.inputs if meta.new is not None else None
     changes = []
     for path, diff in sorted(detailed.items()):
-        before, after = shown_change(path, value_at(old, path), value_at(new, path))
+        live, declared = value_at(old, path), value_at(new, path)
+        before, after = shown_change(path, live, declared)
         kind = str(getattr(diff.diff_kind, "value", diff.diff_kind))
-        changes.append(PropertyChange(path=path, kind=kind, old=before, new=after))
+        added = added_keys(path, live, declared)
+        changes.append(PropertyChange(path=path, kind=kind, old=before, new=after, added=added))
     return tuple(changes)
 
 

@@ -74,16 +74,55 @@ def shown_change(path: str, old: Any, new: Any) -> tuple[str, str]:
     return shown(old), shown(new)
 
 
+def added_keys(path: str, old: Any, new: Any) -> tuple[str, ...]:
+    """The keys a change only adds to a map (tags, at any depth: a template's tag
+    specifications), sorted; empty when it changes or removes anything. ``path`` may
+    name the map or one key of it (``tags["a"]``)."""
+    absent = old is MISSING or old is None
+    steps = segments(path)
+    if len(steps) > 1 and isinstance(steps[-1], str) and absent and new is not MISSING:
+        return (steps[-1],) if new is not None else ()
+    before = {} if absent else _as_map(old)
+    after = _as_map(new)
+    if before is None or after is None:
+        return ()
+    found = _added(before, after)
+    return tuple(sorted(found)) if found else ()
+
+
+def _added(before: Mapping[str, Any], after: Mapping[str, Any]) -> set[str] | None:
+    """The keys ``after`` adds to ``before`` at any depth; None if it changes any other."""
+    added = set(after.keys() - before.keys())
+    for key, value in before.items():
+        if key not in after:
+            return None
+        inner = after[key]
+        if isinstance(value, Mapping) and isinstance(inner, Mapping):
+            deeper = _added(value, inner)
+            if deeper is None:
+                return None
+            added |= deeper
+        elif value != inner:
+            return None
+    return added
+
+
 def _as_map(value: Any) -> dict[str, Any] | None:
-    """A map as it is, or a list of ``{key, value, …}`` blocks keyed by ``key``; None for
-    anything else."""
+    """A map as it is, a list of ``{key, value, …}`` blocks keyed by ``key`` (a group's
+    tags), or of ``{resourceType, …}`` blocks keyed by their type (a template's tag
+    specifications); None for anything else."""
     if isinstance(value, Mapping):
         return dict(value)
     if not isinstance(value, list) or not value:
         return None
-    if not all(isinstance(b, Mapping) and isinstance(b.get("key"), str) for b in value):
+    if not all(isinstance(b, Mapping) for b in value):
         return None
-    return {b["key"]: _block_value(b) for b in value}
+    if all(isinstance(b.get("key"), str) for b in value):
+        return {b["key"]: _block_value(b) for b in value}
+    if all(isinstance(b.get("resourceType"), str) for b in value):
+        return {b["resourceType"]: {k: v for k, v in b.items() if k != "resourceType"}
+                for b in value}  # fmt: skip
+    return None
 
 
 def _block_value(block: Mapping[str, Any]) -> Any:

@@ -413,6 +413,7 @@ class AdoptRequest:
     interactive: bool = False
     json: bool = False
     accept_updates: bool = False
+    accept_own_tags: bool = False
 
 
 def execute_adoption(
@@ -440,7 +441,9 @@ def execute_adoption(
         engine_factory=engine_factory or _adoption_engine,
         status=_status(console, request.json or console is None),
     )
-    plan = adoption.plan(accept_updates=request.accept_updates)
+    plan = adoption.plan(
+        accept_updates=request.accept_updates, accept_own_tags=request.accept_own_tags
+    )
     if request.dry_run or plan.outcome != "planned":
         return plan
     chooser = _chooser(request.yes, request.interactive, confirm)

@@ -16,6 +16,18 @@ NODE_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
 carry (cluster-autoscaler reads them; kops writes them from an instance group's spec)."""
 
 
+OWN_TAG_PREFIX = "kubeshift.io/"
+
+
+def is_own_tag(key: str) -> bool:
+    """A tag only kubeshift gives (its marker, its ``kubeshift.io/`` tags and the
+    ``node-template`` labels and taints of its own labels): another tool's cluster lacks
+    them, and adding them changes nothing that runs."""
+    for prefix in (NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT):
+        key = key.removeprefix(prefix)
+    return key == "managed-by" or key.startswith(OWN_TAG_PREFIX)
+
+
 def cluster_tags(cluster: str) -> dict[str, str]:
     """Tags that mark a resource as part of ``cluster``."""
     return {

@@ -11,8 +11,9 @@ ignore the import option.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from automation.scenarios import build_scenario
 from components.engine_vars import IMPORTS_VAR
 from components.imports import ImportFile, key
 from components.progress import Mark, Record
+from components.tags import is_own_tag
 
 STEP = "adopt"
 ADOPTER = "kubeshift adopt (the cluster was built by another tool; no hook ran before it)"
@@ -57,7 +59,7 @@ class Adoption:
     def secret_config(self) -> dict[str, str]:
         return self.engine_factory(self.project, self.info.name, "", {}).secret_config()
 
-    def plan(self, *, accept_updates: bool = False) -> AdoptReport:
+    def plan(self, *, accept_updates: bool = False, accept_own_tags: bool = False) -> AdoptReport:
         """What adoption would import and what stands in its way; changes nothing."""
         first = self.first_phase
         if self.info.phase != first:
@@ -86,16 +88,26 @@ class Adoption:
         imports = ImportFile(phase=first, imports=wanted, ignore_changes=quiet)
         with self.status("previewing the imports with the engine"):
             assessment = assess(self._preview(imports).changes, discovery)
-        replaces = [d for d in assessment.differences if d.replaces]
-        if accept_updates and assessment.differences and not replaces:
+        tags_only = own_tags_only(assessment.differences)
+        chosen = (
+            set(tags_only) if accept_own_tags else set()
+        ) | (_every_update(assessment.differences) if accept_updates else set())
+        if chosen:
             accepted = {k: set(v) for k, v in quiet.items()}
-            for difference in assessment.differences:
-                name = key(difference.type, difference.name)
-                accepted.setdefault(name, set()).add(top_level(difference.attribute))
+            for name, attribute in chosen:
+                accepted.setdefault(name, set()).add(attribute)
             self.accepted = {k: sorted(v) for k, v in accepted.items()}
             imports = imports.model_copy(update={"ignore_changes": self.accepted})
             with self.status("previewing the imports with the accepted updates"):
                 assessment = assess(self._preview(imports).changes, discovery)
+        elif tags_only and not assessment.clean:
+            hint = (
+                f"{sum(tags_only.values())} difference(s) only add kubeshift's own tags "
+                f"(managed-by, kubeshift.io/*) to {len(tags_only)} resource attribute(s); "
+                "`--accept-own-tags` imports around them alone, and baseline's next update "
+                "adds them."
+            )
+            assessment = dataclasses.replace(assessment, refusals=(*assessment.refusals, hint))
         self.imports = imports
         if not assessment.clean:
             outcome = "refused"
@@ -188,3 +200,36 @@ class Adoption:
             recorded=[r.name for r in left if r.import_id is None],
             already=list(assessment.adopted),
         )
+
+
+OWN_TAG_ATTRIBUTES = ("tags", "tagSpecifications")
+"""Where kubeshift's own tags go: a resource's tags, a template's tags for what it
+launches."""
+
+
+def own_tags_only(differences: Sequence[Difference]) -> dict[tuple[str, str], int]:
+    """(resource key, attribute) -> its number of differences, for each attribute whose
+    every difference only adds kubeshift's own tags (``components.tags.is_own_tag``)."""
+    grouped: dict[tuple[str, str], list[Difference]] = {}
+    for difference in differences:
+        attribute = top_level(difference.attribute)
+        grouped.setdefault((key(difference.type, difference.name), attribute), []).append(
+            difference
+        )
+    return {
+        where: len(found)
+        for where, found in grouped.items()
+        if where[1] in OWN_TAG_ATTRIBUTES and all(_adds_own_tags(d) for d in found)
+    }
+
+
+def _adds_own_tags(difference: Difference) -> bool:
+    added = difference.added
+    return bool(added) and not difference.replaces and all(is_own_tag(k) for k in added)
+
+
+def _every_update(differences: Sequence[Difference]) -> set[tuple[str, str]]:
+    """Every differing attribute, when none of them would replace its resource."""
+    if any(d.replaces for d in differences):
+        return set()
+    return {(key(d.type, d.name), top_level(d.attribute)) for d in differences}

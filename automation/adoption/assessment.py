@@ -68,6 +68,7 @@ def _differences(change: ResourceChange) -> list[Difference]:
             live=p.old,
             declared=p.new,
             replaces=p.replaces,
+            added=list(p.added),
         )
         for p in change.detail
     ]

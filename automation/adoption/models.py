@@ -65,6 +65,8 @@ class Difference(_Model):
     declared: str
     replaces: bool = False
     """Changing it makes AWS replace the resource (never accepted as an update)."""
+    added: list[str] = []
+    """The keys the declared value only adds to the live map (tags); else empty."""
 
     @property
     def resource(self) -> str:

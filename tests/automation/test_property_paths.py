@@ -6,7 +6,7 @@ import base64
 
 from pulumi.runtime import rpc
 
-from automation.property_paths import MISSING, segments, shown, shown_change, value_at
+from automation.property_paths import MISSING, added_keys, segments, shown, shown_change, value_at
 
 
 def test_a_path_reads_through_maps_lists_and_quoted_keys() -> None:
@@ -85,3 +85,23 @@ def test_two_maps_are_shown_by_the_keys_where_they_differ() -> None:
     # equal maps, or anything that is not one, are shown as they are
     assert shown_change("tags", live, live) == (shown(live), shown(live))
     assert shown_change("securityGroups", ["sg-1"], ["sg-2"]) == ('["sg-1"]', '["sg-2"]')
+
+
+def test_added_keys_are_what_a_change_only_adds_to_a_map() -> None:
+    live = {"Name": "nodes.shop.k8s.local", "team": "payments"}
+    assert added_keys("tags", live, {**live, "managed-by": "kubeshift"}) == ("managed-by",)
+    assert added_keys('tags["managed-by"]', MISSING, "kubeshift") == ("managed-by",)
+    assert added_keys("tags", None, {"managed-by": "kubeshift"}) == ("managed-by",)
+    # a changed or removed key is not an addition, nor is an equal map
+    assert added_keys("tags", live, {**live, "team": "platform", "managed-by": "x"}) == ()
+    assert added_keys("tags", live, {"Name": "nodes.shop.k8s.local"}) == ()
+    assert added_keys('tags["team"]', "payments", "platform") == ()
+    assert added_keys("tags", live, live) == ()
+    # a group's tag blocks, and a template's tags by what it launches
+    blocks = [{"key": "Name", "value": "n", "propagateAtLaunch": True}]
+    mark = {"key": "kubeshift.io/pool", "value": "web", "propagateAtLaunch": True}
+    assert added_keys("tags", blocks, [*blocks, mark]) == ("kubeshift.io/pool",)
+    specs = [{"resourceType": "instance", "tags": {"Name": "n"}}]
+    marked = [{"resourceType": "instance", "tags": {"Name": "n", "managed-by": "kubeshift"}}]
+    assert added_keys("tagSpecifications", specs, marked) == ("managed-by",)
+    assert added_keys("cidrBlock", "10.0.0.0/16", "10.1.0.0/16") == ()

@@ -32,6 +32,9 @@ class World:
     replace: bool = False
     imported: bool = False
     updates: list[str] = field(default_factory=list)
+    tags: tuple[PropertyChange, ...] = (
+        PropertyChange('tags["team"]', "update", "payments", "platform"),
+    )
 
 
 @dataclass
@@ -44,14 +47,14 @@ class ScriptedEngine:
         return list(plan["ignore_changes"].get(f"{VPC}::{NAME}", []))
 
     def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
-        tags = PropertyChange('tags["team"]', "update", "payments", "platform")
+        tags = self.world.tags
         cidr = PropertyChange("cidrBlock", "update-replace", "10.1.0.0/16", "10.0.0.0/16")
-        wanted = [tags, cidr] if self.world.replace else [tags]
+        wanted = [*tags, cidr] if self.world.replace else [*tags]
         if IMPORTS_VAR in self.env:
             left = tuple(p for p in wanted if p.path.split("[")[0] not in self._ignored())
             step = ResourceChange("import", URN, VPC, NAME, (), left)
         elif self.world.imported and "tags" not in self.world.updates:
-            step = ResourceChange("update", URN, VPC, NAME, ("tags",), (tags,))
+            step = ResourceChange("update", URN, VPC, NAME, ("tags",), tags)
         else:
             step = ResourceChange("same", URN, VPC, NAME)
         return PreviewOutcome(changes=(step,))
@@ -117,3 +120,35 @@ def test_a_replace_is_never_accepted() -> None:
     assert report.outcome == "refused"
     assert [d.replaces for d in report.differences] == [False, True]
     assert not world.imported
+
+
+MARK = PropertyChange(
+    'tags["managed-by"]', "add", "(none)", "kubeshift", added=("managed-by",)
+)
+
+
+def test_only_kubeshifts_own_tags_missing_is_refused_with_the_way_past_it() -> None:
+    world = World(tags=(MARK,))
+    report = adopt(world)
+    assert report.outcome == "refused" and not world.imported
+    assert report.refusals[-1] == (
+        "1 difference(s) only add kubeshift's own tags (managed-by, kubeshift.io/*) to 1 "
+        "resource attribute(s); `--accept-own-tags` imports around them alone, and "
+        "baseline's next update adds them."
+    )
+
+
+def test_accepted_own_tags_are_imported_around_and_then_added_by_baseline() -> None:
+    world = World(tags=(MARK,))
+    report = adopt(world, accept_own_tags=True)
+    assert report.outcome == "adopted", report
+    assert world.imported and world.updates == []
+
+
+def test_own_tags_are_not_accepted_beside_another_difference_in_the_same_tags() -> None:
+    """Accepting ``tags`` would also let baseline rewrite the team's tag: refused."""
+    team = PropertyChange('tags["team"]', "update", "payments", "platform")
+    world = World(tags=(MARK, team))
+    report = adopt(world, accept_own_tags=True)
+    assert report.outcome == "refused" and not world.imported
+    assert {d.attribute for d in report.differences} == {'tags["managed-by"]', 'tags["team"]'}
