@@ -569,7 +569,7 @@ def adopt(
         bool,
         typer.Option(
             "--accept-updates",
-            help="Import despite differences AWS can change in place; the first phase's "
+            help="Import despite differences AWS can change in place; the next phase's "
             "update then makes them (never a replace).",
         ),
     ] = False,
@@ -578,7 +578,7 @@ def adopt(
         typer.Option(
             "--accept-own-tags",
             help="Import despite kubeshift's own tags (managed-by, kubeshift.io/*) missing "
-            "live, and only those; the first phase's update then adds them.",
+            "live, and only those; the next phase's update then adds them.",
         ),
     ] = False,
     write_config: Annotated[

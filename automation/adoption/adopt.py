@@ -104,7 +104,7 @@ class Adoption:
             hint = (
                 f"{sum(tags_only.values())} difference(s) only add kubeshift's own tags "
                 f"(managed-by, kubeshift.io/*) to {len(tags_only)} resource attribute(s); "
-                "`--accept-own-tags` imports around them alone, and baseline's next update "
+                "`--accept-own-tags` imports around them alone, and the next phase's update "
                 "adds them."
             )
             assessment = dataclasses.replace(assessment, refusals=(*assessment.refusals, hint))
@@ -156,9 +156,14 @@ class Adoption:
         }
         journal.finish(first, STEP, f"adopted {len(plan.imported)} resources", changed=True,
                        details=details)  # fmt: skip
-        return plan.model_copy(
-            update={"outcome": "adopted", "message": f"{first} now previews no change"}
+        made_later = [d for d in after.differences if self._accepted(d)]
+        message = (
+            f"{first} now previews only the {len(made_later)} accepted difference(s); the "
+            "next phase's update makes them"
+            if made_later
+            else f"{first} now previews no change"
         )
+        return plan.model_copy(update={"outcome": "adopted", "message": message})
 
     def _adopted_record(self) -> Record:
         """The stack's progress after adoption: the first phase's before-steps are the

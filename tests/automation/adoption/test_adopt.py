@@ -105,7 +105,7 @@ def test_a_difference_refuses_the_import_with_one_line_for_it() -> None:
     assert not world.imported
 
 
-def test_accepted_updates_are_imported_around_and_then_made_by_baseline() -> None:
+def test_accepted_updates_are_imported_around_and_then_made_by_the_next_phase() -> None:
     world = World()
     report = adopt(world, accept_updates=True)
     assert report.outcome == "adopted", report
@@ -134,15 +134,19 @@ def test_only_kubeshifts_own_tags_missing_is_refused_with_the_way_past_it() -> N
     assert report.refusals[-1] == (
         "1 difference(s) only add kubeshift's own tags (managed-by, kubeshift.io/*) to 1 "
         "resource attribute(s); `--accept-own-tags` imports around them alone, and "
-        "baseline's next update adds them."
+        "the next phase's update adds them."
     )
 
 
-def test_accepted_own_tags_are_imported_around_and_then_added_by_baseline() -> None:
+def test_accepted_own_tags_are_imported_around_and_then_added_by_the_next_phase() -> None:
     world = World(tags=(MARK,))
     report = adopt(world, accept_own_tags=True)
     assert report.outcome == "adopted", report
     assert world.imported and world.updates == []
+    assert report.message == (
+        "baseline now previews only the 1 accepted difference(s); the next phase's update "
+        "makes them"
+    )
 
 
 def test_own_tags_are_not_accepted_beside_another_difference_in_the_same_tags() -> None:
