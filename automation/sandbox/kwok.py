@@ -15,6 +15,15 @@ and never looked at again: it stayed Pending for good (2 of 40 in a full test ru
 2 cores; the API server's log showed kwok never listing any node's pods).
 ``write_config`` therefore states every option kwok would have defaulted.
 
+kwok plays one more part of a kubelet: its pod status sync. When a node misses its
+heartbeats (an API server stalled while an etcd member moves on a busy machine), the
+node lifecycle controller marks the node's pods not Ready; a kubelet reports them Ready
+again once it is heard from, while upstream's stages never revisit a Running pod, so a
+Deployment stayed short of a replica and every drain behind its budget waited for good.
+The ``pod-ready-again`` stage restores a Ready condition that was turned False without a
+reason, as that controller does; a not-Ready condition with a reason (a failing
+readiness probe, as a kubelet reports it) stands.
+
 kwok runs without node leases (``nodeLeaseDurationSeconds: 0``) and heartbeats through
 node conditions instead, as kubelets did before leases: fewer writes, and no node is
 read-only while kwok waits to see its own lease.
@@ -67,9 +76,46 @@ def default_pod_ready_delay_ms() -> int:
 # Node status heartbeats, as a kubelet's every 10 s (nodeStatusUpdateFrequency): with
 # leases off they are a node's only sign of life, and upstream's 20-25 s left a stalled
 # API server (an etcd member moving on a busy machine) less than the controller
-# manager's 50 s grace before the node went Unknown and its pods were marked not Ready,
-# which no kubelet here ever reverts.
+# manager's 50 s grace before the node went Unknown and its pods were marked not Ready
+# (which ``pod-ready-again`` reverts, but only after the stall).
 HEARTBEAT_DELAY = {"durationMilliseconds": 10000, "jitterDurationMilliseconds": 12000}
+
+
+# The node lifecycle controller re-marks a pod while its node is still not Ready, so the
+# pod's status is restored a little after, by when the node's next heartbeat has landed.
+POD_RESYNC_DELAY = {"durationMilliseconds": 3000, "jitterDurationMilliseconds": 6000}
+POD_RESYNC_STAGE = "pod-ready-again"
+
+
+def pod_resync_stage() -> dict[str, Any]:
+    """A Running pod whose Ready condition was turned False with no reason (the node
+    lifecycle controller's mark) turns Ready again, as its kubelet's status sync does."""
+    ready = '.status.conditions.[] | select( .type == "Ready" )'
+    return {
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "Stage",
+        "metadata": {"name": POD_RESYNC_STAGE},
+        "spec": {
+            "resourceRef": {"apiGroup": "v1", "kind": "Pod"},
+            "selector": {
+                "matchExpressions": [
+                    {"key": ".metadata.deletionTimestamp", "operator": "DoesNotExist"},
+                    {"key": ".status.phase", "operator": "In", "values": ["Running"]},
+                    {"key": f"{ready} | .status", "operator": "In", "values": ["False"]},
+                    {"key": f"{ready} | .reason", "operator": "DoesNotExist"},
+                ]
+            },
+            "delay": dict(POD_RESYNC_DELAY),
+            "next": {
+                "statusTemplate": (
+                    "conditions:\n"
+                    "- lastTransitionTime: {{ Now | Quote }}\n"
+                    '  status: "True"\n'
+                    "  type: Ready\n"
+                )
+            },
+        },
+    }
 
 
 # kwok reports every node's ``NetworkUnavailable`` as False/RouteCreated on its own.
@@ -93,8 +139,9 @@ def _without_route_condition(stage: dict[str, Any]) -> None:
 def stages(
     stage_dir: Path, pod_ready_delay_ms: int, *, route_conditions: bool = True
 ) -> list[dict[str, Any]]:
-    """Upstream stages with a configurable pod-ready delay and kubelet-paced heartbeats;
-    without ``route_conditions`` kwok leaves ``NetworkUnavailable`` to a route controller."""
+    """Upstream stages with a configurable pod-ready delay and kubelet-paced heartbeats,
+    plus the pod status sync; without ``route_conditions`` kwok leaves
+    ``NetworkUnavailable`` to a route controller."""
     docs: list[dict[str, Any]] = []
     for name in STAGE_FILES:
         doc = yaml.safe_load((stage_dir / name).read_text())
@@ -110,6 +157,7 @@ def stages(
                 },
             }
         docs.append(doc)
+    docs.append(pod_resync_stage())
     return docs
 
 

@@ -1,4 +1,5 @@
-"""kwok's pod-ready stage takes a delay: per cluster (env) or per pod (annotation)."""
+"""kwok's stages: pod-ready takes a delay, per cluster (env) or per pod (annotation);
+heartbeats at a kubelet's pace; pods a controller marked not Ready turn Ready again."""
 
 from __future__ import annotations
 
@@ -143,3 +144,48 @@ def test_pods_bound_the_moment_their_node_joins_all_run(
         until=lambda phases: all(phases.get(n) == "Running" for n in names),
         timeout=60,
     )
+
+
+def _ready_condition(core: CoreV1Api, namespace: str, name: str) -> tuple[str, str | None]:
+    pod = core.read_namespaced_pod(name, namespace)
+    ready = next(c for c in pod.status.conditions or [] if c.type == "Ready")
+    return ready.status, ready.reason
+
+
+@pytest.mark.controlplane
+def test_a_pod_marked_not_ready_by_a_controller_turns_ready_again(
+    primary_client: ApiClient, namespace: str, node_pools: NodePools
+) -> None:
+    """The node lifecycle controller marks a silent node's pods not Ready (the Ready
+    condition False, its reason untouched); a kubelet heard from again reports them
+    Ready. Without that, one API server stall left a Deployment a replica short for good
+    and every drain behind its budget waiting. A not-Ready condition with a reason (a
+    failing probe, as a kubelet reports it) is the kubelet's own word and stands."""
+    pool = node_pools.create(NodePoolSpec("resync", count=1))
+    core = CoreV1Api(primary_client)
+    AppsV1Api(primary_client).create_namespaced_deployment(
+        namespace, deployment("marked", 2, node_selector={"kubeshift.io/pool": pool.name})
+    )
+    marked, probed = (
+        p.metadata.name
+        for p in eventually(
+            "both pods Ready",
+            lambda: core.list_namespaced_pod(namespace).items,
+            until=lambda pods: len(pods) == 2 and all(_transition(p, "Ready") for p in pods),
+            timeout=60,
+        )
+    )
+    for name, reason in ((marked, None), (probed, "ProbeFailed")):
+        pod = core.read_namespaced_pod(name, namespace)
+        for condition in pod.status.conditions:
+            if condition.type == "Ready":
+                condition.status, condition.reason = "False", reason
+        core.replace_namespaced_pod_status(name, namespace, pod)  # as the controller writes
+
+    eventually(
+        "the marked pod Ready again",
+        lambda: _ready_condition(core, namespace, marked),
+        until=lambda ready: ready[0] == "True",
+        timeout=60,
+    )
+    assert _ready_condition(core, namespace, probed) == ("False", "ProbeFailed")
