@@ -525,7 +525,11 @@ def replace_nodes(
         str, typer.Option("--cluster", help="Which of the scenario's clusters they are in.")
     ] = "primary",
     timeout: Annotated[
-        float, typer.Option("--timeout", min=1, help="Seconds to wait for each fresh node.")
+        float,
+        typer.Option(
+            "--timeout", min=1,
+            help="Seconds each node's drain, then its fresh node, may take.",
+        ),
     ] = 1800.0,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm without asking.")] = False,
     dry_run: Annotated[

@@ -33,12 +33,15 @@ from automation.waiting import Pending, wait_until
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client
 
+    from automation.kube.drain import DrainLimits
+
 ACTION = "replace-node"
 
 
 @dataclass(frozen=True)
 class Replacement:
-    """How long the fresh node may take, and which cluster of the scenario to act on."""
+    """How long the drain and then the fresh node may each take, and which cluster of
+    the scenario to act on."""
 
     cluster: str = "primary"
     timeout: float = 1800.0
@@ -111,7 +114,7 @@ def replace_node(ctx: HookContext, node: str, how: Replacement) -> HookResult:
     if live is not None and not member.gone:
         cordon(kube.core, node)
         summary = drain_nodes(
-            kube, [node], options=ctx.settings.drain, limits=ctx.settings.drain_limits,
+            kube, [node], options=ctx.settings.drain, limits=_drain_limits(ctx, how),
             reporter=ctx.progress,
         )  # fmt: skip
         summary.raise_for_incomplete()
@@ -126,6 +129,13 @@ def replace_node(ctx: HookContext, node: str, how: Replacement) -> HookResult:
         f"{'fresh node ' + ', '.join(fresh) if fresh else 'its nodes'} Ready",
         {"instance": instance, "group": member.group, "fresh_nodes": list(fresh)},
     )
+
+
+def _drain_limits(ctx: HookContext, how: Replacement) -> DrainLimits:
+    """The stack's drain limits, with a deadline no later than the replacement's own:
+    a budget that never allows ends the step at ``--timeout``, not the drain's half hour."""
+    limits = ctx.settings.drain_limits
+    return limits.model_copy(update={"timeout": min(limits.timeout, how.timeout)})
 
 
 def _wait_for_fresh_nodes(

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
+from kubernetes.client import AppsV1Api, PolicyV1Api
 
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.clients import StaticClients
 from automation.context import HookContext
-from automation.errors import PreconditionFailed
+from automation.errors import GateTimeoutError, PreconditionFailed
 from automation.kube.clients import KubeClients
 from automation.settings import RuntimeSettings
 from automation.steps.replace_nodes import Replacement, replace_node, replace_node_hooks
@@ -25,6 +27,7 @@ from components.tags import cluster_tags
 from tests.support.ec2_world import World
 from tests.support.moto_fixtures import MotoServer
 from tests.support.waiting import eventually
+from tests.support.workloads import deployment, pdb
 
 QUICK = Replacement(timeout=90, interval=0.3)
 
@@ -100,6 +103,44 @@ def test_a_named_node_is_replaced_through_its_group_once(bridged: World, ctx: Ho
     again = replace_node(ctx, victim, QUICK)
     assert not again.changed and "found already terminated" in again.message
     assert _ready(world, 2) == after
+
+
+@pytest.mark.moto
+@pytest.mark.controlplane
+def test_a_drain_a_budget_never_allows_ends_at_the_timeout_and_terminates_nothing(
+    bridged: World, ctx: HookContext, namespace: str
+) -> None:
+    """`replace-nodes --timeout` bounds the drain as well as the wait for the fresh node:
+    the stack's drain deadline (half an hour) would otherwise hold the command."""
+    world = bridged
+    script = userdata.node_script(
+        cluster_name=world.cluster, api_endpoint="https://api.example.internal",
+        labels={userdata.POOL_LABEL: "held"}, taints=[],
+    )  # fmt: skip
+    template = world.launch_template("held", script)
+    world.group(
+        "held", 1, cluster_tags(world.cluster),
+        LaunchTemplate={"LaunchTemplateId": template, "Version": "1"},
+    )  # fmt: skip
+    ((victim, instance),) = _ready(world, 1).items()
+    AppsV1Api(world.api).create_namespaced_deployment(
+        namespace, deployment("held", 1, node_selector={"kubernetes.io/hostname": victim})
+    )
+    PolicyV1Api(world.api).create_namespaced_pod_disruption_budget(
+        namespace, pdb("held", "held", min_available=1)
+    )
+    eventually(
+        "the held pod Running on the victim",
+        lambda: world.core.list_namespaced_pod(namespace).items,
+        until=lambda pods: len(pods) == 1 and pods[0].status.phase == "Running",
+        timeout=60,
+    )
+
+    started = time.monotonic()
+    with pytest.raises(GateTimeoutError, match="held"):
+        replace_node(ctx, victim, Replacement(timeout=4, interval=0.3))
+    assert time.monotonic() - started < 60
+    assert [i["InstanceId"] for i in world.instances("running")] == [instance]
 
 
 @pytest.mark.moto
