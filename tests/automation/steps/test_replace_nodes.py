@@ -65,19 +65,24 @@ def _ready(world: World, count: int) -> dict[str, str]:
     return eventually(f"{count} Ready nodes", ready, until=lambda n: len(n) == count, timeout=60)
 
 
+def _worker_group(world: World, name: str, size: int) -> None:
+    """A group of ``size`` workers booting kubeshift's node script, pool ``name``."""
+    script = userdata.node_script(
+        cluster_name=world.cluster, api_endpoint="https://api.example.internal",
+        labels={userdata.POOL_LABEL: name}, taints=[],
+    )  # fmt: skip
+    template = world.launch_template(name, script)
+    world.group(
+        name, size, cluster_tags(world.cluster),
+        LaunchTemplate={"LaunchTemplateId": template, "Version": "1"},
+    )  # fmt: skip
+
+
 @pytest.mark.moto
 @pytest.mark.controlplane
 def test_a_named_node_is_replaced_through_its_group_once(bridged: World, ctx: HookContext) -> None:
     world = bridged
-    script = userdata.node_script(
-        cluster_name=world.cluster, api_endpoint="https://api.example.internal",
-        labels={userdata.POOL_LABEL: "general"}, taints=[],
-    )  # fmt: skip
-    template = world.launch_template("workers", script)
-    world.group(
-        "workers", 2, cluster_tags(world.cluster),
-        LaunchTemplate={"LaunchTemplateId": template, "Version": "1"},
-    )  # fmt: skip
+    _worker_group(world, "workers", 2)
     before = _ready(world, 2)
     victim = sorted(before)[0]
 
@@ -113,15 +118,7 @@ def test_a_drain_a_budget_never_allows_ends_at_the_timeout_and_terminates_nothin
     """`replace-nodes --timeout` bounds the drain as well as the wait for the fresh node:
     the stack's drain deadline (half an hour) would otherwise hold the command."""
     world = bridged
-    script = userdata.node_script(
-        cluster_name=world.cluster, api_endpoint="https://api.example.internal",
-        labels={userdata.POOL_LABEL: "held"}, taints=[],
-    )  # fmt: skip
-    template = world.launch_template("held", script)
-    world.group(
-        "held", 1, cluster_tags(world.cluster),
-        LaunchTemplate={"LaunchTemplateId": template, "Version": "1"},
-    )  # fmt: skip
+    _worker_group(world, "held", 1)
     ((victim, instance),) = _ready(world, 1).items()
     AppsV1Api(world.api).create_namespaced_deployment(
         namespace, deployment("held", 1, node_selector={"kubernetes.io/hostname": victim})
