@@ -58,7 +58,8 @@ class SandboxEtcd(BaseModel):
         )
 
     def client_urls(self) -> list[str]:
-        """Every member's client URL on both sides (what the apiserver is given)."""
+        """Every member's client URL on both sides, for a client that reaches members by
+        their addresses (kubeshift's etcd steps do)."""
         reach = self.settings()
         addresses = [a for m in self.members for a in (m.source, m.target) if a]
         return [reach.client_url(a) for a in addresses]

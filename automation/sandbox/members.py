@@ -3,8 +3,8 @@
 A vpc-move stack's primary cluster runs on an etcd of one member per control-plane
 member, each listening where the stack places that member in the source VPC — reached
 on loopback through a fixed range map (``10.0.0.0/16`` -> ``127.100.0.0/16``), because
-the sandbox has no VPC. The kube-apiserver is given every member's client URL on both
-sides, as an apiserver reaching members by their addresses would be.
+the sandbox has no VPC. The kube-apiserver reaches each member through a front that
+follows it when it moves (``automation.sandbox.etcd_fronts``), as a name per member would.
 
 moto runs no user data, so :class:`MemberBoots` plays what a member instance's boot
 does (``components.userdata.member_attach_script``): it reads the etcd volume and

@@ -4,7 +4,8 @@
 It starts moto in server mode, one etcd, the primary cluster (and the mirror for
 cni-swap stacks) with kwok, and a node bridge per cluster; a vpc-move stack's primary
 runs on its own etcd of one member per control-plane member instead, booted on the
-member instances by ``automation.sandbox.members``; writes the state file once
+member instances by ``automation.sandbox.members`` and reached by the API server through
+one stable front per member (``automation.sandbox.etcd_fronts``); writes the state file once
 all of them answer; then waits. SIGTERM (``sandbox down``) stops everything in reverse
 order. Every daemon it starts dies with it (``PR_SET_PDEATHSIG``), so even a SIGKILL of
 the supervisor leaves no process behind.
@@ -21,10 +22,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.member_plan import SandboxEtcd
 from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState, process_start
+
+if TYPE_CHECKING:
+    from automation.sandbox.etcd_cluster import EtcdCluster
 
 log = logging.getLogger("kubeshift.sandbox")
 # No certificate validation wait; AWS-managed IAM policies exist as they do in AWS.
@@ -53,6 +58,16 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     server.start()
     host, bound = server.get_host_and_port()
     return server.stop, f"http://{host}:{bound}"
+
+
+def _member_fronts(members: EtcdCluster, cleanups: list[Callable[[], None]]) -> list[str]:
+    """A front per member, following it as it moves; the URLs the API server is given."""
+    from automation.sandbox.etcd_fronts import MemberFronts
+
+    fronts = MemberFronts(lambda name: members.members[name].client_url, list(members.members))
+    urls = fronts.start()
+    cleanups.append(fronts.stop)
+    return urls
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -93,12 +108,14 @@ def serve(args: argparse.Namespace) -> int:
         ]  # fmt: skip
         plan = SandboxEtcd.model_validate_json(args.members) if args.members else None
         members = None
+        fronts: list[str] = []
         if plan is not None:
             members, plan = start_members(bins.etcd, paths.run / "members", plan)
             cleanups.append(members.stop)
             # Not listed as processes: a member restarts under a new pid on every move
             # (member boots log it); each dies with the supervisor like every daemon.
             log.info("etcd members at %s", ", ".join(members.endpoints))
+            fronts = _member_fronts(members, cleanups)
         clusters: list[ClusterInfo] = []
         roles = [("primary", args.cluster_name)]
         if args.mirror_name:
@@ -106,7 +123,7 @@ def serve(args: argparse.Namespace) -> int:
         ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=endpoint)
         for role, name in roles:
             # The primary of a vpc-move stack runs on its members, reached on both sides.
-            servers = ",".join(plan.client_urls()) if plan and role == "primary" else etcd.url
+            servers = ",".join(fronts) if fronts and role == "primary" else etcd.url
             routed = ROUTES in args.cloud_controllers.split(",")
             options = ClusterOptions(name=role, cloud_routes=routed)
             cluster = start_cluster(bins, servers, paths.run / role, options)
