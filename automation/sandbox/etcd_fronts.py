@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import resource
 import threading
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -34,6 +35,20 @@ def _host_port(url: str) -> tuple[str, int]:
     if parts.hostname is None or parts.port is None:
         raise ValueError(f"not a client URL with a host and port: {url!r}")
     return parts.hostname, parts.port
+
+
+def raise_open_files_limit() -> int:
+    """Lift this process's soft limit on open files to the hard one, as Go programs do
+    at start: each front holds two sockets per API server connection (hundreds), and a
+    desktop's soft limit is often 1024. Returns the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass  # a platform capping it lower keeps its soft limit
+    return soft
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -74,6 +89,7 @@ class MemberFronts:
 
     def start(self) -> list[str]:
         """Listen for every member; the front URLs in the members' order."""
+        raise_open_files_limit()
         self._thread.start()
         for name in self._names:
             server = asyncio.run_coroutine_threadsafe(self._listen(name), self._loop).result(10)

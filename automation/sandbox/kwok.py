@@ -16,7 +16,8 @@ and never looked at again: it stayed Pending for good (2 of 40 in a full test ru
 ``write_config`` therefore states every option kwok would have defaulted.
 
 kwok plays one more part of a kubelet: its pod status sync. When a node misses its
-heartbeats (an API server stalled while an etcd member moves on a busy machine), the
+heartbeats (an API server stalled on a busy machine, as one did when etcd members
+moved before ``automation.sandbox.etcd_fronts``), the
 node lifecycle controller marks the node's pods not Ready; a kubelet reports them Ready
 again once it is heard from, while upstream's stages never revisit a Running pod, so a
 Deployment stayed short of a replica and every drain behind its budget waited for good.

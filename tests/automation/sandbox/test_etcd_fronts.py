@@ -4,6 +4,7 @@ from instance to instance, holding a connection while the member is between them
 from __future__ import annotations
 
 import json
+import resource
 import socket
 import threading
 import time
@@ -15,7 +16,7 @@ import pytest
 
 from automation.sandbox.binaries import Binaries
 from automation.sandbox.etcd_cluster import EtcdCluster, start_etcd_cluster
-from automation.sandbox.etcd_fronts import MemberFronts
+from automation.sandbox.etcd_fronts import MemberFronts, raise_open_files_limit
 from automation.sandbox.processes import free_port
 
 
@@ -89,3 +90,13 @@ def test_a_member_that_never_comes_back_closes_the_connection_after_the_wait() -
             assert 0.4 <= time.monotonic() - started < 5
     finally:
         fronts.stop()
+
+
+def test_the_open_files_limit_is_lifted_to_the_hard_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+        assert raise_open_files_limit() == hard
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
