@@ -122,7 +122,7 @@ def serve(args: argparse.Namespace) -> int:
             roles.append(("mirror", args.mirror_name))
         ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=endpoint)
         for role, name in roles:
-            # The primary of a vpc-move stack runs on its members, reached on both sides.
+            # The primary of a vpc-move stack runs on its members, reached through their fronts.
             servers = ",".join(fronts) if fronts and role == "primary" else etcd.url
             routed = ROUTES in args.cloud_controllers.split(",")
             options = ClusterOptions(name=role, cloud_routes=routed)
