@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 MANAGED_BY = "kubeshift"
+MANAGED_BY_TAG = "managed-by"
+"""The tag whose value ``MANAGED_BY`` marks what kubeshift manages."""
 NODE_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
 NODE_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
 """Prefixes of the Auto Scaling group tags that say which labels and taints its nodes
@@ -25,7 +27,7 @@ def is_own_tag(key: str) -> bool:
     them, and adding them changes nothing that runs."""
     for prefix in (NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT):
         key = key.removeprefix(prefix)
-    return key == "managed-by" or key.startswith(OWN_TAG_PREFIX)
+    return key == MANAGED_BY_TAG or key.startswith(OWN_TAG_PREFIX)
 
 
 def cluster_tags(cluster: str) -> dict[str, str]:
@@ -33,13 +35,13 @@ def cluster_tags(cluster: str) -> dict[str, str]:
     return {
         "KubernetesCluster": cluster,
         f"kubernetes.io/cluster/{cluster}": "owned",
-        "managed-by": MANAGED_BY,
+        MANAGED_BY_TAG: MANAGED_BY,
     }
 
 
 def without_cluster_tags(tags: Mapping[str, str], cluster: str) -> dict[str, str]:
     """``tags`` less the keys that mark a resource as ``cluster``'s (``managed-by`` stays)."""
-    marks = set(cluster_tags(cluster)) - {"managed-by"}
+    marks = set(cluster_tags(cluster)) - {MANAGED_BY_TAG}
     return {k: v for k, v in tags.items() if k not in marks}
 
 

@@ -150,7 +150,8 @@ def test_accepted_own_tags_are_imported_around_and_then_added_by_the_next_phase(
 
 
 def test_own_tags_are_not_accepted_beside_another_difference_in_the_same_tags() -> None:
-    """Accepting ``tags`` would also let baseline rewrite the team's tag: refused."""
+    """Accepting ``tags`` would also let the next phase's update rewrite the team's
+    tag: refused."""
     team = PropertyChange('tags["team"]', "update", "payments", "platform")
     world = World(tags=(MARK, team))
     report = adopt(world, accept_own_tags=True)
