@@ -2,8 +2,11 @@
 
 Run on demand: ``.venv/bin/python benchmarks/render_phases.py [STACK] [--runs N]``.
 Prints one row per phase: resources, worker ASGs (source/target), the median and the
-range of ``--runs`` renders, and the same phase served by the render cache
-(``automation.render_cache``) as ``kubeshift render`` and ``diff`` reuse it. The first
+range of ``--runs`` renders in this process, the median and range of ``--runs`` whole
+``kubeshift render`` commands with an empty cache (interpreter, imports, config, render,
+storing the entry: what a user waits for, and what the 3 s goal is about), and the same
+phase served by the render cache (``automation.render_cache``) as ``kubeshift render``
+and ``diff`` reuse it. The first
 render also pays for importing the provider SDK modules, so one warm-up render runs
 first. Then the largest phase is profiled once, and its time is split by whose code ran
 (``tottime`` per file, grouped): kubeshift's program and components, the Pulumi SDK's
@@ -80,11 +83,15 @@ def main() -> None:
     warm = time.perf_counter()
     render_program(values, phases[0])
     print(f"warm-up render: {time.perf_counter() - warm:.2f}s (load avg {os.getloadavg()[0]:.1f})")
-    print("| phase | resources | worker ASGs source/target | median s | min-max s | cached s |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| phase | resources | worker ASGs source/target | render median s | min-max s "
+        "| whole command median s | min-max s | cached s |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     largest = (0, phases[0])
     medians = []
-    with tempfile.TemporaryDirectory() as cache_dir:
+    commands = []
+    with tempfile.TemporaryDirectory() as cache_dir, tempfile.TemporaryDirectory() as state:
         for phase in phases:
             runs = [render_program(values, phase) for _ in range(args.runs)]
             rendering = runs[-1]
@@ -96,6 +103,11 @@ def main() -> None:
             _, hit = cached_render(values, phase, Path(cache_dir))
             cached = time.perf_counter() - began
             assert hit, f"{phase}: the second render was not served by the cache"
+            whole = sorted(
+                command_seconds(args.stack, phase, Path(state) / f"{phase}-{run}")
+                for run in range(args.runs)
+            )
+            commands.append(statistics.median(whole))
             asgs = [
                 {t["key"]: t["value"] for t in r.inputs["tags"]}
                 for r in rendering.resources
@@ -110,21 +122,18 @@ def main() -> None:
             print(
                 f"| {phase} | {len(rendering.resources)} | {source}/{target} | "
                 f"{statistics.median(seconds):.2f} | {seconds[0]:.2f}-{seconds[-1]:.2f} | "
+                f"{statistics.median(whole):.2f} | {whole[0]:.2f}-{whole[-1]:.2f} | "
                 f"{cached:.3f} |"
             )
+        warm = command_seconds(args.stack, largest[1], Path(state) / f"{largest[1]}-0")
     print(
-        f"slowest phase median {max(medians):.2f}s; "
+        f"render in this process: slowest phase median {max(medians):.2f}s, "
         f"median of medians {statistics.median(medians):.2f}s"
     )
-    with tempfile.TemporaryDirectory() as state:
-        cold = []
-        for run in range(args.runs):
-            cold.append(command_seconds(args.stack, largest[1], Path(state) / str(run)))
-        warm = command_seconds(args.stack, largest[1], Path(state) / "0")
     print(
-        f"`kubeshift render --phase {largest[1]}`, whole command: median "
-        f"{statistics.median(cold):.2f}s of {args.runs} with an empty cache "
-        f"({min(cold):.2f}-{max(cold):.2f}s); {warm:.2f}s served by the cache"
+        f"whole command with an empty cache: slowest phase median {max(commands):.2f}s, "
+        f"median of medians {statistics.median(commands):.2f}s; "
+        f"`kubeshift render --phase {largest[1]}` served by the cache {warm:.2f}s"
     )
     shares = profile(values, largest[1])
     total = sum(shares.values())
