@@ -24,10 +24,10 @@ from automation.adoption.live import (
 )
 from automation.adoption.proposal import (
     MASTER_TAG,
-    MEMBER_TAG,
     capacity_of,
     front,
     instance_types,
+    member_numbers,
     pool_of,
 )
 from components.naming import NameKind, Namer, kind_key
@@ -55,10 +55,10 @@ def _group_roles(live: LiveCluster) -> Iterator[tuple[Raw, str, str]]:
     """(group, its part, its launch template's part) for each group whose part is plain:
     a member's by its number, a worker group's by its pool, type, AZ and capacity."""
     subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
+    members = member_numbers(live)
     for group in live.groups:
-        tags = tags_of(group)
-        if MASTER_TAG in tags:
-            role = f"control-plane-{tags.get(MEMBER_TAG, '')}"
+        if group["AutoScalingGroupName"] in members:
+            role = f"control-plane-{members[group['AutoScalingGroupName']]}"
             yield group, role, role
             continue
         pool = pool_of(group)

@@ -103,7 +103,9 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
             template_names[spec["LaunchTemplateId"]] = versions[0]["LaunchTemplateName"]
     masters = [by("tag-key", tag), by("tag-key", "k8s.io/role/master")]
     volumes = _pages(ec2, "describe_volumes", "Volumes", Filters=masters)
-    members = [by("vpc-id", vpc_id), by("tag-key", "kubeshift.io/member")]
+    # the control plane's role tag, which kops gives too; kubeshift's member tag is
+    # kubeshift's own, and a cluster another tool built lacks it
+    members = [by("vpc-id", vpc_id), by("tag-key", "k8s.io/role/master")]
     interfaces = _pages(ec2, "describe_network_interfaces", "NetworkInterfaces", Filters=members)
     live = LiveCluster(
         name=lookup.cluster, vpc=vpc, subnets=subnets, nat_gateways=len(nats),

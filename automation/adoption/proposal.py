@@ -5,16 +5,19 @@ The proposal reads kubeshift's own tags and the conventions kops shares with it
 cluster-autoscaler's ``node-template`` label and taint tags on the worker groups).
 Worker groups become pools by their pool tag (``kubeshift.io/pool``, else kops'
 ``kops.k8s.io/instancegroup``). A group that carries neither cannot be placed, and
-each such group is a problem sentence. What a tag cannot say, the resource says: a
-group's instance types and capacity type come from its mixed-instances policy, a
-pool's root volume from its launch template, the listeners from the load balancer
-in front of the groups.
+each such group is a problem sentence. Members are numbered by kubeshift's member tag,
+else by kops's instance group names, else by turns from their AZs
+(:func:`member_numbers`): another tool's cluster has none of kubeshift's own tags.
+What a tag cannot say, the resource says: a group's instance types and capacity type
+come from its mixed-instances policy, a pool's root volume from its launch template,
+the listeners from the load balancer in front of the groups.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,14 +106,59 @@ def _network(live: LiveCluster) -> dict[str, Any]:
     }
 
 
-def _member(group: Raw) -> int:
-    return int(tags_of(group).get(MEMBER_TAG, "0") or 0)
+_NUMBERED_GROUP = re.compile(r"-(\d+)$")
+_INTERFACE_MEMBER = re.compile(r"^etcd member (\d+) of ")
+
+
+def _instance_group(group: Raw) -> str:
+    """kops's instance group of ``group``: its tag, else its name's first label."""
+    tags = tags_of(group)
+    return tags.get("kops.k8s.io/instancegroup") or group["AutoScalingGroupName"].split(".")[0]
+
+
+def member_numbers(live: LiveCluster) -> dict[str, int]:
+    """Each control-plane group's member number, by group name: kubeshift's member tag
+    where every member carries it; else the number kops ends each member's instance
+    group name with (``master-<zone>-<n>``) where those are 1 to n; else the members
+    taken by turns from their AZs (the cluster's AZs in order, names in order within
+    one), as the program places member n in the n-th AZ of the rotation."""
+    masters = [g for g in live.groups if MASTER_TAG in tags_of(g)]
+    names = [g["AutoScalingGroupName"] for g in masters]
+    expected = set(range(1, len(masters) + 1))
+    tagged = [tags_of(g).get(MEMBER_TAG, "") for g in masters]
+    if all(t.isdigit() for t in tagged) and {int(t) for t in tagged} == expected:
+        return dict(zip(names, map(int, tagged), strict=True))
+    found = [_NUMBERED_GROUP.search(_instance_group(g)) for g in masters]
+    numbered = [int(f.group(1)) for f in found if f]
+    if len(numbered) == len(masters) and set(numbered) == expected:
+        return dict(zip(names, numbered, strict=True))
+    subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
+    by_az: dict[str, list[str]] = {}
+    for group in sorted(masters, key=lambda g: g["AutoScalingGroupName"]):
+        az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
+        by_az.setdefault(az, []).append(group["AutoScalingGroupName"])
+    queues = [by_az[az] for az in sorted(by_az)]
+    order: list[str] = []
+    while any(queues):
+        order += [queue.pop(0) for queue in queues if queue]
+    return {name: number for number, name in enumerate(order, start=1)}
+
+
+def interface_member(interface: Raw) -> int | None:
+    """The member a fixed interface is for: its member tag, else its description
+    (``etcd member <n> of <cluster>``, as the program describes it)."""
+    tagged = tags_of(interface).get(MEMBER_TAG, "")
+    if tagged.isdigit():
+        return int(tagged)
+    described = _INTERFACE_MEMBER.match(interface.get("Description") or "")
+    return int(described.group(1)) if described else None
 
 
 def _control_plane(
     live: LiveCluster, masters: list[Raw], network: dict[str, Any], subnet_azs: dict[str, str]
 ) -> dict[str, Any]:
-    members = sorted(masters, key=_member)
+    numbers = member_numbers(live)
+    members = sorted(masters, key=lambda g: numbers[g["AutoScalingGroupName"]])
     plane: dict[str, Any] = {"members": len(members)}
     if members:
         data = live.templates.get(template_spec(members[0]).get("LaunchTemplateId", ""), {})
@@ -120,11 +168,10 @@ def _control_plane(
         rotation = [network["azs"][i % len(network["azs"])] for i in range(len(members))]
         if member_azs != rotation:
             plane["azs"] = list(dict.fromkeys(member_azs))
-    volumes = sorted(live.volumes, key=lambda v: int(tags_of(v).get(MEMBER_TAG, "0") or 0))
-    if volumes:
-        plane["etcd_volume_size"] = volumes[0]["Size"]
-        plane["etcd_volume_type"] = volumes[0]["VolumeType"]
-    first = next((i for i in live.interfaces if tags_of(i).get(MEMBER_TAG) == "1"), None)
+    if live.volumes:
+        sizes = Counter((v["Size"], v["VolumeType"]) for v in live.volumes)
+        plane["etcd_volume_size"], plane["etcd_volume_type"] = sizes.most_common(1)[0][0]
+    first = next((i for i in live.interfaces if interface_member(i) == 1), None)
     if first is not None:
         address = ipaddress.IPv4Address(first["PrivateIpAddress"])
         subnet = next(s for s in live.subnets if s["SubnetId"] == first["SubnetId"])

@@ -12,9 +12,13 @@ def _tags(**tags: str) -> list[dict[str, str]]:
     return [{"Key": k, "Value": v} for k, v in tags.items()]
 
 
-def _group(name: str, template: str, tg: str, *, member: str = "", pool: str = "") -> Any:
+def _group(
+    name: str, template: str, tg: str, *, member: str = "", pool: str = "", tagged: bool = True
+) -> Any:
+    """A group (a member's with ``member``; ``tagged``: with kubeshift's member tag)."""
     tags = {"kubernetes.io/cluster/shop": "owned"}
-    tags.update({"k8s.io/role/master": "1", "kubeshift.io/member": member} if member else {})
+    tags.update({"k8s.io/role/master": "1"} if member else {})
+    tags.update({"kubeshift.io/member": member} if member and tagged else {})
     tags.update({"kops.k8s.io/instancegroup": pool} if pool else {})
     group: dict[str, Any] = {
         "AutoScalingGroupName": name, "VPCZoneIdentifier": "subnet-a",
@@ -92,3 +96,26 @@ def test_a_kops_named_cluster_maps_every_named_part_to_kubeshifts_name() -> None
         "target-group:shop-api-443": "tcp-shop-api",
         "target-group:shop-ingress-80": "http-shop",
     }  # fmt: skip  (shop-ingress, shop-shared and shop-ingress-lb are kubeshift's own names)
+
+
+def test_members_without_kubeshifts_tag_keep_their_names_by_kops_instance_group() -> None:
+    groups = [
+        _group(f"master-eu-west-1a-{n}.masters.shop.k8s.local", f"lt-{n}", "tg-api",
+               member=n, tagged=False)
+        for n in ("2", "1")
+    ]  # fmt: skip
+    live = LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
+        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"}],
+        nat_gateways=1, internet_gateway=True, groups=groups,
+        templates={"lt-1": {}, "lt-2": {}}, volumes=[], interfaces=[],
+        template_names={"lt-1": "master-eu-west-1a-1.masters.shop.k8s.local",
+                        "lt-2": "master-eu-west-1a-2.masters.shop.k8s.local"},
+    )  # fmt: skip
+
+    names = kept_names(live)
+    for n in ("1", "2"):
+        kops = f"master-eu-west-1a-{n}.masters.shop.k8s.local"
+        assert names[f"autoscaling-group:shop-control-plane-{n}"] == kops
+        assert names[f"launch-template:shop-control-plane-{n}"] == kops

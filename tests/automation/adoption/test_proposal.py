@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from automation.adoption.live import LiveCluster
-from automation.adoption.proposal import propose
+from automation.adoption.proposal import member_numbers, propose
 from components.config import POOL_NAME
 
 LT = "lt-0123"
@@ -129,3 +129,57 @@ def test_an_instance_group_whose_name_is_no_pool_name_becomes_a_valid_pool_noted
         "letters, digits or hyphens); the live groups keep their names."
         for pool, tagged in zip(cut, (long_a, long_b), strict=True)
     )
+
+
+def _master(name: str, subnet: str, **tags: str) -> Any:
+    return _group(name, subnet, **{"k8s.io/role/master": "1", **tags})
+
+
+def test_members_are_numbered_by_kops_instance_group_names_without_kubeshifts_tag() -> None:
+    live = _live(
+        _master("master-eu-west-1b-2.masters.shop.k8s.local", "subnet-prv-b"),
+        _master("master-eu-west-1a-1.masters.shop.k8s.local", "subnet-prv-a"),
+        _master("master-eu-west-1a-3.masters.shop.k8s.local", "subnet-prv-a"),
+    )
+    assert member_numbers(live) == {
+        "master-eu-west-1a-1.masters.shop.k8s.local": 1,
+        "master-eu-west-1b-2.masters.shop.k8s.local": 2,
+        "master-eu-west-1a-3.masters.shop.k8s.local": 3,
+    }
+    # members 1, 2, 3 in a, b, a: the program's rotation over the cluster's AZs
+    assert "azs" not in propose(live, None).cluster["control_plane"]
+
+
+def test_unnumbered_members_are_taken_by_turns_from_their_azs() -> None:
+    live = _live(
+        _master("master-eu-west-1b.masters.shop.k8s.local", "subnet-prv-b"),
+        _master("master-eu-west-1a-green.masters.shop.k8s.local", "subnet-prv-a"),
+        _master("master-eu-west-1a-blue.masters.shop.k8s.local", "subnet-prv-a"),
+    )
+    assert member_numbers(live) == {
+        "master-eu-west-1a-blue.masters.shop.k8s.local": 1,
+        "master-eu-west-1b.masters.shop.k8s.local": 2,
+        "master-eu-west-1a-green.masters.shop.k8s.local": 3,
+    }
+    assert "azs" not in propose(live, None).cluster["control_plane"]
+
+
+def test_kubeshifts_member_tags_win_when_every_member_carries_one() -> None:
+    live = _live(
+        _master("cp-a", "subnet-prv-a", **{"kubeshift.io/member": "2"}),
+        _master("cp-b", "subnet-prv-b", **{"kubeshift.io/member": "1"}),
+    )
+    assert member_numbers(live) == {"cp-a": 2, "cp-b": 1}
+    # member 1 in b, member 2 in a: not the rotation a, b, so the AZs are proposed
+    assert propose(live, None).cluster["control_plane"]["azs"] == ["eu-west-1b", "eu-west-1a"]
+
+
+def test_the_first_members_address_is_read_from_an_interface_described_as_its_own() -> None:
+    live = _live(_master("master-eu-west-1a-1.masters.shop.k8s.local", "subnet-prv-a"))
+    live.interfaces = [
+        {"Description": "etcd member 1 of shop", "PrivateIpAddress": "10.0.64.10",
+         "SubnetId": "subnet-prv-a", "TagSet": []},
+        {"Description": "Primary network interface", "PrivateIpAddress": "10.0.64.99",
+         "SubnetId": "subnet-prv-a", "TagSet": []},
+    ]  # fmt: skip
+    assert propose(live, None).cluster["control_plane"]["host_index"] == 10
