@@ -205,6 +205,11 @@ class ClusterConfig(_Model):
     """Tags another tool put on the live cluster's resources, keyed by the resource's
     logical name (``kubeshift render`` lists them): the program declares them beside
     its own, so adoption changes no tag and no later update removes them."""
+    own_tags: bool = True
+    """Whether the program marks what it declares with kubeshift's own tags
+    (``managed-by``, ``kubeshift.io/*``, the ``node-template`` labels of its labels).
+    ``false`` for a cluster another tool built, which carries none: adopting it then
+    retags nothing (``components/own_tags.py``)."""
 
 
 class MirrorConfig(_Model):

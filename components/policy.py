@@ -75,6 +75,14 @@ def _by_id(resources: Iterable[Recorded]) -> dict[str, Recorded]:
     return {r.id: r for r in resources if r.id}
 
 
+def _group_role(group: Recorded) -> str | None:
+    """A security group's role: its ``kubeshift.io/role`` tag, else the end of its
+    logical name (``<component>-<role>``), which a cluster without kubeshift's own tags
+    still has."""
+    tagged = (group.inputs.get("tags") or {}).get("kubeshift.io/role")
+    return tagged or next((r for r in LB_ROLES if group.name.endswith(f"-{r}")), None)
+
+
 def no_open_ingress(resources: Sequence[Recorded], public_ports: Iterable[int]) -> list[Violation]:
     """0.0.0.0/0 (or ::/0) ingress only on a declared public listener port of an LB group."""
     allowed = set(public_ports)
@@ -87,7 +95,7 @@ def no_open_ingress(resources: Sequence[Recorded], public_ports: Iterable[int]) 
         if cidr not in ANYWHERE:
             continue
         group = index.get(r.inputs.get("securityGroupId", ""))
-        role = (group.inputs.get("tags") or {}).get("kubeshift.io/role") if group else None
+        role = _group_role(group) if group else None
         port, to_port = r.inputs.get("fromPort"), r.inputs.get("toPort")
         if role not in LB_ROLES or port != to_port or port not in allowed:
             ports = "-".join(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pulumi
 
-from components import collector, etcd_volumes, imports, kept_tags, registry
+from components import collector, etcd_volumes, imports, kept_tags, own_tags, registry
 from components.config import (
     CLUSTER_KEY,
     MIGRATION_KEY,
@@ -167,6 +167,7 @@ def main() -> None:
         # RunError: the engine prints the one-sentence message without a traceback.
         raise pulumi.RunError(str(exc)) from None
     imports.apply(config.phase, config.phase_ids[0])
+    own_tags.apply(config.cluster.own_tags)  # before the kept ones, which it keeps
     kept_tags.apply(config.cluster.kept_tags)
     own = read_own_outputs()
     built, progress = check_progress(config, own)

@@ -28,6 +28,7 @@ from automation.aws.lookup import Lookup
 from automation.errors import ConfigError, UserError
 from automation.render import render_program
 from components import config as stack_config
+from components.tags import is_own_tag
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,8 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
 
 
 def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsClients) -> None:
-    """Map the proposed stack to what runs, then keep each live tag it does not declare."""
+    """Map the proposed stack to what runs, then keep each live tag it does not declare;
+    where no live resource carries kubeshift's own tags, propose to declare none."""
     discovery = discover(values, clients, "proposal")
     if discovery.problems:
         proposal.notes.append(
@@ -110,9 +112,17 @@ def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsC
             f"yet ({discovery.problems[0]})"
         )
         return
+    live = live_tags(clients, discovery.resources)
+    if live and not any(is_own_tag(key) for tags in live.values() for key in tags):
+        values[stack_config.CLUSTER_KEY]["own_tags"] = False
+        proposal.notes.append(
+            "No live resource carries kubeshift's own tags (managed-by, kubeshift.io/*); "
+            f"{stack_config.CLUSTER_KEY}.own_tags: false leaves them off, so adopting "
+            "retags nothing."
+        )
     rendered = render_program(values, discovery.phase).resources
     declared = {r.name: declared_tags(r.inputs.get("tags")) for r in rendered if r.custom}
-    kept = tags_to_keep(live_tags(clients, discovery.resources), declared)
+    kept = tags_to_keep(live, declared)
     if kept:
         proposal.cluster["kept_tags"] = kept
         proposal.notes.append(

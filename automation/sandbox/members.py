@@ -9,7 +9,8 @@ follows it when it moves (``automation.sandbox.etcd_fronts``), as a name per mem
 moto runs no user data, so :class:`MemberBoots` plays what a member instance's boot
 does (``components.userdata.member_attach_script``): it reads the etcd volume and
 network interface from the launch template's user data (a member kops's nodeup boots
-claims them by the member's tags, as etcd-manager claims its volume), attaches the
+claims its volume in its zone by kops's etcd tag, as etcd-manager does, and the
+interface described as its member's), attaches the
 volume once no running instance holds it (never two writers), attaches the interface,
 and starts the member from that volume's data at the interface's address. When the
 instance stops running, its member stops with it. A volume's data is a directory kept
@@ -24,10 +25,10 @@ import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -42,6 +43,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("kubeshift.sandbox.members")
 
 MEMBER_TAG = "kubeshift.io/member"
+KOPS_INSTANCE_GROUP = "kops.k8s.io/instancegroup"
+KOPS_ETCD_MAIN = "k8s.io/etcd/main"
+"""kops's tag on a member's etcd volume: ``<member>/<every member>``."""
+_NUMBERED_GROUP = re.compile(r"-(\d+)$")
+_DESCRIBED_MEMBER = re.compile(r"^etcd member (\d+) of ")
 RESPAWN_SECONDS = 15.0
 _VOLUME = re.compile(r"--volume-id\s+'?(vol-[0-9a-f]+)")
 _INTERFACE = re.compile(r"--network-interface-id\s+'?(eni-[0-9a-f]+)")
@@ -70,6 +76,17 @@ class BootPlan:
 
     volume_id: str
     interface_id: str
+
+
+def tag_value(resource: Mapping[str, Any], key: str) -> str:
+    """An EC2 resource's tag ``key`` (``""``: untagged)."""
+    return next((t["Value"] for t in resource.get("Tags") or [] if t.get("Key") == key), "")
+
+
+def described_member(interface: Mapping[str, Any]) -> str:
+    """The member a fixed interface's description names (``etcd member <n> of …``)."""
+    described = _DESCRIBED_MEMBER.match(interface.get("Description") or "")
+    return described.group(1) if described else ""
 
 
 def boot_plan(user_data: str) -> BootPlan | None:
@@ -103,13 +120,16 @@ class MemberBoots:
         self.volumes: dict[str, Path] = {}
         """Volume ID -> the data directory that plays its file system."""
         self._spawned: dict[str, float] = {}
+        self._members: dict[str, str] = {}
+        """Instance ID -> the member it runs, where no member tag says so."""
 
     def sync(self) -> list[str]:
         """One pass: stop members whose instance is gone, boot members on new ones."""
         running: dict[str, list[Instance]] = defaultdict(list)
         for instance in self._instances():
-            if instance.tags.get(MEMBER_TAG):
-                running[instance.tags[MEMBER_TAG]].append(instance)
+            number = self._member_of(instance)
+            if number:
+                running[number].append(instance)
         events: list[str] = []
         for member in self._plan.members:
             live = {i.instance_id: i for i in running[str(member.index)]}
@@ -163,24 +183,59 @@ class MemberBoots:
             ]
         return []
 
+    def _member_of(self, instance: Instance) -> str:
+        """The member an instance runs (``""``: none): kubeshift's member tag; else the
+        number kops ends a member's instance group name with (``master-<zone>-<n>``);
+        else, booted by kubeshift's script, the member its interface is described as."""
+        if instance.tags.get(MEMBER_TAG):
+            return instance.tags[MEMBER_TAG]
+        if instance.instance_id in self._members:
+            return self._members[instance.instance_id]
+        member = ""
+        group = _NUMBERED_GROUP.search(instance.tags.get(KOPS_INSTANCE_GROUP, ""))
+        if group and "k8s.io/role/master" in instance.tags:
+            member = group.group(1)
+        else:
+            text = user_data_text(self._user_data(instance))
+            if not text:
+                return ""  # not readable yet: asked again next pass
+            plan = boot_plan(text)
+            if plan is not None:
+                member = self._described_member(plan.interface_id)
+        self._members[instance.instance_id] = member
+        return member
+
+    def _described_member(self, interface_id: str) -> str:
+        try:
+            found = self._ec2.describe_network_interfaces(NetworkInterfaceIds=[interface_id])
+        except ClientError:
+            return ""
+        interfaces = found["NetworkInterfaces"]
+        return described_member(interfaces[0]) if interfaces else ""
+
     def _claimed(self, instance: Instance) -> BootPlan | None:
         """What a member kops's nodeup boots attaches: etcd-manager claims the member's
-        volume by its tags in the instance's zone; the sandbox gives it the member's
-        interface in its subnet too, for the fixed address its etcd is reached at."""
-        tag = f"tag:{MEMBER_TAG}"
-        member = instance.tags[MEMBER_TAG]
-        volumes = self._ec2.describe_volumes(
-            Filters=[
-                {"Name": tag, "Values": [member]},
-                {"Name": "availability-zone", "Values": [instance.zone]},
-            ]
-        )["Volumes"]
-        interfaces = self._ec2.describe_network_interfaces(
-            Filters=[
-                {"Name": tag, "Values": [member]},
-                {"Name": "subnet-id", "Values": [instance.subnet_id]},
-            ]
-        )["NetworkInterfaces"]
+        volume in the instance's zone by kops's etcd tag (``<member>/<members>``); the
+        sandbox gives it the interface described as its member's in its subnet too, for
+        the fixed address its etcd is reached at."""
+        member = self._member_of(instance)
+        volumes = [
+            v
+            for v in self._ec2.describe_volumes(
+                Filters=[
+                    {"Name": "tag-key", "Values": [KOPS_ETCD_MAIN]},
+                    {"Name": "availability-zone", "Values": [instance.zone]},
+                ]
+            )["Volumes"]
+            if tag_value(v, KOPS_ETCD_MAIN).split("/")[0] == member
+        ]
+        interfaces = [
+            i
+            for i in self._ec2.describe_network_interfaces(
+                Filters=[{"Name": "subnet-id", "Values": [instance.subnet_id]}]
+            )["NetworkInterfaces"]
+            if described_member(i) == member
+        ]
         if len(volumes) != 1 or len(interfaces) != 1:
             return None
         return BootPlan(volumes[0]["VolumeId"], interfaces[0]["NetworkInterfaceId"])

@@ -74,11 +74,15 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
     ), followed
     # each template's boot script differs, an update in place, from kops's nodeup:
     # shown where the two scripts part
-    built_from = load_stack_file(rehearsal.adoption.built_from)
-    scripts = foreign_boot_scripts(built_from)
+    proposed = load_stack_file(rehearsal.adoption.proposed_file)
+    scripts = proposed["kubeshift:cluster"]["user_data"]
+    assert sorted(scripts.values()) == sorted(
+        foreign_boot_scripts(load_stack_file(rehearsal.adoption.built_from)).values()
+    )
+    del proposed["kubeshift:cluster"]["names"]  # the names kubeshift derives, as scripts' keys
     templates = {
         r.name
-        for r in render_program(built_from, "baseline").resources
+        for r in render_program(proposed, "baseline").resources
         if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.inputs.get("name") in scripts
     }
     booted = {
@@ -153,35 +157,40 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     rehearsal: Rehearsal,
 ) -> None:
     """``--write-config`` reads the cluster block back from what runs, kops's names
-    included: the program then declares, at baseline, exactly what the stack file the
-    world was built from declares under those names."""
+    included: the program then declares, at baseline, the resources the stack file the
+    world was built from declares, under the same physical names. kops's instance groups
+    are its pools, one launch template each."""
     proposed = rehearsal.adoption.proposed
     assert proposed.code == 0, proposed.stderr[-3000:]
-    assert "proposed 1 worker pools from 11 groups and 3 control-plane members" in proposed.stdout
+    assert "proposed 2 worker pools from 11 groups and 3 control-plane members" in proposed.stdout
     built_from = load_stack_file(rehearsal.adoption.built_from)
     found = load_stack_file(rehearsal.adoption.proposed_file)
+    cluster = found["kubeshift:cluster"]
     kops = foreign_names(built_from)
-    assert found["kubeshift:cluster"]["names"] == kops
+    assert sorted(cluster["names"].values()) == sorted(kops.values())
     assert "master-us-west-2a-1.masters.local-demo.k8s.local" in kops.values()
     assert found["kubeshift:migration"] == built_from["kubeshift:migration"]
-
-    def baseline(values: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-        return [(r.type, r.name, r.inputs) for r in render_program(values, "baseline").resources]
-
-    # kops's own tags are kept; with them, the program declares what was built
-    kept = found["kubeshift:cluster"]["kept_tags"]
+    assert [p["name"] for p in cluster["worker_pools"]] == ["general-on-demand", "general-spot"]
+    # kops wrote none of kubeshift's own tags, and the stack declares none
+    assert cluster["own_tags"] is False
+    # kops's own tags are kept
+    kept = cluster["kept_tags"]
     assert {key for tags in kept.values() for key in tags} == {
-        "kops.k8s.io/instancegroup", "k8s.io/role/node", "SubnetType",
+        "kops.k8s.io/instancegroup", "k8s.io/role/node", "SubnetType", "k8s.io/etcd/main",
     }  # fmt: skip
-    expected = with_names(built_from, kops)
-    expected["kubeshift:cluster"]["kept_tags"] = kept
     # and kops's descriptions of its groups, which EC2 cannot change
-    assert found["kubeshift:cluster"]["descriptions"] == kops_descriptions("local-demo")
-    expected["kubeshift:cluster"]["descriptions"] = kops_descriptions("local-demo")
+    assert cluster["descriptions"] == kops_descriptions("local-demo")
     # and the boot scripts kops wrote into its workers' templates
-    assert found["kubeshift:cluster"]["user_data"] == foreign_boot_scripts(built_from)
-    expected["kubeshift:cluster"]["user_data"] = foreign_boot_scripts(built_from)
-    assert baseline(found) == baseline(expected)
+    scripts = foreign_boot_scripts(built_from)
+    assert sorted(cluster["user_data"].values()) == sorted(scripts.values())
+
+    def named(values: dict[str, Any]) -> list[tuple[str, str]]:
+        rendered = render_program(values, "baseline").resources
+        return sorted((r.type, str(r.inputs.get("name", ""))) for r in rendered if r.custom)
+
+    built = with_names(built_from, kops)
+    built["kubeshift:cluster"]["own_tags"] = False
+    assert named(found) == named(built)
 
 
 def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Rehearsal) -> None:

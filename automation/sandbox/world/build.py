@@ -3,7 +3,9 @@
 A user's cluster was built by kops, Terraform or by hand; no Pulumi state knows it and
 its resources carry that tool's names. The sandbox's world is built the same way: the
 stack's baseline, as the program declares it for a cluster whose names are kops's
-(:mod:`.kops`), with the tags kops adds of its own, kops's descriptions of its
+(:mod:`.kops`), with none of kubeshift's own tags (``own_tags: false``: kops never
+writes ``managed-by: kubeshift`` or ``kubeshift.io/*``) and the tags kops adds of its
+own, kops's descriptions of its
 security groups and kops's boot script in its workers' launch templates, is created
 resource by resource with boto3 against moto: each registration of the program, run
 under the SDK's mocks, is answered by creating the resource through the stand-in
@@ -15,6 +17,7 @@ but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +41,7 @@ from automation.sandbox.world.kops import (
 from components import config as stack_config
 
 GROUP = "aws:autoscaling/group:Group"
+TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 VPC = "aws:ec2/vpc:Vpc"
 KOPS_RULE = "kops:security-group-rule"
 """What :func:`open_as_kops` built: a rule kops adds and the program does not declare."""
@@ -57,8 +61,11 @@ class Built:
 class BuildingMocks(pulumi.runtime.Mocks):
     """Answers each AWS resource the program registers by creating it in moto."""
 
-    def __init__(self, aws: Aws) -> None:
+    def __init__(self, aws: Aws, members: int) -> None:
         self.aws = aws
+        self.members = members
+        self.instance_groups: dict[str, str] = {}
+        """Launch template id -> the instance group kops named it after."""
         self.built: list[Built] = []
         self.groups: list[tuple[Request, str, Props, Props]] = []
         """Each group made empty: its request, name, inputs as made, inputs declared."""
@@ -72,7 +79,10 @@ class BuildingMocks(pulumi.runtime.Mocks):
         if kind is None:
             raise WorldError(f"The sandbox cannot build {args.typ} ({args.name}).")
         request = Request(name=args.name, token=args.typ)
-        live = kind.check(request, as_kops_makes(args.typ, inputs))
+        launched = json.dumps(inputs, default=str)
+        group = next((g for t, g in self.instance_groups.items() if t in launched), None)
+        made = as_kops_makes(args.typ, inputs, self.members, instance_group=group)
+        live = kind.check(request, made)
         declared = live
         if args.typ == GROUP:  # empty until every fixed address is taken (launch_groups)
             live = {**live, "minSize": 0, "desiredCapacity": 0}
@@ -81,6 +91,8 @@ class BuildingMocks(pulumi.runtime.Mocks):
             self.built.append(Built(args.typ, args.name, id_))
             if args.typ == GROUP:
                 self.groups.append((request, id_, live, declared))
+            if args.typ == TEMPLATE:  # kops's instance group is its launch template's
+                self.instance_groups[id_] = str(inputs.get("name", "")).split(".", 1)[0]
         return id_, outputs
 
     def launch_groups(self) -> None:
@@ -117,6 +129,13 @@ def with_names(values: Mapping[str, Any], names: Mapping[str, str]) -> dict[str,
     """``values`` whose cluster block keeps ``names`` (``kubeshift:cluster.names``)."""
     cluster = dict(values[stack_config.CLUSTER_KEY])
     cluster["names"] = {**dict(cluster.get("names") or {}), **names}
+    return {**values, stack_config.CLUSTER_KEY: cluster}
+
+
+def as_kops_tags(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` whose program declares none of kubeshift's own tags, which kops never
+    writes (``kubeshift:cluster.own_tags: false``)."""
+    cluster = {**dict(values[stack_config.CLUSTER_KEY]), "own_tags": False}
     return {**values, stack_config.CLUSTER_KEY: cluster}
 
 
@@ -179,9 +198,9 @@ def open_as_kops(aws: Aws, cluster: str, vpc_id: str, *, calico: bool) -> list[B
 def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     """Create the first phase of the stack ``values`` in moto, named as kops names it;
     return what was created, in the order it was."""
-    named = with_names(values, foreign_names(values))
+    named = as_kops_tags(with_names(values, foreign_names(values)))
     config = stack_config.load_config(named)
-    mocks = BuildingMocks(aws)
+    mocks = BuildingMocks(aws, config.cluster.control_plane.members)
     try:
         render_program(named, config.phase_ids[0], mocks=mocks)
         vpc_id = next(b.id for b in mocks.built if b.type == VPC)

@@ -209,13 +209,29 @@ def kops_boot_scripts(
     return scripts
 
 
-def as_kops_makes(token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
+_ETCD_VOLUME = re.compile(r"-etcd-(\d+)$")
+ETCD_MAIN_TAG = "k8s.io/etcd/main"
+
+
+def as_kops_makes(
+    token: str, inputs: Mapping[str, Any], members: int = 3, instance_group: str | None = None
+) -> dict[str, Any]:
     """``inputs`` as kops makes the resource: with the tags kops adds of its own (an
     instance group's name, and ``k8s.io/role/node`` for workers, on its Auto Scaling
-    group, propagated to the instances; ``SubnetType`` on subnets), kops's
-    descriptions of its security groups, and kops's boot script in its launch
-    templates."""
+    group, propagated to the instances; ``SubnetType`` on subnets; on a member's etcd
+    volume ``k8s.io/etcd/main``, ``<member>/<all ``members``>``, which etcd-manager
+    claims it by), kops's descriptions of its security groups, and kops's boot script
+    in its launch templates. A group's instance group is its launch template's
+    (``instance_group``; else the group's own name): kops's instance group is one
+    template, and the world's groups of one template are its zones and types. (None of
+    kubeshift's own tags is there: the world is rendered with ``own_tags: false``.)"""
     tagged = dict(inputs)
+    if token == "aws:ebs/volume:Volume":
+        tags = dict(inputs.get("tags") or {})
+        member = _ETCD_VOLUME.search(str(tags.get("Name", "")))
+        if member:
+            every = ",".join(str(n) for n in range(1, members + 1))
+            tagged["tags"] = {**tags, ETCD_MAIN_TAG: f"{member.group(1)}/{every}"}
     booted = (
         _instance_group(str(inputs["name"]))
         if token == "aws:ec2/launchTemplate:LaunchTemplate" and isinstance(inputs.get("name"), str)
@@ -229,7 +245,7 @@ def as_kops_makes(token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
     if token == "aws:autoscaling/group:Group" and isinstance(inputs.get("name"), str):
         blocks = list(inputs.get("tags") or [])
         keys = {b.get("key") for b in blocks}
-        group = str(inputs["name"]).split(".", 1)[0]
+        group = instance_group or str(inputs["name"]).split(".", 1)[0]
         extra = {"kops.k8s.io/instancegroup": group}
         if "k8s.io/role/master" not in keys:
             extra["k8s.io/role/node"] = "1"

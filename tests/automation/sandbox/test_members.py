@@ -60,15 +60,20 @@ class World:
     plan: SandboxEtcd
     boots: MemberBoots
 
-    def launch(self, side: str, volume: str | None = None, *, user_data: str = "") -> str:
+    def launch(
+        self, side: str, volume: str | None = None, *, user_data: str = "",
+        tags: dict[str, str] | None = None,
+    ) -> str:
+        """A member instance (``tags``: its tags; default kubeshift's member tag)."""
         script = member_attach_script(volume or self.volume, self.interfaces[side])
+        tags = {"kubeshift.io/member": "1"} if tags is None else tags
         reply = self.ec2.run_instances(
             ImageId=AMI, MinCount=1, MaxCount=1, InstanceType="m5.large",
             SubnetId=self.subnets[side],
             UserData=user_data or node_script(cluster_name="c", api_endpoint="https://api",
                                               labels={}, taints=[], extra=script),
             TagSpecifications=[{"ResourceType": "instance",
-                                "Tags": [{"Key": "kubeshift.io/member", "Value": "1"}]}],
+                                "Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}],
         )  # fmt: skip
         return str(reply["Instances"][0]["InstanceId"])
 
@@ -166,18 +171,29 @@ def test_an_unknown_volume_starts_empty_as_a_lost_one_would(world: World) -> Non
     assert data.name == fresh["VolumeId"] and data != world.boots.volumes[world.volume]
 
 
-def test_a_member_kops_boots_claims_its_volume_and_interface_by_the_members_tags(
+KOPS_MEMBER = {"k8s.io/role/master": "1", "kops.k8s.io/instancegroup": "master-a-1"}
+
+
+def _describe_interfaces_as_member_1(world: World) -> None:
+    for interface in world.interfaces.values():
+        world.ec2.modify_network_interface_attribute(
+            NetworkInterfaceId=interface, Description={"Value": "etcd member 1 of c"}
+        )
+
+
+def test_a_member_kops_boots_claims_its_volume_by_kops_etcd_tag_and_its_interface(
     world: World,
 ) -> None:
     nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane")
-    untagged = world.launch("source", user_data=nodeup)
-    assert world.boots.sync() == []  # nothing tagged for member 1 yet: it waits
+    untagged = world.launch("source", user_data=nodeup, tags=KOPS_MEMBER)
+    assert world.boots.sync() == []  # no volume tagged for member 1 yet: it waits
     world.ec2.terminate_instances(InstanceIds=[untagged])
-    member = [{"Key": "kubeshift.io/member", "Value": "1"}]
-    # the member's interface in each VPC: the one in the instance's subnet is taken
-    world.ec2.create_tags(Resources=[world.volume, *world.interfaces.values()], Tags=member)
+    world.ec2.create_tags(
+        Resources=[world.volume], Tags=[{"Key": "k8s.io/etcd/main", "Value": "1/1,2,3"}]
+    )
+    _describe_interfaces_as_member_1(world)  # in each VPC: the one in its subnet is taken
 
-    booted = world.launch("source", user_data=nodeup)
+    booted = world.launch("source", user_data=nodeup, tags=KOPS_MEMBER)
     assert world.boots.sync() == [f"member-1: instance {booted} holds volume {world.volume}"]
     held = world.ec2.describe_volumes(VolumeIds=[world.volume])["Volumes"][0]["Attachments"]
     assert [a["InstanceId"] for a in held] == [booted]
@@ -185,3 +201,16 @@ def test_a_member_kops_boots_claims_its_volume_and_interface_by_the_members_tags
         NetworkInterfaceIds=[world.interfaces["source"]]
     )["NetworkInterfaces"][0]
     assert interface["Attachment"]["InstanceId"] == booted
+
+
+def test_a_member_kubeshift_boots_without_its_member_tag_is_told_by_its_interface(
+    world: World,
+) -> None:
+    _describe_interfaces_as_member_1(world)
+    old = world.launch("source", tags={"k8s.io/role/master": "1"})
+    assert world.boots.sync() == [f"member-1: instance {old} holds volume {world.volume}"]
+    world.ec2.terminate_instances(InstanceIds=[old])
+    new = world.launch("target", tags={"Name": "member-1"})
+    events = world.boots.sync()
+    assert events[0] == f"member-1: instance {old} stopped running, so did etcd"
+    assert events[1].startswith(f"member-1: booted on {new} at 10.20.1.10")

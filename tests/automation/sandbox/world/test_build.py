@@ -156,23 +156,28 @@ def test_write_config_reads_back_every_name_kops_gave(
     proposed = propose_stack(values, tmp_path / "Pulumi.local.yaml", clients)
     assert proposed.proposal.problems == []
     cluster = proposed.values["kubeshift:cluster"]
-    assert cluster["names"] == foreign_names(values)
-    # kops's own tags, which kubeshift does not declare, are kept: its 11 groups, 4 subnets
+    # with no kubeshift tag to say a pool, kops's instance groups are the pools: one
+    # launch template each, its groups the zones and types
+    pools = {p["name"]: p["capacity_types"] for p in cluster["worker_pools"]}
+    assert pools == {"general-on-demand": ["on-demand"], "general-spot": ["spot"]}
+    assert sorted(cluster["names"].values()) == sorted(foreign_names(values).values())
+    # kops never wrote kubeshift's own tags, so the stack declares none
+    assert cluster["own_tags"] is False
+    # kops's own tags, which kubeshift does not declare, are kept: its 11 groups, 4
+    # subnets and the members' 3 etcd volumes
     kept = cluster["kept_tags"]
-    assert len(kept) == 15
+    assert len(kept) == 18
     member = kept["local-demo-control-plane-asg-2"]
     assert member == {"kops.k8s.io/instancegroup": "master-us-west-2b-2"}
-    worker = kept["local-demo-workers-general-m5a-large-us-west-2b-spot"]
-    assert worker == {
-        "k8s.io/role/node": "1",
-        "kops.k8s.io/instancegroup": "general-m5a-large-us-west-2b-spot",
-    }
+    worker = kept["local-demo-workers-general-spot-m5a-large-us-west-2b-spot"]
+    assert worker == {"k8s.io/role/node": "1", "kops.k8s.io/instancegroup": "general-spot"}
     assert kept["local-demo-source-network-private-us-west-2a"] == {"SubnetType": "Private"}
+    assert kept["local-demo-control-plane-etcd-2"] == {"k8s.io/etcd/main": "2/1,2,3"}
     # kops's boot scripts too: the old workers' nodes must keep booting nodeup
-    assert cluster["user_data"] == foreign_boot_scripts(values)
+    assert sorted(cluster["user_data"].values()) == sorted(foreign_boot_scripts(values).values())
     assert sorted(cluster["user_data"]) == [
         "local-demo-control-plane-1", "local-demo-control-plane-2", "local-demo-control-plane-3",
-        "local-demo-workers-general-on-demand", "local-demo-workers-general-spot",
+        "local-demo-workers-general-on-demand-on-demand", "local-demo-workers-general-spot-spot",
     ]  # fmt: skip
     # kops's descriptions are kept too: EC2 cannot change them
     assert cluster["descriptions"] == {

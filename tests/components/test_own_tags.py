@@ -1,0 +1,66 @@
+"""``own_tags: false``: a cluster another tool built gets none of kubeshift's own tags,
+in any phase, while every other tag stays declared."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from automation.render import render_program
+from automation.review import policy_violations
+from components.config import load_config
+from components.tags import is_own_tag
+from tests.components.conftest import stack_values
+
+VPC = "demo-source-network-vpc"
+
+
+def _rendered(phase: str, *, own_tags: bool, kept: dict[str, dict[str, str]] | None = None) -> Any:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    values["kubeshift:cluster"]["own_tags"] = own_tags
+    values["kubeshift:cluster"]["kept_tags"] = kept or {}
+    return render_program(values, phase).resources
+
+
+def _keys(tags: Any) -> set[str]:
+    if isinstance(tags, list):
+        return {block["key"] for block in tags}
+    return set(tags or {})
+
+
+def _tag_keys(resource: Any) -> set[str]:
+    keys = _keys(resource.inputs.get("tags"))
+    for spec in resource.inputs.get("tagSpecifications") or []:
+        keys |= _keys(spec.get("tags"))
+    return keys
+
+
+@pytest.mark.parametrize("phase", ["baseline", "target-workers", "cleanup"])
+def test_no_resource_carries_an_own_tag_and_every_other_tag_stays(phase: str) -> None:
+    marked = {r.name: _tag_keys(r) for r in _rendered(phase, own_tags=True)}
+    plain = {r.name: _tag_keys(r) for r in _rendered(phase, own_tags=False)}
+    assert marked.keys() == plain.keys()
+    assert any(is_own_tag(k) for keys in marked.values() for k in keys)
+    for name, keys in marked.items():
+        assert plain[name] == {k for k in keys if not is_own_tag(k)}, name
+
+
+def test_kept_tags_stay_even_where_they_look_like_kubeshifts() -> None:
+    rendered = _rendered("baseline", own_tags=False, kept={VPC: {"managed-by": "terraform"}})
+    vpc = next(r for r in rendered if r.name == VPC)
+    assert vpc.inputs["tags"]["managed-by"] == "terraform"
+
+
+def test_the_load_balancers_groups_admit_the_public_listeners_by_their_role() -> None:
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    values["kubeshift:cluster"]["own_tags"] = False
+    values["kubeshift:cluster"]["ingress"]["internal"] = False
+    values["kubeshift:cluster"]["ingress"]["allowed_cidrs"] = ["0.0.0.0/0"]
+    values["kubeshift:cluster"].setdefault("api", {})["internal"] = False
+    rendered = render_program(values, "baseline").resources
+    assert not any("kubeshift.io/role" in json.dumps(r.inputs) for r in rendered)
+    assert any("0.0.0.0/0" in json.dumps(r.inputs) for r in rendered)
+    assert policy_violations(load_config(values), rendered) == []
