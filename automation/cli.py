@@ -707,6 +707,8 @@ def recover(
     out.print(f"Recovered stack '{name}': {len(recovery.pending)} pending operation(s) cleared.")
     for lock in recovery.stale_locks:
         out.print(f"  removed the stale lock of {lock}")
+    for urn, live_id in recovery.taken.items():
+        out.print(f"  its create had completed; taken into the state as {live_id}: {urn}")
     for create in recovery.pending_creates:
         out.print(f"  check the cloud for a copy of: {create}")
     out.print(f"Run `kubeshift --stack {name} run` to continue.")

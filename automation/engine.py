@@ -96,6 +96,20 @@ def urn_type(urn: str) -> str:
     return qualified.rsplit("$", 1)[-1]
 
 
+@dataclass(frozen=True)
+class PendingCreate:
+    """A create a killed engine had started and not recorded: the resource it declared."""
+
+    urn: str
+    type: str
+    inputs: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        """The resource's logical name (the URN's last part)."""
+        return self.urn.rsplit("::", 1)[-1]
+
+
 class Engine(Protocol):
     """What the runner needs from Pulumi; a fake implements it in unit tests."""
 
@@ -121,6 +135,13 @@ class Engine(Protocol):
     def refresh(self, *, clear_pending_creates: bool = False) -> dict[str, int]: ...
     def cancel(self) -> None: ...
     def pending_operations(self) -> list[str]: ...
+    def pending_creates(self) -> list[PendingCreate]: ...
+    def take_pending_creates(self, taken: Mapping[str, str]) -> None:
+        """Record each pending create named in ``taken`` (URN -> live id) as the
+        resource it made, for the next refresh to read; other pending operations are
+        dropped, as that refresh would drop them."""
+        ...
+
     def secret_config(self) -> dict[str, str]: ...
 
 
@@ -326,6 +347,40 @@ class PulumiEngine:
             f"{op.get('type', '?')} {op.get('resource', {}).get('urn', '?')}"
             for op in self._deployment().get("pending_operations") or []
         ]
+
+    def pending_creates(self) -> list[PendingCreate]:
+        return [
+            PendingCreate(
+                urn=str(op["resource"]["urn"]),
+                type=str(op["resource"].get("type", "")),
+                inputs=dict(op["resource"].get("inputs") or {}),
+            )
+            for op in self._deployment().get("pending_operations") or []
+            if op.get("type") == "creating" and (op.get("resource") or {}).get("custom")
+        ]
+
+    def take_pending_creates(self, taken: Mapping[str, str]) -> None:
+        """Through the state, as ``pulumi refresh --import-pending-creates`` means to
+        (this engine's refresh drops such an import): each pending resource named joins
+        the state's resources with its live id, its inputs standing for its outputs
+        until the refresh reads them. ``pulumi stack import`` drops every pending
+        operation it is given."""
+        if not taken:
+            return
+        with mapped_errors("export the stack", self.stack_name):
+            exported = self._stack.export_stack()
+        deployment = dict(exported.deployment or {})
+        resources = list(deployment.get("resources") or [])
+        for op in deployment.get("pending_operations") or []:
+            resource = dict(op.get("resource") or {})
+            live_id = taken.get(str(resource.get("urn")))
+            if op.get("type") == "creating" and live_id is not None:
+                inputs = dict(resource.get("inputs") or {})
+                resources.append({**resource, "id": live_id, "outputs": inputs})
+        deployment["resources"] = resources
+        deployment["pending_operations"] = []
+        with mapped_errors("import the stack", self.stack_name):
+            self._stack.import_stack(self._auto.Deployment(exported.version, deployment))
 
     def _deployment(self) -> dict[str, Any]:
         with mapped_errors("export the stack", self.stack_name):

@@ -9,11 +9,15 @@ explicit, shown before it is done, journalled, and refused while anything still 
 1. no other kubeshift run and no engine a killed run left behind may be working;
 2. the stack's pending operations and its lock holders are shown; the lock must be
    stale (its process gone) — or on another machine, with ``--force``;
-3. on confirmation: the stale lock is removed (``pulumi cancel``), then a refresh
-   reads every resource back from the cloud and drops the pending creates
-   (``pulumi refresh --clear-pending-creates``); a create that did complete before
-   the kill is then absent from the state, so the listed creates are the ones to
-   check in the cloud.
+3. on confirmation: each pending create is looked for in the cloud as adoption looks
+   (``automation.aws.lookup``: by the names, CIDRs, tags and parents it declared); one
+   that had in fact completed joins the state with its live id (what ``pulumi refresh
+   --import-pending-creates`` means to do), so the next update neither fails on it (a
+   rule that exists already) nor makes a second one (a VPC, an address). Then the
+   stale lock is removed (``pulumi cancel``) and a refresh reads every resource back
+   from the cloud and drops the other pending creates (``--clear-pending-creates``).
+   A create that was not found, or that kubeshift cannot look for, is listed to check
+   in the cloud.
 """
 
 from __future__ import annotations
@@ -22,15 +26,20 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from automation.engine import Engine
+from automation.engine import Engine, PendingCreate
 from automation.engine_lock import Liveness, LockHolder
 from automation.engine_processes import orphaned_engines
 from automation.errors import PreconditionFailed, StackLockedError, UserError
 from automation.journal import Journal, stack_lock, state_dir
-from automation.project import load_stack
+from automation.project import StackInfo, load_stack
 from automation.session import EngineFactory, journal_path, pulumi_engine
+from automation.settings import load_runtime_settings
 from automation.waiting import summarize
+
+if TYPE_CHECKING:
+    from automation.aws.lookup import Lookup
 
 RECOVER_PHASE = "recover"
 
@@ -44,12 +53,51 @@ class Recovery:
     stack: str
     pending: list[str] = field(default_factory=list)
     stale_locks: list[str] = field(default_factory=list)
+    taken: dict[str, str] = field(default_factory=dict)
+    """URN -> live id of each pending create found to have completed, now in the state."""
     refreshed: dict[str, int] = field(default_factory=dict)
     done: bool = False
 
     @property
     def pending_creates(self) -> list[str]:
-        return [p for p in self.pending if p.startswith("creating ")]
+        """The pending creates not found in the cloud: the ones to check there."""
+        return [
+            p for p in self.pending
+            if p.startswith("creating ") and p.removeprefix("creating ") not in self.taken
+        ]  # fmt: skip
+
+
+LiveFinder = Callable[[PendingCreate], str | None]
+"""The live id of the resource a pending create made, if it completed; None when not
+found."""
+
+
+def stack_finder(info: StackInfo) -> LiveFinder:
+    """:func:`aws_finder` with the stack's AWS access, for its cluster."""
+    from automation.aws.clients import AwsClients
+    from automation.aws.lookup import Lookup
+
+    settings = load_runtime_settings(info.values)
+    return aws_finder(Lookup(clients=AwsClients(settings.aws), cluster=info.config.cluster.name))
+
+
+def aws_finder(lookup: Lookup) -> LiveFinder:
+    """Look for each pending create's resource as adoption does; a type kubeshift cannot
+    import, or a lookup that fails, finds nothing."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from automation.aws.lookup import LookupProblem, find
+
+    def live(create: PendingCreate) -> str | None:
+        try:
+            found = find(lookup, create.type, create.name, create.inputs)
+        except (LookupProblem, BotoCoreError, ClientError, KeyError):
+            return None
+        if found.import_id is None:
+            return None  # recorded by a create AWS treats as a no-op: harmless to repeat
+        return found.id
+
+    return live
 
 
 def recover(
@@ -67,7 +115,9 @@ def recover(
         refuse_while_orphans_work(project, stack)
         engine = engine_factory(project, stack, uuid.uuid4().hex)
         journal = Journal(journal_path(project, stack), stack, scenario=info.scenario)
-        return recover_engine(engine, journal, stack, force=force, confirm=confirm)
+        return recover_engine(
+            engine, journal, stack, force=force, confirm=confirm, find_live=stack_finder(info)
+        )
 
 
 def refuse_while_orphans_work(project: Path, stack: str) -> None:
@@ -87,8 +137,10 @@ def recover_engine(
     *,
     force: bool = False,
     confirm: Confirm | None = None,
+    find_live: LiveFinder | None = None,
 ) -> Recovery:
-    """Show what the killed engine left, ask, then clear it; journalled as one step.
+    """Show what the killed engine left, ask, then take what its creates made
+    (``find_live``) and clear the rest; journalled as one step.
 
     The caller holds the stack's kubeshift lock and has checked no orphan still works.
     """
@@ -101,6 +153,7 @@ def recover_engine(
     step = f"recovery-{sum(r.phase == RECOVER_PHASE for r in journal.records()) + 1}"
     journal.start(RECOVER_PHASE, step, destructive=True)
     try:
+        recovery.taken = _completed_creates(engine, find_live) if find_live else {}
         recovery.refreshed = _refresh_past_stale_locks(engine, stack, recovery, force)
     except Exception as exc:
         journal.fail(RECOVER_PHASE, step, str(exc))
@@ -114,6 +167,7 @@ def recover_engine(
         details={
             "pending_operations": list(recovery.pending),
             "stale_locks": list(recovery.stale_locks),
+            "taken": dict(recovery.taken),
             "refresh": dict(recovery.refreshed),
         },
     )
@@ -127,21 +181,32 @@ def _question(recovery: Recovery) -> str:
         else "no pending operations"
     )
     return (
-        f"Stack '{recovery.stack}' has {pending}. Recovery removes a stale update lock, "
-        "reads every resource back from the cloud and drops the pending creates. Proceed?"
+        f"Stack '{recovery.stack}' has {pending}. Recovery takes into the state what a "
+        "pending create had made in the cloud, removes a stale update lock, reads every "
+        "resource back from the cloud and drops the other pending creates. Proceed?"
     )
+
+
+def _completed_creates(engine: Engine, find_live: LiveFinder) -> dict[str, str]:
+    """URN -> live id, for each pending create that had in fact completed."""
+    found = {create.urn: find_live(create) for create in engine.pending_creates()}
+    return {urn: live_id for urn, live_id in found.items() if live_id is not None}
 
 
 def _refresh_past_stale_locks(
     engine: Engine, stack: str, recovery: Recovery, force: bool
 ) -> dict[str, int]:
-    try:
+    def refresh() -> dict[str, int]:
+        engine.take_pending_creates(recovery.taken)
         return engine.refresh(clear_pending_creates=True)
+
+    try:
+        return refresh()
     except StackLockedError as exc:
         _check_removable(stack, exc.holders, force, str(exc))
         recovery.stale_locks = [h.describe() for h in exc.holders]
         engine.cancel()
-    return engine.refresh(clear_pending_creates=True)
+    return refresh()
 
 
 def _check_removable(
@@ -159,6 +224,12 @@ def _summary(recovery: Recovery) -> str:
     parts = [f"cleared {len(recovery.pending)} pending operation(s)"]
     if recovery.stale_locks:
         parts.append(f"removed the stale lock of {'; '.join(recovery.stale_locks)}")
+    if recovery.taken:
+        taken = [f"{urn.rsplit('::', 1)[-1]} ({id_})" for urn, id_ in recovery.taken.items()]
+        parts.append(
+            f"took {len(taken)} resource(s) whose create had completed into the state: "
+            + summarize(taken, 5)
+        )
     if recovery.pending_creates:
         parts.append(
             "check the cloud for these creates, which may have completed: "

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from automation.context import HookContext
-from automation.engine import PreviewOutcome, ResourceChange, UpdateOutcome
+from automation.engine import (
+    PendingCreate,
+    PreviewOutcome,
+    ResourceChange,
+    UpdateOutcome,
+)
 from automation.phase import CREATES_ONLY, Gate, Hook, HookResult, Phase, Scenario, deletes_in
 from automation.waiting import DONE, Pending
 from components.progress import Mark, Progress, Record
@@ -85,6 +90,18 @@ class FakeEngine:
 
     def pending_operations(self) -> list[str]:
         return list(self.pending)
+
+    def pending_creates(self) -> list[PendingCreate]:
+        return [
+            PendingCreate(urn=p.removeprefix("creating "), type="fake:Thing", inputs={})
+            for p in self.pending
+            if p.startswith("creating ")
+        ]
+
+    def take_pending_creates(self, taken: Mapping[str, str]) -> None:
+        self.calls.append(("take", tuple(sorted(taken.items()))))
+        if taken:
+            self.pending = []  # as `pulumi stack import` drops them
 
     def refresh(self, *, clear_pending_creates: bool = False) -> dict[str, int]:
         self.calls.append(("refresh", clear_pending_creates))

@@ -9,6 +9,7 @@ import ipaddress
 import json
 import signal
 import subprocess
+from collections import Counter
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -135,6 +136,22 @@ def test_the_killed_engine_was_recovered_through_the_documented_command(
     records = _records(rehearsal)
     recoveries = [r for k, r in records.items() if k.startswith("recover/")]
     assert recoveries and all(r["status"] == "succeeded" for r in recoveries)
+
+
+def test_nothing_the_killed_engine_had_made_was_made_twice(rehearsal: Rehearsal) -> None:
+    """The engine is killed with target-network's first creates in flight (the VPC, a
+    NAT address, a group rule); whichever had completed, ``recover`` took it into the
+    state, so the run made none of them again."""
+    ec2 = rehearsal.client("ec2")
+    cidrs = Counter(v["CidrBlock"] for v in ec2.describe_vpcs()["Vpcs"])
+    assert [cidr for cidr, count in cidrs.items() if count > 1] == []
+    addresses = Counter(
+        tag["Value"]
+        for a in ec2.describe_addresses()["Addresses"]
+        for tag in a.get("Tags") or []
+        if tag["Key"] == "Name"
+    )
+    assert [name for name, count in addresses.items() if count > 1] == []
 
 
 def test_no_step_finished_twice_and_every_interrupted_one_finished_later(

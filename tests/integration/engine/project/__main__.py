@@ -45,6 +45,9 @@ class RecordProvider(dynamic.ResourceProvider):
         digest = hashlib.sha256(json.dumps(props["identity"], sort_keys=True).encode())
         record_id = f"{props['label']}-{digest.hexdigest()[:8]}"
         self._write(record_id, props)
+        # made, not yet returned: an engine killed now leaves a pending create behind
+        # whose resource exists, as an AWS create that completed as the engine died
+        time.sleep(float(props.get("linger") or 0))
         return dynamic.CreateResult(record_id, {**props, "record_id": record_id})
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dynamic.DiffResult:
@@ -77,6 +80,7 @@ class Record(dynamic.Resource):
         identity: dict[str, Any],
         settings: dict[str, Any],
         delay: float = 0.0,
+        linger: float = 0.0,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         props = {
@@ -84,6 +88,7 @@ class Record(dynamic.Resource):
             "identity": identity,
             "settings": settings,
             "delay": delay,
+            "linger": linger,
             "store": STORE,
             "record_id": None,
         }
@@ -117,7 +122,10 @@ if step >= PHASES.index("workers"):
 
 if step >= PHASES.index("fleet"):
     delay = float(pulumi.Config("kubeshift-test").get("fleet_delay") or 2.0)
+    linger = float(pulumi.Config("kubeshift-test").get("fleet_linger") or 0.0)
     fleet = Workers(
-        "fleet", WorkersArgs(network, count=5, size=1, delay=delay, chained=True), Record
+        "fleet",
+        WorkersArgs(network, count=5, size=1, delay=delay, linger=linger, chained=True),
+        Record,
     )
     pulumi.export("fleet_group_ids", fleet.group_ids)

@@ -68,6 +68,7 @@ class WorkersArgs:
     count: int
     size: int
     delay: float = 0.0
+    linger: float = 0.0
     chained: bool = False
 
 
@@ -93,6 +94,7 @@ class Workers(pulumi.ComponentResource):
                 identity={"vpc": args.vpc.cidr, "index": i},
                 settings={"size": args.size},
                 delay=args.delay,
+                linger=args.linger,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
             )
             self.groups.append(previous)
