@@ -34,6 +34,7 @@ from botocore.exceptions import ClientError
 
 from automation.sandbox.bridge import Instance, kops_role, user_data_text
 from automation.sandbox.member_plan import SandboxEtcd
+from automation.sandbox.world.kops import ETCD_MAIN_TAG
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client
@@ -44,8 +45,6 @@ log = logging.getLogger("kubeshift.sandbox.members")
 
 MEMBER_TAG = "kubeshift.io/member"
 KOPS_INSTANCE_GROUP = "kops.k8s.io/instancegroup"
-KOPS_ETCD_MAIN = "k8s.io/etcd/main"
-"""kops's tag on a member's etcd volume: ``<member>/<every member>``."""
 _NUMBERED_GROUP = re.compile(r"-(\d+)$")
 _DESCRIBED_MEMBER = re.compile(r"^etcd member (\d+) of ")
 RESPAWN_SECONDS = 15.0
@@ -201,17 +200,15 @@ class MemberBoots:
                 return ""  # not readable yet: asked again next pass
             plan = boot_plan(text)
             if plan is not None:
-                member = self._described_member(plan.interface_id)
+                try:
+                    found = self._ec2.describe_network_interfaces(
+                        NetworkInterfaceIds=[plan.interface_id]
+                    )["NetworkInterfaces"]
+                except ClientError:
+                    return ""  # asked again next pass
+                member = described_member(found[0]) if found else ""
         self._members[instance.instance_id] = member
         return member
-
-    def _described_member(self, interface_id: str) -> str:
-        try:
-            found = self._ec2.describe_network_interfaces(NetworkInterfaceIds=[interface_id])
-        except ClientError:
-            return ""
-        interfaces = found["NetworkInterfaces"]
-        return described_member(interfaces[0]) if interfaces else ""
 
     def _claimed(self, instance: Instance) -> BootPlan | None:
         """What a member kops's nodeup boots attaches: etcd-manager claims the member's
@@ -223,11 +220,11 @@ class MemberBoots:
             v
             for v in self._ec2.describe_volumes(
                 Filters=[
-                    {"Name": "tag-key", "Values": [KOPS_ETCD_MAIN]},
+                    {"Name": "tag-key", "Values": [ETCD_MAIN_TAG]},
                     {"Name": "availability-zone", "Values": [instance.zone]},
                 ]
             )["Volumes"]
-            if tag_value(v, KOPS_ETCD_MAIN).split("/")[0] == member
+            if tag_value(v, ETCD_MAIN_TAG).split("/")[0] == member
         ]
         interfaces = [
             i

@@ -211,6 +211,7 @@ def kops_boot_scripts(
 
 _ETCD_VOLUME = re.compile(r"-etcd-(\d+)$")
 ETCD_MAIN_TAG = "k8s.io/etcd/main"
+"""kops's tag on a member's etcd volume: ``<member>/<every member>``."""
 
 
 def as_kops_makes(
