@@ -184,7 +184,7 @@ def _member_script(args: ControlPlaneArgs, volume_id: str, interface_id: str) ->
             # (NodeRestriction, since 1.16); the cluster's controller labels
             # members from their kubeshift.io/member tag, as kops-controller does.
             labels={},
-            taints=[("node-role.kubernetes.io/control-plane", "", "NoSchedule")],
+            taints=[(userdata.CONTROL_PLANE_ROLE, "", "NoSchedule")],
             role="control-plane",
             extra=userdata.member_attach_script(volume_id, interface_id),
         )

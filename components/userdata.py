@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 GENERATION_LABEL = "kubeshift.io/generation"
 POOL_LABEL = "kubeshift.io/pool"
 LIFECYCLE_LABEL = "node.kubernetes.io/lifecycle"
+CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
+"""The role label (and taint key) of a control-plane member's node."""
 NODE_ENV = "/etc/kubeshift/node.env"
 """Where kubeshift's boot script leaves what the node's image reads to join."""
 

@@ -48,7 +48,7 @@ from components.peering import Peering, PeeringArgs
 from components.scenarios.vpc_move import plan_phase
 from components.security_groups import PeerAccess, PeerAccessArgs
 from components.sides import SOURCE, TARGET
-from components.worker_pools import ORIGINAL_GENERATION, WorkerPools
+from components.worker_pools import WorkerPools
 
 TYPE = "kubeshift:scenario:VpcMove"
 DRAINING = ("AZRebalance", "Launch", "ReplaceUnhealthy")
@@ -233,7 +233,9 @@ class VpcMove(pulumi.ComponentResource):
                 "target": list(new_workers.group_names.values()) if new_workers else [],
             },
             "worker_label_selectors": {
-                "source": f"{userdata.GENERATION_LABEL}={ORIGINAL_GENERATION}",
+                # every worker outside the new generation: an adopted cluster's nodes
+                # carry the labels their own tool gave them, not kubeshift's
+                "source": f"{userdata.GENERATION_LABEL}!={suffix},!{userdata.CONTROL_PLANE_ROLE}",
                 "target": f"{userdata.GENERATION_LABEL}={suffix}",
             },
             "control_plane_members": {
