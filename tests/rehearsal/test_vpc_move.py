@@ -140,8 +140,8 @@ def test_the_killed_engine_was_recovered_through_the_documented_command(
 
 def test_nothing_the_killed_engine_had_made_was_made_twice(rehearsal: Rehearsal) -> None:
     """The engine is killed with target-network's first creates in flight (the VPC, a
-    NAT address, a group rule); whichever had completed, ``recover`` took it into the
-    state, so the run made none of them again."""
+    NAT address, a group rule, the peering); whichever had completed, ``recover`` took
+    it into the state, so the run made none of them again."""
     ec2 = rehearsal.client("ec2")
     cidrs = Counter(v["CidrBlock"] for v in ec2.describe_vpcs()["Vpcs"])
     assert [cidr for cidr, count in cidrs.items() if count > 1] == []
@@ -152,6 +152,10 @@ def test_nothing_the_killed_engine_had_made_was_made_twice(rehearsal: Rehearsal)
         if tag["Key"] == "Name"
     )
     assert [name for name, count in addresses.items() if count > 1] == []
+    peerings = ec2.describe_vpc_peering_connections()["VpcPeeringConnections"]
+    waiting = [p["VpcPeeringConnectionId"] for p in peerings
+               if p["Status"]["Code"] in ("initiating-request", "pending-acceptance")]  # fmt: skip
+    assert waiting == []  # a second request would wait, never accepted
 
 
 def test_no_step_finished_twice_and_every_interrupted_one_finished_later(

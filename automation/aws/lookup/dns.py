@@ -38,3 +38,32 @@ def record(lookup: Lookup, name: str, inputs: Props) -> Found:
         )
     found = f"{zone_id}_{record_name}_{record_type}"
     return Found(found, found, {"fqdn": record_name})
+
+
+@finds("aws:route53/zone:Zone")
+def zone(lookup: Lookup, name: str, inputs: Props) -> Found:
+    """The hosted zone of the declared name, private to the declared VPC when it names
+    one (Route53 lets zones of one name exist side by side, one per VPC or public)."""
+    zone_name = _canonical(inputs["name"])
+    vpcs = {str(v.get("vpcId")) for v in inputs.get("vpcs") or [] if v.get("vpcId")}
+    route53 = lookup.clients.route53
+    listed = route53.list_hosted_zones_by_name(DNSName=zone_name, MaxItems="100")["HostedZones"]
+    found = []
+    for candidate in listed:
+        if _canonical(candidate["Name"]) != zone_name:
+            continue
+        zone_id = candidate["Id"].rsplit("/", 1)[-1]
+        private = candidate.get("Config", {}).get("PrivateZone", False)
+        if vpcs and private:
+            held = route53.get_hosted_zone(Id=zone_id).get("VPCs") or []
+            if not vpcs & {v.get("VPCId") for v in held}:
+                continue
+        elif bool(vpcs) != bool(private):
+            continue
+        found.append(zone_id)
+    where = f" for {', '.join(sorted(vpcs))}" if vpcs else ""
+    if not found:
+        raise Missing(f"{name}: no live hosted zone {zone_name}{where}.")
+    if len(found) > 1:
+        raise Ambiguous(f"{name}: {len(found)} live hosted zones {zone_name}{where}: {found}.")
+    return Found(found[0], found[0], {"zoneId": found[0]})

@@ -146,3 +146,29 @@ def route_table_association(lookup: Lookup, name: str, inputs: Props) -> Found:
     )
     table_id = next(t for a, t in associations if a == found)
     return Found(found, f"{subnet_id}/{table_id}")
+
+
+_LIVE_PEERING = ("initiating-request", "pending-acceptance", "provisioning", "active")
+
+
+@finds("aws:ec2/vpcPeeringConnection:VpcPeeringConnection")
+def peering_connection(lookup: Lookup, name: str, inputs: Props) -> Found:
+    """The live peering the declared VPC requested of the declared peer VPC; AWS keeps at
+    most one between two VPCs that is not deleted, rejected, failed or expired."""
+    requester, accepter = inputs["vpcId"], inputs["peerVpcId"]
+    connections = lookup.clients.ec2.describe_vpc_peering_connections(
+        Filters=[
+            by("requester-vpc-info.vpc-id", requester),
+            by("accepter-vpc-info.vpc-id", accepter),
+            by("status-code", *_LIVE_PEERING),
+        ]
+    )["VpcPeeringConnections"]
+    live = [  # checked here too: moto answers every connection, whatever the filters
+        c["VpcPeeringConnectionId"]
+        for c in connections
+        if c.get("RequesterVpcInfo", {}).get("VpcId") == requester
+        and c.get("AccepterVpcInfo", {}).get("VpcId") == accepter
+        and c.get("Status", {}).get("Code") in _LIVE_PEERING
+    ]
+    found = only(name, f"VPC peering from {requester} to {accepter}", live)
+    return Found(found, found)

@@ -69,3 +69,30 @@ def test_a_record_of_another_type_is_missing(moto: MotoServer, lookup: Lookup) -
     with pytest.raises(Missing, match=r"no live A record api.shop.example.internal"):
         find(lookup, RECORD, "api", {"zoneId": zone, "type": "A",
              "name": "api.shop.example.internal"})  # fmt: skip
+
+
+def test_a_private_zone_is_found_by_its_name_and_vpc_among_zones_of_that_name(
+    moto: MotoServer, lookup: Lookup
+) -> None:
+    ec2, route53 = moto.client("ec2"), moto.client("route53")
+    mirror, other = (ec2.create_vpc(CidrBlock=c)["Vpc"]["VpcId"] for c in ("10.30.0.0/16",
+                                                                             "10.40.0.0/16"))
+    zones = {}
+    for vpc, ref in ((other, "a"), (mirror, "b")):
+        made = route53.create_hosted_zone(
+            Name="mirror.example.internal", CallerReference=ref,
+            VPC={"VPCRegion": moto.region, "VPCId": vpc},
+            HostedZoneConfig={"PrivateZone": True, "Comment": ref},
+        )  # fmt: skip
+        zones[vpc] = made["HostedZone"]["Id"].rsplit("/", 1)[-1]
+    route53.create_hosted_zone(Name="mirror.example.internal", CallerReference="public")
+    token = "aws:route53/zone:Zone"
+    declared = {"name": "mirror.example.internal", "vpcs": [{"vpcId": mirror}]}
+
+    found = find(lookup, token, "mirror-zone", declared)
+
+    assert found.id == zones[mirror] and found.import_id == zones[mirror]
+    elsewhere = {"name": "mirror.example.internal", "vpcs": [{"vpcId": "vpc-0000"}]}
+    missing = r"no live hosted zone mirror\.example\.internal for vpc-0000"
+    with pytest.raises(Missing, match=missing):
+        find(lookup, token, "mirror-zone", elsewhere)

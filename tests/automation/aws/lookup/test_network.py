@@ -110,3 +110,24 @@ def test_an_address_and_the_nat_gateway_holding_it(moto: MotoServer, lookup: Loo
     gateway = find(lookup, "aws:ec2/natGateway:NatGateway", "nat",
                    {"subnetId": subnet, "allocationId": allocation})  # fmt: skip
     assert gateway.id == nat["NatGatewayId"]
+
+
+def test_a_peering_is_found_between_its_vpcs_and_a_deleted_one_is_not(
+    moto: MotoServer, lookup: Lookup
+) -> None:
+    ec2 = moto.client("ec2")
+    source, target = _vpc(ec2, "10.0.0.0/16"), _vpc(ec2, "10.20.0.0/16")
+    token = "aws:ec2/vpcPeeringConnection:VpcPeeringConnection"
+    declared = {"vpcId": source, "peerVpcId": target}
+    with pytest.raises(Missing, match=f"no live VPC peering from {source} to {target}"):
+        find(lookup, token, "peering", declared)
+    gone = ec2.create_vpc_peering_connection(VpcId=source, PeerVpcId=target)
+    ec2.delete_vpc_peering_connection(
+        VpcPeeringConnectionId=gone["VpcPeeringConnection"]["VpcPeeringConnectionId"]
+    )
+    made = ec2.create_vpc_peering_connection(VpcId=source, PeerVpcId=target)
+    wanted = made["VpcPeeringConnection"]["VpcPeeringConnectionId"]
+
+    found = find(lookup, token, "peering", declared)
+
+    assert found.id == wanted and found.import_id == wanted
