@@ -182,7 +182,7 @@ def _member_script(args: ControlPlaneArgs, volume_id: str, interface_id: str) ->
             api_endpoint=args.api_endpoint,
             # No node-role label here: the kubelet refuses to start with one
             # (NodeRestriction, since 1.16); the cluster's controller labels
-            # members from their kubeshift.io/member tag, as kops-controller does.
+            # members from their role tag (k8s.io/role/master), as kops-controller does.
             labels={},
             taints=[(userdata.CONTROL_PLANE_ROLE, "", "NoSchedule")],
             role="control-plane",

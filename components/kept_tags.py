@@ -17,13 +17,15 @@ from typing import Any
 
 import pulumi
 
+from components.tags import block_key
+
 
 def with_kept(tags: Any, kept: Mapping[str, str]) -> Any:
     """``tags`` (a map, or an Auto Scaling group's list of blocks) plus ``kept``."""
     if isinstance(tags, pulumi.Output):
         return tags.apply(lambda resolved: with_kept(resolved, kept))
     if isinstance(tags, list):
-        declared = {_block_key(block) for block in tags}
+        declared = {block_key(block) for block in tags}
         extra = [
             {"key": k, "value": v, "propagate_at_launch": True}
             for k, v in sorted(kept.items())
@@ -31,10 +33,6 @@ def with_kept(tags: Any, kept: Mapping[str, str]) -> Any:
         ]
         return [*tags, *extra]
     return {**kept, **(tags or {})}
-
-
-def _block_key(block: Any) -> Any:
-    return block.get("key") if isinstance(block, Mapping) else getattr(block, "key", None)
 
 
 def apply(kept_tags: Mapping[str, Mapping[str, str]]) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pulumi
 
-from components.tags import is_own_tag
+from components.tags import block_key, is_own_tag
 
 
 def without_own(tags: Any) -> Any:
@@ -26,14 +26,10 @@ def without_own(tags: Any) -> Any:
     if isinstance(tags, pulumi.Output):
         return tags.apply(without_own)
     if isinstance(tags, list):
-        return [block for block in tags if not is_own_tag(str(_block_key(block)))]
+        return [block for block in tags if not is_own_tag(str(block_key(block)))]
     if isinstance(tags, Mapping):
         return {k: v for k, v in tags.items() if not is_own_tag(k)}
     return tags
-
-
-def _block_key(block: Any) -> Any:
-    return block.get("key") if isinstance(block, Mapping) else getattr(block, "key", None)
 
 
 def _without_own_in_specifications(specifications: Any) -> Any:

@@ -8,6 +8,7 @@ instances: ``KubernetesCluster=<name>`` and ``kubernetes.io/cluster/<name>=owned
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 MANAGED_BY = "kubeshift"
 MANAGED_BY_TAG = "managed-by"
@@ -67,3 +68,8 @@ def node_template(tags: Mapping[str, str]) -> tuple[dict[str, str], list[tuple[s
             value, _, effect = raw.rpartition(":")
             taints.append((key.removeprefix(NODE_TEMPLATE_TAINT), value, effect))
     return labels, taints
+
+
+def block_key(block: Any) -> Any:
+    """The key of one of an Auto Scaling group's tag blocks (a dict or the SDK's args)."""
+    return block.get("key") if isinstance(block, Mapping) else getattr(block, "key", None)
