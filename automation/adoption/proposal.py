@@ -31,6 +31,8 @@ from components.tags import node_template
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
 MASTER_TAG = "k8s.io/role/master"
 MEMBER_TAG = "kubeshift.io/member"
+EVENTS_TAG = "k8s.io/etcd/events"
+"""kops's tag on a member's volume of its second etcd, which keeps the cluster's events."""
 OWN_LABELS = {userdata.POOL_LABEL, userdata.GENERATION_LABEL, userdata.LIFECYCLE_LABEL}
 OWN_TAGS = ("Name", "KubernetesCluster", "managed-by", "kubernetes.io/cluster/")
 
@@ -61,6 +63,14 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
         proposal.problems.append("No worker group of the cluster runs a launch template.")
     subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
     proposal.cluster["control_plane"] = _control_plane(live, masters, network, subnet_azs)
+    events = [v["VolumeId"] for v in live.volumes if EVENTS_TAG in tags_of(v)]
+    if events:
+        proposal.notes.append(
+            f"The cluster keeps its events in a second etcd ({len(events)} volume(s) tagged "
+            f"{EVENTS_TAG}, as kops's etcd-manager runs it); kubeshift moves the main etcd's "
+            "members only, so move each member's events member with it, or expect the API "
+            "server's event writes to fail once most of them are gone."
+        )
     proposal.cluster["worker_pools"] = _pools(live, workers, network["azs"], subnet_azs, proposal)
     api, ingress = front(live)
     vpc_cidr = live.vpc["CidrBlock"]
@@ -168,8 +178,9 @@ def _control_plane(
         rotation = [network["azs"][i % len(network["azs"])] for i in range(len(members))]
         if member_azs != rotation:
             plane["azs"] = list(dict.fromkeys(member_azs))
-    if live.volumes:
-        sizes = Counter((v["Size"], v["VolumeType"]) for v in live.volumes)
+    main = [v for v in live.volumes if EVENTS_TAG not in tags_of(v)]
+    if main:
+        sizes = Counter((v["Size"], v["VolumeType"]) for v in main)
         plane["etcd_volume_size"], plane["etcd_volume_type"] = sizes.most_common(1)[0][0]
     first = next((i for i in live.interfaces if interface_member(i) == 1), None)
     if first is not None:

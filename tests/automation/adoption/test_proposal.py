@@ -183,3 +183,25 @@ def test_the_first_members_address_is_read_from_an_interface_described_as_its_ow
          "SubnetId": "subnet-prv-a", "TagSet": []},
     ]  # fmt: skip
     assert propose(live, None).cluster["control_plane"]["host_index"] == 10
+
+
+def test_kops_events_etcd_is_noted_and_its_volumes_do_not_size_the_members() -> None:
+    live = _live(*(
+        _master(f"master-eu-west-1{az}-{n}.masters.shop.k8s.local", f"subnet-prv-{az}")
+        for n, az in ((1, "a"), (2, "b"))
+    ))  # fmt: skip
+
+    def volume(n: int, kind: str, size: int, type_: str) -> dict[str, Any]:
+        tags = _tags(**{f"k8s.io/etcd/{kind}": f"{n}/1,2", "k8s.io/role/master": "1"})
+        return {"VolumeId": f"vol-{kind}-{n}", "Size": size, "VolumeType": type_, "Tags": tags}
+
+    live.volumes = [volume(1, "events", 8, "io1"), volume(2, "events", 8, "io1"),
+                    volume(1, "main", 20, "gp3"), volume(2, "main", 20, "gp3")]  # fmt: skip
+    proposal = propose(live, None)
+    plane = proposal.cluster["control_plane"]
+    assert (plane["etcd_volume_size"], plane["etcd_volume_type"]) == (20, "gp3")
+    events = [n for n in proposal.notes if "second etcd" in n]
+    assert len(events) == 1 and "2 volume(s) tagged k8s.io/etcd/events" in events[0]
+
+    live.volumes = live.volumes[2:]
+    assert not [n for n in propose(live, None).notes if "second etcd" in n]
