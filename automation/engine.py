@@ -107,7 +107,7 @@ class PendingCreate:
     @property
     def name(self) -> str:
         """The resource's logical name (the URN's last part)."""
-        return self.urn.rsplit("::", 1)[-1]
+        return urn_name(self.urn)
 
 
 class Engine(Protocol):

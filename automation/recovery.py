@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from automation.engine import Engine, PendingCreate
+from automation.engine import Engine, PendingCreate, urn_name
 from automation.engine_lock import Liveness, LockHolder
 from automation.engine_processes import orphaned_engines
 from automation.errors import PreconditionFailed, StackLockedError, UserError
@@ -225,7 +225,7 @@ def _summary(recovery: Recovery) -> str:
     if recovery.stale_locks:
         parts.append(f"removed the stale lock of {'; '.join(recovery.stale_locks)}")
     if recovery.taken:
-        taken = [f"{urn.rsplit('::', 1)[-1]} ({id_})" for urn, id_ in recovery.taken.items()]
+        taken = [f"{urn_name(urn)} ({id_})" for urn, id_ in recovery.taken.items()]
         parts.append(
             f"took {len(taken)} resource(s) whose create had completed into the state: "
             + summarize(taken, 5)

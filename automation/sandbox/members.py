@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from automation.aws.lookup.model import tag_map
 from automation.sandbox.bridge import Instance, kops_role, user_data_text
 from automation.sandbox.member_plan import SandboxEtcd
 from automation.sandbox.world.kops import ETCD_MAIN_TAG
@@ -75,11 +76,6 @@ class BootPlan:
 
     volume_id: str
     interface_id: str
-
-
-def tag_value(resource: Mapping[str, Any], key: str) -> str:
-    """An EC2 resource's tag ``key`` (``""``: untagged)."""
-    return next((t["Value"] for t in resource.get("Tags") or [] if t.get("Key") == key), "")
 
 
 def described_member(interface: Mapping[str, Any]) -> str:
@@ -216,15 +212,16 @@ class MemberBoots:
         sandbox gives it the interface described as its member's in its subnet too, for
         the fixed address its etcd is reached at."""
         member = self._member_of(instance)
+        tagged: list[Any] = self._ec2.describe_volumes(
+            Filters=[
+                {"Name": "tag-key", "Values": [ETCD_MAIN_TAG]},
+                {"Name": "availability-zone", "Values": [instance.zone]},
+            ]
+        )["Volumes"]
         volumes = [
             v
-            for v in self._ec2.describe_volumes(
-                Filters=[
-                    {"Name": "tag-key", "Values": [ETCD_MAIN_TAG]},
-                    {"Name": "availability-zone", "Values": [instance.zone]},
-                ]
-            )["Volumes"]
-            if tag_value(v, ETCD_MAIN_TAG).split("/")[0] == member
+            for v in tagged
+            if tag_map(v.get("Tags")).get(ETCD_MAIN_TAG, "").split("/")[0] == member
         ]
         interfaces = [
             i

@@ -17,7 +17,6 @@ but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,10 +25,12 @@ from typing import Any
 import pulumi
 from botocore.exceptions import ClientError
 
+from automation.adoption.live import template_spec
 from automation.errors import KubeshiftError
 from automation.render import render_program
 from automation.sandbox.provider import types as _types  # noqa: F401 - registers the types
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
+from automation.sandbox.provider.types.autoscaling import launch_argument
 from automation.sandbox.world.kops import (
     KopsRule,
     as_kops_makes,
@@ -79,8 +80,10 @@ class BuildingMocks(pulumi.runtime.Mocks):
         if kind is None:
             raise WorldError(f"The sandbox cannot build {args.typ} ({args.name}).")
         request = Request(name=args.name, token=args.typ)
-        launched = json.dumps(inputs, default=str)
-        group = next((g for t, g in self.instance_groups.items() if t in launched), None)
+        group = None
+        if args.typ == GROUP:  # kops's instance group is its launch template's
+            template = template_spec(launch_argument(inputs)).get("LaunchTemplateId", "")
+            group = self.instance_groups.get(template)
         made = as_kops_makes(args.typ, inputs, self.members, instance_group=group)
         live = kind.check(request, made)
         declared = live
@@ -91,7 +94,7 @@ class BuildingMocks(pulumi.runtime.Mocks):
             self.built.append(Built(args.typ, args.name, id_))
             if args.typ == GROUP:
                 self.groups.append((request, id_, live, declared))
-            if args.typ == TEMPLATE:  # kops's instance group is its launch template's
+            if args.typ == TEMPLATE:
                 self.instance_groups[id_] = str(inputs.get("name", "")).split(".", 1)[0]
         return id_, outputs
 

@@ -149,7 +149,7 @@ def _covers(live: Any, declared: Any) -> bool:
     return bool(live == declared)
 
 
-def _launch(props: Props) -> Raw:
+def launch_argument(props: Props) -> Raw:
     """The declared ``LaunchTemplate`` or ``MixedInstancesPolicy`` argument."""
     if lt := props.get("launchTemplate"):
         spec = (
@@ -276,7 +276,7 @@ class Group(ResourceType):
     def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
         asg = aws.client("autoscaling")
         name = inputs["name"]
-        args: Raw = {"AutoScalingGroupName": name, **_launch(inputs), **_settings(inputs)}
+        args: Raw = {"AutoScalingGroupName": name, **launch_argument(inputs), **_settings(inputs)}
         if inputs.get("tags"):
             args["Tags"] = [_tag(name, t) for t in inputs["tags"]]
         # A launch template's instance profile may not be visible to Auto Scaling yet.
@@ -343,7 +343,7 @@ class Group(ResourceType):
             # The declared launch template/policy goes with every update: unchanged it is
             # a no-op on AWS, and moto drops a mixed instances policy an update leaves out.
             asg.update_auto_scaling_group(
-                AutoScalingGroupName=id_, **_launch(news), **_settings(news, changed)
+                AutoScalingGroupName=id_, **launch_argument(news), **_settings(news, changed)
             )
         if {"desiredCapacity", "minSize"} & set(changed):
             _wait_capacity(aws, id_)
