@@ -66,6 +66,7 @@ def pool_specs(config: StackConfig, network: NetworkConfig) -> list[WorkerPoolSp
             instance_types=tuple(p.instance_types),
             azs=tuple(p.azs or network.azs),
             capacity_types=tuple(p.capacity_types),
+            group_per=p.group_per,
             min_size=p.min_size,
             desired_size=p.desired_size,
             max_size=p.max_size,

@@ -110,14 +110,22 @@ class Taint(_Model):
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
 
 
+GroupPer = Literal["type-zone-capacity", "capacity"]
+"""How a pool is split into Auto Scaling groups: one per instance type x AZ x capacity
+type (the seed's 72 groups), or one per capacity type spanning the pool's AZs and
+instance types (a kops instance group)."""
+
+
 class WorkerPoolConfig(_Model):
-    """A worker pool: one ASG per instance type x AZ x capacity type."""
+    """A worker pool: its Auto Scaling groups, by default one per instance type x AZ x
+    capacity type (``group_per``)."""
 
     name: str
     instance_types: list[str]
     azs: list[str] | None = None
     """AZs of the pool; default: every AZ of the network."""
     capacity_types: list[Literal["on-demand", "spot"]] = ["on-demand", "spot"]
+    group_per: GroupPer = "type-zone-capacity"
     min_size: int = Field(default=0, ge=0)
     desired_size: int = Field(default=1, ge=0)
     max_size: int = Field(default=3, ge=1)
@@ -125,6 +133,17 @@ class WorkerPoolConfig(_Model):
     labels: dict[str, str] = {}
     taints: list[Taint] = []
     root_volume_size: int = Field(default=100, ge=8)
+
+    def group_count(self, network_azs: list[str]) -> int:
+        """How many Auto Scaling groups the pool has in a network of ``network_azs``."""
+        groups = len(self.capacity_types)
+        if self.group_per == "type-zone-capacity":
+            groups *= len(self.instance_types) * len(self.azs or network_azs)
+        return groups
+
+    def starting_nodes(self, network_azs: list[str]) -> int:
+        """Nodes the pool starts with: its desired size in each of its groups."""
+        return self.desired_size * self.group_count(network_azs)
 
 
 class ControlPlaneConfig(_Model):

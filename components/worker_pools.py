@@ -1,5 +1,6 @@
 """Worker pools: a launch template per pool and capacity type, one ASG per
-instance type x AZ x capacity type (the seed's 72 groups), with node labels and taints
+instance type x AZ x capacity type (the seed's 72 groups) or, as a kops instance group
+is, one per capacity type spanning the pool's AZs and types; with node labels and taints
 carried to the kubelet and the cluster tags the runner uses to find instances.
 """
 
@@ -13,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components import userdata
+from components.config import GroupPer
 from components.naming import Namer
 from components.sides import SOURCE, Side
 from components.tags import NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT, cluster_tags, merge_tags
@@ -31,9 +33,10 @@ class WorkerPoolSpec:
 
     name: str
     instance_types: tuple[str, ...]
-    """One ASG per instance type x AZ x capacity type."""
     azs: tuple[str, ...]
     capacity_types: tuple[Capacity, ...] = (ON_DEMAND, SPOT)
+    group_per: GroupPer = "type-zone-capacity"
+    """One ASG per instance type x AZ x capacity type, or one per capacity type."""
     min_size: int = 0
     """Per ASG, like ``desired_size`` and ``max_size``."""
     desired_size: int = 1
@@ -49,6 +52,22 @@ class WorkerPoolSpec:
 def group_key(pool: str, instance_type: str, az: str, capacity: str) -> str:
     """Stable key (and logical-name fragment) of one auto scaling group."""
     return f"{pool}-{instance_type.replace('.', '-')}-{az}-{capacity}"
+
+
+def spanning_key(pool: str, capacity: str) -> str:
+    """Key of a pool's one group for ``capacity`` (``group_per: capacity``)."""
+    return f"{pool}-{capacity}"
+
+
+def pool_groups(pool: WorkerPoolSpec, capacity: Capacity) -> list[tuple[str, list[str], list[str]]]:
+    """(key, instance types, AZs) of each of the pool's groups for ``capacity``."""
+    if pool.group_per == "capacity":
+        return [(spanning_key(pool.name, capacity), list(pool.instance_types), list(pool.azs))]
+    return [
+        (group_key(pool.name, instance_type, az, capacity), [instance_type], [az])
+        for instance_type in pool.instance_types
+        for az in pool.azs
+    ]
 
 
 @dataclass(frozen=True)
@@ -80,8 +99,7 @@ class WorkerPools(pulumi.ComponentResource):
     """All worker auto scaling groups of one side."""
 
     group_names: dict[str, pulumi.Output[str]]
-    """ASG name per :func:`group_key`."""
-    group_subnets: dict[str, pulumi.Input[str]]
+    """ASG name per :func:`group_key` (:func:`spanning_key`)."""
     generation: str
     """The ``kubeshift.io/generation`` label of these workers."""
 
@@ -90,19 +108,14 @@ class WorkerPools(pulumi.ComponentResource):
     ) -> None:
         super().__init__("kubeshift:compute:WorkerPools", name, None, opts)
         self.group_names = {}
-        self.group_subnets = {}
         self.generation = args.generation
         cluster = args.namer.cluster
         base_tags = merge_tags(args.tags, cluster_tags(cluster))
         for pool in args.pools:
             for capacity in pool.capacity_types:
                 lt = self._launch_template(name, args, pool, capacity, base_tags)
-                for instance_type in pool.instance_types:
-                    for az in pool.azs:
-                        key = group_key(pool.name, instance_type, az, capacity)
-                        self._group(
-                            name, args, pool, capacity, instance_type, az, key, lt, base_tags
-                        )
+                for key, types, azs in pool_groups(pool, capacity):
+                    self._group(name, args, pool, capacity, types, azs, key, lt, base_tags)
         self.register_outputs({"group_names": self.group_names})
 
     def _labels(self, args: WorkerPoolsArgs, pool: WorkerPoolSpec, capacity: Capacity) -> dict:
@@ -170,8 +183,8 @@ class WorkerPools(pulumi.ComponentResource):
         args: WorkerPoolsArgs,
         pool: WorkerPoolSpec,
         capacity: Capacity,
-        instance_type: str,
-        az: str,
+        instance_types: list[str],
+        azs: list[str],
         key: str,
         lt: aws.ec2.LaunchTemplate,
         base_tags: dict[str, str],
@@ -202,7 +215,7 @@ class WorkerPools(pulumi.ComponentResource):
             min_size=pool.min_size,
             max_size=pool.max_size,
             desired_capacity=pool.desired_size,
-            vpc_zone_identifiers=[args.subnet_ids[az]],
+            vpc_zone_identifiers=[args.subnet_ids[az] for az in azs],
             capacity_rebalance=not on_demand,
             health_check_type="EC2",
             health_check_grace_period=300,
@@ -218,7 +231,7 @@ class WorkerPools(pulumi.ComponentResource):
                         "launch_template_id": lt.id,
                         "version": lt.latest_version.apply(str),
                     },
-                    "overrides": [{"instance_type": instance_type}],
+                    "overrides": [{"instance_type": t} for t in instance_types],
                 },
             },
             tags=[
@@ -231,4 +244,3 @@ class WorkerPools(pulumi.ComponentResource):
             ),
         )
         self.group_names[key] = group.name
-        self.group_subnets[key] = args.subnet_ids[az]

@@ -29,9 +29,11 @@ from automation.adoption.proposal import (
     instance_types,
     member_numbers,
     pool_of,
+    spans,
+    zones_of,
 )
 from components.naming import NameKind, Namer, kind_key
-from components.worker_pools import group_key
+from components.worker_pools import group_key, spanning_key
 
 
 def kept_names(live: LiveCluster) -> dict[str, str]:
@@ -64,11 +66,13 @@ def _group_roles(live: LiveCluster) -> Iterator[tuple[Raw, str, str]]:
         pool = pool_of(group)
         data = live.templates.get(template_spec(group).get("LaunchTemplateId", ""), {})
         types = instance_types(group, data)
-        az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
-        if pool is None or len(types) != 1:
+        if pool is None or not types:
             continue  # the proposal names such a group as a problem
         capacity = capacity_of(group)
-        key = group_key(pool, types[0], az, capacity)
+        if spans(group, data, subnet_azs):  # a kops instance group: group_per capacity
+            key = spanning_key(pool, capacity)
+        else:
+            key = group_key(pool, types[0], zones_of(group, subnet_azs)[0], capacity)
         yield group, f"workers-{key}", f"workers-{pool}-{capacity}"
 
 

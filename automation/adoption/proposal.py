@@ -18,7 +18,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -259,6 +259,17 @@ def capacity_of(group: Raw) -> str:
     return "on-demand" if int(share) == 100 else "spot"
 
 
+def zones_of(group: Raw, subnet_azs: Mapping[str, str]) -> list[str]:
+    """The AZs of a group's subnets, in its order."""
+    return _ordered(subnet_azs.get(s, "") for s in group["VPCZoneIdentifier"].split(","))
+
+
+def spans(group: Raw, data: Raw, subnet_azs: Mapping[str, str]) -> bool:
+    """Whether a worker group spans several AZs or instance types, as a kops instance
+    group does (``group_per: capacity``), rather than being one type in one AZ."""
+    return len(instance_types(group, data)) > 1 or len(zones_of(group, subnet_azs)) > 1
+
+
 def _ordered(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
@@ -273,9 +284,19 @@ def _pool(
 ) -> dict[str, Any]:
     first = groups[0]
     data = live.templates.get(template_spec(first).get("LaunchTemplateId", ""), {})
-    types = sorted(set(t for g in groups for t in instance_types(g, data)))
+    spanning = [spans(g, data, subnet_azs) for g in groups]
+    # a spanning group's override order is its priority (on-demand launches the first)
+    types = instance_types(first, data) if all(spanning) else sorted(
+        set(t for g in groups for t in instance_types(g, data))
+    )
     capacities = sorted({capacity_of(g) for g in groups})
-    azs = sorted({subnet_azs.get(s, "") for g in groups for s in g["VPCZoneIdentifier"].split(",")})
+    azs = sorted({az for g in groups for az in zones_of(g, subnet_azs)})
+    if any(spanning) and (not all(spanning) or len(groups) != len(capacities)):
+        proposal.problems.append(
+            f"Pool {name} mixes groups that span AZs or instance types with others: "
+            "kubeshift models a pool as one group per capacity type or one per type, AZ "
+            "and capacity type."
+        )
     sizes = {(g["MinSize"], g["DesiredCapacity"], g["MaxSize"]) for g in groups}
     if len(sizes) > 1:
         proposal.notes.append(
@@ -291,6 +312,8 @@ def _pool(
         "desired_size": first["DesiredCapacity"],
         "max_size": first["MaxSize"],
     }
+    if all(spanning):
+        pool["group_per"] = "capacity"
     if azs != sorted(network_azs):
         pool["azs"] = azs
     template_labels, template_taints = node_template(tags)

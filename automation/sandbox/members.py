@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from automation.adoption.proposal import EVENTS_TAG
 from automation.aws.lookup.model import tag_map
 from automation.sandbox.bridge import Instance, kops_role, user_data_text
 from automation.sandbox.member_plan import SandboxEtcd
@@ -51,6 +52,8 @@ _DESCRIBED_MEMBER = re.compile(r"^etcd member (\d+) of ")
 RESPAWN_SECONDS = 15.0
 _VOLUME = re.compile(r"--volume-id\s+'?(vol-[0-9a-f]+)")
 _INTERFACE = re.compile(r"--network-interface-id\s+'?(eni-[0-9a-f]+)")
+ETCD_TAGS = (ETCD_MAIN_TAG, EVENTS_TAG)
+"""kops's tags on a member's two etcd volumes: main, then events."""
 
 
 def start_members(
@@ -76,6 +79,8 @@ class BootPlan:
 
     volume_id: str
     interface_id: str
+    events_volume_id: str = ""
+    """kops's: the member's events etcd volume, which etcd-manager attaches too."""
 
 
 def described_member(interface: Mapping[str, Any]) -> str:
@@ -154,6 +159,9 @@ class MemberBoots:
                 continue
             if not self._attach_volume(instance.instance_id, plan.volume_id):
                 return []  # another running instance still holds it: wait
+            events = plan.events_volume_id
+            if events and not self._attach_volume(instance.instance_id, events, "/dev/xvdg"):
+                return []
             address = self._attach_interface(instance.instance_id, plan.interface_id)
             if address is None:
                 return []
@@ -208,21 +216,12 @@ class MemberBoots:
 
     def _claimed(self, instance: Instance) -> BootPlan | None:
         """What a member kops's nodeup boots attaches: etcd-manager claims the member's
-        volume in the instance's zone by kops's etcd tag (``<member>/<members>``); the
+        volumes in the instance's zone by kops's etcd tags (``<member>/<members>``: main,
+        and events where the cluster has one; the sandbox runs the main etcd only); the
         sandbox gives it the interface described as its member's in its subnet too, for
         the fixed address its etcd is reached at."""
         member = self._member_of(instance)
-        tagged: list[Any] = self._ec2.describe_volumes(
-            Filters=[
-                {"Name": "tag-key", "Values": [ETCD_MAIN_TAG]},
-                {"Name": "availability-zone", "Values": [instance.zone]},
-            ]
-        )["Volumes"]
-        volumes = [
-            v
-            for v in tagged
-            if tag_map(v.get("Tags")).get(ETCD_MAIN_TAG, "").split("/")[0] == member
-        ]
+        volumes, events = (self._tagged_volume(instance, member, tag) for tag in ETCD_TAGS)
         interfaces = [
             i
             for i in self._ec2.describe_network_interfaces(
@@ -230,11 +229,22 @@ class MemberBoots:
             )["NetworkInterfaces"]
             if described_member(i) == member
         ]
-        if len(volumes) != 1 or len(interfaces) != 1:
+        if len(volumes) != 1 or len(interfaces) != 1 or len(events) > 1:
             return None
-        return BootPlan(volumes[0]["VolumeId"], interfaces[0]["NetworkInterfaceId"])
+        events_id = events[0]["VolumeId"] if events else ""
+        return BootPlan(volumes[0]["VolumeId"], interfaces[0]["NetworkInterfaceId"], events_id)
 
-    def _attach_volume(self, instance_id: str, volume_id: str) -> bool:
+    def _tagged_volume(self, instance: Instance, member: str, tag: str) -> list[Any]:
+        """The volumes in the instance's zone that kops's ``tag`` gives to ``member``."""
+        tagged: list[Any] = self._ec2.describe_volumes(
+            Filters=[
+                {"Name": "tag-key", "Values": [tag]},
+                {"Name": "availability-zone", "Values": [instance.zone]},
+            ]
+        )["Volumes"]
+        return [v for v in tagged if tag_map(v.get("Tags")).get(tag, "").split("/")[0] == member]
+
+    def _attach_volume(self, instance_id: str, volume_id: str, device: str = "/dev/xvdf") -> bool:
         """Attach the volume unless a running instance holds it (what the boot retries)."""
         volume = self._ec2.describe_volumes(VolumeIds=[volume_id])["Volumes"][0]
         for attachment in volume.get("Attachments") or []:
@@ -245,7 +255,7 @@ class MemberBoots:
                 return False
             # AWS detaches a terminated instance's volumes; moto may keep the record.
             self._ec2.detach_volume(VolumeId=volume_id, InstanceId=holder, Force=True)
-        self._ec2.attach_volume(VolumeId=volume_id, InstanceId=instance_id, Device="/dev/xvdf")
+        self._ec2.attach_volume(VolumeId=volume_id, InstanceId=instance_id, Device=device)
         return True
 
     def _attach_interface(self, instance_id: str, interface_id: str) -> str | None:

@@ -27,6 +27,11 @@ migration would notice, closed by patching its in-process model.
   protocol number without a port range (kops admits Calico's IP-in-IP, protocol 4, to
   the control plane from the nodes) and reports its ports as -1, as for "all"; moto
   reads ports for every protocol but "all" and fails with a ``TypeError``.
+- **A group spreads its instances over its AZs and instance types.** AWS balances a
+  group's instances across the AZs of its subnets and launches a mixed instances
+  policy's override types (on-demand: the first, by priority; spot: among them all).
+  moto launches every instance in the group's first subnet with the launch template's
+  instance type, so a kops instance group spanning zones would put all its nodes in one.
 """
 
 from __future__ import annotations
@@ -174,3 +179,47 @@ def portless_protocols() -> None:
 
     __init__._kubeshift_portless = True  # type: ignore[attr-defined]
     SecurityGroupRule.__init__ = __init__  # type: ignore[method-assign]
+
+
+def groups_spread_over_zones_and_types() -> None:
+    """Launch each of a group's new instances in its subnet holding the fewest of the
+    group's instances, with an override type: the first for an on-demand group, by turns
+    for spot. A group of one subnet and no overrides launches as before. Idempotent."""
+    from moto.autoscaling.models import FakeAutoScalingGroup
+
+    if getattr(FakeAutoScalingGroup.replace_autoscaling_group_instances, "_kubeshift", False):
+        return
+    original = FakeAutoScalingGroup.replace_autoscaling_group_instances
+
+    @functools.wraps(original)
+    def replace(self: Any, count_needed: int, propagated_tags: dict[str, str]) -> None:
+        subnets = [s for s in (self.vpc_zone_identifier or "").split(",") if s]
+        policy = self.mixed_instances_policy or {}
+        types = [
+            o["InstanceType"]
+            for o in policy.get("LaunchTemplate", {}).get("Overrides", [])
+            if o.get("InstanceType")
+        ]
+        share = policy.get("InstancesDistribution", {}).get(
+            "OnDemandPercentageAboveBaseCapacity", 100
+        )
+        if len(subnets) < 2 and not types:
+            original(self, count_needed, propagated_tags)
+            return
+        whole = self.vpc_zone_identifier
+        try:
+            for _ in range(count_needed):
+                held = [s.instance.subnet_id for s in self.instance_states]
+                subnet = min(subnets, key=held.count) if subnets else None
+                self.vpc_zone_identifier = subnet
+                before = len(self.instance_states)
+                original(self, 1, dict(propagated_tags))
+                if types:
+                    turn = 0 if int(share) == 100 else len(held) % len(types)
+                    for state in self.instance_states[before:]:
+                        state.instance.instance_type = types[turn]
+        finally:
+            self.vpc_zone_identifier = whole
+
+    replace._kubeshift = True  # type: ignore[attr-defined]
+    FakeAutoScalingGroup.replace_autoscaling_group_instances = replace  # type: ignore[method-assign]

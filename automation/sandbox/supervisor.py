@@ -42,6 +42,7 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
 
     from automation.sandbox.moto_gaps import (
         default_health_checks,
+        groups_spread_over_zones_and_types,
         indexed_tag_lookups,
         portless_protocols,
         referenced_groups_stay,
@@ -53,6 +54,7 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     portless_protocols()
     default_health_checks()
     indexed_tag_lookups()
+    groups_spread_over_zones_and_types()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()

@@ -183,7 +183,7 @@ def scenario(config: StackConfig) -> Scenario:
         ),
         Phase(
             id=ids.TARGET_WORKERS,
-            summary="suffixed ASGs per instance type x AZ x capacity type in the new VPC",
+            summary="suffixed worker ASGs in the new VPC, split as each pool says (group_per)",
             before=(
                 Hook(
                     name="aws-preflight",

@@ -116,13 +116,7 @@ def primary_workloads_available(ctx: HookContext) -> Pending:
 def expected_workers(ctx: HookContext) -> int:
     """Workers one generation of the cluster's pools starts (mirror and new generation alike)."""
     cluster = ctx.stack_config.cluster
-    return sum(
-        pool.desired_size
-        * len(pool.instance_types)
-        * len(pool.azs or cluster.network.azs)
-        * len(pool.capacity_types)
-        for pool in cluster.worker_pools
-    )
+    return sum(pool.starting_nodes(cluster.network.azs) for pool in cluster.worker_pools)
 
 
 def mirror_nodes_ready(ctx: HookContext) -> Pending:

@@ -121,14 +121,10 @@ def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:
 
 
 def expected_target_workers(ctx: HookContext) -> int:
-    """Nodes the target worker pools start with: desired size x ASGs, over every pool."""
+    """Nodes the target worker pools start with: desired size x groups, over every pool."""
     cluster = ctx.stack_config.cluster
     network = ctx.stack_config.migration.target_network or cluster.network
-    total = 0
-    for pool in cluster.worker_pools:
-        azs = pool.azs or network.azs
-        total += pool.desired_size * len(pool.instance_types) * len(azs) * len(pool.capacity_types)
-    return total
+    return sum(pool.starting_nodes(network.azs) for pool in cluster.worker_pools)
 
 
 def target_workers_ready(ctx: HookContext) -> Pending:

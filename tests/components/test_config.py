@@ -236,6 +236,12 @@ CASES: list[tuple[str, Callable[[Values], None], str, str]] = [
         "is required",
     ),
     (
+        "unknown-group-split",
+        _set("kubeshift:cluster.worker_pools.0.group_per", "zone"),
+        "kubeshift:cluster.worker_pools[0].group_per",
+        "type-zone-capacity",
+    ),
+    (
         "member-az-not-in-target",
         _set("kubeshift:migration.target_network.azs", ["us-west-2a", "us-west-2c"]),
         "kubeshift:cluster.control_plane.azs",
@@ -287,3 +293,15 @@ def test_unknown_top_level_keys_are_ignored(small_values: Values) -> None:
 def test_missing_stack_file_is_a_config_error(tmp_path: Any) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         load_stack_file(tmp_path / "Pulumi.nope.yaml")
+
+
+def test_a_pool_starts_a_node_per_desired_size_in_each_of_its_groups(small_values: Values) -> None:
+    pool = _cluster(small_values)["worker_pools"][0]
+    pool.update(instance_types=["m5.large", "m5a.large"], capacity_types=["on-demand", "spot"])
+    pool.update(azs=None, desired_size=2)
+    azs = ["us-west-2a", "us-west-2b", "us-west-2c"]
+    split = load_config(small_values).cluster.worker_pools[0]
+    assert (split.group_count(azs), split.starting_nodes(azs)) == (12, 24)
+    pool["group_per"] = "capacity"
+    spanning = load_config(small_values).cluster.worker_pools[0]
+    assert (spanning.group_count(azs), spanning.starting_nodes(azs)) == (2, 4)

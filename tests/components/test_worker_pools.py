@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 
 from automation.render import record
 from components import policy
@@ -61,6 +62,20 @@ def test_one_group_per_type_az_and_capacity() -> None:
     tags = _tags(spot)
     assert tags["kubeshift.io/network"] == "target"
     assert tags["k8s.io/cluster-autoscaler/node-template/taint/workload"] == "memory:NoSchedule"
+
+
+def test_a_pool_grouped_per_capacity_has_one_group_spanning_its_zones_and_types() -> None:
+    spanning = dataclasses.replace(POOL, group_per="capacity")
+    resources = _render(pools=[spanning])
+    groups = {g.inputs["name"]: g for g in by_type(resources, "aws:autoscaling/group:Group")}
+    assert sorted(groups) == ["prod-workers-memory-on-demand-mig", "prod-workers-memory-spot-mig"]
+    spot = groups["prod-workers-memory-spot-mig"]
+    assert spot.inputs["vpcZoneIdentifiers"] == ["s-a", "s-b", "s-c"]
+    overrides = spot.inputs["mixedInstancesPolicy"]["launchTemplate"]["overrides"]
+    assert overrides == [{"instanceType": "r5.large"}, {"instanceType": "r6i.large"}]
+    assert spot.inputs["desiredCapacity"] == 2
+    assert _tags(spot)["kubeshift.io/pool"] == "memory"
+    assert len(by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")) == 2
 
 
 def test_labels_and_taints_reach_the_kubelet() -> None:

@@ -159,10 +159,10 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     """``--write-config`` reads the cluster block back from what runs, kops's names
     included: the program then declares, at baseline, the resources the stack file the
     world was built from declares, under the same physical names. kops's instance groups
-    are its pools, one launch template each."""
+    are its pools, one launch template and one group over both AZs each."""
     proposed = rehearsal.adoption.proposed
     assert proposed.code == 0, proposed.stderr[-3000:]
-    assert "proposed 2 worker pools from 11 groups and 3 control-plane members" in proposed.stdout
+    assert "proposed 2 worker pools from 5 groups and 3 control-plane members" in proposed.stdout
     built_from = load_stack_file(rehearsal.adoption.built_from)
     found = load_stack_file(rehearsal.adoption.proposed_file)
     cluster = found["kubeshift:cluster"]
@@ -170,7 +170,9 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     assert sorted(cluster["names"].values()) == sorted(kops.values())
     assert "master-us-west-2a-1.masters.local-demo.k8s.local" in kops.values()
     assert found["kubeshift:migration"] == built_from["kubeshift:migration"]
-    assert [p["name"] for p in cluster["worker_pools"]] == ["general-on-demand", "general-spot"]
+    # each of kops's worker instance groups spans both AZs and types: a pool of one group
+    pools = [(p["name"], p["group_per"]) for p in cluster["worker_pools"]]
+    assert pools == [("general-on-demand", "capacity"), ("general-spot", "capacity")]
     # kops wrote none of kubeshift's own tags, and the stack declares none
     assert cluster["own_tags"] is False
     # kops's own tags are kept

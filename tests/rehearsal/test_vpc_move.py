@@ -218,6 +218,38 @@ def test_target_vpc_holds_the_workers_and_load_balancers(rehearsal: Rehearsal) -
     assert source != target
 
 
+def test_each_kops_instance_group_moved_as_one_group_over_the_target_zones(
+    rehearsal: Rehearsal,
+) -> None:
+    """kops's worker instance groups span both AZs and both types; the proposal made
+    each a pool of ``group_per: capacity``, so its new generation is one group again."""
+    _, target = _vpc_ids(rehearsal)
+    ec2, asg = rehearsal.client("ec2"), rehearsal.client("autoscaling")
+    subnet_azs = {
+        s["SubnetId"]: s["AvailabilityZone"]
+        for s in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [target]}])["Subnets"]
+    }
+    groups = asg.describe_auto_scaling_groups()["AutoScalingGroups"]
+    workers = [g for g in groups if "k8s.io/role/master" not in {t["Key"] for t in g["Tags"]}]
+    target_azs = set(_stack()["kubeshift:migration"]["target_network"]["azs"])
+    assert len(workers) == 2, [g["AutoScalingGroupName"] for g in workers]
+    for group in workers:
+        assert {subnet_azs[s] for s in group["VPCZoneIdentifier"].split(",")} == target_azs
+        assert {i["AvailabilityZone"] for i in group["Instances"]} == target_azs
+
+
+def test_kops_events_volumes_are_left_as_they_were(rehearsal: Rehearsal) -> None:
+    """kubeshift moves the main etcd only: kops's second etcd's volumes are not its own,
+    and after the whole migration they are all still there, in their AZs."""
+    volumes = rehearsal.client("ec2").describe_volumes(
+        Filters=[{"Name": "tag-key", "Values": ["k8s.io/etcd/events"]}]
+    )["Volumes"]
+    members = range(1, _stack()["kubeshift:cluster"]["control_plane"]["members"] + 1)
+    every = ",".join(map(str, members))
+    tags = [{t["Key"]: t["Value"] for t in v["Tags"]} for v in volumes]
+    assert sorted(t["k8s.io/etcd/events"] for t in tags) == [f"{n}/{every}" for n in members]
+
+
 def test_the_old_groups_went_and_took_kops_rules_about_them_along(rehearsal: Rehearsal) -> None:
     """kops's masters admitted its nodes: AWS refuses to delete a group another's rule
     refers to (so does the sandbox's moto), and the old groups are gone all the same."""

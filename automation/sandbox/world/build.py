@@ -11,8 +11,9 @@ resource by resource with boto3 against moto: each registration of the program, 
 under the SDK's mocks, is answered by creating the resource through the stand-in
 provider's calls for its type. kops's own security-group rules, which the program does
 not declare, are then added as kops adds them (:data:`.kops.KOPS_RULES`, and
-:data:`.kops.CALICO_RULES` where the cluster runs Calico). Nothing is recorded anywhere
-but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
+:data:`.kops.CALICO_RULES` where the cluster runs Calico), and so is each member's
+second etcd volume, for events (:func:`add_events_volumes`). Nothing is recorded
+anywhere but in moto: ``kubeshift adopt`` has to find it all, as on a real account.
 """
 
 from __future__ import annotations
@@ -26,15 +27,19 @@ import pulumi
 from botocore.exceptions import ClientError
 
 from automation.adoption.live import template_spec
+from automation.aws.lookup.model import tag_map
 from automation.errors import KubeshiftError
 from automation.render import render_program
 from automation.sandbox.provider import types as _types  # noqa: F401 - registers the types
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
 from automation.sandbox.provider.types.autoscaling import launch_argument
 from automation.sandbox.world.kops import (
+    ETCD_MAIN_TAG,
+    EVENTS_VOLUME_SIZE,
     KopsRule,
     as_kops_makes,
     domain,
+    events_volume_tags,
     kops_boot_scripts,
     kops_names,
     rules_for,
@@ -46,6 +51,8 @@ TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 VPC = "aws:ec2/vpc:Vpc"
 KOPS_RULE = "kops:security-group-rule"
 """What :func:`open_as_kops` built: a rule kops adds and the program does not declare."""
+EVENTS_VOLUME = "kops:etcd-events-volume"
+"""What :func:`add_events_volumes` built: a member's volume of kops's events etcd."""
 
 
 class WorldError(KubeshiftError):
@@ -198,6 +205,32 @@ def open_as_kops(aws: Aws, cluster: str, vpc_id: str, *, calico: bool) -> list[B
     return added
 
 
+def add_events_volumes(aws: Aws, cluster: str, members: int) -> list[Built]:
+    """Give each member the second etcd volume kops gives it, for events, in its main
+    volume's AZ, as kops sizes and tags it; the member's boot attaches it beside the
+    main one (as etcd-manager does), and nothing of kubeshift's declares it."""
+    mains = aws.ec2.describe_volumes(
+        Filters=[
+            {"Name": "tag-key", "Values": [ETCD_MAIN_TAG]},
+            {"Name": f"tag:kubernetes.io/cluster/{cluster}", "Values": ["owned"]},
+        ]
+    )["Volumes"]
+    added = []
+    for main in sorted(mains, key=lambda v: tag_map(v.get("Tags"))[ETCD_MAIN_TAG]):
+        member = tag_map(main.get("Tags"))[ETCD_MAIN_TAG].split("/", 1)[0]
+        tags = events_volume_tags(cluster, member, members)
+        made = aws.ec2.create_volume(
+            AvailabilityZone=main["AvailabilityZone"], Size=EVENTS_VOLUME_SIZE,
+            VolumeType="gp3", Encrypted=True,
+            TagSpecifications=[{
+                "ResourceType": "volume",
+                "Tags": [{"Key": k, "Value": v} for k, v in tags.items()],
+            }],
+        )  # fmt: skip
+        added.append(Built(EVENTS_VOLUME, tags["Name"], made["VolumeId"]))
+    return added
+
+
 def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     """Create the first phase of the stack ``values`` in moto, named as kops names it;
     return what was created, in the order it was."""
@@ -210,6 +243,7 @@ def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
         # the sandbox runs Calico (on IPIP) where the stack switches its overlay
         calico = config.migration.overlay is not None
         mocks.built += open_as_kops(aws, config.cluster.name, vpc_id, calico=calico)
+        mocks.built += add_events_volumes(aws, config.cluster.name, mocks.members)
         mocks.launch_groups()
     except WorldError:
         raise

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from automation.adoption.proposal import EVENTS_TAG
 from components.naming import NameKind, kind_key, physical_name
 
 KINDS: Mapping[str, NameKind] = {
@@ -212,6 +213,21 @@ def kops_boot_scripts(
 _ETCD_VOLUME = re.compile(r"-etcd-(\d+)$")
 ETCD_MAIN_TAG = "k8s.io/etcd/main"
 """kops's tag on a member's etcd volume: ``<member>/<every member>``."""
+EVENTS_VOLUME_SIZE = 20
+"""GiB: kops's default size of an etcd volume."""
+
+
+def events_volume_tags(cluster: str, member: str, members: int) -> dict[str, str]:
+    """The tags kops gives member ``member``'s events volume (which the program does not
+    declare: kubeshift moves the main etcd only)."""
+    every = ",".join(str(n) for n in range(1, members + 1))
+    return {
+        "Name": f"{member}.etcd-events.{domain(cluster)}",
+        "KubernetesCluster": cluster,
+        f"kubernetes.io/cluster/{cluster}": "owned",
+        "k8s.io/role/master": "1",
+        EVENTS_TAG: f"{member}/{every}",
+    }
 
 
 def as_kops_makes(

@@ -119,3 +119,22 @@ def test_members_without_kubeshifts_tag_keep_their_names_by_kops_instance_group(
         kops = f"master-eu-west-1a-{n}.masters.shop.k8s.local"
         assert names[f"autoscaling-group:shop-control-plane-{n}"] == kops
         assert names[f"launch-template:shop-control-plane-{n}"] == kops
+
+
+def test_a_kops_instance_group_spanning_zones_keeps_its_name_as_the_pools_one_group() -> None:
+    group = _group("nodes.shop.k8s.local", "lt-n", "tg-http", pool="nodes")
+    group["VPCZoneIdentifier"] = "subnet-a,subnet-b"
+    live = LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
+        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"},
+                 {"SubnetId": "subnet-b", "AvailabilityZone": "eu-west-1b"}],
+        nat_gateways=1, internet_gateway=True, groups=[group],
+        templates={"lt-n": {}}, volumes=[], interfaces=[],
+        template_names={"lt-n": "nodes.shop.k8s.local"},
+    )  # fmt: skip
+
+    names = kept_names(live)
+
+    assert names["autoscaling-group:shop-workers-nodes-on-demand"] == "nodes.shop.k8s.local"
+    assert names["launch-template:shop-workers-nodes-on-demand"] == "nodes.shop.k8s.local"

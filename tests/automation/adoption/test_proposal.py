@@ -87,6 +87,47 @@ def test_groups_become_pools_by_their_tag_with_labels_taints_and_capacity() -> N
     assert proposal.cluster["tags"] == {"team": "payments"}
 
 
+def _spanning(group: Any, *types: str) -> Any:
+    overrides = [{"InstanceType": t} for t in types]
+    group["MixedInstancesPolicy"]["LaunchTemplate"]["Overrides"] = overrides
+    return group
+
+
+def test_a_kops_instance_group_spanning_zones_and_types_is_a_pool_grouped_per_capacity() -> None:
+    group = "kops.k8s.io/instancegroup"
+    live = _live(
+        _spanning(
+            _group("nodes.shop.k8s.local", "subnet-prv-a,subnet-prv-b", size=4, **{group: "nodes"}),
+            "m5a.large", "m5.large",
+        ),
+    )
+
+    proposal = propose(live, "Z1")
+
+    (pool,) = proposal.cluster["worker_pools"]
+    assert pool["group_per"] == "capacity"
+    assert pool["instance_types"] == ["m5a.large", "m5.large"]  # in priority order
+    assert (pool["capacity_types"], pool["desired_size"]) == (["on-demand"], 4)
+    assert "azs" not in pool  # both AZs of the network
+    assert not [p for p in proposal.problems if "nodes" in p]
+
+
+def test_a_pool_mixing_spanning_and_single_zone_groups_is_a_problem() -> None:
+    tag = {"kops.k8s.io/instancegroup": "nodes"}
+    live = _live(
+        _group("nodes-all", "subnet-prv-a,subnet-prv-b", **tag),
+        _group("nodes-a", "subnet-prv-a", spot=True, **tag),
+    )
+
+    proposal = propose(live, "Z1")
+
+    assert (
+        "Pool nodes mixes groups that span AZs or instance types with others: kubeshift "
+        "models a pool as one group per capacity type or one per type, AZ and capacity "
+        "type." in proposal.problems
+    )
+
+
 def test_a_group_with_no_pool_tag_is_a_problem_and_differing_sizes_a_note() -> None:
     live = _live(
         _group("web-a", "subnet-prv-a", size=1, **{"kubeshift.io/pool": "web"}),

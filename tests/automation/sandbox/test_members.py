@@ -203,6 +203,36 @@ def test_a_member_kops_boots_claims_its_volume_by_kops_etcd_tag_and_its_interfac
     assert interface["Attachment"]["InstanceId"] == booted
 
 
+def test_a_member_kops_boots_attaches_its_events_volume_and_a_kubeshift_boot_leaves_it(
+    world: World,
+) -> None:
+    zone = f"{world.ec2.meta.region_name}a"
+    events = world.ec2.create_volume(
+        AvailabilityZone=zone, Size=1,
+        TagSpecifications=[{"ResourceType": "volume",
+                            "Tags": [{"Key": "k8s.io/etcd/events", "Value": "1/1,2,3"}]}],
+    )["VolumeId"]  # fmt: skip
+    world.ec2.create_tags(
+        Resources=[world.volume], Tags=[{"Key": "k8s.io/etcd/main", "Value": "1/1,2,3"}]
+    )
+    _describe_interfaces_as_member_1(world)
+    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane")
+    booted = world.launch("source", user_data=nodeup, tags=KOPS_MEMBER)
+
+    assert world.boots.sync() == [f"member-1: instance {booted} holds volume {world.volume}"]
+
+    def holders(volume: str) -> list[str]:
+        found = world.ec2.describe_volumes(VolumeIds=[volume])["Volumes"][0]
+        return [a["InstanceId"] for a in found["Attachments"]]
+
+    assert holders(events) == [booted]  # as etcd-manager attaches it
+    world.ec2.terminate_instances(InstanceIds=[booted])
+    moved = world.launch("target", tags={"Name": "member-1"})  # kubeshift's boot script
+    assert world.boots.sync()[1].startswith(f"member-1: booted on {moved}")
+    assert holders(world.volume) == [moved]
+    assert moved not in holders(events)  # kubeshift moves the main etcd only
+
+
 def test_a_member_kubeshift_boots_without_its_member_tag_is_told_by_its_interface(
     world: World,
 ) -> None:

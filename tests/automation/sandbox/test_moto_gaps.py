@@ -10,6 +10,7 @@ from botocore.parsers import ResponseParserError
 
 from automation.sandbox.moto_gaps import (
     default_health_checks,
+    groups_spread_over_zones_and_types,
     indexed_tag_lookups,
     portless_protocols,
     referenced_groups_stay,
@@ -236,3 +237,62 @@ def test_unpatched_moto_fails_on_a_protocol_without_ports(moto: MotoServer) -> N
     )
     with pytest.raises(ResponseParserError, match="500 Internal Server Error"):  # a TypeError
         ec2.authorize_security_group_ingress(GroupId=masters, IpPermissions=_ipip_from_nodes(nodes))
+
+
+def _spanning_group(moto: MotoServer, *, spot: bool) -> list[tuple[str, str]]:
+    """(AZ, instance type) of each instance of a 6-instance group over two subnets."""
+    ec2, asg = moto.client("ec2"), moto.client("autoscaling")
+    vpc = ec2.create_vpc(CidrBlock="10.8.0.0/16")["Vpc"]["VpcId"]
+    subnets = [
+        ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.8.{i}.0/24", AvailabilityZone=moto.region + az)[
+            "Subnet"]["SubnetId"]
+        for i, az in enumerate("ab")
+    ]  # fmt: skip
+    template = ec2.create_launch_template(
+        LaunchTemplateName=f"spanning-{spot}", LaunchTemplateData={"ImageId": "ami-12c6146b"}
+    )["LaunchTemplate"]["LaunchTemplateId"]
+    asg.create_auto_scaling_group(
+        AutoScalingGroupName=f"spanning-{spot}", MinSize=0, MaxSize=6, DesiredCapacity=6,
+        VPCZoneIdentifier=",".join(subnets),
+        MixedInstancesPolicy={
+            "LaunchTemplate": {
+                "LaunchTemplateSpecification": {"LaunchTemplateId": template},
+                "Overrides": [{"InstanceType": "m5.large"}, {"InstanceType": "m5a.large"}],
+            },
+            "InstancesDistribution": {"OnDemandPercentageAboveBaseCapacity": 0 if spot else 100},
+        },
+    )  # fmt: skip
+    ids = [
+        i["InstanceId"]
+        for i in asg.describe_auto_scaling_groups(AutoScalingGroupNames=[f"spanning-{spot}"])[
+            "AutoScalingGroups"][0]["Instances"]
+    ]  # fmt: skip
+    described = ec2.describe_instances(InstanceIds=ids)["Reservations"]
+    return sorted(
+        (i["Placement"]["AvailabilityZone"][-1], i["InstanceType"])
+        for r in described
+        for i in r["Instances"]
+    )
+
+
+def test_a_group_over_two_zones_balances_them_and_launches_its_override_types(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.autoscaling.models import FakeAutoScalingGroup
+
+    replace = FakeAutoScalingGroup.replace_autoscaling_group_instances
+    monkeypatch.setattr(FakeAutoScalingGroup, "replace_autoscaling_group_instances", replace)
+    groups_spread_over_zones_and_types()
+    groups_spread_over_zones_and_types()  # idempotent: one wrapper
+
+    spot = _spanning_group(moto, spot=True)
+    on_demand = _spanning_group(moto, spot=False)
+
+    assert [az for az, _ in spot].count("a") == 3 and [az for az, _ in spot].count("b") == 3
+    assert {t for _, t in spot} == {"m5.large", "m5a.large"}
+    assert [az for az, _ in on_demand].count("a") == 3
+    assert {t for _, t in on_demand} == {"m5.large"}  # on-demand: the first, by priority
+
+
+def test_unpatched_moto_launches_a_whole_group_in_its_first_subnet(moto: MotoServer) -> None:
+    assert {az for az, _ in _spanning_group(moto, spot=True)} == {"a"}

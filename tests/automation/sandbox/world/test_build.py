@@ -13,9 +13,14 @@ from automation.adoption.discovery import discover
 from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.bridge import kops_role, user_data_text
-from automation.sandbox.moto_gaps import portless_protocols, reserve_interface_addresses
+from automation.sandbox.moto_gaps import (
+    groups_spread_over_zones_and_types,
+    portless_protocols,
+    reserve_interface_addresses,
+)
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import (
+    EVENTS_VOLUME,
     KOPS_RULE,
     VPC,
     build,
@@ -37,11 +42,15 @@ REGION = "us-west-2"
 def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The local stack, its hosted zone made in moto; moto as the sandbox runs it (AWS's
     managed policies loaded, interfaces' fixed addresses taken)."""
+    from moto.autoscaling.models import FakeAutoScalingGroup
     from moto.ec2.models.elastic_network_interfaces import NetworkInterface
 
     monkeypatch.setenv("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")  # the server is in-process
     monkeypatch.setattr(NetworkInterface, "__init__", NetworkInterface.__init__)  # undone after
+    spread = FakeAutoScalingGroup.replace_autoscaling_group_instances
+    monkeypatch.setattr(FakeAutoScalingGroup, "replace_autoscaling_group_instances", spread)
     reserve_interface_addresses()
+    groups_spread_over_zones_and_types()
     moto.reset()
     values = load_stack_file(LOCAL)
     route53 = moto.client("route53")
@@ -56,18 +65,26 @@ def built(values: dict[str, Any], moto: MotoServer) -> list[Any]:
 
 
 def _program_built(built: list[Any]) -> list[Any]:
-    return [b for b in built if b.type != KOPS_RULE]
+    return [b for b in built if b.type not in (KOPS_RULE, EVENTS_VOLUME)]
 
 
 def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -> None:
-    assert len(_program_built(built)) == 98
+    assert len(_program_built(built)) == 80
     aws = Aws(REGION, moto.endpoint_url)
     listed = aws.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
     groups = {g["AutoScalingGroupName"]: g for g in listed}
     assert "master-us-west-2b-2.masters.local-demo.k8s.local" in groups
     assert all(name.endswith(".local-demo.k8s.local") for name in groups)
     running = sum(len(g["Instances"]) for g in groups.values())
-    assert running == 11  # 3 members and one worker in each of the 8 worker groups
+    assert running == 11  # 3 members and 4 workers in each of the 2 worker groups
+    # a kops instance group: one group over both zones and types, named as its template
+    spot = groups["general-spot.local-demo.k8s.local"]
+    assert len(spot["VPCZoneIdentifier"].split(",")) == 2
+    assert sorted(i["AvailabilityZone"] for i in spot["Instances"]) == [
+        "us-west-2a", "us-west-2a", "us-west-2b", "us-west-2b"
+    ]  # fmt: skip
+    overrides = spot["MixedInstancesPolicy"]["LaunchTemplate"]["Overrides"]
+    assert {o["InstanceType"] for o in overrides} == {"m5.large", "m5a.large"}
     # the groups launched last: no instance holds a member interface's fixed address
     interfaces = aws.ec2.describe_network_interfaces()["NetworkInterfaces"]
     addresses = [i["PrivateIpAddress"] for i in interfaces]
@@ -155,21 +172,25 @@ def test_write_config_reads_back_every_name_kops_gave(
     clients = AwsClients(AwsAccess(region=REGION))
     proposed = propose_stack(values, tmp_path / "Pulumi.local.yaml", clients)
     assert proposed.proposal.problems == []
+    # kops's events etcd is named, not modelled: kubeshift moves the main one
+    assert [n for n in proposed.proposal.notes if "(3 volume(s) tagged k8s.io/etcd/events" in n]
     cluster = proposed.values["kubeshift:cluster"]
     # with no kubeshift tag to say a pool, kops's instance groups are the pools: one
     # launch template each, its groups the zones and types
-    pools = {p["name"]: p["capacity_types"] for p in cluster["worker_pools"]}
-    assert pools == {"general-on-demand": ["on-demand"], "general-spot": ["spot"]}
+    pools = {p["name"]: (p["capacity_types"], p["group_per"]) for p in cluster["worker_pools"]}
+    assert pools == {
+        "general-on-demand": (["on-demand"], "capacity"), "general-spot": (["spot"], "capacity")
+    }  # fmt: skip
     assert sorted(cluster["names"].values()) == sorted(foreign_names(values).values())
     # kops never wrote kubeshift's own tags, so the stack declares none
     assert cluster["own_tags"] is False
-    # kops's own tags, which kubeshift does not declare, are kept: its 11 groups, 4
+    # kops's own tags, which kubeshift does not declare, are kept: its 5 groups, 4
     # subnets and the members' 3 etcd volumes
     kept = cluster["kept_tags"]
-    assert len(kept) == 18
+    assert len(kept) == 12
     member = kept["local-demo-control-plane-asg-2"]
     assert member == {"kops.k8s.io/instancegroup": "master-us-west-2b-2"}
-    worker = kept["local-demo-workers-general-spot-m5a-large-us-west-2b-spot"]
+    worker = kept["local-demo-workers-general-spot-spot"]
     assert worker == {"k8s.io/role/node": "1", "kops.k8s.io/instancegroup": "general-spot"}
     assert kept["local-demo-source-network-private-us-west-2a"] == {"SubnetType": "Private"}
     assert kept["local-demo-control-plane-etcd-2"] == {"k8s.io/etcd/main": "2/1,2,3"}
@@ -197,6 +218,10 @@ def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
     # kops's own rules are found, listed as not modelled, and not taken
     rules = [u.arn for u in named.unmodelled if u.kind == "ec2:security-group-rule"]
     assert {arn.rsplit("/", 1)[-1] for arn in rules} == {b.id for b in built if b.type == KOPS_RULE}
+    # so are its events volumes, which no member has attached yet
+    volumes = {u.arn.rsplit("/", 1)[-1] for u in named.unmodelled if u.kind == "ec2:volume"}
+    assert volumes == {b.id for b in built if b.type == EVENTS_VOLUME} and len(volumes) == 3
+    assert not {r.id for r in named.resources} & volumes
     unnamed = discover(values, clients, "local")
     assert "local-demo-common-sg-node: no live security group local-demo-node in" in " ".join(
         unnamed.problems
@@ -225,7 +250,7 @@ def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
     said: list[str] = []
     _build_as_kops(values, paths, state, said.append)
     assert paths.world_built.exists() and "AWS resources" in said[-1]
-    assert int(re.findall(r"(\d+) AWS resources", said[-1])[0]) > 98  # kops's rules too
+    assert int(re.findall(r"(\d+) AWS resources", said[-1])[0]) > 80  # kops's rules too
     _build_as_kops(values, paths, state, said.append)  # an `up` cut short after the build
     assert said[-1] == "  the live cluster local-demo is already built"
     vpcs = Aws(REGION, moto.endpoint_url).ec2.describe_vpcs()["Vpcs"]

@@ -32,7 +32,7 @@ def test_every_named_resource_gets_a_kops_name_aws_accepts(local: dict[str, Any]
     names = _names(local)
     kinds = Counter(key.split(":", 1)[0] for key in names)
     assert kinds == {
-        "autoscaling-group": 11, "launch-template": 5, "security-group": 5,
+        "autoscaling-group": 5, "launch-template": 5, "security-group": 5,
         "iam-role": 2, "instance-profile": 2, "load-balancer": 2, "target-group": 3,
         "inline-policy": 1,
     }  # fmt: skip
