@@ -73,6 +73,7 @@ def pool_specs(config: StackConfig, network: NetworkConfig) -> list[WorkerPoolSp
             labels=tuple(sorted(p.labels.items())),
             taints=tuple((t.key, t.value, t.effect) for t in p.taints),
             root_volume_size=p.root_volume_size,
+            metadata_hop_limit=p.metadata_hop_limit,
         )
         for p in config.cluster.worker_pools
     ]

@@ -133,6 +133,9 @@ class WorkerPoolConfig(_Model):
     labels: dict[str, str] = {}
     taints: list[Taint] = []
     root_volume_size: int = Field(default=100, ge=8)
+    metadata_hop_limit: int = Field(default=2, ge=1, le=64)
+    """Hops an IMDSv2 token's answer may travel: 2 lets pods on the node's network reach
+    the instance metadata, 1 (kops's default) keeps them from it."""
 
     def group_count(self, network_azs: list[str]) -> int:
         """How many Auto Scaling groups the pool has in a network of ``network_azs``."""

@@ -47,6 +47,8 @@ class WorkerPoolSpec:
     """(key, value, effect) triples."""
     root_volume_size: int = 100
     """Size of each node's root volume, GiB."""
+    metadata_hop_limit: int = 2
+    """The IMDSv2 response hop limit of the pool's instances."""
 
 
 def group_key(pool: str, instance_type: str, az: str, capacity: str) -> str:
@@ -148,13 +150,16 @@ class WorkerPools(pulumi.ComponentResource):
             f"{name}-{pool.name}-{capacity}-lt",
             name=lt_name,
             image_id=args.image_id,
+            # the groups' overrides choose the type; the template names the pool's first,
+            # as kops's does, so a template without overrides still launches
+            instance_type=pool.instance_types[0],
             user_data=userdata.encode(script),
             iam_instance_profile={"name": args.instance_profile_name},
             vpc_security_group_ids=args.security_group_ids,
             metadata_options={
                 "http_endpoint": "enabled",
                 "http_tokens": "required",
-                "http_put_response_hop_limit": 2,
+                "http_put_response_hop_limit": pool.metadata_hop_limit,
                 "instance_metadata_tags": "disabled",
             },
             block_device_mappings=[

@@ -327,6 +327,9 @@ def _pool(
     size = next((d["Ebs"]["VolumeSize"] for d in disks if d.get("Ebs", {}).get("VolumeSize")), None)
     if size:
         pool["root_volume_size"] = size
+    hops = (data.get("MetadataOptions") or {}).get("HttpPutResponseHopLimit")
+    if hops:
+        pool["metadata_hop_limit"] = hops
     return pool
 
 

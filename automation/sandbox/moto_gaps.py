@@ -27,6 +27,11 @@ migration would notice, closed by patching its in-process model.
   protocol number without a port range (kops admits Calico's IP-in-IP, protocol 4, to
   the control plane from the nodes) and reports its ports as -1, as for "all"; moto
   reads ports for every protocol but "all" and fails with a ``TypeError``.
+- **A rule's description does not make it another rule.** AWS refuses a rule that
+  differs from one the group has only in its description
+  (``InvalidPermission.Duplicate``); moto keeps a referenced group's description in what
+  it compares, so the same permission from a group is added twice, and adoption then
+  finds two live rules for one it declares.
 - **A group spreads its instances over its AZs and instance types.** AWS balances a
   group's instances across the AZs of its subnets and launches a mixed instances
   policy's override types (on-demand: the first, by priority; spot: among them all).
@@ -223,3 +228,27 @@ def groups_spread_over_zones_and_types() -> None:
 
     replace._kubeshift = True  # type: ignore[attr-defined]
     FakeAutoScalingGroup.replace_autoscaling_group_instances = replace  # type: ignore[method-assign]
+
+
+def rules_equal_whatever_their_descriptions() -> None:
+    """Compare two rules of a group as AWS does: protocol, ports (none for "all"), and
+    the peer — a CIDR, a prefix list, or a referenced group by its id, whatever its
+    description. Idempotent."""
+    from moto.ec2.models.security_groups import SecurityGroupRule
+
+    if getattr(SecurityGroupRule.__eq__, "_kubeshift", False):
+        return
+
+    def permission(rule: Any) -> tuple[Any, ...]:
+        ranges = rule.ip_range or {}
+        ports = (None, None) if rule.ip_protocol == "-1" else (rule.from_port, rule.to_port)
+        peer = (ranges.get("CidrIp"), ranges.get("CidrIpv6"), rule.prefix_list_id)
+        return (rule.ip_protocol, *ports, *peer, (rule.source_group or {}).get("GroupId"))
+
+    def __eq__(self: Any, other: object) -> bool:
+        if not isinstance(other, SecurityGroupRule):
+            return NotImplemented
+        return permission(self) == permission(other)
+
+    __eq__._kubeshift = True  # type: ignore[attr-defined]
+    SecurityGroupRule.__eq__ = __eq__  # type: ignore[method-assign,assignment]

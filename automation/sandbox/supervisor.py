@@ -47,6 +47,7 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
         portless_protocols,
         referenced_groups_stay,
         reserve_interface_addresses,
+        rules_equal_whatever_their_descriptions,
     )
 
     reserve_interface_addresses()
@@ -55,6 +56,7 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     default_health_checks()
     indexed_tag_lookups()
     groups_spread_over_zones_and_types()
+    rules_equal_whatever_their_descriptions()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()

@@ -66,7 +66,7 @@ def test_a_member_move_targets_that_member_the_api_record_and_the_stack(
 
 def test_the_first_move_also_creates_the_new_api_load_balancer(renders: PhaseRenders) -> None:
     names = _names(target_urns(renders, "control-plane-1", [ROOT, *_old(1)]))
-    assert {"local-demo-api-mig-lb", "local-demo-api-mig-tg-6443"} <= names
+    assert {"local-demo-api-mig-lb", "local-demo-api-mig-tg-443"} <= names
 
 
 def test_what_an_update_by_hand_already_deleted_is_not_targeted(renders: PhaseRenders) -> None:

@@ -78,6 +78,14 @@ def test_a_pool_grouped_per_capacity_has_one_group_spanning_its_zones_and_types(
     assert len(by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")) == 2
 
 
+def test_a_template_names_the_pools_first_type_and_its_metadata_hop_limit() -> None:
+    resources = _render(pools=[dataclasses.replace(POOL, metadata_hop_limit=1)])
+    for template in by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate"):
+        assert template.inputs["instanceType"] == "r5.large"
+        assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
+        assert template.inputs["metadataOptions"]["httpTokens"] == "required"
+
+
 def test_labels_and_taints_reach_the_kubelet() -> None:
     resources = _render()
     templates = {

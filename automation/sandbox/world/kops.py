@@ -237,11 +237,11 @@ def as_kops_makes(
     instance group's name, and ``k8s.io/role/node`` for workers, on its Auto Scaling
     group, propagated to the instances; ``SubnetType`` on subnets; on a member's etcd
     volume ``k8s.io/etcd/main``, ``<member>/<all ``members``>``, which etcd-manager
-    claims it by), kops's descriptions of its security groups, and kops's boot script
-    in its launch templates. A group's instance group is its launch template's
-    (``instance_group``; else the group's own name): kops's instance group is one
-    template, and the world's groups of one template are its zones and types. (None of
-    kubeshift's own tags is there: the world is rendered with ``own_tags: false``.)"""
+    claims it by), kops's descriptions of its security groups, kops's boot script in its
+    launch templates and, in its workers', kops's root volume size and IMDS hop limit.
+    A group's instance group is its launch template's (``instance_group``; else the
+    group's own name): kops's instance group is one template. (None of kubeshift's own
+    tags is there: the world is rendered with ``own_tags: false``.)"""
     tagged = dict(inputs)
     if token == "aws:ebs/volume:Volume":
         tags = dict(inputs.get("tags") or {})
@@ -256,6 +256,8 @@ def as_kops_makes(
     )
     if booted:
         tagged["userData"] = base64.b64encode(nodeup_script(*booted).encode()).decode()
+    if booted and booted[2] == "Node":
+        tagged.update(_as_kops_node_template(tagged))
     if token == "aws:ec2/securityGroup:SecurityGroup" and isinstance(inputs.get("name"), str):
         role = str(inputs["name"]).split(".", 1)[0]
         tagged["description"] = DESCRIPTIONS.get(role, inputs.get("description"))
@@ -273,6 +275,24 @@ def as_kops_makes(
         tags["SubnetType"] = "Private" if "kubernetes.io/role/internal-elb" in tags else "Public"
         tagged["tags"] = tags
     return tagged
+
+
+NODE_ROOT_VOLUME_SIZE = 128
+"""GiB: kops's default root volume of a node (``DefaultVolumeSizeNode``)."""
+METADATA_HOP_LIMIT = 1
+"""kops's IMDSv2 response hop limit: pods on the node's network do not reach it."""
+
+
+def _as_kops_node_template(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A worker template's settings where kops's defaults differ from kubeshift's: a
+    root volume of 128 GiB and an IMDSv2 hop limit of 1."""
+    options = {**dict(inputs.get("metadataOptions") or {})}
+    options["httpPutResponseHopLimit"] = METADATA_HOP_LIMIT
+    disks = []
+    for disk in inputs.get("blockDeviceMappings") or []:
+        ebs = {**dict(disk.get("ebs") or {}), "volumeSize": NODE_ROOT_VOLUME_SIZE}
+        disks.append({**dict(disk), "ebs": ebs})
+    return {"metadataOptions": options, "blockDeviceMappings": disks}
 
 
 KopsRole = Literal["masters", "nodes", "api-elb"]

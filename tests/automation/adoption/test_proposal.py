@@ -52,7 +52,9 @@ def _live(*groups: Any) -> LiveCluster:
         vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16", "Tags": vpc_tags},
         subnets=subnets, nat_gateways=2, internet_gateway=True, groups=list(groups),
         templates={LT: {"ImageId": "ami-0123456789abcdef0",
-                        "BlockDeviceMappings": [{"Ebs": {"VolumeSize": 80}}]}},
+                        "BlockDeviceMappings": [{"Ebs": {"VolumeSize": 80}}],
+                        "MetadataOptions": {"HttpTokens": "required",
+                                            "HttpPutResponseHopLimit": 1}}},
         volumes=[], interfaces=[],
     )  # fmt: skip
 
@@ -81,6 +83,7 @@ def test_groups_become_pools_by_their_tag_with_labels_taints_and_capacity() -> N
     assert pool["labels"] == {"workload": "batch"}
     assert pool["taints"] == [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
     assert pool["root_volume_size"] == 80
+    assert pool["metadata_hop_limit"] == 1  # kops's: pods do not reach the metadata
     network = proposal.cluster["network"]
     assert network["private_subnets"] == ["10.0.64.0/19", "10.0.96.0/19"]
     assert (network["enable_nat_gateway"], network["single_nat_gateway"]) == (True, False)

@@ -15,6 +15,7 @@ from automation.sandbox.moto_gaps import (
     portless_protocols,
     referenced_groups_stay,
     reserve_interface_addresses,
+    rules_equal_whatever_their_descriptions,
 )
 from tests.support.moto_fixtures import MotoServer
 
@@ -296,3 +297,39 @@ def test_a_group_over_two_zones_balances_them_and_launches_its_override_types(
 
 def test_unpatched_moto_launches_a_whole_group_in_its_first_subnet(moto: MotoServer) -> None:
     assert {az for az, _ in _spanning_group(moto, spot=True)} == {"a"}
+
+
+def _same_permission_twice(moto: MotoServer) -> str:
+    """Authorize one permission from a group twice, described apart: the second's code."""
+    ec2 = moto.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.7.0.0/16")["Vpc"]["VpcId"]
+    group, peer = (
+        ec2.create_security_group(GroupName=n, Description=n, VpcId=vpc)["GroupId"]
+        for n in ("members", "api")
+    )
+    for description in ("from the API load balancer", ""):
+        pair = {"GroupId": peer, **({"Description": description} if description else {})}
+        try:
+            ec2.authorize_security_group_ingress(
+                GroupId=group,
+                IpPermissions=[{"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443,
+                                "UserIdGroupPairs": [pair]}],
+            )  # fmt: skip
+        except ClientError as exc:
+            return str(exc.response["Error"]["Code"])
+    return "added twice"
+
+
+def test_a_permission_described_otherwise_is_refused_as_a_duplicate(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.security_groups import SecurityGroupRule
+
+    monkeypatch.setattr(SecurityGroupRule, "__eq__", SecurityGroupRule.__eq__)  # undone after
+    rules_equal_whatever_their_descriptions()
+    rules_equal_whatever_their_descriptions()  # idempotent
+    assert _same_permission_twice(moto) == "InvalidPermission.Duplicate"
+
+
+def test_unpatched_moto_adds_a_permission_described_otherwise_again(moto: MotoServer) -> None:
+    assert _same_permission_twice(moto) == "added twice"

@@ -17,6 +17,7 @@ from automation.sandbox.moto_gaps import (
     groups_spread_over_zones_and_types,
     portless_protocols,
     reserve_interface_addresses,
+    rules_equal_whatever_their_descriptions,
 )
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import (
@@ -44,13 +45,16 @@ def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     managed policies loaded, interfaces' fixed addresses taken)."""
     from moto.autoscaling.models import FakeAutoScalingGroup
     from moto.ec2.models.elastic_network_interfaces import NetworkInterface
+    from moto.ec2.models.security_groups import SecurityGroupRule
 
     monkeypatch.setenv("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")  # the server is in-process
     monkeypatch.setattr(NetworkInterface, "__init__", NetworkInterface.__init__)  # undone after
     spread = FakeAutoScalingGroup.replace_autoscaling_group_instances
     monkeypatch.setattr(FakeAutoScalingGroup, "replace_autoscaling_group_instances", spread)
+    monkeypatch.setattr(SecurityGroupRule, "__eq__", SecurityGroupRule.__eq__)
     reserve_interface_addresses()
     groups_spread_over_zones_and_types()
+    rules_equal_whatever_their_descriptions()
     moto.reset()
     values = load_stack_file(LOCAL)
     route53 = moto.client("route53")
@@ -181,6 +185,9 @@ def test_write_config_reads_back_every_name_kops_gave(
     assert pools == {
         "general-on-demand": (["on-demand"], "capacity"), "general-spot": (["spot"], "capacity")
     }  # fmt: skip
+    # kops's node templates: a 128 GiB root volume, and pods kept from the metadata
+    settings = {(p["root_volume_size"], p["metadata_hop_limit"]) for p in cluster["worker_pools"]}
+    assert settings == {(128, 1)}
     assert sorted(cluster["names"].values()) == sorted(foreign_names(values).values())
     # kops never wrote kubeshift's own tags, so the stack declares none
     assert cluster["own_tags"] is False

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from automation.render import render_program
-from automation.sandbox.world.kops import domain, kops_names
+from automation.sandbox.world.kops import as_kops_makes, domain, kops_names
 from components.config import load_stack_file
 from components.naming import NameKind, check_name
 
@@ -72,3 +72,24 @@ def test_load_balancer_names_stay_within_32_characters_for_a_long_cluster_name(
     assert len(balancers) == 5
     assert all(len(name) <= 32 for name in balancers.values()), balancers
     assert len(set(balancers.values())) == 5  # the hash tells the trimmed names apart
+
+
+def _template(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 2},
+        "blockDeviceMappings": [{"deviceName": "/dev/xvda",
+                                 "ebs": {"volumeSize": 100, "volumeType": "gp3"}}],
+    }  # fmt: skip
+
+
+def test_a_node_template_has_kops_root_volume_and_hop_limit_and_a_members_is_left() -> None:
+    token = "aws:ec2/launchTemplate:LaunchTemplate"
+    node = as_kops_makes(token, _template("nodes.c.k8s.local"))
+    assert node["metadataOptions"] == {"httpTokens": "required", "httpPutResponseHopLimit": 1}
+    assert node["blockDeviceMappings"] == [
+        {"deviceName": "/dev/xvda", "ebs": {"volumeSize": 128, "volumeType": "gp3"}}
+    ]
+    member = as_kops_makes(token, _template("master-a-1.masters.c.k8s.local"))
+    assert member["metadataOptions"]["httpPutResponseHopLimit"] == 2
+    assert member["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 100
