@@ -108,6 +108,7 @@ def cluster_spec(
         ingress_internal=cluster.ingress.internal,
         api_internal=cluster.api.internal,
         control_plane_instance_type=cp.instance_type,
+        control_plane_root_volume_size=cp.root_volume_size,
         etcd_volume_size=cp.etcd_volume_size,
         etcd_volume_type=cp.etcd_volume_type,
         release_etcd_volumes=cp.release_etcd_volumes,

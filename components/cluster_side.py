@@ -70,6 +70,8 @@ class ClusterSpec:
     """TTL of every record, seconds."""
     tags: dict[str, str]
     """Tags of every resource: the config's, then the cluster tags."""
+    control_plane_root_volume_size: int | None = None
+    """Size of each member's root volume, GiB; None: the image's."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,7 @@ class ClusterParts:
                 api_endpoint=spec.api_endpoint,
                 etcd_volume_size=spec.etcd_volume_size,
                 etcd_volume_type=spec.etcd_volume_type,
+                root_volume_size=spec.control_plane_root_volume_size,
                 tags=spec.tags,
             ),
             self.opts,

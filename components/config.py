@@ -159,6 +159,8 @@ class ControlPlaneConfig(_Model):
     in both networks, because a member's etcd volume stays in its AZ when it moves."""
     etcd_volume_size: int = Field(default=50, ge=1)
     etcd_volume_type: Literal["gp3", "gp2", "io1", "io2"] = "gp3"
+    root_volume_size: int | None = Field(default=None, ge=8)
+    """Size of each member's root volume, GiB; default: the image's (kops: 64)."""
     host_index: int = Field(default=10, ge=4)
     """Member k gets the fixed address ``<private subnet network> + host_index + k - 1``."""
     api_port: int = Field(default=6443, ge=1, le=65535)

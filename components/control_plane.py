@@ -17,6 +17,7 @@ import pulumi_aws as aws
 
 from components import userdata
 from components.naming import Namer
+from components.root_volume import root_volume
 from components.sides import TARGET, Side
 from components.tags import cluster_tags, merge_tags
 
@@ -52,6 +53,8 @@ class ControlPlaneArgs:
     etcd_volume_size: int = 50
     """Size of each member's etcd volume, GiB."""
     etcd_volume_type: str = "gp3"
+    root_volume_size: int | None = None
+    """Size of each member's root volume, GiB; None: the image's."""
     target_suffix: str = ""
     """Suffix of the names of members placed in the target network (vpc-move)."""
     protect_volumes: bool = True
@@ -137,6 +140,7 @@ class ControlPlane(pulumi.ComponentResource):
             iam_instance_profile={"name": args.instance_profile_name},
             vpc_security_group_ids=m.security_group_ids,
             metadata_options={"http_endpoint": "enabled", "http_tokens": "required"},
+            block_device_mappings=root_volume(args.root_volume_size),
             tag_specifications=[{"resource_type": "instance", "tags": instance_tags}],
             update_default_version=True,
             tags=merge_tags(member_tags, {"Name": lt_name}),

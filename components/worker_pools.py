@@ -16,6 +16,7 @@ import pulumi_aws as aws
 from components import userdata
 from components.config import GroupPer
 from components.naming import Namer
+from components.root_volume import root_volume
 from components.sides import SOURCE, Side
 from components.tags import NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT, cluster_tags, merge_tags
 
@@ -162,17 +163,7 @@ class WorkerPools(pulumi.ComponentResource):
                 "http_put_response_hop_limit": pool.metadata_hop_limit,
                 "instance_metadata_tags": "disabled",
             },
-            block_device_mappings=[
-                {
-                    "device_name": "/dev/xvda",
-                    "ebs": {
-                        "volume_size": pool.root_volume_size,
-                        "volume_type": "gp3",
-                        "encrypted": "true",
-                        "delete_on_termination": "true",
-                    },
-                }
-            ],
+            block_device_mappings=root_volume(pool.root_volume_size),
             tag_specifications=[
                 {"resource_type": "instance", "tags": instance_tags},
                 {"resource_type": "volume", "tags": instance_tags},

@@ -174,6 +174,8 @@ def _control_plane(
         data = live.templates.get(template_spec(members[0]).get("LaunchTemplateId", ""), {})
         if data.get("InstanceType"):
             plane["instance_type"] = data["InstanceType"]
+        if size := root_volume_size(data):
+            plane["root_volume_size"] = size
         member_azs = [subnet_azs.get(g["VPCZoneIdentifier"].split(",")[0], "") for g in members]
         rotation = [network["azs"][i % len(network["azs"])] for i in range(len(members))]
         if member_azs != rotation:
@@ -259,6 +261,12 @@ def capacity_of(group: Raw) -> str:
     return "on-demand" if int(share) == 100 else "spot"
 
 
+def root_volume_size(data: Raw) -> int | None:
+    """The size of the root volume a launch template's data maps, GiB (None: none)."""
+    disks = data.get("BlockDeviceMappings") or []
+    return next((d["Ebs"]["VolumeSize"] for d in disks if d.get("Ebs", {}).get("VolumeSize")), None)
+
+
 def zones_of(group: Raw, subnet_azs: Mapping[str, str]) -> list[str]:
     """The AZs of a group's subnets, in its order."""
     return _ordered(subnet_azs.get(s, "") for s in group["VPCZoneIdentifier"].split(","))
@@ -323,9 +331,7 @@ def _pool(
     taints = [{"key": k, "value": v, "effect": e} for k, v, e in template_taints]
     if taints:
         pool["taints"] = taints
-    disks = data.get("BlockDeviceMappings") or []
-    size = next((d["Ebs"]["VolumeSize"] for d in disks if d.get("Ebs", {}).get("VolumeSize")), None)
-    if size:
+    if size := root_volume_size(data):
         pool["root_volume_size"] = size
     hops = (data.get("MetadataOptions") or {}).get("HttpPutResponseHopLimit")
     if hops:

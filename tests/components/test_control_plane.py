@@ -10,7 +10,7 @@ from components.naming import Namer
 from tests.components.conftest import by_type
 
 
-def _program(moved: int) -> None:
+def _program(moved: int, root_volume_size: int | None = None) -> None:
     members = [
         MemberPlacement(
             index=i,
@@ -32,6 +32,7 @@ def _program(moved: int) -> None:
             image_id="ami-12345678",
             instance_profile_name="prod-control-plane-profile",
             api_endpoint="https://api:6443",
+            root_volume_size=root_volume_size,
         ),
     )
 
@@ -59,6 +60,20 @@ def test_members_and_their_placement() -> None:
     script = base64.b64decode(lt.inputs["userData"]).decode()
     assert "--volume-id cp-etcd-1-id" in script
     assert "--network-interface-id cp-eni-1-mig-id" in script
+
+
+def test_a_members_root_volume_is_the_images_unless_the_stack_sizes_it() -> None:
+    def disks(size: int | None) -> list[object]:
+        resources = record(lambda: _program(moved=0, root_volume_size=size)).resources
+        return [
+            t.inputs.get("blockDeviceMappings")
+            for t in by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")
+        ]
+
+    assert disks(None) == [None, None, None]
+    for mapping in disks(64):
+        assert isinstance(mapping, list) and mapping[0]["ebs"]["volumeSize"] == 64
+        assert mapping[0]["ebs"]["encrypted"] == "true"
 
 
 def test_moving_a_member_keeps_its_volume_and_renames_the_rest() -> None:

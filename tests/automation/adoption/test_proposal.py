@@ -190,8 +190,10 @@ def test_members_are_numbered_by_kops_instance_group_names_without_kubeshifts_ta
         "master-eu-west-1b-2.masters.shop.k8s.local": 2,
         "master-eu-west-1a-3.masters.shop.k8s.local": 3,
     }
+    plane = propose(live, None).cluster["control_plane"]
     # members 1, 2, 3 in a, b, a: the program's rotation over the cluster's AZs
-    assert "azs" not in propose(live, None).cluster["control_plane"]
+    assert "azs" not in plane
+    assert plane["root_volume_size"] == 80  # what the members' template maps
 
 
 def test_unnumbered_members_are_taken_by_turns_from_their_azs() -> None:

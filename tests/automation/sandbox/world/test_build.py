@@ -188,6 +188,7 @@ def test_write_config_reads_back_every_name_kops_gave(
     # kops's node templates: a 128 GiB root volume, and pods kept from the metadata
     settings = {(p["root_volume_size"], p["metadata_hop_limit"]) for p in cluster["worker_pools"]}
     assert settings == {(128, 1)}
+    assert cluster["control_plane"]["root_volume_size"] == 64
     assert sorted(cluster["names"].values()) == sorted(foreign_names(values).values())
     # kops never wrote kubeshift's own tags, so the stack declares none
     assert cluster["own_tags"] is False
