@@ -252,3 +252,14 @@ def rules_equal_whatever_their_descriptions() -> None:
 
     __eq__._kubeshift = True  # type: ignore[attr-defined]
     SecurityGroupRule.__eq__ = __eq__  # type: ignore[method-assign,assignment]
+
+
+def close_every_gap() -> None:
+    """Apply every patch above, as the sandbox's moto runs. Idempotent."""
+    reserve_interface_addresses()
+    referenced_groups_stay()
+    portless_protocols()
+    default_health_checks()
+    indexed_tag_lookups()
+    groups_spread_over_zones_and_types()
+    rules_equal_whatever_their_descriptions()

@@ -40,23 +40,9 @@ def _start_moto(port: int) -> tuple[Callable[[], None], str]:
     os.environ.update(MOTO_ENV)
     from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
-    from automation.sandbox.moto_gaps import (
-        default_health_checks,
-        groups_spread_over_zones_and_types,
-        indexed_tag_lookups,
-        portless_protocols,
-        referenced_groups_stay,
-        reserve_interface_addresses,
-        rules_equal_whatever_their_descriptions,
-    )
+    from automation.sandbox.moto_gaps import close_every_gap
 
-    reserve_interface_addresses()
-    referenced_groups_stay()
-    portless_protocols()
-    default_health_checks()
-    indexed_tag_lookups()
-    groups_spread_over_zones_and_types()
-    rules_equal_whatever_their_descriptions()
+    close_every_gap()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
