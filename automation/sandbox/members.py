@@ -221,7 +221,7 @@ class MemberBoots:
         sandbox gives it the interface described as its member's in its subnet too, for
         the fixed address its etcd is reached at."""
         member = self._member_of(instance)
-        volumes, events = (self._tagged_volume(instance, member, tag) for tag in ETCD_TAGS)
+        volumes, events = (self._tagged_volumes(instance, member, tag) for tag in ETCD_TAGS)
         interfaces = [
             i
             for i in self._ec2.describe_network_interfaces(
@@ -234,7 +234,7 @@ class MemberBoots:
         events_id = events[0]["VolumeId"] if events else ""
         return BootPlan(volumes[0]["VolumeId"], interfaces[0]["NetworkInterfaceId"], events_id)
 
-    def _tagged_volume(self, instance: Instance, member: str, tag: str) -> list[Any]:
+    def _tagged_volumes(self, instance: Instance, member: str, tag: str) -> list[Any]:
         """The volumes in the instance's zone that kops's ``tag`` gives to ``member``."""
         tagged: list[Any] = self._ec2.describe_volumes(
             Filters=[

@@ -42,6 +42,7 @@ migration would notice, closed by patching its in-process model.
 from __future__ import annotations
 
 import functools
+import random
 from typing import Any
 
 
@@ -189,8 +190,10 @@ def portless_protocols() -> None:
 def groups_spread_over_zones_and_types() -> None:
     """Launch each of a group's new instances in its subnet holding the fewest of the
     group's instances, with an override type: the first for an on-demand group, by turns
-    for spot. A group of one subnet and no overrides launches as before. Idempotent."""
-    from moto.autoscaling.models import FakeAutoScalingGroup
+    for spot. A group of one subnet and no overrides launches as before. The group is
+    only read, never altered in passing, so a description answered meanwhile on another
+    of moto's threads sees it whole. Idempotent."""
+    from moto.autoscaling.models import ASG_NAME_TAG, FakeAutoScalingGroup, InstanceState
 
     if getattr(FakeAutoScalingGroup.replace_autoscaling_group_instances, "_kubeshift", False):
         return
@@ -211,20 +214,42 @@ def groups_spread_over_zones_and_types() -> None:
         if len(subnets) < 2 and not types:
             original(self, count_needed, propagated_tags)
             return
-        whole = self.vpc_zone_identifier
-        try:
-            for _ in range(count_needed):
-                held = [s.instance.subnet_id for s in self.instance_states]
-                subnet = min(subnets, key=held.count) if subnets else None
-                self.vpc_zone_identifier = subnet
-                before = len(self.instance_states)
-                original(self, 1, dict(propagated_tags))
-                if types:
-                    turn = 0 if int(share) == 100 else len(held) % len(types)
-                    for state in self.instance_states[before:]:
-                        state.instance.instance_type = types[turn]
-        finally:
-            self.vpc_zone_identifier = whole
+        tags = {**propagated_tags, ASG_NAME_TAG: self.name, **self.instance_tags}
+        template = self.ec2_launch_template  # what moto's own launch passes on
+        launched_from = None
+        if template is not None:
+            launched_from = (
+                {"LaunchTemplateId": template.id}
+                if template.id
+                else {"LaunchTemplateName": template.name}
+            )
+        for _ in range(count_needed):
+            held = [state.instance.subnet_id for state in self.instance_states]
+            on_demand = int(share) == 100
+            kind = (types[0 if on_demand else len(held) % len(types)]) if types else None
+            reservation = self.autoscaling_backend.ec2_backend.run_instances(
+                self.image_id,
+                1,
+                self.user_data,
+                self.security_groups,
+                instance_type=kind or self.instance_type,
+                tags={"instance": dict(tags)},
+                placement=random.choice(self.availability_zones),  # as moto's: no subnet
+                launch_config=self.launch_config,
+                launch_template=launched_from,
+                is_instance_type_default=False,
+                associate_public_ip=(
+                    self.launch_config.associate_public_ip_address if self.launch_config else None
+                ),
+                subnet_id=min(subnets, key=held.count) if subnets else None,
+            )
+            for instance in reservation.instances:
+                instance.autoscaling_group = self
+                self.instance_states.append(
+                    InstanceState(
+                        instance, protected_from_scale_in=self.new_instances_protected_from_scale_in
+                    )
+                )
 
     replace._kubeshift = True  # type: ignore[attr-defined]
     FakeAutoScalingGroup.replace_autoscaling_group_instances = replace  # type: ignore[method-assign]

@@ -217,16 +217,20 @@ EVENTS_VOLUME_SIZE = 20
 """GiB: kops's default size of an etcd volume."""
 
 
+def etcd_tag_value(member: str, members: int) -> str:
+    """kops's etcd tag value: ``<member>/<every member>``, members numbered 1 to ``members``."""
+    return f"{member}/{','.join(str(n) for n in range(1, members + 1))}"
+
+
 def events_volume_tags(cluster: str, member: str, members: int) -> dict[str, str]:
     """The tags kops gives member ``member``'s events volume (which the program does not
     declare: kubeshift moves the main etcd only)."""
-    every = ",".join(str(n) for n in range(1, members + 1))
     return {
         "Name": f"{member}.etcd-events.{domain(cluster)}",
         "KubernetesCluster": cluster,
         f"kubernetes.io/cluster/{cluster}": "owned",
         "k8s.io/role/master": "1",
-        EVENTS_TAG: f"{member}/{every}",
+        EVENTS_TAG: etcd_tag_value(member, members),
     }
 
 
@@ -247,8 +251,7 @@ def as_kops_makes(
         tags = dict(inputs.get("tags") or {})
         member = _ETCD_VOLUME.search(str(tags.get("Name", "")))
         if member:
-            every = ",".join(str(n) for n in range(1, members + 1))
-            tagged["tags"] = {**tags, ETCD_MAIN_TAG: f"{member.group(1)}/{every}"}
+            tagged["tags"] = {**tags, ETCD_MAIN_TAG: etcd_tag_value(member.group(1), members)}
     booted = (
         _instance_group(str(inputs["name"]))
         if token == "aws:ec2/launchTemplate:LaunchTemplate" and isinstance(inputs.get("name"), str)
