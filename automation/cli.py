@@ -585,6 +585,14 @@ def adopt(
             "live, and only those; the next phase's update then adds them.",
         ),
     ] = False,
+    keep_live: Annotated[
+        bool,
+        typer.Option(
+            "--keep-live",
+            help="Keep the live value of each attribute AWS could change in place: write "
+            "it to the stack file (kubeshift:cluster.kept_inputs), declared in every phase.",
+        ),
+    ] = False,
     write_config: Annotated[
         Path | None,
         typer.Option(
@@ -614,6 +622,7 @@ def adopt(
         json=json_output or g.json,
         accept_updates=accept_updates,
         accept_own_tags=accept_own_tags,
+        keep_live=keep_live,
     )
     report = execute_adoption(request, console=err, confirm=typer.confirm)
     if request.json:
@@ -652,6 +661,8 @@ def _propose(stack: str, target: Path, as_json: bool) -> None:
 
 
 def _print_adoption(report: AdoptReport) -> None:
+    from automation.property_paths import shown
+
     found = report.discovery.resources
     table = Table(
         "type", "name", "live id", title=f"{report.stack} @ {report.phase}: {len(found)} live"
@@ -664,6 +675,13 @@ def _print_adoption(report: AdoptReport) -> None:
     if unmodelled:
         listed = ", ".join(f"{count} {kind}" for kind, count in sorted(unmodelled.items()))
         out.print(f"Live but not modelled (left alone): {listed}")
+    for name, kept in report.kept.items():
+        for attribute, value in kept.items():
+            out.print(
+                f"keeps live: {name} {attribute} = {shown(value.live)} "
+                f"(kubeshift declares {shown(value.declared)})",
+                markup=False, highlight=False,
+            )  # fmt: skip
     for difference in report.differences:
         err.print(f"differs: {difference.line()}", markup=False, highlight=False)
     for refusal in report.refusals:

@@ -26,7 +26,7 @@ from automation.errors import (
     from_command_error,
     torn_checkpoint_read,
 )
-from automation.property_paths import added_keys, shown_change, value_at
+from automation.property_paths import MISSING, added_keys, shown_change, top_level, value_at
 from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
 from components.progress import Record
 
@@ -49,6 +49,10 @@ class PropertyChange:
     new: str
     added: tuple[str, ...] = ()
     """The keys the change only adds to a map (tags); empty when it does anything else."""
+    live_input: Any = None
+    """The whole top-level input ``path`` is in, as JSON, before (None when absent)."""
+    declared_input: Any = None
+    """The same input after: as the program declares it."""
 
     @property
     def replaces(self) -> bool:
@@ -402,8 +406,19 @@ def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:
         before, after = shown_change(path, live, declared)
         kind = str(getattr(diff.diff_kind, "value", diff.diff_kind))
         added = added_keys(path, live, declared)
-        changes.append(PropertyChange(path=path, kind=kind, old=before, new=after, added=added))
+        top = top_level(path)
+        changes.append(
+            PropertyChange(
+                path=path, kind=kind, old=before, new=after, added=added,
+                live_input=_json(value_at(old, top)), declared_input=_json(value_at(new, top)),
+            )
+        )  # fmt: skip
     return tuple(changes)
+
+
+def _json(value: Any) -> Any:
+    """``value`` as JSON data; None for :data:`MISSING`."""
+    return None if value is MISSING else value
 
 
 def _plain_outputs(outputs: Mapping[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,11 @@ def segments(path: str) -> list[str | int]:
     return found
 
 
+def top_level(path: str) -> str:
+    """``tags["team"]`` -> ``tags``; ``healthCheck.timeout`` -> ``healthCheck``."""
+    return path.split(".", 1)[0].split("[", 1)[0]
+
+
 def value_at(document: Mapping[str, Any] | None, path: str) -> Any:
     """The value at ``path`` in ``document``; :data:`MISSING` when absent."""
     current: Any = document or {}

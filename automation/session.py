@@ -414,6 +414,7 @@ class AdoptRequest:
     json: bool = False
     accept_updates: bool = False
     accept_own_tags: bool = False
+    keep_live: bool = False
 
 
 def execute_adoption(
@@ -428,6 +429,7 @@ def execute_adoption(
     the in-place updates — import it through the engine, journalled; then check that the
     first phase's preview changes nothing. Refusals change nothing."""
     from automation.adoption.adopt import Adoption
+    from automation.adoption.kept_inputs import count
 
     info = load_stack(request.project, request.stack)
     settings = load_runtime_settings(info.values)
@@ -442,7 +444,9 @@ def execute_adoption(
         status=_status(console, request.json or console is None),
     )
     plan = adoption.plan(
-        accept_updates=request.accept_updates, accept_own_tags=request.accept_own_tags
+        accept_updates=request.accept_updates,
+        accept_own_tags=request.accept_own_tags,
+        keep_live=request.keep_live,
     )
     if request.dry_run or plan.outcome != "planned":
         return plan
@@ -450,6 +454,7 @@ def execute_adoption(
     question = (
         f"Import {len(plan.imported)} live resources into stack '{request.stack}'"
         + (f" and record {len(plan.recorded)} attachments" if plan.recorded else "")
+        + (f", keeping {count(plan.kept)} live value(s) in {info.path.name}" if plan.kept else "")
         + "?"
     )
     if chooser is None or not chooser(question):

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from components import phases, registry
 from components.validation import join, sentence, show
@@ -201,6 +201,16 @@ class DnsConfig(_Model):
     ttl: int = Field(default=60, ge=0)
 
 
+class KeptInput(_Model):
+    """A live attribute kept in place of the one kubeshift declares (``adopt
+    --keep-live``): the program declares ``live`` wherever it would declare
+    ``declared``, so a phase that means to change the attribute still does."""
+
+    live: JsonValue
+    declared: JsonValue
+    """What kubeshift declared when the live value was kept (None: nothing)."""
+
+
 class ClusterConfig(_Model):
     name: str
     image_id: str = Field(pattern=r"^ami-[0-9a-f]{8,17}$")
@@ -229,6 +239,11 @@ class ClusterConfig(_Model):
     """Tags another tool put on the live cluster's resources, keyed by the resource's
     logical name (``kubeshift render`` lists them): the program declares them beside
     its own, so adoption changes no tag and no later update removes them."""
+    kept_inputs: dict[str, dict[str, KeptInput]] = {}
+    """Live attributes another tool set that differ from kubeshift's and that AWS could
+    change in place, keyed by the resource's logical name and then by the attribute's
+    Pulumi name (``deregistrationDelay``): kept rather than changed, so adoption and
+    every later update leave them as they run (``components/kept_inputs.py``)."""
     own_tags: bool = True
     """Whether the program marks what it declares with kubeshift's own tags
     (``managed-by``, ``kubeshift.io/*``, the ``node-template`` labels of its labels).
@@ -505,10 +520,34 @@ def _check(config: StackConfig) -> None:
     _check_tags(cluster.tags)
     for resource, kept in cluster.kept_tags.items():
         _check_tags(kept, f"{CLUSTER_KEY}.kept_tags.{resource}")
+    _check_kept_inputs(cluster)
     _check_existing_names(cluster)
     _check_descriptions(cluster)
     _check_user_data(cluster)
     _check_names_fit(config)
+
+
+_PULUMI_NAME = re.compile(r"^[a-z][A-Za-z0-9]*$")
+_NOT_KEPT_AS_INPUTS = frozenset({"tags", "tagsAll"})
+"""Kept key by key, beside kubeshift's own (``kept_tags``)."""
+
+
+def _check_kept_inputs(cluster: ClusterConfig) -> None:
+    for resource, kept in cluster.kept_inputs.items():
+        for attribute in kept:
+            where = f"{CLUSTER_KEY}.kept_inputs.{resource}.{attribute}"
+            if not _PULUMI_NAME.match(attribute):
+                raise ConfigError(
+                    where,
+                    f"{where}: an attribute is named as Pulumi names it (camelCase, as "
+                    "`kubeshift adopt` shows it), e.g. deregistrationDelay."
+                )
+            if attribute in _NOT_KEPT_AS_INPUTS:
+                raise ConfigError(
+                    where,
+                    f"{where}: tags another tool set are kept key by key, under "
+                    f"{CLUSTER_KEY}.kept_tags.{resource}."
+                )
 
 
 def _check_cluster_name(name: str) -> None:

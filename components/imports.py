@@ -18,6 +18,7 @@ from pathlib import Path
 import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from components.config import KeptInput
 from components.engine_vars import IMPORTS_VAR
 
 
@@ -38,6 +39,9 @@ class ImportFile(BaseModel):
     ignore_changes: dict[str, list[str]] = {}
     """:func:`key` -> properties whose difference the user accepted as an in-place
     update (and attributes only the provider keeps, which AWS cannot report)."""
+    kept_inputs: dict[str, dict[str, KeptInput]] = {}
+    """Live values to declare while the imports are previewed, as the stack file's
+    ``kubeshift:cluster.kept_inputs`` will once adoption writes them there."""
 
 
 def load(path: str | Path) -> ImportFile:

@@ -13,7 +13,15 @@ from typing import Any
 
 import pulumi
 
-from components import collector, etcd_volumes, imports, kept_tags, own_tags, registry
+from components import (
+    collector,
+    etcd_volumes,
+    imports,
+    kept_inputs,
+    kept_tags,
+    own_tags,
+    registry,
+)
 from components.config import (
     CLUSTER_KEY,
     MIGRATION_KEY,
@@ -166,9 +174,10 @@ def main() -> None:
     except ConfigError as exc:
         # RunError: the engine prints the one-sentence message without a traceback.
         raise pulumi.RunError(str(exc)) from None
-    imports.apply(config.phase, config.phase_ids[0])
+    adopting = imports.apply(config.phase, config.phase_ids[0])
     own_tags.apply(config.cluster.own_tags)  # before the kept ones, which it keeps
     kept_tags.apply(config.cluster.kept_tags)
+    kept_inputs.apply({**config.cluster.kept_inputs, **(adopting.kept_inputs if adopting else {})})
     own = read_own_outputs()
     built, progress = check_progress(config, own)
     if built is None:

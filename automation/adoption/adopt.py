@@ -21,14 +21,16 @@ from typing import Any
 
 from automation.adoption.assessment import Assessment, assess
 from automation.adoption.discovery import discover
+from automation.adoption.kept_inputs import KeptInputs, can_keep, count, keepable, write
 from automation.adoption.models import AdoptReport, Difference, Discovery
-from automation.adoption.state_only import STATE_ONLY, is_state_only, top_level
+from automation.adoption.state_only import STATE_ONLY, is_state_only
 from automation.adoption.unmatched import unmatched
 from automation.context import ClientSet
 from automation.engine import Engine, PreviewOutcome, urn_name, urn_type
 from automation.errors import StepFailedError, UserError
 from automation.journal import Journal
 from automation.project import StackInfo
+from automation.property_paths import top_level
 from automation.runner import step_layout
 from automation.scenarios import build_scenario
 from components.engine_vars import IMPORTS_VAR
@@ -51,6 +53,8 @@ class Adoption:
     status: Callable[[str], AbstractContextManager[Any]]
     imports: ImportFile | None = None
     accepted: dict[str, list[str]] = field(default_factory=dict)
+    kept: KeptInputs = field(default_factory=dict)
+    """Live values ``--keep-live`` keeps; written to the stack file by :meth:`apply`."""
 
     @property
     def first_phase(self) -> str:
@@ -59,7 +63,10 @@ class Adoption:
     def secret_config(self) -> dict[str, str]:
         return self.engine_factory(self.project, self.info.name, "", {}).secret_config()
 
-    def plan(self, *, accept_updates: bool = False, accept_own_tags: bool = False) -> AdoptReport:
+    def plan(
+        self, *, accept_updates: bool = False, accept_own_tags: bool = False,
+        keep_live: bool = False,
+    ) -> AdoptReport:  # fmt: skip
         """What adoption would import and what stands in its way; changes nothing."""
         first = self.first_phase
         if self.info.phase != first:
@@ -88,6 +95,16 @@ class Adoption:
         imports = ImportFile(phase=first, imports=wanted, ignore_changes=quiet)
         with self.status("previewing the imports with the engine"):
             assessment = assess(self._preview(imports).changes, discovery)
+        kept = keepable(assessment.differences) if keep_live else {}
+        if kept:
+            self.kept = kept
+            imports = imports.model_copy(update={"kept_inputs": kept})
+            with self.status(f"previewing the imports with {count(kept)} live value(s) kept"):
+                assessment = assess(self._preview(imports).changes, discovery)
+        elif not (keep_live or accept_updates) and any(map(can_keep, assessment.differences)):
+            assessment = dataclasses.replace(
+                assessment, refusals=(*assessment.refusals, _KEEP_LIVE_HINT)
+            )
         tags_only = own_tags_only(assessment.differences)
         chosen = (
             set(tags_only) if accept_own_tags else set()
@@ -123,6 +140,8 @@ class Adoption:
         first = self.first_phase
         journal.start(first, STEP)
         try:
+            if self.kept:  # before the import: every phase from now on declares them
+                write(self.info.path, self.kept)
             with self._imports_file(self.imports) as path:
                 engine = self.engine_factory(
                     self.project, self.info.name, run_id, {IMPORTS_VAR: str(path)}
@@ -163,6 +182,11 @@ class Adoption:
             if made_later
             else f"{first} now previews no change"
         )
+        if self.kept:
+            message += (
+                f"; {self.info.path.name} keeps {count(self.kept)} live value(s) under "
+                "kubeshift:cluster.kept_inputs"
+            )
         return plan.model_copy(update={"outcome": "adopted", "message": message})
 
     def _adopted_record(self) -> Record:
@@ -204,8 +228,15 @@ class Adoption:
             imported=[r.name for r in left if r.import_id is not None],
             recorded=[r.name for r in left if r.import_id is None],
             already=list(assessment.adopted),
+            kept=self.kept,
         )
 
+
+_KEEP_LIVE_HINT = (
+    "Some differences are attributes AWS changes in place: `--keep-live` keeps their live "
+    "values (written to the stack file, kubeshift:cluster.kept_inputs, and declared in every "
+    "phase); `--accept-updates` imports them as they run and lets the next phase change them."
+)
 
 OWN_TAG_ATTRIBUTES = ("tags", "tagSpecifications")
 """Where kubeshift's own tags go: a resource's tags, a template's tags for what it

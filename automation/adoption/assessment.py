@@ -69,6 +69,8 @@ def _differences(change: ResourceChange) -> list[Difference]:
             declared=p.new,
             replaces=p.replaces,
             added=list(p.added),
+            live_input=p.live_input,
+            declared_input=p.declared_input,
         )
         for p in change.detail
     ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from components.config import KeptInput
 
 
 class _Model(BaseModel):
@@ -67,6 +69,10 @@ class Difference(_Model):
     """Changing it makes AWS replace the resource (never accepted as an update)."""
     added: list[str] = []
     """The keys the declared value only adds to the live map (tags); else empty."""
+    live_input: JsonValue = Field(default=None, exclude=True)
+    """The whole top-level input, live, as JSON (what ``--keep-live`` keeps)."""
+    declared_input: JsonValue = Field(default=None, exclude=True)
+    """The whole top-level input as the stack file declares it."""
 
     @property
     def resource(self) -> str:
@@ -97,3 +103,6 @@ class AdoptReport(_Model):
     already: list[str] = []
     """Resources already in the stack's state (adopted before)."""
     message: str = ""
+    kept: dict[str, dict[str, KeptInput]] = {}
+    """Live values kept in place of kubeshift's (``--keep-live``), by logical name and
+    attribute; written to the stack file when adopted."""

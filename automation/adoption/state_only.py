@@ -10,6 +10,7 @@ into the state with one update that calls no AWS API for them.
 from __future__ import annotations
 
 from automation.adoption.models import Difference
+from automation.property_paths import top_level
 
 STATE_ONLY: dict[str, tuple[str, ...]] = {
     "aws:ec2/securityGroup:SecurityGroup": ("revokeRulesOnDelete",),
@@ -18,11 +19,6 @@ STATE_ONLY: dict[str, tuple[str, ...]] = {
     "aws:iam/role:Role": ("forceDetachPolicies",),
     "aws:route53/record:Record": ("allowOverwrite",),
 }
-
-
-def top_level(path: str) -> str:
-    """``tags["team"]`` -> ``tags``; ``healthCheck.timeout`` -> ``healthCheck``."""
-    return path.split(".", 1)[0].split("[", 1)[0]
 
 
 def is_state_only(difference: Difference) -> bool:

@@ -3,6 +3,7 @@ import, ``--accept-updates`` imports around them, a replace is never accepted.""
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -157,3 +158,105 @@ def test_own_tags_are_not_accepted_beside_another_difference_in_the_same_tags() 
     report = adopt(world, accept_own_tags=True)
     assert report.outcome == "refused" and not world.imported
     assert {d.attribute for d in report.differences} == {'tags["managed-by"]', 'tags["team"]'}
+
+
+POLICY = '{"Statement":[]}'
+DELAY = PropertyChange(
+    "enableDnsHostnames", "update", "false", "true", live_input=False, declared_input=True
+)
+
+
+@dataclass
+class KeepingEngine(ScriptedEngine):
+    """Shows the VPC's ``enableDnsHostnames`` as differing unless the program keeps
+    the live value, through the import file or the stack file."""
+
+    project: Path = REPO
+
+    def _kept(self) -> bool:
+        from components.config import load_stack_file
+
+        in_file = load_stack_file(self.project / "stacks" / "Pulumi.vpc-move-small.yaml")
+        if in_file["kubeshift:cluster"].get("kept_inputs", {}).get(NAME):
+            return True
+        if IMPORTS_VAR not in self.env:
+            return False
+        return NAME in json.loads(Path(self.env[IMPORTS_VAR]).read_text())["kept_inputs"]
+
+    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
+        left = () if self._kept() else (DELAY,)
+        if IMPORTS_VAR in self.env and not self.world.imported:
+            return PreviewOutcome(changes=(ResourceChange("import", URN, VPC, NAME, (), left),))
+        op = "update" if left else "same"
+        return PreviewOutcome(changes=(ResourceChange(op, URN, VPC, NAME, (), left),))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    copy = tmp_path / "project"
+    (copy / "stacks").mkdir(parents=True)
+    (copy / "Pulumi.yaml").write_text((REPO / "Pulumi.yaml").read_text())
+    stack = (REPO / "stacks" / "Pulumi.vpc-move-small.yaml").read_text()
+    (copy / "stacks" / "Pulumi.vpc-move-small.yaml").write_text(
+        "# the team's own notes\n" + stack
+    )
+    return copy
+
+
+def keep(world: World, project: Path, **options: bool) -> Any:
+    return execute_adoption(
+        AdoptRequest(project, "vpc-move-small", yes=True, **options),
+        engine_factory=lambda _p, _s, _r, env: KeepingEngine(world, env, project),  # type: ignore[arg-type,return-value]
+        clients=StaticClients(aws=AwsClients(AwsAccess(region="us-west-2"))),
+    )
+
+
+def test_an_in_place_difference_is_refused_with_the_way_to_keep_it(project: Path) -> None:
+    report = keep(World(tags=()), project)
+    assert report.outcome == "refused"
+    assert "`--keep-live` keeps their live values" in report.refusals[-1]
+    assert "kept_inputs" not in (project / "stacks" / "Pulumi.vpc-move-small.yaml").read_text()
+
+
+def test_kept_live_values_are_written_to_the_stack_file_and_imported_as_they_run(
+    project: Path,
+) -> None:
+    from components.config import load_config, load_stack_file
+
+    stack_file = project / "stacks" / "Pulumi.vpc-move-small.yaml"
+    before = stack_file.read_text().splitlines()
+    world = World(tags=())
+    planned = keep(world, project, keep_live=True, dry_run=True)
+    assert planned.outcome == "planned"
+    assert "kept_inputs" not in stack_file.read_text()  # a dry run writes nothing
+    report = keep(world, project, keep_live=True)
+    assert report.outcome == "adopted", report
+    assert world.imported and world.updates == []
+    assert report.kept[NAME]["enableDnsHostnames"].live is False
+    assert "keeps 1 live value(s) under kubeshift:cluster.kept_inputs" in report.message
+    text = stack_file.read_text()
+    changed = [line for line in difflib.ndiff(before, text.splitlines()) if line[0] in "+-"]
+    assert changed == [  # the rest of the file as it was, comments and layout included
+        "+     kept_inputs:",
+        "+       demo-source-network-vpc:",
+        "+         enableDnsHostnames:",
+        "+           live: false",
+        "+           declared: true",
+    ]
+    kept = load_config(load_stack_file(stack_file)).cluster.kept_inputs
+    assert kept[NAME]["enableDnsHostnames"].model_dump() == {"live": False, "declared": True}
+    again = keep(world, project, keep_live=True)
+    assert again.outcome == "unchanged" and stack_file.read_text() == text
+
+
+def test_a_replace_is_never_kept(project: Path) -> None:
+    from automation.adoption.kept_inputs import keepable
+    from automation.adoption.models import Difference
+
+    replaced = Difference(
+        name=NAME, type=VPC, attribute="cidrBlock", live="a", declared="b", replaces=True,
+        live_input="10.1.0.0/16", declared_input="10.0.0.0/16",
+    )  # fmt: skip
+    hidden = replaced.model_copy(update={"replaces": False, "live_input": "[secret]"})
+    tags = replaced.model_copy(update={"replaces": False, "attribute": 'tags["a"]'})
+    assert keepable([replaced, hidden, tags]) == {}

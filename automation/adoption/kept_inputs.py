@@ -1,0 +1,100 @@
+"""``adopt --keep-live``: keep the live value of each attribute AWS could change in place.
+
+The engine's preview of the imports names every attribute where the live resource and
+the program disagree, with both whole values. Those that would not replace the
+resource can be kept: written into the stack file's ``kubeshift:cluster.kept_inputs``
+(``components/kept_inputs.py`` declares them) so adoption, and every phase after it,
+leave them as they run. Not kept: replacements (refused whatever happens), tags (kept
+key by key, ``kept_tags``), attributes only the provider stores, and values the preview
+could not show (a secret, or an id not known before the update).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ruamel.yaml import YAML, YAMLError
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.util import load_yaml_guess_indent
+
+from automation.adoption.models import Difference
+from automation.adoption.state_only import is_state_only
+from automation.errors import UserError
+from automation.property_paths import UNKNOWN_SHOWN, top_level
+from components.config import CLUSTER_KEY, KeptInput
+
+KEPT_KEY = "kept_inputs"
+_KEPT_AS_TAGS = frozenset({"tags", "tagsAll"})
+_HIDDEN = ("[secret]", UNKNOWN_SHOWN)
+"""How a preview shows a value it cannot give: never written to a stack file."""
+
+KeptInputs = dict[str, dict[str, KeptInput]]
+"""Logical name -> Pulumi attribute name -> the live and the declared value."""
+
+
+def _shown(difference: Difference) -> bool:
+    text = json.dumps([difference.live_input, difference.declared_input, difference.declared])
+    return not any(hidden in text for hidden in _HIDDEN)
+
+
+def can_keep(difference: Difference) -> bool:
+    return (
+        not difference.replaces
+        and not is_state_only(difference)
+        and top_level(difference.attribute) not in _KEPT_AS_TAGS
+        and _shown(difference)
+    )
+
+
+def keepable(differences: Sequence[Difference]) -> KeptInputs:
+    """The live value of each attribute every difference of which :func:`can_keep`."""
+    kept: KeptInputs = {}
+    refused: set[tuple[str, str]] = set()
+    for difference in differences:
+        where = (difference.name, top_level(difference.attribute))
+        if not can_keep(difference):
+            refused.add(where)
+            continue
+        kept.setdefault(where[0], {})[where[1]] = KeptInput(
+            live=difference.live_input, declared=difference.declared_input
+        )
+    for name, attribute in refused:
+        kept.get(name, {}).pop(attribute, None)
+    return {name: dict(sorted(found.items())) for name, found in sorted(kept.items()) if found}
+
+
+def count(kept: Mapping[str, Mapping[str, KeptInput]]) -> int:
+    return sum(len(found) for found in kept.values())
+
+
+def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> None:
+    """Add ``kept`` to the stack file at ``path`` under ``kubeshift:cluster.kept_inputs``,
+    keeping the rest of the file as it is, comments included."""
+    yaml = YAML()  # round-trip: the user's layout, quotes and comments survive
+    yaml.width = 100
+    yaml.preserve_quotes = True
+    try:
+        text = path.read_text()
+        _, sequence, offset = load_yaml_guess_indent(text)  # a list's indent, its dash's
+        sequence, offset = sequence or 2, offset or 0
+        yaml.indent(mapping=sequence - offset, sequence=sequence, offset=offset)
+        document = yaml.load(text)
+    except (OSError, YAMLError) as exc:
+        raise UserError(f"Cannot update {path} with the kept values ({exc}).") from None
+    cluster = (document or {}).get("config", {}).get(CLUSTER_KEY)
+    if not isinstance(cluster, CommentedMap):
+        raise UserError(f"{path} has no {CLUSTER_KEY} block to keep the live values in.")
+    block = cluster.setdefault(KEPT_KEY, CommentedMap())
+    for name, found in kept.items():
+        entry = block.setdefault(name, CommentedMap())
+        for attribute, value in found.items():
+            entry[attribute] = value.model_dump(mode="json")
+    temporary = path.with_name(f".{path.name}.kept")
+    try:
+        with temporary.open("w") as stream:
+            yaml.dump(document, stream)
+        temporary.replace(path)
+    except OSError as exc:
+        raise UserError(f"Cannot write {path} ({exc.strerror}).") from None
