@@ -1,13 +1,14 @@
 """Live attributes another tool set, declared in place of kubeshift's own.
 
 A cluster kops or Terraform built differs from what kubeshift would declare in
-attributes AWS can change in place: a target group's deregistration delay, a role's
-inline policy. Adopting it as it runs means declaring those values, not changing them.
+attributes AWS can change in place: a target group's deregistration delay, a group's
+health-check grace period. Adopting it as it runs means declaring those values, not changing them.
 ``kubeshift adopt --keep-live`` writes each into ``kubeshift:cluster.kept_inputs``
 (logical name -> Pulumi attribute name -> live and declared value) and :func:`apply`
 declares the live value wherever the program declares what it declared when the value
-was kept. A phase that means to change the attribute (a group scaled to zero, a record
-moved to another load balancer) declares something else, and its value goes through.
+was kept (or declares nothing: the provider's default stood for it then). A phase that
+means to change the attribute (a group scaled to zero, a record moved to another load
+balancer) declares something else, and its value goes through.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ async def _as_declared(py_name: str, value: Any, args_type: type) -> Any:
 
 
 def _kept(value: Any, kept: KeptInput, py_name: str, args_type: type) -> pulumi.Output[Any]:
-    """``kept.live`` while the program declares ``kept.declared``; else ``value``."""
+    """``kept.live`` while the program declares ``kept.declared`` or nothing (the
+    provider's default then stood for it); else ``value``."""
 
     async def choose(resolved: Any) -> Any:
         declared = await _as_declared(py_name, resolved, args_type)
-        return kept.live if declared == _normal(kept.declared) else resolved
+        held = declared is None or declared == _normal(kept.declared)
+        return kept.live if held else resolved
 
     return pulumi.Output.from_input(value).apply(choose)
 

@@ -27,6 +27,7 @@ from components.config import CLUSTER_KEY, KeptInput
 
 KEPT_KEY = "kept_inputs"
 _KEPT_AS_TAGS = frozenset({"tags", "tagsAll"})
+_GRANTS = frozenset({"policy", "assumeRolePolicy", "inlinePolicies"})
 _HIDDEN = ("[secret]", UNKNOWN_SHOWN)
 """How a preview shows a value it cannot give: never written to a stack file."""
 
@@ -40,10 +41,13 @@ def _shown(difference: Difference) -> bool:
 
 
 def can_keep(difference: Difference) -> bool:
+    attribute = top_level(difference.attribute)
+    grant = difference.type.startswith("aws:iam/") and attribute in _GRANTS
     return (
         not difference.replaces
         and not is_state_only(difference)
-        and top_level(difference.attribute) not in _KEPT_AS_TAGS
+        and attribute not in _KEPT_AS_TAGS
+        and not grant
         and _shown(difference)
     )
 

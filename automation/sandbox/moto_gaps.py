@@ -37,6 +37,14 @@ migration would notice, closed by patching its in-process model.
   policy's override types (on-demand: the first, by priority; spot: among them all).
   moto launches every instance in the group's first subnet with the launch template's
   instance type, so a kops instance group spanning zones would put all its nodes in one.
+- **A group's metrics are collected until disabled.** AWS's ``EnableMetricsCollection``
+  adds the metrics it names to those a group collects and ``DisableMetricsCollection``
+  stops them; moto replaces the set on enable and has no disable, so an update that
+  drops one of kops's metrics from a group fails.
+- **A group's health-check grace period defaults to 0.** AWS's
+  ``CreateAutoScalingGroup`` keeps the period it is given and 0 when none is (kops gives
+  none); moto makes both 0 and none 300, so a kops group would look as if it had been
+  given kubeshift's value.
 """
 
 from __future__ import annotations
@@ -279,6 +287,52 @@ def rules_equal_whatever_their_descriptions() -> None:
     SecurityGroupRule.__eq__ = __eq__  # type: ignore[method-assign,assignment]
 
 
+def metrics_collection_adds_and_disables() -> None:
+    """Enable adds to a group's metrics; disable removes those named (all, when none
+    is). Idempotent."""
+    from moto.autoscaling.models import FakeAutoScalingGroup
+    from moto.autoscaling.responses import AutoScalingResponse
+    from moto.core.responses import EmptyResult
+
+    if getattr(FakeAutoScalingGroup.enable_metrics_collection, "_kubeshift", False):
+        return
+
+    def enable_metrics_collection(self: Any, metrics: list[str]) -> None:
+        self.metrics = [*self.metrics, *(m for m in metrics or [] if m not in self.metrics)]
+
+    def disable_metrics_collection(self: Any) -> Any:
+        group = self.autoscaling_backend.autoscaling_groups[
+            self._get_param("AutoScalingGroupName")
+        ]
+        named = self._get_param("Metrics") or []
+        group.metrics = [m for m in group.metrics if named and m not in named]
+        return EmptyResult()
+
+    enable_metrics_collection._kubeshift = True  # type: ignore[attr-defined]
+    FakeAutoScalingGroup.enable_metrics_collection = enable_metrics_collection  # type: ignore[method-assign]
+    AutoScalingResponse.disable_metrics_collection = disable_metrics_collection  # type: ignore[attr-defined]
+
+
+def grace_period_as_given() -> None:
+    """A new group's health-check grace period is the one given, 0 when none is.
+    Idempotent."""
+    from moto.autoscaling.models import AutoScalingBackend
+
+    original = AutoScalingBackend.create_auto_scaling_group
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def create_auto_scaling_group(self: Any, *args: Any, **kwargs: Any) -> Any:
+        group = original(self, *args, **kwargs)
+        given = kwargs.get("health_check_period")
+        group.health_check_grace_period = int(given) if given is not None else 0
+        return group
+
+    create_auto_scaling_group._kubeshift = True  # type: ignore[attr-defined]
+    AutoScalingBackend.create_auto_scaling_group = create_auto_scaling_group  # type: ignore[method-assign]
+
+
 def close_every_gap() -> None:
     """Apply every patch above, as the sandbox's moto runs. Idempotent."""
     reserve_interface_addresses()
@@ -288,3 +342,5 @@ def close_every_gap() -> None:
     indexed_tag_lookups()
     groups_spread_over_zones_and_types()
     rules_equal_whatever_their_descriptions()
+    metrics_collection_adds_and_disables()
+    grace_period_as_given()

@@ -54,12 +54,23 @@ def test_nested_and_document_values_are_kept_whole() -> None:
     assert kept[POLICY]["policy"] == policy
 
 
-def test_an_attribute_kubeshift_did_not_declare_is_kept_too() -> None:
+@pytest.mark.parametrize("declared", [None, "1Minute"])
+def test_an_attribute_kubeshift_does_not_declare_is_kept_too(declared: str | None) -> None:
+    """Whether the engine showed nothing declared or the provider's default."""
     plain = _inputs("baseline", {})
-    assert "enabledMetrics" not in plain[GROUP]
+    assert "enabledMetrics" not in plain[GROUP] and "metricsGranularity" not in plain[GROUP]
     metrics = ["GroupDesiredCapacity", "GroupInServiceInstances"]
-    kept = _inputs("baseline", {GROUP: {"enabledMetrics": {"live": metrics, "declared": None}}})
+    kept = _inputs(
+        "baseline",
+        {
+            GROUP: {
+                "enabledMetrics": {"live": metrics, "declared": None},
+                "metricsGranularity": {"live": "1Minute", "declared": declared},
+            }
+        },
+    )
     assert kept[GROUP]["enabledMetrics"] == metrics
+    assert kept[GROUP]["metricsGranularity"] == "1Minute"
 
 
 def test_kept_values_stay_declared_in_later_phases() -> None:

@@ -4,17 +4,18 @@ Everything goes through the ``kubeshift`` console script (and ``pulumi``) in
 subprocesses, as operators run them: ``sandbox up`` for the ``local`` stack (which
 builds its cluster as kops would have: boto3, kops's names, no state), ``adopt``
 (refused without the names, ``--write-config``, the proposal taken as the stack file,
-then adopted), ``run --yes`` from baseline to ingress-move, the drain and the old
-workers' retirement by hand (``tests.rehearsal.by_hand``: a skip-ahead refused,
-``kubeshift hooks`` around a hand-run ``pulumi up``, an override, a second operator's
-fresh checkout), ``run --yes`` to cleanup, then a second ``run``. The runs are not left
-in peace: the fixed fault trials below kill, interrupt and resume them on the way — the
-engine killed mid-update and recovered, Ctrl-C during a gate, kubeshift killed alone before the DNS
-cutover, the whole group killed during a control-plane gate — and a second operator's
-``pulumi up`` is tried while a run goes on. The tests only read the outcome from the
-outside: the journal (``status --json``), the stack's record, moto and the sandbox's
-cluster, which must be what an uninterrupted run leaves. Later end-to-end checks of
-vpc-move should join this session instead of starting their own sandbox (CI budget).
+refused for kops's settings, then adopted keeping them, ``--keep-live``), ``run --yes``
+from baseline to ingress-move, the drain and the old workers' retirement by hand
+(``tests.rehearsal.by_hand``: a skip-ahead refused, ``kubeshift hooks`` around a hand-
+run ``pulumi up``, an override, a second operator's fresh checkout), ``run --yes`` to
+cleanup, then a second ``run``. The runs are not left in peace: the fixed fault trials
+below kill, interrupt and resume them on the way — the engine killed mid-update and
+recovered, Ctrl-C during a gate, kubeshift killed alone before the DNS cutover, the
+whole group killed during a control-plane gate — and a second operator's ``pulumi up``
+is tried while a run goes on. The tests only read the outcome from the outside: the
+journal (``status --json``), the stack's record, moto and the sandbox's cluster, which
+must be what an uninterrupted run leaves. Later end-to-end checks of vpc-move should
+join this session instead of starting their own sandbox (CI budget).
 
 A sandbox rehearses one stack, so the other scenarios (``test_cni_swap``,
 ``test_overlay_switch``) bring their own through :func:`rehearse_adopted`, for their
@@ -76,10 +77,13 @@ class Adoption:
     unkept: Ran
     """``--dry-run --json`` with the proposal less its ``descriptions`` and ``user_data``:
     kops's groups would be replaced and its workers' boot scripts updated, so refused."""
+    differing: Ran
+    """``--dry-run --json`` with the whole proposal: kops's settings that kubeshift
+    declares otherwise and AWS changes in place differ, so refused."""
     planned: Ran
-    """``--dry-run --json`` with the whole proposal."""
+    """``--dry-run --keep-live --json`` with the whole proposal."""
     adopted: Ran
-    """``--yes --json``."""
+    """``--yes --keep-live --json``."""
     again: Ran
     """``--yes --json`` once more: nothing left to import."""
     stray_group: str
@@ -87,6 +91,11 @@ class Adoption:
     tool's), made before adoption: listed, and left alone to the end."""
     kops_rules: list[str]
     """Ids of the rules kops added of its own (tagged ``Name: from-…``), before adoption."""
+
+    @property
+    def stack_file(self) -> Path:
+        """The stack file adoption read, and wrote the kept live values to."""
+        return self.proposed_file.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"
 
 
 @dataclass
@@ -260,7 +269,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     stray = stray_group(sandbox)
     kops = kops_rules(sandbox)
     unnamed = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
-    stack_file = logs.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"
+    stack_file = logs.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"  # as above
     built_from = shutil.copy(stack_file, logs.parent / "built-from.yaml")
     proposed_file = logs.parent / "proposed.yaml"
     proposed = kubeshift(env, "--stack", STACK, "adopt", "--write-config", str(proposed_file))
@@ -272,14 +281,15 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     stack_file.write_text(yaml.safe_dump({"config": unkept_values}, sort_keys=False))
     unkept = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     shutil.copy(proposed_file, stack_file)
-    planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
-    adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
+    differing = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
+    planned = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run", "--keep-live")
+    adopted = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes", "--keep-live")
     if adopted.code != 0:
         pytest.fail(failure_report("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     return Adoption(
-        unnamed, Path(built_from), proposed, proposed_file, unkept, planned, adopted, again,
-        stray, kops,
+        unnamed, Path(built_from), proposed, proposed_file, unkept, differing, planned, adopted,
+        again, stray, kops,
     )  # fmt: skip
 
 
@@ -334,7 +344,7 @@ class StackRehearsal:
 @contextlib.contextmanager
 def rehearse_adopted(state: Path, stack: str) -> Iterator[StackRehearsal]:
     """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
-    stack file, ``adopt --yes``, ``run --yes``, ``status``, a second ``run``; then
+    stack file, ``adopt --yes --keep-live``, ``run --yes``, ``status``, a second ``run``; then
     ``sandbox down``. A failing command fails the tests with its output and the logs."""
     env = {
         k: v for k, v in os.environ.items()
@@ -357,7 +367,8 @@ def rehearse_adopted(state: Path, stack: str) -> Iterator[StackRehearsal]:
         must("kubeshift adopt --write-config", wrote)
         shutil.copy(proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml")
         adopted = must(
-            "kubeshift adopt", kubeshift(env, "--stack", stack, "--json", "adopt", "--yes")
+            "kubeshift adopt",
+            kubeshift(env, "--stack", stack, "--json", "adopt", "--yes", "--keep-live"),
         )
         run = must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
         status = kubeshift(env, "--stack", stack, "status", "--json").json()

@@ -97,12 +97,67 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
     assert len(booted) == 5  # two worker templates, three members'
 
 
+KOPS_SETTINGS = {
+    "aws:autoscaling/group:Group": {"enabledMetrics", "healthCheckGracePeriod"},
+    "aws:lb/targetGroup:TargetGroup": {"deregistrationDelay"},
+    "aws:lb/loadBalancer:LoadBalancer": {"enableCrossZoneLoadBalancing"},
+}
+"""What kops set otherwise than kubeshift declares, each changeable in place."""
+
+
+def test_kops_settings_kubeshift_declares_otherwise_are_each_one_line_and_refused(
+    rehearsal: Rehearsal,
+) -> None:
+    """With the whole proposal: the names, descriptions and boot scripts agree, and
+    what is left is each of kops's own settings AWS can change in place."""
+    differing = rehearsal.adoption.differing
+    assert differing.code != 0
+    report = differing.json()
+    assert report["outcome"] == "refused" and report["imported"] == []
+    found: dict[str, set[str]] = {}
+    for difference in report["differences"]:
+        assert not difference["replaces"], difference
+        found.setdefault(difference["name"], set()).add(difference["attribute"].split("[")[0])
+    types = {r["name"]: r["type"] for r in report["discovery"]["resources"]}
+    assert found == {
+        name: KOPS_SETTINGS[type_] for name, type_ in types.items() if type_ in KOPS_SETTINGS
+    }
+    assert len(found) == 10  # 5 groups, 3 target groups, 2 load balancers
+    lines = {d["name"]: d for d in report["differences"] if d["attribute"] == "deregistrationDelay"}
+    assert {(d["live"], d["declared"]) for d in lines.values()} == {("300", "30")}
+    assert report["refusals"][-1].startswith(
+        "Some differences are attributes AWS changes in place: `--keep-live` keeps"
+    )
+
+
+def test_keep_live_writes_kops_settings_to_the_stack_file_and_declares_them(
+    rehearsal: Rehearsal,
+) -> None:
+    adopted = rehearsal.adoption.adopted.json()
+    kept = adopted["kept"]
+    assert {name: set(found) for name, found in kept.items()} == {
+        name: KOPS_SETTINGS[r["type"]]
+        for r in adopted["discovery"]["resources"]
+        if (name := r["name"]) and r["type"] in KOPS_SETTINGS
+    }
+    groups = [found for name, found in kept.items() if "healthCheckGracePeriod" in found]
+    assert {(g["healthCheckGracePeriod"]["live"], g["healthCheckGracePeriod"]["declared"])
+            for g in groups} == {(0, 300), (0, 600)}  # fmt: skip
+    assert adopted["message"] == (
+        f"baseline now previews no change; Pulumi.{STACK}.yaml keeps 15 live value(s) under "
+        "kubeshift:cluster.kept_inputs"
+    )
+    stack_file = load_stack_file(rehearsal.adoption.stack_file)
+    assert stack_file["kubeshift:cluster"]["kept_inputs"] == kept
+
+
 def test_a_dry_run_maps_every_resource_and_imports_nothing(rehearsal: Rehearsal) -> None:
     planned = rehearsal.adoption.planned
     assert planned.code == 0, planned.stderr[-3000:]
     report = planned.json()
     assert report["outcome"] == "planned"
     assert report["refusals"] == [] and report["differences"] == []
+    assert report["kept"] == rehearsal.adoption.adopted.json()["kept"]
     discovered = report["discovery"]["resources"]
     assert {r["name"] for r in discovered} == set(report["imported"]) | set(report["recorded"])
     # the adoption that followed imported what the dry run planned: it had imported nothing
@@ -114,7 +169,7 @@ def test_adoption_imports_the_live_ids_and_leaves_a_baseline_that_changes_nothin
 ) -> None:
     report = rehearsal.adoption.adopted.json()
     assert report["outcome"] == "adopted", report
-    assert report["message"] == "baseline now previews no change"
+    assert report["message"].startswith("baseline now previews no change;")
     by_name = {r["name"]: r for r in report["discovery"]["resources"]}
     vpcs = rehearsal.client("ec2").describe_vpcs()["Vpcs"]
     source = next(v["VpcId"] for v in vpcs if v["CidrBlock"] == "10.0.0.0/16")

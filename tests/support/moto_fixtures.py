@@ -85,3 +85,18 @@ def moto(moto_server: MotoServer) -> MotoServer:
     """The session's moto server, reset to an empty account for this test."""
     moto_server.reset()
     return moto_server
+
+
+@pytest.fixture
+def metrics_gap_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process moto collects and disables a group's metrics as AWS does, for this
+    test only (``moto_gaps.metrics_collection_adds_and_disables``)."""
+    from moto.autoscaling.models import FakeAutoScalingGroup
+    from moto.autoscaling.responses import AutoScalingResponse
+
+    from automation.sandbox.moto_gaps import metrics_collection_adds_and_disables
+
+    enable = FakeAutoScalingGroup.enable_metrics_collection
+    monkeypatch.setattr(FakeAutoScalingGroup, "enable_metrics_collection", enable)
+    monkeypatch.setattr(AutoScalingResponse, "disable_metrics_collection", None, raising=False)
+    metrics_collection_adds_and_disables()

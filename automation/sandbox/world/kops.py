@@ -244,8 +244,12 @@ def as_kops_makes(
     claims it by), kops's descriptions of its security groups, kops's boot script in its
     launch templates and, in its workers', kops's root volume size and IMDS hop limit.
     A group's instance group is its launch template's (``instance_group``; else the
-    group's own name): kops's instance group is one template. (None of kubeshift's own
-    tags is there: the world is rendered with ``own_tags: false``.)"""
+    group's own name): kops's instance group is one template. Then kops's settings where
+    kubeshift declares others AWS changes in place, which no stack file setting of
+    kubeshift's names: its groups' metrics and health-check grace period
+    (:data:`KOPS_GROUP_SETTINGS`), AWS's deregistration delay on its target groups, no
+    cross-zone load balancing on its NLBs. (None of kubeshift's own tags is there: the
+    world is rendered with ``own_tags: false``.)"""
     tagged = dict(inputs)
     if token == "aws:ebs/volume:Volume":
         tags = dict(inputs.get("tags") or {})
@@ -273,12 +277,31 @@ def as_kops_makes(
             extra["k8s.io/role/node"] = "1"
         blocks += [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in extra.items()]
         tagged["tags"] = blocks
+        tagged |= KOPS_GROUP_SETTINGS
+    if token == "aws:lb/targetGroup:TargetGroup":
+        tagged.pop("deregistrationDelay", None)  # kops sets none: AWS's 300 s
+    if token == "aws:lb/loadBalancer:LoadBalancer":
+        tagged["enableCrossZoneLoadBalancing"] = False  # kops's default for the API's NLB
     if token == "aws:ec2/subnet:Subnet":
         tags = dict(inputs.get("tags") or {})
         tags["SubnetType"] = "Private" if "kubernetes.io/role/internal-elb" in tags else "Public"
         tagged["tags"] = tags
     return tagged
 
+
+KOPS_GROUP_METRICS = (
+    "GroupDesiredCapacity", "GroupInServiceInstances", "GroupMaxSize", "GroupMinSize",
+    "GroupPendingInstances", "GroupStandbyInstances", "GroupTerminatingInstances",
+    "GroupTotalInstances",
+)  # fmt: skip
+"""What kops has every instance group's Auto Scaling group collect, each minute."""
+KOPS_GROUP_SETTINGS: dict[str, Any] = {
+    "enabledMetrics": list(KOPS_GROUP_METRICS),
+    "metricsGranularity": "1Minute",
+    "healthCheckGracePeriod": 0,  # kops's call leaves it out: AWS's default
+}
+"""Where kops's Auto Scaling groups differ from kubeshift's in what AWS changes in
+place; ``adopt --keep-live`` keeps them (``kubeshift:cluster.kept_inputs``)."""
 
 NODE_ROOT_VOLUME_SIZE = 128
 """GiB: kops's default root volume of a node (``DefaultVolumeSizeNode``)."""

@@ -249,9 +249,10 @@ def test_kept_live_values_are_written_to_the_stack_file_and_imported_as_they_run
     assert again.outcome == "unchanged" and stack_file.read_text() == text
 
 
-def test_a_replace_is_never_kept(project: Path) -> None:
+def test_what_could_not_be_kept_safely_is_not() -> None:
     from automation.adoption.kept_inputs import keepable
     from automation.adoption.models import Difference
+    from components.config import KeptInput
 
     replaced = Difference(
         name=NAME, type=VPC, attribute="cidrBlock", live="a", declared="b", replaces=True,
@@ -259,4 +260,10 @@ def test_a_replace_is_never_kept(project: Path) -> None:
     )  # fmt: skip
     hidden = replaced.model_copy(update={"replaces": False, "live_input": "[secret]"})
     tags = replaced.model_copy(update={"replaces": False, "attribute": 'tags["a"]'})
-    assert keepable([replaced, hidden, tags]) == {}
+    grant = replaced.model_copy(
+        update={"replaces": False, "type": "aws:iam/rolePolicy:RolePolicy", "attribute": "policy"}
+    )
+    assert keepable([replaced, hidden, tags, grant]) == {}
+    assert keepable([replaced.model_copy(update={"replaces": False})]) == {
+        NAME: {"cidrBlock": KeptInput(live="10.1.0.0/16", declared="10.0.0.0/16")}
+    }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import boto3
 import pytest
 from botocore.config import Config
@@ -10,8 +12,10 @@ from botocore.parsers import ResponseParserError
 
 from automation.sandbox.moto_gaps import (
     default_health_checks,
+    grace_period_as_given,
     groups_spread_over_zones_and_types,
     indexed_tag_lookups,
+    metrics_collection_adds_and_disables,
     portless_protocols,
     referenced_groups_stay,
     reserve_interface_addresses,
@@ -333,3 +337,74 @@ def test_a_permission_described_otherwise_is_refused_as_a_duplicate(
 
 def test_unpatched_moto_adds_a_permission_described_otherwise_again(moto: MotoServer) -> None:
     assert _same_permission_twice(moto) == "added twice"
+
+
+def _collecting_group(moto: MotoServer) -> Any:
+    ec2, autoscaling = moto.client("ec2"), moto.client("autoscaling")
+    data = {"ImageId": "ami-12c6146b", "InstanceType": "t3.micro"}
+    ec2.create_launch_template(LaunchTemplateName="nodes", LaunchTemplateData=data)
+    autoscaling.create_auto_scaling_group(
+        AutoScalingGroupName="nodes", LaunchTemplate={"LaunchTemplateName": "nodes"},
+        MinSize=0, MaxSize=1, AvailabilityZones=[f"{moto.region}a"],
+    )  # fmt: skip
+    for metric in ("GroupMinSize", "GroupMaxSize"):  # one call each: AWS adds them up
+        autoscaling.enable_metrics_collection(
+            AutoScalingGroupName="nodes", Metrics=[metric], Granularity="1Minute"
+        )
+    return autoscaling
+
+
+def _collected(autoscaling: Any) -> set[str]:
+    group = autoscaling.describe_auto_scaling_groups(AutoScalingGroupNames=["nodes"])
+    return {m["Metric"] for m in group["AutoScalingGroups"][0].get("EnabledMetrics") or []}
+
+
+def test_metrics_are_added_up_and_disabled_as_aws_does(
+    moto: MotoServer, metrics_gap_closed: None
+) -> None:
+    metrics_collection_adds_and_disables()  # idempotent
+    autoscaling = _collecting_group(moto)
+    assert _collected(autoscaling) == {"GroupMinSize", "GroupMaxSize"}
+    autoscaling.disable_metrics_collection(AutoScalingGroupName="nodes", Metrics=["GroupMaxSize"])
+    assert _collected(autoscaling) == {"GroupMinSize"}
+    autoscaling.disable_metrics_collection(AutoScalingGroupName="nodes")  # none named: all
+    assert _collected(autoscaling) == set()
+
+
+def test_unpatched_moto_keeps_the_last_metric_enabled_and_cannot_disable(
+    moto: MotoServer,
+) -> None:
+    autoscaling = _collecting_group(moto)
+    assert _collected(autoscaling) == {"GroupMaxSize"}
+    with pytest.raises((ClientError, ResponseParserError)):  # moto's server answers 500
+        autoscaling.disable_metrics_collection(AutoScalingGroupName="nodes")
+
+
+def _grace_periods(moto: MotoServer) -> dict[str, int]:
+    ec2, autoscaling = moto.client("ec2"), moto.client("autoscaling")
+    data = {"ImageId": "ami-12c6146b", "InstanceType": "t3.micro"}
+    ec2.create_launch_template(LaunchTemplateName="nodes", LaunchTemplateData=data)
+    for name, given in (("none", None), ("zero", 0), ("ten", 10)):
+        autoscaling.create_auto_scaling_group(
+            AutoScalingGroupName=name, LaunchTemplate={"LaunchTemplateName": "nodes"},
+            MinSize=0, MaxSize=1, AvailabilityZones=[f"{moto.region}a"],
+            **({} if given is None else {"HealthCheckGracePeriod": given}),
+        )  # fmt: skip
+    groups = autoscaling.describe_auto_scaling_groups()["AutoScalingGroups"]
+    return {g["AutoScalingGroupName"]: g["HealthCheckGracePeriod"] for g in groups}
+
+
+def test_a_groups_grace_period_is_as_given_and_none_is_zero(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.autoscaling.models import AutoScalingBackend
+
+    create = AutoScalingBackend.create_auto_scaling_group
+    monkeypatch.setattr(AutoScalingBackend, "create_auto_scaling_group", create)  # undone after
+    grace_period_as_given()
+    grace_period_as_given()  # idempotent
+    assert _grace_periods(moto) == {"none": 0, "zero": 0, "ten": 10}
+
+
+def test_unpatched_moto_makes_no_grace_period_and_zero_300(moto: MotoServer) -> None:
+    assert _grace_periods(moto) == {"none": 300, "zero": 300, "ten": 10}

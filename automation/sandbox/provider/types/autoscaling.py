@@ -48,6 +48,7 @@ _TIMEOUT = 600.0  # Terraform's wait_for_capacity_timeout and delete timeout (10
 _PROPAGATION = 120.0  # Terraform's retry window for IAM eventual consistency
 _POLL = 2.0
 _GROUP_TYPE = "auto-scaling-group"
+_GRANULARITY = "1Minute"  # the only one AWS offers
 _UNSERVED = (
     "launchConfiguration",
     "loadBalancers",
@@ -243,6 +244,7 @@ class Group(ResourceType):
     defaults = {"capacityRebalance": False}
     sets = (
         "availabilityZones",
+        "enabledMetrics",
         "loadBalancers",
         "suspendedProcesses",
         "tags",
@@ -256,7 +258,11 @@ class Group(ResourceType):
                 raise ValueError(f"{prop} is not served by the sandbox's auto scaling groups")
         if bool(news.get("launchTemplate")) == bool(news.get("mixedInstancesPolicy")):
             raise ValueError("set exactly one of launchTemplate and mixedInstancesPolicy")
-        props = {"healthCheckGracePeriod": 300, **copy.deepcopy(news)}  # Terraform's default
+        # Terraform's defaults
+        props = {
+            "healthCheckGracePeriod": 300, "metricsGranularity": _GRANULARITY,
+            **copy.deepcopy(news),
+        }  # fmt: skip
         if policy := props.get("mixedInstancesPolicy"):
             template = policy["launchTemplate"]
             specs = [template["launchTemplateSpecification"]] + [
@@ -286,6 +292,7 @@ class Group(ResourceType):
             _PROPAGATION,
         )
         _wait_capacity(aws, name)
+        _collect_metrics(aws, name, [], inputs)
         if inputs.get("suspendedProcesses"):
             asg.suspend_processes(
                 AutoScalingGroupName=name, ScalingProcesses=list(inputs["suspendedProcesses"])
@@ -305,6 +312,7 @@ class Group(ResourceType):
         ]
         subnets = [s for s in (g.get("VPCZoneIdentifier") or "").split(",") if s]
         suspended = sorted(p["ProcessName"] for p in g.get("SuspendedProcesses") or [])
+        metrics = g.get("EnabledMetrics") or []
         outputs: Props = {
             "arn": g["AutoScalingGroupARN"],
             "name": g["AutoScalingGroupName"],
@@ -318,6 +326,8 @@ class Group(ResourceType):
             "availabilityZones": sorted(g.get("AvailabilityZones") or []),
             "vpcZoneIdentifiers": subnets,
             "suspendedProcesses": suspended,
+            "enabledMetrics": sorted(m["Metric"] for m in metrics),
+            "metricsGranularity": next((m["Granularity"] for m in metrics), _GRANULARITY),
             "tags": tags,
             "loadBalancers": sorted(g.get("LoadBalancerNames") or []),
             "targetGroupArns": sorted(g.get("TargetGroupARNs") or []),
@@ -347,6 +357,7 @@ class Group(ResourceType):
             )
         if {"desiredCapacity", "minSize"} & set(changed):
             _wait_capacity(aws, id_)
+        _collect_metrics(aws, id_, olds.get("enabledMetrics") or [], news)
         old, new = (
             set(olds.get("suspendedProcesses") or []),
             set(news.get("suspendedProcesses") or []),
@@ -408,6 +419,20 @@ class Group(ResourceType):
         except NotFound:
             return False
         return True
+
+
+def _collect_metrics(aws: Aws, name: str, collected: list[str], news: Props) -> None:
+    """Collect the declared metrics (``enabledMetrics``, at ``metricsGranularity``) and
+    stop those ``collected`` that are no longer declared."""
+    asg = aws.client("autoscaling")
+    wanted = set(news.get("enabledMetrics") or [])
+    if dropped := sorted(set(collected) - wanted):
+        asg.disable_metrics_collection(AutoScalingGroupName=name, Metrics=dropped)
+    if added := sorted(wanted - set(collected)):
+        asg.enable_metrics_collection(
+            AutoScalingGroupName=name, Metrics=added,
+            Granularity=news.get("metricsGranularity") or _GRANULARITY,
+        )  # fmt: skip
 
 
 def _live_instances(aws: Aws, ids: list[str]) -> list[str]:

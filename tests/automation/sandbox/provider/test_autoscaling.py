@@ -336,3 +336,27 @@ def test_attachment(
     with pytest.raises(NotFound):
         REGISTRY[Attachment.token].read(aws, request(Attachment), id_, outputs)
     REGISTRY[Attachment.token].delete(aws, request(Attachment), id_, outputs)
+
+
+def test_a_groups_metrics_are_collected_as_declared(
+    aws: Aws, autoscaling: Any, subnets: list[str], template: str, metrics_gap_closed: None
+) -> None:
+    """kops has its groups collect metrics; a group that stops declaring one stops it."""
+    declared: Props = {
+        "name": "nodes-a",
+        "minSize": 0,
+        "maxSize": 1,
+        "vpcZoneIdentifiers": [subnets[0]],
+        "launchTemplate": {"id": template, "version": "1"},
+        "enabledMetrics": ["GroupMinSize", "GroupMaxSize", "GroupTotalInstances"],
+    }
+    id_, inputs, outputs = create(aws, Group, declared)
+    collected = {m["Metric"] for m in live_group(autoscaling, id_)["EnabledMetrics"]}
+    assert collected == {"GroupMinSize", "GroupMaxSize", "GroupTotalInstances"}
+    assert outputs["metricsGranularity"] == "1Minute"
+    assert not replaces(Group, inputs, {"enabledMetrics": ["GroupMinSize"]})
+    fewer = {"enabledMetrics": ["GroupMinSize", "GroupStandbyInstances"]}
+    inputs, outputs = update(aws, Group, id_, inputs, outputs, fewer)
+    collected = {m["Metric"] for m in live_group(autoscaling, id_)["EnabledMetrics"]}
+    assert collected == {"GroupMinSize", "GroupStandbyInstances"}
+    assert outputs["enabledMetrics"] == ["GroupMinSize", "GroupStandbyInstances"]

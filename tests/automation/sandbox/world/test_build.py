@@ -14,6 +14,7 @@ from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.bridge import kops_role, user_data_text
 from automation.sandbox.moto_gaps import (
+    grace_period_as_given,
     groups_spread_over_zones_and_types,
     portless_protocols,
     reserve_interface_addresses,
@@ -30,7 +31,7 @@ from automation.sandbox.world.build import (
     open_as_kops,
     with_names,
 )
-from automation.sandbox.world.kops import KOPS_RULES, domain
+from automation.sandbox.world.kops import KOPS_GROUP_METRICS, KOPS_RULES, domain
 from components.config import load_stack_file
 from components.security_groups import DESCRIPTIONS
 from tests.support.moto_fixtures import MotoServer
@@ -43,7 +44,7 @@ REGION = "us-west-2"
 def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The local stack, its hosted zone made in moto; moto as the sandbox runs it (AWS's
     managed policies loaded, interfaces' fixed addresses taken)."""
-    from moto.autoscaling.models import FakeAutoScalingGroup
+    from moto.autoscaling.models import AutoScalingBackend, FakeAutoScalingGroup
     from moto.ec2.models.elastic_network_interfaces import NetworkInterface
     from moto.ec2.models.security_groups import SecurityGroupRule
 
@@ -52,6 +53,9 @@ def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     spread = FakeAutoScalingGroup.replace_autoscaling_group_instances
     monkeypatch.setattr(FakeAutoScalingGroup, "replace_autoscaling_group_instances", spread)
     monkeypatch.setattr(SecurityGroupRule, "__eq__", SecurityGroupRule.__eq__)
+    create = AutoScalingBackend.create_auto_scaling_group
+    monkeypatch.setattr(AutoScalingBackend, "create_auto_scaling_group", create)
+    grace_period_as_given()
     reserve_interface_addresses()
     groups_spread_over_zones_and_types()
     rules_equal_whatever_their_descriptions()
@@ -117,6 +121,37 @@ def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -
     assert roles == {
         name: "ControlPlane" if ".masters." in name else "Node" for name in roles
     } and len(roles) == 5
+
+
+def test_kops_settings_kubeshift_declares_otherwise_are_as_kops_left_them(
+    built: list[Any], moto: MotoServer
+) -> None:
+    """Where AWS can change them in place and no kubeshift setting names them: the
+    differences ``adopt --keep-live`` keeps."""
+    aws = Aws(REGION, moto.endpoint_url)
+    groups = aws.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
+    assert len(groups) == 5
+    for group in groups:
+        assert {m["Metric"] for m in group["EnabledMetrics"]} == set(KOPS_GROUP_METRICS)
+        assert group["HealthCheckGracePeriod"] == 0
+    elb = aws.client("elbv2")
+    balancers = elb.describe_load_balancers()["LoadBalancers"]
+    target_groups = elb.describe_target_groups()["TargetGroups"]
+    assert len(balancers) == 2 and len(target_groups) == 3
+
+    def attribute(described: list[dict[str, str]], key: str) -> str:
+        return next(a["Value"] for a in described if a["Key"] == key)
+
+    for balancer in balancers:
+        described = elb.describe_load_balancer_attributes(
+            LoadBalancerArn=balancer["LoadBalancerArn"]
+        )["Attributes"]
+        assert attribute(described, "load_balancing.cross_zone.enabled") == "false"
+    for group in target_groups:
+        described = elb.describe_target_group_attributes(
+            TargetGroupArn=group["TargetGroupArn"]
+        )["Attributes"]
+        assert attribute(described, "deregistration_delay.timeout_seconds") == "300"
 
 
 def _live_rules(moto: MotoServer) -> list[dict[str, Any]]:
