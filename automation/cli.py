@@ -677,9 +677,10 @@ def _print_adoption(report: AdoptReport) -> None:
         out.print(f"Live but not modelled (left alone): {listed}")
     for name, kept in report.kept.items():
         for attribute, value in kept.items():
+            declared = "nothing" if value.declared is None else shown(value.declared)
             out.print(
                 f"keeps live: {name} {attribute} = {shown(value.live)} "
-                f"(kubeshift declares {shown(value.declared)})",
+                f"(kubeshift declares {declared})",
                 markup=False, highlight=False,
             )  # fmt: skip
     for difference in report.differences:

@@ -1,12 +1,12 @@
-"""Entries of ``names``, ``descriptions``, ``user_data`` and ``kept_tags`` that match
-nothing the program declares.
+"""Entries of ``names``, ``descriptions``, ``user_data``, ``kept_tags`` and
+``kept_inputs`` that match nothing the program declares.
 
-Each block is keyed by what kubeshift calls a resource: ``names`` by the physical
-name it would give (``<kind>:`` optional; ``inline-policy:<role>`` for a role's
-inline policy), ``descriptions`` by a security group's, ``user_data`` by a launch
-template's, ``kept_tags`` by the logical name. A key with a typo would silently keep
-nothing, and adoption would then report a resource missing or a tag differing far from
-the cause; each such key is one sentence instead.
+Each block is keyed by what kubeshift calls a resource: ``names`` by the physical name
+it would give (``<kind>:`` optional; ``inline-policy:<role>`` for a role's inline
+policy), ``descriptions`` by a security group's, ``user_data`` by a launch template's,
+``kept_tags`` and ``kept_inputs`` by the logical name. A key with a typo would
+silently keep nothing, and adoption would then report a resource missing or a tag
+differing far from the cause; each such key is one sentence instead.
 """
 
 from __future__ import annotations
@@ -24,14 +24,16 @@ LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
-    """One sentence per ``names``, ``descriptions``, ``user_data`` or ``kept_tags`` key
-    that matches no resource the program declares at ``phase`` (its first)."""
+    """One sentence per ``names``, ``descriptions``, ``user_data``, ``kept_tags`` or
+    ``kept_inputs`` key that matches no resource the program declares at ``phase`` (its
+    first)."""
     cluster = dict(values[stack_config.CLUSTER_KEY])
     names: dict[str, str] = dict(cluster.pop("names", None) or {})
     descriptions: dict[str, str] = dict(cluster.pop("descriptions", None) or {})
     user_data: dict[str, str] = dict(cluster.pop("user_data", None) or {})
     kept_tags: dict[str, Any] = dict(cluster.pop("kept_tags", None) or {})
-    if not names and not descriptions and not user_data and not kept_tags:
+    kept_inputs: dict[str, Any] = dict(cluster.pop("kept_inputs", None) or {})
+    if not (names or descriptions or user_data or kept_tags or kept_inputs):
         return []
     plain = {**values, stack_config.CLUSTER_KEY: cluster}
     rendered = render_program(plain, phase).resources
@@ -70,9 +72,10 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
         if entry not in templates
     ]
     problems += [
-        f"{stack_config.CLUSTER_KEY}.kept_tags {entry!r} is no resource's logical name at "
+        f"{stack_config.CLUSTER_KEY}.{block} {entry!r} is no resource's logical name at "
         f"{phase} (`kubeshift render` lists them)."
-        for entry in sorted(kept_tags)
+        for block, entries in (("kept_tags", kept_tags), ("kept_inputs", kept_inputs))
+        for entry in sorted(entries)
         if entry not in logical
     ]
     return problems

@@ -40,3 +40,31 @@ def test_help_shows_flags_without_type_names_and_options_with_what_they_take() -
     assert "<bool>" not in text and "<str>" not in text
     assert "--from PHASE" in text and "--stack NAME" in text
     assert "--dry-run" in text and "--yes" in text
+
+
+def test_an_adoption_report_says_each_kept_live_value_on_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from automation.adoption.models import AdoptReport, Discovery
+    from automation.cli import _print_adoption
+    from components.config import KeptInput
+
+    found = Discovery(
+        stack="local", cluster="c", phase="baseline", resources=[], problems=[], skipped=[],
+        unmodelled=[],
+    )  # fmt: skip
+    metrics = ["GroupMinSize", "GroupMaxSize"]
+    report = AdoptReport(
+        stack="local", phase="baseline", outcome="planned", discovery=found,
+        kept={
+            "c-api-tg-443": {"deregistrationDelay": KeptInput(live=300, declared=30)},
+            "c-nodes": {"enabledMetrics": KeptInput(live=metrics, declared=None)},
+        },
+    )  # fmt: skip
+    _print_adoption(report)
+    lines = [line for line in capsys.readouterr().out.splitlines() if "keeps live" in line]
+    assert lines == [
+        "keeps live: c-api-tg-443 deregistrationDelay = 300 (kubeshift declares 30)",
+        'keeps live: c-nodes enabledMetrics = ["GroupMinSize", "GroupMaxSize"] '
+        "(kubeshift declares nothing)",
+    ]

@@ -1,5 +1,5 @@
-"""A ``names``, ``descriptions``, ``user_data`` or ``kept_tags`` key that matches nothing is one
-sentence, not silence."""
+"""A ``names``, ``descriptions``, ``user_data``, ``kept_tags`` or ``kept_inputs`` key that
+matches nothing is one sentence, not silence."""
 
 from __future__ import annotations
 
@@ -62,4 +62,17 @@ def test_a_boot_script_for_a_template_kubeshift_does_not_declare_is_named() -> N
     assert unmatched(values, "baseline") == [
         "kubeshift:cluster.user_data 'local-demo-workers-general' is no launch template "
         "kubeshift declares at baseline (`kubeshift render --json` lists their names)."
+    ]
+
+
+def test_a_kept_value_for_a_resource_kubeshift_does_not_declare_is_named() -> None:
+    values = _values({}, {})
+    kept = {"live": 300, "declared": 30}
+    values["kubeshift:cluster"]["kept_inputs"] = {
+        "local-demo-api-tg-443": {"deregistrationDelay": kept},
+        "local-demo-api-tg": {"deregistrationDelay": kept},
+    }
+    assert unmatched(values, "baseline") == [
+        "kubeshift:cluster.kept_inputs 'local-demo-api-tg' is no resource's logical name at "
+        "baseline (`kubeshift render` lists them)."
     ]
