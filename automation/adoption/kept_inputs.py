@@ -5,7 +5,8 @@ the program disagree, with both whole values. Those that would not replace the
 resource can be kept: written into the stack file's ``kubeshift:cluster.kept_inputs``
 (``components/kept_inputs.py`` declares them) so adoption, and every phase after it,
 leave them as they run. Not kept: replacements (refused whatever happens), tags (kept
-key by key, ``kept_tags``), attributes only the provider stores, and values the preview
+key by key, ``kept_tags``), boot scripts (kept as text, ``user_data``, where a
+credential in one is noted), attributes only the provider stores, and values the preview
 could not show (a secret, or an id not known before the update).
 """
 
@@ -26,7 +27,9 @@ from automation.property_paths import UNKNOWN_SHOWN, top_level
 from components.config import CLUSTER_KEY, KeptInput
 
 KEPT_KEY = "kept_inputs"
-_KEPT_AS_TAGS = frozenset({"tags", "tagsAll"})
+_KEPT_OTHERWISE = frozenset({"tags", "tagsAll", "userData"})
+"""Tags key by key (``kept_tags``), boot scripts as text (``user_data``): both proposed
+by ``--write-config``."""
 _GRANTS = frozenset({"policy", "assumeRolePolicy", "inlinePolicies"})
 _HIDDEN = ("[secret]", UNKNOWN_SHOWN)
 """How a preview shows a value it cannot give: never written to a stack file."""
@@ -46,7 +49,7 @@ def can_keep(difference: Difference) -> bool:
     return (
         not difference.replaces
         and not is_state_only(difference)
-        and attribute not in _KEPT_AS_TAGS
+        and attribute not in _KEPT_OTHERWISE
         and not grant
         and _shown(difference)
     )

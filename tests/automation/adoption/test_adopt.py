@@ -263,7 +263,11 @@ def test_what_could_not_be_kept_safely_is_not() -> None:
     grant = replaced.model_copy(
         update={"replaces": False, "type": "aws:iam/rolePolicy:RolePolicy", "attribute": "policy"}
     )
-    assert keepable([replaced, hidden, tags, grant]) == {}
+    boot = replaced.model_copy(
+        update={"replaces": False, "type": "aws:ec2/launchTemplate:LaunchTemplate",
+                "attribute": "userData"}
+    )  # fmt: skip
+    assert keepable([replaced, hidden, tags, grant, boot]) == {}
     assert keepable([replaced.model_copy(update={"replaces": False})]) == {
         NAME: {"cidrBlock": KeptInput(live="10.1.0.0/16", declared="10.0.0.0/16")}
     }
