@@ -118,6 +118,7 @@ def cluster_spec(
             cluster.dns.ingress_records if ingress_records is None else ingress_records
         ),
         dns_ttl=cluster.dns.ttl,
+        api_alias=cluster.dns.api_alias,
         tags=tags_of(config),
     )
 

@@ -72,6 +72,8 @@ class ClusterSpec:
     """Tags of every resource: the config's, then the cluster tags."""
     control_plane_root_volume_size: int | None = None
     """Size of each member's root volume, GiB; None: the image's."""
+    api_alias: bool = False
+    """The API record aliases its load balancer (an A record) instead of a CNAME."""
 
 
 @dataclass(frozen=True)
@@ -161,18 +163,20 @@ class ClusterParts:
     def records(
         self, ingress: LoadBalancer, api: LoadBalancer | pulumi.Input[str]
     ) -> dict[str, RecordSpec]:
-        """Ingress CNAMEs to ``ingress``; the API record a CNAME to the ``api`` LB, or an
-        A record to ``api`` when it is a member's address."""
+        """Ingress CNAMEs to ``ingress``; the API record a CNAME to the ``api`` LB (an
+        alias A record when the stack says so), or an A record to ``api`` when it is a
+        member's address."""
         spec = self.spec
         records = {
             f"ingress-{i}": RecordSpec(name, "CNAME", [ingress.dns_name])
             for i, name in enumerate(spec.ingress_records)
         }
-        records["api"] = (
-            RecordSpec(spec.api_record, "CNAME", [api.dns_name])
-            if isinstance(api, LoadBalancer)
-            else RecordSpec(spec.api_record, "A", [api])
-        )
+        if not isinstance(api, LoadBalancer):
+            records["api"] = RecordSpec(spec.api_record, "A", [api])
+        elif spec.api_alias:
+            records["api"] = RecordSpec(spec.api_record, "A", [api.dns_name], api.zone_id)
+        else:
+            records["api"] = RecordSpec(spec.api_record, "CNAME", [api.dns_name])
         return records
 
     def dns(self, records: Mapping[str, RecordSpec]) -> Dns:

@@ -199,6 +199,9 @@ class DnsConfig(_Model):
     api_record: str
     ingress_records: list[str] = []
     ttl: int = Field(default=60, ge=0)
+    api_alias: bool = False
+    """The API record is an A record aliased to its load balancer, as kops makes it
+    (no TTL of its own); false: a CNAME to the load balancer's DNS name."""
 
 
 class KeptInput(_Model):

@@ -1,5 +1,6 @@
-"""Route53 records kubeshift switches during a migration: CNAMEs to load balancers or
-A records to fixed member addresses.
+"""Route53 records kubeshift switches during a migration: CNAMEs (or, for the API as
+kops makes it, alias A records) to load balancers, or A records to fixed member
+addresses.
 
 A record that changes type (the API record goes CNAME -> A -> CNAME during the
 control-plane move) is updated in place: the provider sends Route53 one change batch
@@ -27,7 +28,10 @@ class RecordSpec:
     name: str
     type: Literal["CNAME", "A"]
     records: list[pulumi.Input[str]]
-    """Values: one LB DNS name for a CNAME, member addresses for an A record."""
+    """Values: one LB DNS name for a CNAME or an alias, member addresses for an A record."""
+    alias_zone_id: pulumi.Input[str] | None = None
+    """Set: an A record aliased to the load balancer ``records[0]`` names, whose
+    canonical hosted zone this is (Route53 answers its addresses; no TTL)."""
 
 
 @dataclass(frozen=True)
@@ -53,15 +57,29 @@ class Dns(pulumi.ComponentResource):
         super().__init__("kubeshift:dns:Dns", name, None, opts)
         self.fqdns = {}
         for key, spec in args.records.items():
-            if spec.type == "CNAME" and len(spec.records) != 1:
-                raise ValueError(f"CNAME {spec.name} needs exactly one target")
+            if (spec.type == "CNAME" or spec.alias_zone_id is not None) and len(
+                spec.records
+            ) != 1:
+                raise ValueError(f"{spec.type} {spec.name} needs exactly one target")
+            aliases = (
+                None
+                if spec.alias_zone_id is None
+                else [
+                    aws.route53.RecordAliasArgs(
+                        name=spec.records[0],
+                        zone_id=spec.alias_zone_id,
+                        evaluate_target_health=False,
+                    )
+                ]
+            )
             record = aws.route53.Record(
                 f"{name}-{key}",
                 zone_id=args.zone_id,
                 name=spec.name,
                 type=spec.type,
-                ttl=args.ttl,
-                records=spec.records,
+                ttl=None if aliases else args.ttl,
+                records=None if aliases else spec.records,
+                aliases=aliases,
                 opts=pulumi.ResourceOptions(parent=self),
             )
             self.fqdns[key] = record.fqdn

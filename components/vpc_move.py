@@ -224,7 +224,12 @@ class VpcMove(pulumi.ComponentResource):
             },
             "lb_dns_names": {key: lb.dns_name for key, lb in lbs.items()},
             "records": {
-                key: {"name": spec.name, "type": spec.type, "values": spec.records}
+                key: {
+                    "name": spec.name,
+                    "type": spec.type,
+                    "values": spec.records,
+                    "alias_zone_id": spec.alias_zone_id,
+                }
                 for key, spec in records.items()
             },
             "api_record_target": plan.api_record,

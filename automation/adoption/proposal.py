@@ -381,26 +381,40 @@ def _dns(
         return dns
 
     def pointing_at(balancer: Balancer | None) -> list[Raw]:
+        """CNAMEs to the balancer, and A records aliased to it (kops's API record)."""
         if balancer is None:
             return []
-        target = balancer.lb["DNSName"].rstrip(".").lower()
-        return [
-            r
-            for r in live.records
-            if r["Type"] == "CNAME"
-            and any(v["Value"].rstrip(".").lower() == target for v in r.get("ResourceRecords", []))
-        ]
+        target = _host(balancer.lb["DNSName"])
+        return [r for r in live.records if target in _targets(r)]
 
     def name_of(record: Raw) -> str:
         return str(record["Name"]).rstrip(".").replace("\\052", "*")
 
     api_records = pointing_at(api)
+    ingress_records = pointing_at(ingress)
     if api_records:
         dns["api_record"] = name_of(api_records[0])
-        dns["ttl"] = int(api_records[0].get("TTL", 60))
+        if "AliasTarget" in api_records[0]:
+            dns["api_alias"] = True
     else:
         proposal.problems.append("No record in the zone points at the API load balancer.")
-    ingress_records = pointing_at(ingress)
     if ingress_records:
         dns["ingress_records"] = [name_of(r) for r in ingress_records]
+    timed = [r for r in (*api_records, *ingress_records) if "TTL" in r]
+    if timed:  # an alias has none of its own: Route53 answers with the target's
+        dns["ttl"] = int(timed[0]["TTL"])
     return dns
+
+
+def _host(name: str) -> str:
+    """A DNS name as compared: lower case, no trailing dot, no ``dualstack.`` (the
+    prefix Route53 may give an alias to a load balancer)."""
+    return name.rstrip(".").lower().removeprefix("dualstack.")
+
+
+def _targets(record: Raw) -> set[str]:
+    """The host names a CNAME record, or an A record's alias, points at."""
+    if record["Type"] == "CNAME":
+        return {_host(v["Value"]) for v in record.get("ResourceRecords", [])}
+    alias = record.get("AliasTarget")
+    return {_host(alias["DNSName"])} if record["Type"] == "A" and alias else set()

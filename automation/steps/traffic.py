@@ -35,7 +35,7 @@ def new_api_targets_healthy(ctx: HookContext) -> Pending:
 
 def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[Any]:
     """The records the stack declares (output ``records``) as cutovers to check."""
-    from automation.aws.dns import ARecordTarget, CnameTarget, RecordCutover
+    from automation.aws.dns import AliasTarget, ARecordTarget, CnameTarget, RecordCutover
 
     declared = outputs.need(ctx.read_outputs(VpcMoveOutputs).records, "records", ctx.phase)
     dns = ctx.stack_config.cluster.dns
@@ -44,11 +44,13 @@ def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[A
         if keys is not None and key not in keys:
             continue
         values = tuple(record.values)
-        target: Any = (
-            CnameTarget(value=values[0], ttl=dns.ttl)
-            if record.type == "CNAME"
-            else ARecordTarget(addresses=values, ttl=dns.ttl)
-        )
+        target: Any
+        if record.alias_zone_id is not None:
+            target = AliasTarget(dns_name=values[0], hosted_zone_id=record.alias_zone_id)
+        elif record.type == "CNAME":
+            target = CnameTarget(value=values[0], ttl=dns.ttl)
+        else:
+            target = ARecordTarget(addresses=values, ttl=dns.ttl)
         cutovers.append(RecordCutover(zone_id=dns.zone_id, name=record.name, target=target))
     return cutovers
 

@@ -67,6 +67,9 @@ class Record(BaseModel):
     name: str
     type: Literal["CNAME", "A"]
     values: list[str]
+    alias_zone_id: str | None = None
+    """Set: an A record aliased to the load balancer ``values[0]`` names, in this
+    canonical hosted zone."""
 
 
 class Member(BaseModel):

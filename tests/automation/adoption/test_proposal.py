@@ -251,3 +251,35 @@ def test_kops_events_etcd_is_noted_and_its_volumes_do_not_size_the_members() -> 
 
     live.volumes = live.volumes[2:]
     assert not [n for n in propose(live, None).notes if "second etcd" in n]
+
+
+def _balancer(dns_name: str) -> Any:
+    from automation.adoption.live import Balancer
+
+    return Balancer(lb={"DNSName": dns_name}, listeners=[], target_groups={}, rules=[])
+
+
+def test_kops_api_record_aliased_to_its_balancer_is_proposed_as_an_alias() -> None:
+    """kops points ``api.<cluster>`` at its NLB by an alias A record (no TTL of its own);
+    the ingress record is a CNAME whose TTL the proposal keeps."""
+    from automation.adoption.proposal import Proposal, _dns
+
+    live = _live()
+    live.records = [
+        {"Name": "api.shop.example.com.", "Type": "A",
+         "AliasTarget": {"DNSName": "dualstack.API-1.elb.eu-west-1.amazonaws.com.",
+                         "HostedZoneId": "Z2IFOLAFXWLO4F", "EvaluateTargetHealth": False}},
+        {"Name": "\\052.apps.shop.example.com.", "Type": "CNAME", "TTL": 30,
+         "ResourceRecords": [{"Value": "ingress-1.elb.eu-west-1.amazonaws.com"}]},
+        {"Name": "other.shop.example.com.", "Type": "A", "TTL": 300,
+         "ResourceRecords": [{"Value": "10.0.0.1"}]},
+    ]  # fmt: skip
+    proposal = Proposal(cluster={})
+    api = _balancer("api-1.elb.eu-west-1.amazonaws.com")
+    ingress = _balancer("ingress-1.elb.eu-west-1.amazonaws.com")
+    dns = _dns(live, "Z0SHOP", api, ingress, proposal)
+    assert dns == {
+        "zone_id": "Z0SHOP", "api_record": "api.shop.example.com", "api_alias": True,
+        "ingress_records": ["*.apps.shop.example.com"], "ttl": 30,
+    }  # fmt: skip
+    assert proposal.problems == []

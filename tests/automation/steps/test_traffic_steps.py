@@ -121,3 +121,39 @@ def test_target_gate_needs_the_new_target_groups(context: HookContext) -> None:
     )
     with pytest.raises(PreconditionFailed, match="load balancer 'ingress-target'"):
         traffic.new_ingress_targets_healthy(context)
+
+
+def test_an_api_record_aliased_to_its_balancer_is_as_declared_once_route53_aliases_it(
+    context: HookContext,
+    moto,  # type: ignore[no-untyped-def]
+) -> None:
+    """kops's API record: an A record aliased to the new API load balancer."""
+    lb = "new-api.elb.us-west-2.amazonaws.com"
+    context = dataclasses.replace(
+        context,
+        outputs={
+            "records": {
+                "api": {
+                    "name": "api.demo.example.internal", "type": "A", "values": [lb],
+                    "alias_zone_id": "Z2LB",
+                }
+            }
+        },
+    )  # fmt: skip
+    route53 = moto.client("route53")
+    zone = context.config.cluster.dns.zone_id
+    _upsert(route53, zone, "api.demo.example.internal", "A", "10.20.64.10")
+    assert traffic.api_record_as_declared(context).items == (
+        f"api.demo.example.internal. not yet A {lb}",
+    )
+    alias = {"DNSName": lb, "HostedZoneId": "Z2LB", "EvaluateTargetHealth": False}
+    route53.change_resource_record_sets(
+        HostedZoneId=zone,
+        ChangeBatch={"Changes": [{
+            "Action": "UPSERT",
+            "ResourceRecordSet": {
+                "Name": "api.demo.example.internal", "Type": "A", "AliasTarget": alias
+            },
+        }]},
+    )  # fmt: skip
+    assert traffic.api_record_as_declared(context).done
