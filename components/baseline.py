@@ -119,8 +119,14 @@ def cluster_spec(
         ),
         dns_ttl=cluster.dns.ttl,
         api_alias=cluster.dns.api_alias,
+        node_managed_policies=_tuple(cluster.managed_policies.node),
+        control_plane_managed_policies=_tuple(cluster.managed_policies.control_plane),
         tags=tags_of(config),
     )
+
+
+def _tuple(items: list[str] | None) -> tuple[str, ...] | None:
+    return None if items is None else tuple(items)
 
 
 def members(config: StackConfig, host_offset: int = 0) -> list[MemberSpec]:

@@ -74,6 +74,9 @@ class ClusterSpec:
     """Size of each member's root volume, GiB; None: the image's."""
     api_alias: bool = False
     """The API record aliases its load balancer (an A record) instead of a CNAME."""
+    node_managed_policies: tuple[str, ...] | None = None
+    control_plane_managed_policies: tuple[str, ...] | None = None
+    """Policies attached to each identity's role; None: kubeshift's."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,7 @@ class ClusterParts:
             f"{self.prefix}-{role}-identity",
             NodeIdentityArgs(
                 namer=self.namer, role=role, route_controller=route_controller,
-                tags=self.spec.tags,
+                managed=self.spec.control_plane_managed_policies, tags=self.spec.tags,
             ),
             self.opts,
         )  # fmt: skip
@@ -244,6 +247,7 @@ class ClusterSide:
                 identity_namer=self.parts.namer,
                 identity_moved_from=identity_moved_from,
                 source_dest_check_off=source_dest_check_off,
+                identity_managed=spec.node_managed_policies,
                 tags=spec.tags,
             ),
             self.parts.opts,

@@ -33,6 +33,8 @@ class CommonArgs:
     """Where the identity lived before (see :mod:`components.moves`)."""
     source_dest_check_off: bool = False
     """The workers switch off their source/destination check at boot (native routing)."""
+    identity_managed: tuple[str, ...] | None = None
+    """The identity's attached policies; None: kubeshift's."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -58,6 +60,7 @@ class Common(pulumi.ComponentResource):
                     role="node",
                     moved_from=args.identity_moved_from,
                     source_dest_check_off=args.source_dest_check_off,
+                    managed=args.identity_managed,
                     tags=args.tags,
                 ),
                 child,

@@ -204,6 +204,15 @@ class DnsConfig(_Model):
     (no TTL of its own); false: a CNAME to the load balancer's DNS name."""
 
 
+class ManagedPolicies(_Model):
+    """AWS managed (or the account's own) policies attached to each identity's role, by
+    ARN; None: kubeshift's (``components.identity.POLICIES``). A cluster another tool
+    built keeps what it attached: kops attaches none (its grants are inline)."""
+
+    node: list[str] | None = None
+    control_plane: list[str] | None = None
+
+
 class KeptInput(_Model):
     """A live attribute kept in place of the one kubeshift declares (``adopt
     --keep-live``): the program declares ``live`` wherever it would declare
@@ -242,6 +251,7 @@ class ClusterConfig(_Model):
     """Tags another tool put on the live cluster's resources, keyed by the resource's
     logical name (``kubeshift render`` lists them): the program declares them beside
     its own, so adoption changes no tag and no later update removes them."""
+    managed_policies: ManagedPolicies = ManagedPolicies()
     kept_inputs: dict[str, dict[str, KeptInput]] = {}
     """Live attributes another tool set that differ from kubeshift's and that AWS could
     change in place, keyed by the resource's logical name and then by the attribute's
@@ -524,10 +534,25 @@ def _check(config: StackConfig) -> None:
     for resource, kept in cluster.kept_tags.items():
         _check_tags(kept, f"{CLUSTER_KEY}.kept_tags.{resource}")
     _check_kept_inputs(cluster)
+    _check_managed_policies(cluster.managed_policies)
     _check_existing_names(cluster)
     _check_descriptions(cluster)
     _check_user_data(cluster)
     _check_names_fit(config)
+
+
+_POLICY_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::(aws|\d{12}):policy/[\w+=,.@/-]{1,512}$")
+
+
+def _check_managed_policies(policies: ManagedPolicies) -> None:
+    for role in ("node", "control_plane"):
+        arns = getattr(policies, role)
+        key = f"{CLUSTER_KEY}.managed_policies.{role}"
+        for arn in arns or []:
+            if not _POLICY_ARN.match(arn):
+                raise ConfigError(key, f"{key}: {show(arn)} is not an IAM policy ARN.")
+        if arns and len(set(arns)) != len(arns):
+            raise ConfigError(key, f"{key} lists a policy twice.")
 
 
 _PULUMI_NAME = re.compile(r"^[a-z][A-Za-z0-9]*$")

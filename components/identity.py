@@ -132,6 +132,8 @@ class NodeIdentityArgs:
     """Its instances switch off their own source/destination check at boot."""
     route_controller: bool = False
     """Its instances run the cloud provider's route controller (native pod routes)."""
+    managed: tuple[str, ...] | None = None
+    """ARNs of the policies attached to the role; None: its :data:`POLICIES` entry's."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -172,8 +174,8 @@ class NodeIdentity(pulumi.ComponentResource):
             tags=merge_tags(args.tags, {"Name": role_name}),
             opts=child("role"),
         )
-        policies = POLICIES[args.role]
-        for arn in policies.managed:
+        managed = POLICIES[args.role].managed if args.managed is None else args.managed
+        for arn in managed:
             short = arn.rsplit("/", 1)[-1]
             aws.iam.RolePolicyAttachment(
                 f"{name}-{short}", role=role.name, policy_arn=arn, opts=child(short)

@@ -14,6 +14,7 @@ that differs from the one kubeshift would derive becomes an entry of
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from automation.adoption.live import (
     LiveCluster,
@@ -32,6 +33,7 @@ from automation.adoption.proposal import (
     spans,
     zones_of,
 )
+from components.identity import IdentityRole
 from components.naming import NameKind, Namer, kind_key
 from components.worker_pools import group_key, spanning_key
 
@@ -146,16 +148,23 @@ def _balancers(live: LiveCluster, namer: Namer) -> Found:
                 yield _entry(NameKind.TARGET_GROUP, derived, target["TargetGroupName"])
 
 
-def _identities(live: LiveCluster, namer: Namer) -> Found:
+def identity_profiles(live: LiveCluster) -> dict[IdentityRole, str]:
+    """The one instance profile the workers' (``node``) or the members' templates run
+    as, for each that has exactly one."""
+    found: dict[IdentityRole, str] = {}
     for masters, role in ((False, "node"), (True, "control-plane")):
         profiles = {
             profile_name(live.templates.get(template_spec(g).get("LaunchTemplateId", ""), {}))
             for g in live.groups
             if (MASTER_TAG in tags_of(g)) == masters
         } - {""}
-        if len(profiles) != 1:
-            continue
-        (profile,) = profiles
+        if len(profiles) == 1:
+            found[cast(IdentityRole, role)] = profiles.pop()
+    return found
+
+
+def _identities(live: LiveCluster, namer: Namer) -> Found:
+    for role, profile in identity_profiles(live).items():
         yield _entry(NameKind.INSTANCE_PROFILE, namer.instance_profile(f"{role}-profile"), profile)
         if profile in live.profile_roles:
             live_role = live.profile_roles[profile]

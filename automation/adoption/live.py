@@ -58,6 +58,8 @@ class LiveCluster:
     """Instance profile name -> the name of its role."""
     inline_policies: dict[str, list[str]] = field(default_factory=dict)
     """Role name -> the names of its inline policies."""
+    attached_policies: dict[str, list[str]] = field(default_factory=dict)
+    """Role name -> the ARNs of the policies attached to it."""
 
 
 def _pages(client: Any, operation: str, key: str, **args: Any) -> list[Raw]:
@@ -119,6 +121,7 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     live.group_descriptions = {g["GroupId"]: g.get("Description", "") for g in security_groups}
     live.profile_roles = _profile_roles(lookup, live)
     live.inline_policies = _inline_policies(lookup, set(live.profile_roles.values()))
+    live.attached_policies = _attached_policies(lookup, set(live.profile_roles.values()))
     if zone_id:
         live.records = _pages(
             clients.route53, "list_resource_record_sets", "ResourceRecordSets",
@@ -185,6 +188,18 @@ def _inline_policies(lookup: Lookup, roles: set[str]) -> dict[str, list[str]]:
     paginator = lookup.clients.iam.get_paginator("list_role_policies")
     return {
         role: [name for page in paginator.paginate(RoleName=role) for name in page["PolicyNames"]]
+        for role in sorted(roles)
+    }
+
+
+def _attached_policies(lookup: Lookup, roles: set[str]) -> dict[str, list[str]]:
+    paginator = lookup.clients.iam.get_paginator("list_attached_role_policies")
+    return {
+        role: [
+            policy["PolicyArn"]
+            for page in paginator.paginate(RoleName=role)
+            for policy in page["AttachedPolicies"]
+        ]
         for role in sorted(roles)
     }
 

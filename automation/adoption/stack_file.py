@@ -22,6 +22,7 @@ from automation.adoption.kept_names import kept_names
 from automation.adoption.kept_user_data import kept_user_data
 from automation.adoption.live import read
 from automation.adoption.live_tags import declared_tags, live_tags, tags_to_keep
+from automation.adoption.managed_policies import managed_policies
 from automation.adoption.proposal import Proposal, propose
 from automation.aws.clients import AwsClients
 from automation.aws.lookup import Lookup
@@ -84,6 +85,14 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         "proposed stack file holds it in plain text: keep it as private as the template."
         for template, lines in user_data.credentials.items()
     ]
+    managed = managed_policies(live)
+    if managed:
+        proposal.cluster["managed_policies"] = managed
+        proposal.notes.append(
+            f"The {' and '.join(sorted(managed))} role(s) have other policies attached than "
+            f"kubeshift attaches; {stack_config.CLUSTER_KEY}.managed_policies keeps them "
+            "(adoption attaches and detaches none)."
+        )
     for block, kept, what, why in kept_blocks:
         if kept:
             proposal.cluster[block] = kept
