@@ -205,6 +205,10 @@ class WorkerPools(pulumi.ComponentResource):
             },
         )
         on_demand = capacity == ON_DEMAND
+        # One on-demand type launches from the template alone (its type is the pool's
+        # first), as a kops instance group of one machine type does: no policy to mix.
+        plain = on_demand and len(pool.instance_types) == 1
+        version = lt.latest_version.apply(str)
         group = aws.autoscaling.Group(
             f"{name}-{key}",
             name=asg_name,
@@ -216,7 +220,10 @@ class WorkerPools(pulumi.ComponentResource):
             health_check_type="EC2",
             health_check_grace_period=300,
             suspended_processes=list(args.suspended_processes) or None,
-            mixed_instances_policy={
+            launch_template={"id": lt.id, "version": version} if plain else None,
+            mixed_instances_policy=None
+            if plain
+            else {
                 "instances_distribution": {
                     "on_demand_base_capacity": 0,
                     "on_demand_percentage_above_base_capacity": 100 if on_demand else 0,
@@ -225,7 +232,7 @@ class WorkerPools(pulumi.ComponentResource):
                 "launch_template": {
                     "launch_template_specification": {
                         "launch_template_id": lt.id,
-                        "version": lt.latest_version.apply(str),
+                        "version": version,
                     },
                     "overrides": [{"instance_type": t} for t in instance_types],
                 },

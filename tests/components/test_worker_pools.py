@@ -104,3 +104,20 @@ def test_labels_and_taints_reach_the_kubelet() -> None:
 def test_suspended_processes() -> None:
     groups = by_type(_render(suspended_processes=["Launch"]), "aws:autoscaling/group:Group")
     assert all(g.inputs["suspendedProcesses"] == ["Launch"] for g in groups)
+
+
+def test_a_pool_of_one_on_demand_type_launches_from_its_template_alone() -> None:
+    """As a kops instance group of one machine type: the template's type, no policy."""
+    single = dataclasses.replace(POOL, instance_types=("r5.large",))
+    groups = {
+        g.inputs["name"]: g
+        for g in by_type(_render(pools=[single]), "aws:autoscaling/group:Group")
+    }
+    on_demand = groups["prod-workers-memory-r5-large-a-on-demand-mig"]
+    assert "mixedInstancesPolicy" not in on_demand.inputs
+    assert set(on_demand.inputs["launchTemplate"]) == {"id", "version"}
+    spot = groups["prod-workers-memory-r5-large-a-spot-mig"]  # spot still mixes
+    assert "launchTemplate" not in spot.inputs
+    assert spot.inputs["mixedInstancesPolicy"]["instancesDistribution"][
+        "onDemandPercentageAboveBaseCapacity"
+    ] == 0
