@@ -61,6 +61,17 @@ def _kept(value: Any, kept: KeptInput, py_name: str, args_type: type) -> pulumi.
     return pulumi.Output.from_input(value).apply(choose)
 
 
+def merged(
+    *blocks: Mapping[str, Mapping[str, KeptInput]],
+) -> dict[str, dict[str, KeptInput]]:
+    """``blocks`` as one, attribute by attribute; a later block's value wins."""
+    merged: dict[str, dict[str, KeptInput]] = {}
+    for block in blocks:
+        for name, kept in block.items():
+            merged.setdefault(name, {}).update(kept)
+    return merged
+
+
 def apply(kept_inputs: Mapping[str, Mapping[str, KeptInput]]) -> None:
     """Declare the kept live values of the resources ``kept_inputs`` names, in every
     phase; one sentence when an attribute is not one of the resource's inputs."""

@@ -177,7 +177,9 @@ def main() -> None:
     adopting = imports.apply(config.phase, config.phase_ids[0])
     own_tags.apply(config.cluster.own_tags)  # before the kept ones, which it keeps
     kept_tags.apply(config.cluster.kept_tags)
-    kept_inputs.apply({**config.cluster.kept_inputs, **(adopting.kept_inputs if adopting else {})})
+    kept_inputs.apply(
+        kept_inputs.merged(config.cluster.kept_inputs, adopting.kept_inputs if adopting else {})
+    )
     own = read_own_outputs()
     built, progress = check_progress(config, own)
     if built is None:

@@ -21,6 +21,7 @@ from automation.adoption.live import (
     Raw,
     profile_name,
     tags_of,
+    template_groups,
     template_spec,
 )
 from automation.adoption.proposal import (
@@ -103,7 +104,7 @@ def _template_groups(live: LiveCluster, masters: bool) -> set[str]:
     for group in live.groups:
         if (MASTER_TAG in tags_of(group)) == masters:
             data = live.templates.get(template_spec(group).get("LaunchTemplateId", ""), {})
-            ids.update(data.get("SecurityGroupIds", []))
+            ids.update(template_groups(data))
     return ids
 
 

@@ -161,7 +161,7 @@ def _balancer(lookup: Lookup, arn: str) -> Balancer:
 
 def _security_groups(lookup: Lookup, live: LiveCluster) -> list[Raw]:
     """The groups the templates and balancers use."""
-    ids = {g for data in live.templates.values() for g in data.get("SecurityGroupIds", [])}
+    ids = {g for data in live.templates.values() for g in template_groups(data)}
     ids |= {g for b in live.balancers.values() for g in b.lb.get("SecurityGroups", [])}
     if not ids:
         return []
@@ -202,6 +202,16 @@ def _attached_policies(lookup: Lookup, roles: set[str]) -> dict[str, list[str]]:
         ]
         for role in sorted(roles)
     }
+
+
+def template_groups(data: Raw) -> list[str]:
+    """The security groups a template's instances run in: its own, or (as kops puts
+    them) its first network interface's."""
+    if data.get("SecurityGroupIds"):
+        return list(data["SecurityGroupIds"])
+    interfaces = data.get("NetworkInterfaces") or []
+    first: Raw = next((i for i in interfaces if i.get("DeviceIndex", 0) == 0), {})
+    return list(first.get("Groups") or [])
 
 
 def profile_name(data: Raw) -> str:

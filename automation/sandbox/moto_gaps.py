@@ -41,6 +41,10 @@ migration would notice, closed by patching its in-process model.
   adds the metrics it names to those a group collects and ``DisableMetricsCollection``
   stops them; moto replaces the set on enable and has no disable, so an update that
   drops one of kops's metrics from a group fails.
+- **A template's interface carries its security groups.** AWS gives an instance
+  launched from a template the groups of the template's first network interface
+  (``NetworkInterfaces[0].Groups``, where kops puts them); moto reads groups only from
+  the template's ``SecurityGroupIds``, so a kops node would run in no group.
 - **A group's health-check grace period defaults to 0.** AWS's
   ``CreateAutoScalingGroup`` keeps the period it is given and 0 when none is (kops gives
   none); moto makes both 0 and none 300, so a kops group would look as if it had been
@@ -333,6 +337,32 @@ def grace_period_as_given() -> None:
     AutoScalingBackend.create_auto_scaling_group = create_auto_scaling_group  # type: ignore[method-assign]
 
 
+def interface_groups_reach_instances() -> None:
+    """An instance launched from a template whose first network interface names
+    security groups runs in them (unless the launch names its own). Idempotent."""
+    from moto.ec2.models.instances import InstanceBackend
+
+    original = InstanceBackend.run_instances
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def run_instances(self: Any, *args: Any, **kwargs: Any) -> Any:
+        template = kwargs.get("launch_template")
+        if template and not kwargs.get("security_group_ids"):
+            data = self._get_template_from_args(template).data
+            interfaces = data.get("NetworkInterfaces") or []
+            first: dict[str, Any] = next(
+                (i for i in interfaces if int(i.get("DeviceIndex", 0)) == 0), {}
+            )
+            if first.get("Groups") and not data.get("SecurityGroupIds"):
+                kwargs["security_group_ids"] = list(first["Groups"])
+        return original(self, *args, **kwargs)
+
+    run_instances._kubeshift = True  # type: ignore[attr-defined]
+    InstanceBackend.run_instances = run_instances  # type: ignore[method-assign]
+
+
 def close_every_gap() -> None:
     """Apply every patch above, as the sandbox's moto runs. Idempotent."""
     reserve_interface_addresses()
@@ -344,3 +374,4 @@ def close_every_gap() -> None:
     rules_equal_whatever_their_descriptions()
     metrics_collection_adds_and_disables()
     grace_period_as_given()
+    interface_groups_reach_instances()

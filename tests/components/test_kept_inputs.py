@@ -103,3 +103,18 @@ def test_an_attribute_named_otherwise_is_a_config_error(attribute: str, says: st
 def test_an_attribute_the_resource_does_not_take_is_one_sentence() -> None:
     with pytest.raises(Exception, match="has no input 'nonsense'"):
         _inputs("baseline", {TARGET_GROUP: {"nonsense": {"live": 1, "declared": None}}})
+
+
+def test_values_being_kept_by_an_adoption_join_those_kept_before() -> None:
+    from components.config import KeptInput
+    from components.kept_inputs import merged
+
+    before = {TARGET_GROUP: {"deregistrationDelay": KeptInput(live=300, declared=30)}}
+    adopting = {
+        TARGET_GROUP: {"slowStart": KeptInput(live=30, declared=None)},
+        GROUP: {"healthCheckGracePeriod": KeptInput(live=0, declared=300)},
+    }
+    assert merged(before, adopting) == {
+        TARGET_GROUP: {**before[TARGET_GROUP], **adopting[TARGET_GROUP]},
+        GROUP: adopting[GROUP],
+    }

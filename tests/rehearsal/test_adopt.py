@@ -102,6 +102,7 @@ KOPS_SETTINGS = {
     "aws:autoscaling/group:Group": {"enabledMetrics", "healthCheckGracePeriod"},
     "aws:lb/targetGroup:TargetGroup": {"deregistrationDelay"},
     "aws:lb/loadBalancer:LoadBalancer": {"enableCrossZoneLoadBalancing"},
+    "aws:ec2/launchTemplate:LaunchTemplate": {"networkInterfaces", "vpcSecurityGroupIds"},
 }
 """What kops set otherwise than kubeshift declares, each changeable in place."""
 
@@ -123,7 +124,7 @@ def test_kops_settings_kubeshift_declares_otherwise_are_each_one_line_and_refuse
     assert found == {
         name: KOPS_SETTINGS[type_] for name, type_ in types.items() if type_ in KOPS_SETTINGS
     }
-    assert len(found) == 10  # 5 groups, 3 target groups, 2 load balancers
+    assert len(found) == 15  # 5 groups and their 5 templates, 3 target groups, 2 balancers
     lines = {d["name"]: d for d in report["differences"] if d["attribute"] == "deregistrationDelay"}
     assert {(d["live"], d["declared"]) for d in lines.values()} == {("300", "30")}
     assert report["refusals"][-1].startswith(
@@ -145,7 +146,7 @@ def test_keep_live_writes_kops_settings_to_the_stack_file_and_declares_them(
     assert {(g["healthCheckGracePeriod"]["live"], g["healthCheckGracePeriod"]["declared"])
             for g in groups} == {(0, 300), (0, 600)}  # fmt: skip
     assert adopted["message"] == (
-        f"baseline now previews no change; Pulumi.{STACK}.yaml keeps 15 live value(s) under "
+        f"baseline now previews no change; Pulumi.{STACK}.yaml keeps 25 live value(s) under "
         "kubeshift:cluster.kept_inputs"
     )
     stack_file = load_stack_file(rehearsal.adoption.stack_file)

@@ -246,7 +246,8 @@ def as_kops_makes(
     A group's instance group is its launch template's (``instance_group``; else the
     group's own name): kops's instance group is one template. Then kops's settings where
     kubeshift declares others AWS changes in place, which no stack file setting of
-    kubeshift's names: its groups' metrics and health-check grace period
+    kubeshift's names: its templates' security groups on their first network interface,
+    its groups' metrics and health-check grace period
     (:data:`KOPS_GROUP_SETTINGS`), AWS's deregistration delay on its target groups, no
     cross-zone load balancing on its NLBs. (None of kubeshift's own tags is there: the
     world is rendered with ``own_tags: false``.)"""
@@ -265,6 +266,8 @@ def as_kops_makes(
         tagged["userData"] = base64.b64encode(nodeup_script(*booted).encode()).decode()
     if booted and booted[2] == "Node":
         tagged.update(_as_kops_node_template(tagged))
+    if booted and tagged.get("vpcSecurityGroupIds"):
+        tagged.update(_groups_on_interface(tagged))
     if token == "aws:ec2/securityGroup:SecurityGroup" and isinstance(inputs.get("name"), str):
         role = str(inputs["name"]).split(".", 1)[0]
         tagged["description"] = DESCRIPTIONS.get(role, inputs.get("description"))
@@ -307,6 +310,16 @@ NODE_ROOT_VOLUME_SIZE = 128
 """GiB: kops's default root volume of a node (``DefaultVolumeSizeNode``)."""
 METADATA_HOP_LIMIT = 1
 """kops's IMDSv2 response hop limit: pods on the node's network do not reach it."""
+
+
+def _groups_on_interface(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """kops gives a template's security groups to its first network interface, which
+    takes no public address (its instances run in private subnets)."""
+    interface = {
+        "associatePublicIpAddress": "false", "deleteOnTermination": "true", "deviceIndex": 0,
+        "securityGroups": list(inputs["vpcSecurityGroupIds"]),
+    }  # fmt: skip
+    return {"networkInterfaces": [interface], "vpcSecurityGroupIds": None}
 
 
 def _as_kops_node_template(inputs: Mapping[str, Any]) -> dict[str, Any]:

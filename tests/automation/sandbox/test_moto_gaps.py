@@ -15,6 +15,7 @@ from automation.sandbox.moto_gaps import (
     grace_period_as_given,
     groups_spread_over_zones_and_types,
     indexed_tag_lookups,
+    interface_groups_reach_instances,
     metrics_collection_adds_and_disables,
     portless_protocols,
     referenced_groups_stay,
@@ -408,3 +409,37 @@ def test_a_groups_grace_period_is_as_given_and_none_is_zero(
 
 def test_unpatched_moto_makes_no_grace_period_and_zero_300(moto: MotoServer) -> None:
     assert _grace_periods(moto) == {"none": 300, "zero": 300, "ten": 10}
+
+
+def _launched_groups(moto: MotoServer) -> tuple[set[str], str]:
+    ec2, autoscaling = moto.client("ec2"), moto.client("autoscaling")
+    vpc = ec2.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.9.1.0/24")["Subnet"]["SubnetId"]
+    group = ec2.create_security_group(GroupName="nodes", Description="nodes", VpcId=vpc)
+    interface = {"DeviceIndex": 0, "Groups": [group["GroupId"]], "AssociatePublicIpAddress": False}
+    data = {"ImageId": "ami-12c6146b", "InstanceType": "t3.micro", "NetworkInterfaces": [interface]}
+    ec2.create_launch_template(LaunchTemplateName="nodes", LaunchTemplateData=data)
+    autoscaling.create_auto_scaling_group(
+        AutoScalingGroupName="nodes", LaunchTemplate={"LaunchTemplateName": "nodes"},
+        MinSize=1, MaxSize=1, DesiredCapacity=1, VPCZoneIdentifier=subnet,
+    )  # fmt: skip
+    (instance,) = [i for r in ec2.describe_instances()["Reservations"] for i in r["Instances"]]
+    return {g["GroupId"] for g in instance["SecurityGroups"]}, group["GroupId"]
+
+
+def test_an_instance_runs_in_its_templates_interface_groups(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.instances import InstanceBackend
+
+    run = InstanceBackend.run_instances
+    monkeypatch.setattr(InstanceBackend, "run_instances", run)  # undone after
+    interface_groups_reach_instances()
+    interface_groups_reach_instances()  # idempotent
+    groups, nodes = _launched_groups(moto)
+    assert groups == {nodes}
+
+
+def test_unpatched_moto_runs_it_in_no_group(moto: MotoServer) -> None:
+    groups, _ = _launched_groups(moto)
+    assert groups == set()

@@ -73,6 +73,7 @@ _LT_DATA = (
     "instanceType",
     "keyName",
     "metadataOptions",
+    "networkInterfaces",
     "tagSpecifications",
     "userData",
     "vpcSecurityGroupIds",
@@ -129,6 +130,34 @@ def _ebs_output(ebs: Raw) -> Props:
     )
 
 
+def _interface_request(interface: Props) -> Raw:
+    """One network interface the template attaches (``expandLaunchTemplateNetworkInterface
+    SpecificationRequest``: the booleans are Terraform's nullable strings)."""
+    return some(
+        {
+            "AssociatePublicIpAddress": _nbool(interface.get("associatePublicIpAddress")),
+            "DeleteOnTermination": _nbool(interface.get("deleteOnTermination")),
+            "Description": interface.get("description"),
+            "DeviceIndex": integer(interface.get("deviceIndex")),
+            "Groups": list(interface.get("securityGroups") or []) or None,
+            "SubnetId": interface.get("subnetId"),
+        }
+    )
+
+
+def _interface_output(interface: Raw) -> Props:
+    return some(
+        {
+            "associatePublicIpAddress": _text(interface.get("AssociatePublicIpAddress")),
+            "deleteOnTermination": _text(interface.get("DeleteOnTermination")),
+            "description": interface.get("Description"),
+            "deviceIndex": interface.get("DeviceIndex"),
+            "securityGroups": sorted(interface.get("Groups") or []) or None,
+            "subnetId": interface.get("SubnetId"),
+        }
+    )
+
+
 def _template_data(inputs: Props) -> Raw:
     """RequestLaunchTemplateData from the inputs (``expandRequestLaunchTemplateData``;
     like Terraform it always sends UserData, so the data is never empty)."""
@@ -168,6 +197,8 @@ def _template_data(inputs: Props) -> Raw:
         ]
     if groups := inputs.get("vpcSecurityGroupIds"):
         data["SecurityGroupIds"] = list(groups)
+    if interfaces := inputs.get("networkInterfaces"):
+        data["NetworkInterfaces"] = [_interface_request(i) for i in interfaces]
     return data
 
 
@@ -206,6 +237,9 @@ def _template_outputs(data: Raw) -> Props:
             {"resourceType": s["ResourceType"], "tags": tags_dict(s.get("Tags"))} for s in specs
         ]
         or None,
+        "networkInterfaces": [_interface_output(i) for i in data["NetworkInterfaces"]]
+        if data.get("NetworkInterfaces")
+        else None,
         "userData": data.get("UserData"),
         "vpcSecurityGroupIds": data.get("SecurityGroupIds") or None,
     }
@@ -260,6 +294,14 @@ class LaunchTemplate(ResourceType):
             raise ValueError(f"launch template name {name!r}: 3-128 of A-Z a-z 0-9 ( ) . - / _")
         if news.get("updateDefaultVersion") and news.get("defaultVersion") is not None:
             raise ValueError("set updateDefaultVersion or defaultVersion, not both")
+        interfaces = news.get("networkInterfaces")
+        if isinstance(interfaces, list):  # an interface's groups are a set (TypeSet)
+            news = {**news, "networkInterfaces": [
+                {**i, "securityGroups": sorted(i["securityGroups"])}
+                if isinstance(i, dict) and isinstance(i.get("securityGroups"), list)
+                and not contains_unknown(i["securityGroups"]) else i
+                for i in interfaces
+            ]}  # fmt: skip
         return news
 
     def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:

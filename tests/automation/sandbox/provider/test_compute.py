@@ -196,6 +196,32 @@ def test_launch_template_lifecycle(aws: Aws, network: dict[str, str]) -> None:
     )
 
 
+def test_a_templates_groups_on_its_network_interface(aws: Aws, network: dict[str, str]) -> None:
+    """Where kops puts them: the template's first interface, which takes no public
+    address; a change of its groups is a new version."""
+    interface = {
+        "associatePublicIpAddress": "false", "deleteOnTermination": "true", "deviceIndex": 0.0,
+        "securityGroups": [network["sg_b"], network["sg_a"]],
+    }  # fmt: skip
+    declared = {
+        "name": "nodes.demo.k8s.local", "imageId": "ami-12c6146b",
+        "networkInterfaces": [interface], "updateDefaultVersion": True,
+    }  # fmt: skip
+    id_, inputs, outputs = create(aws, LaunchTemplate, declared)
+    (live,) = version_data(aws, id_, "1")["NetworkInterfaces"]
+    assert sorted(live["Groups"]) == sorted([network["sg_a"], network["sg_b"]])
+    assert (live["AssociatePublicIpAddress"], live["DeviceIndex"]) == (False, 0)
+    assert "SecurityGroupIds" not in version_data(aws, id_, "1")
+    assert outputs["networkInterfaces"] == [
+        {**interface, "deviceIndex": 0, "securityGroups": sorted(interface["securityGroups"])}
+    ]
+    assert outputs.get("vpcSecurityGroupIds") is None
+    one = [{**outputs["networkInterfaces"][0], "securityGroups": [network["sg_a"]]}]
+    updated = update(aws, LaunchTemplate, id_, inputs, {"networkInterfaces": one})
+    assert updated["latestVersion"] == 2
+    assert version_data(aws, id_, "2")["NetworkInterfaces"][0]["Groups"] == [network["sg_a"]]
+
+
 def test_launch_template_autoname_and_checks(aws: Aws) -> None:
     id_, _, outputs = create(aws, LaunchTemplate, {"imageId": "ami-1"})
     assert outputs["name"].startswith("test-")

@@ -16,6 +16,7 @@ from automation.sandbox.bridge import kops_role, user_data_text
 from automation.sandbox.moto_gaps import (
     grace_period_as_given,
     groups_spread_over_zones_and_types,
+    interface_groups_reach_instances,
     portless_protocols,
     reserve_interface_addresses,
     rules_equal_whatever_their_descriptions,
@@ -46,6 +47,7 @@ def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     managed policies loaded, interfaces' fixed addresses taken)."""
     from moto.autoscaling.models import AutoScalingBackend, FakeAutoScalingGroup
     from moto.ec2.models.elastic_network_interfaces import NetworkInterface
+    from moto.ec2.models.instances import InstanceBackend
     from moto.ec2.models.security_groups import SecurityGroupRule
 
     monkeypatch.setenv("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")  # the server is in-process
@@ -55,7 +57,9 @@ def values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setattr(SecurityGroupRule, "__eq__", SecurityGroupRule.__eq__)
     create = AutoScalingBackend.create_auto_scaling_group
     monkeypatch.setattr(AutoScalingBackend, "create_auto_scaling_group", create)
+    monkeypatch.setattr(InstanceBackend, "run_instances", InstanceBackend.run_instances)
     grace_period_as_given()
+    interface_groups_reach_instances()
     reserve_interface_addresses()
     groups_spread_over_zones_and_types()
     rules_equal_whatever_their_descriptions()
@@ -137,6 +141,17 @@ def test_kops_settings_kubeshift_declares_otherwise_are_as_kops_left_them(
     for group in groups:
         assert {m["Metric"] for m in group["EnabledMetrics"]} == set(KOPS_GROUP_METRICS)
         assert group["HealthCheckGracePeriod"] == 0
+    # each template's groups on its first interface; its instances run in them
+    for template in aws.ec2.describe_launch_templates()["LaunchTemplates"]:
+        data = aws.ec2.describe_launch_template_versions(
+            LaunchTemplateId=template["LaunchTemplateId"], Versions=["$Latest"]
+        )["LaunchTemplateVersions"][0]["LaunchTemplateData"]
+        assert "SecurityGroupIds" not in data
+        (interface,) = data["NetworkInterfaces"]
+        assert interface["DeviceIndex"] == 0 and interface["Groups"]
+        assert interface["AssociatePublicIpAddress"] is False
+    reservations = aws.ec2.describe_instances()["Reservations"]
+    assert all(i["SecurityGroups"] for r in reservations for i in r["Instances"])
     elb = aws.client("elbv2")
     balancers = elb.describe_load_balancers()["LoadBalancers"]
     target_groups = elb.describe_target_groups()["TargetGroups"]
