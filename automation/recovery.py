@@ -18,16 +18,22 @@ explicit, shown before it is done, journalled, and refused while anything still 
    from the cloud and drops the other pending creates (``--clear-pending-creates``).
    A create that was not found, or that kubeshift cannot look for, is listed to check
    in the cloud.
+
+A killed engine can also leave the checkpoint's sidecar of a ``file://`` backend empty,
+and then nothing reads the stack; recovery first removes such a sidecar
+(:mod:`automation.torn_sidecars`).
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from automation import torn_sidecars
 from automation.engine import Engine, PendingCreate, urn_name
 from automation.engine_lock import Liveness, LockHolder
 from automation.engine_processes import orphaned_engines
@@ -56,6 +62,8 @@ class Recovery:
     taken: dict[str, str] = field(default_factory=dict)
     """URN -> live id of each pending create found to have completed, now in the state."""
     refreshed: dict[str, int] = field(default_factory=dict)
+    repaired: list[str] = field(default_factory=list)
+    """Checkpoint sidecars a killed engine left torn, removed (``torn_sidecars``)."""
     done: bool = False
 
     @property
@@ -113,11 +121,14 @@ def recover(
     directory = state_dir(project)
     with stack_lock(directory / f"{stack}.lock", stack):
         refuse_while_orphans_work(project, stack)
+        # before the engine reads the stack: a torn sidecar makes every read fail
+        repaired = torn_sidecars.repair(os.environ.get("PULUMI_BACKEND_URL"), stack)
         engine = engine_factory(project, stack, uuid.uuid4().hex)
         journal = Journal(journal_path(project, stack), stack, scenario=info.scenario)
         return recover_engine(
-            engine, journal, stack, force=force, confirm=confirm, find_live=stack_finder(info)
-        )
+            engine, journal, stack, force=force, confirm=confirm, find_live=stack_finder(info),
+            repaired=repaired,
+        )  # fmt: skip
 
 
 def refuse_while_orphans_work(project: Path, stack: str) -> None:
@@ -138,13 +149,14 @@ def recover_engine(
     force: bool = False,
     confirm: Confirm | None = None,
     find_live: LiveFinder | None = None,
+    repaired: list[str] | None = None,
 ) -> Recovery:
     """Show what the killed engine left, ask, then take what its creates made
     (``find_live``) and clear the rest; journalled as one step.
 
     The caller holds the stack's kubeshift lock and has checked no orphan still works.
     """
-    recovery = Recovery(stack, pending=engine.pending_operations())
+    recovery = Recovery(stack, pending=engine.pending_operations(), repaired=repaired or [])
     question = _question(recovery)
     if confirm is None:
         raise UserError(f"{question} Pass --yes to recover without a terminal to confirm it.")
@@ -169,6 +181,7 @@ def recover_engine(
             "stale_locks": list(recovery.stale_locks),
             "taken": dict(recovery.taken),
             "refresh": dict(recovery.refreshed),
+            "repaired": list(recovery.repaired),
         },
     )
     return recovery
@@ -222,6 +235,11 @@ def _check_removable(
 
 def _summary(recovery: Recovery) -> str:
     parts = [f"cleared {len(recovery.pending)} pending operation(s)"]
+    if recovery.repaired:
+        parts.append(
+            f"removed {len(recovery.repaired)} checkpoint sidecar(s) the killed engine left "
+            f"torn: {summarize(recovery.repaired, 3)}"
+        )
     if recovery.stale_locks:
         parts.append(f"removed the stale lock of {'; '.join(recovery.stale_locks)}")
     if recovery.taken:
