@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from pulumi.runtime import rpc
 from ruamel.yaml import YAML, YAMLError
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
@@ -31,8 +32,9 @@ _KEPT_OTHERWISE = frozenset({"tags", "tagsAll", "userData"})
 """Tags key by key (``kept_tags``), boot scripts as text (``user_data``): both proposed
 by ``--write-config``."""
 _GRANTS = frozenset({"policy", "assumeRolePolicy", "inlinePolicies"})
-_HIDDEN = ("[secret]", UNKNOWN_SHOWN)
-"""How a preview shows a value it cannot give: never written to a stack file."""
+_HIDDEN = ("[secret]", UNKNOWN_SHOWN, rpc.UNKNOWN)
+"""How a preview shows a value it cannot give (also inside a whole value, as the
+engine's unknown sentinel): never written to a stack file."""
 
 KeptInputs = dict[str, dict[str, KeptInput]]
 """Logical name -> Pulumi attribute name -> the live and the declared value."""

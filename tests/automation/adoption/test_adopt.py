@@ -267,7 +267,13 @@ def test_what_could_not_be_kept_safely_is_not() -> None:
         update={"replaces": False, "type": "aws:ec2/launchTemplate:LaunchTemplate",
                 "attribute": "userData"}
     )  # fmt: skip
-    assert keepable([replaced, hidden, tags, grant, boot]) == {}
+    from pulumi.runtime import rpc
+
+    following = replaced.model_copy(
+        update={"replaces": False, "attribute": "mixedInstancesPolicy", "declared": '{"launc…',
+                "declared_input": {"launchTemplate": {"version": rpc.UNKNOWN}}}
+    )  # fmt: skip
+    assert keepable([replaced, hidden, tags, grant, boot, following]) == {}
     assert keepable([replaced.model_copy(update={"replaces": False})]) == {
         NAME: {"cidrBlock": KeptInput(live="10.1.0.0/16", declared="10.0.0.0/16")}
     }
