@@ -45,6 +45,12 @@ migration would notice, closed by patching its in-process model.
   launched from a template the groups of the template's first network interface
   (``NetworkInterfaces[0].Groups``, where kops puts them); moto reads groups only from
   the template's ``SecurityGroupIds``, so a kops node would run in no group.
+- **EC2's answers are not broken by a VPC peering.** moto's first
+  ``CreateVpcPeeringConnection`` adds a key to a response-transformer table every EC2
+  answer iterates while it is serialized; an answer serialized on another thread at that
+  moment fails ("dictionary changed size during iteration", HTTP 500), and the update
+  that made the peering (vpc-move's ``target-network``) errored at random. The key is
+  put in the table before any request, so the create only replaces its value.
 - **A group's health-check grace period defaults to 0.** AWS's
   ``CreateAutoScalingGroup`` keeps the period it is given and 0 when none is (kops gives
   none); moto makes both 0 and none 300, so a kops group would look as if it had been
@@ -363,6 +369,22 @@ def interface_groups_reach_instances() -> None:
     InstanceBackend.run_instances = run_instances  # type: ignore[method-assign]
 
 
+PEERING_STATUS = "CreateVpcPeeringConnectionResult.VpcPeeringConnection.Status"
+"""The key moto's peering create writes into EC2's shared transformer table."""
+
+
+def peering_status_in_place() -> None:
+    """Hold EC2's peering-status transformer key from the start (its value passes the
+    status through until a create sets its own). Idempotent."""
+    from moto.ec2.responses._base_response import EC2BaseResponse
+
+    EC2BaseResponse.RESPONSE_KEY_PATH_TO_TRANSFORMER.setdefault(PEERING_STATUS, _unchanged)
+
+
+def _unchanged(value: Any) -> Any:
+    return value
+
+
 def close_every_gap() -> None:
     """Apply every patch above, as the sandbox's moto runs. Idempotent."""
     reserve_interface_addresses()
@@ -375,3 +397,4 @@ def close_every_gap() -> None:
     metrics_collection_adds_and_disables()
     grace_period_as_given()
     interface_groups_reach_instances()
+    peering_status_in_place()

@@ -11,12 +11,14 @@ from botocore.exceptions import ClientError
 from botocore.parsers import ResponseParserError
 
 from automation.sandbox.moto_gaps import (
+    PEERING_STATUS,
     default_health_checks,
     grace_period_as_given,
     groups_spread_over_zones_and_types,
     indexed_tag_lookups,
     interface_groups_reach_instances,
     metrics_collection_adds_and_disables,
+    peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
     reserve_interface_addresses,
@@ -443,3 +445,37 @@ def test_an_instance_runs_in_its_templates_interface_groups(
 def test_unpatched_moto_runs_it_in_no_group(moto: MotoServer) -> None:
     groups, _ = _launched_groups(moto)
     assert groups == set()
+
+
+def _peer(moto: MotoServer) -> None:
+    ec2 = moto.client("ec2")
+    a, b = (ec2.create_vpc(CidrBlock=c)["Vpc"]["VpcId"] for c in ("10.8.0.0/16", "10.9.0.0/16"))
+    ec2.create_vpc_peering_connection(VpcId=a, PeerVpcId=b)
+
+
+def test_a_peering_leaves_ec2s_shared_transformer_table_its_size(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.responses._base_response import EC2BaseResponse
+
+    table = dict(EC2BaseResponse.RESPONSE_KEY_PATH_TO_TRANSFORMER)
+    table.pop(PEERING_STATUS, None)
+    monkeypatch.setattr(EC2BaseResponse, "RESPONSE_KEY_PATH_TO_TRANSFORMER", table)
+    peering_status_in_place()
+    peering_status_in_place()  # idempotent
+    size = len(table)
+    _peer(moto)
+    assert len(table) == size  # nothing iterating it meanwhile can fail
+
+
+def test_unpatched_moto_grows_the_table_on_its_first_peering(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.responses._base_response import EC2BaseResponse
+
+    table = dict(EC2BaseResponse.RESPONSE_KEY_PATH_TO_TRANSFORMER)
+    table.pop(PEERING_STATUS, None)
+    monkeypatch.setattr(EC2BaseResponse, "RESPONSE_KEY_PATH_TO_TRANSFORMER", table)
+    size = len(table)
+    _peer(moto)
+    assert len(table) == size + 1
