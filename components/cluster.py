@@ -78,12 +78,11 @@ class Cluster(pulumi.ComponentResource):
             for generation in args.worker_generations
         }
         # The route controller (the cloud-controller-manager) runs on the control plane.
-        cp_identity = parts.identity("control-plane", route_controller=args.native_routing)
-        control_plane = parts.control_plane(
-            [side.member(m.index, m.az, m.address, common) for m in args.members],
-            cp_identity.instance_profile_name,
-            disposable=args.disposable,
+        members = [side.member(m.index, m.az, m.address, common) for m in args.members]
+        cp_identity = parts.identity(
+            "control-plane", members, route_controller=args.native_routing
         )
+        control_plane = parts.control_plane(members, cp_identity, disposable=args.disposable)
         ingress = side.ingress_lb(common, workers.values())
         api = side.api_lb(common, control_plane)
         parts.dns(parts.records(ingress, api))

@@ -21,7 +21,12 @@ from typing import Literal
 import pulumi
 
 from components.common import Common, CommonArgs
-from components.control_plane import ControlPlane, ControlPlaneArgs, MemberPlacement
+from components.control_plane import (
+    ControlPlane,
+    ControlPlaneArgs,
+    MemberPlacement,
+    boots_own_script,
+)
 from components.dns import Dns, DnsArgs, RecordSpec
 from components.identity import NodeIdentity, NodeIdentityArgs
 from components.load_balancers import LbListener, LbRole, LoadBalancer, LoadBalancerArgs
@@ -122,13 +127,20 @@ class ClusterParts:
         return ClusterSide(self, network, tuple(pools), suffix)
 
     def identity(
-        self, role: Literal["control-plane"], *, route_controller: bool = False
+        self,
+        role: Literal["control-plane"],
+        members: Sequence[MemberPlacement],
+        target_suffix: str = "",
+        *,
+        route_controller: bool = False,
     ) -> NodeIdentity:
-        """The IAM identity of ``role`` (the workers' lives in :meth:`ClusterSide.common`)."""
+        """The IAM identity of ``role`` (the workers' lives in :meth:`ClusterSide.common`),
+        granting what kubeshift's script needs once one of ``members`` boots it."""
         return NodeIdentity(
             f"{self.prefix}-{role}-identity",
             NodeIdentityArgs(
                 namer=self.namer, role=role, route_controller=route_controller,
+                boots_own_script=boots_own_script(self.namer, target_suffix, members),
                 managed=self.spec.control_plane_managed_policies, tags=self.spec.tags,
             ),
             self.opts,
@@ -137,12 +149,13 @@ class ClusterParts:
     def control_plane(
         self,
         members: Sequence[MemberPlacement],
-        instance_profile_name: pulumi.Input[str],
+        identity: NodeIdentity,
         target_suffix: str = "",
         disposable: bool = False,
     ) -> ControlPlane:
-        """The etcd members, each placed on a side by :meth:`ClusterSide.member`; their
-        volumes protected unless the cluster is ``disposable`` or the user released them."""
+        """The etcd members, each placed on a side by :meth:`ClusterSide.member`, running
+        as ``identity``; their volumes protected unless the cluster is ``disposable`` or
+        the user released them."""
         spec = self.spec
         return ControlPlane(
             f"{self.prefix}-control-plane",
@@ -153,7 +166,8 @@ class ClusterParts:
                 members=list(members),
                 instance_type=spec.control_plane_instance_type,
                 image_id=spec.image_id,
-                instance_profile_name=instance_profile_name,
+                instance_profile_name=identity.instance_profile_name,
+                grants=identity.grants,
                 api_endpoint=spec.api_endpoint,
                 etcd_volume_size=spec.etcd_volume_size,
                 etcd_volume_type=spec.etcd_volume_type,

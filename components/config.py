@@ -787,6 +787,10 @@ def _check_tags(tags: Mapping[str, str], key: str = f"{CLUSTER_KEY}.tags") -> No
             _fail(key, f"{key} {show(name)}: AWS tag keys are 1-128 characters, values 256.")
 
 
+RETIRED_INLINE_POLICY_KEY = "inline-policy:"
+"""How a role's inline policy was once kept: kubeshift no longer takes one over."""
+
+
 def _check_existing_names(cluster: ClusterConfig) -> None:
     """Each kept name replaces one kubeshift gives this cluster, and AWS could carry it."""
     key = f"{CLUSTER_KEY}.names"
@@ -794,6 +798,13 @@ def _check_existing_names(cluster: ClusterConfig) -> None:
 
     kinds = tuple(f"{kind_key(k)}:" for k in NameKind)
     for key_name, existing in cluster.names.items():
+        if key_name.startswith(RETIRED_INLINE_POLICY_KEY):
+            _fail(
+                key,
+                f"{key} {show(key_name)} would make kubeshift write over a role's inline "
+                "policy, the grants of the tool that wrote it; kubeshift leaves those alone "
+                "and grants what it needs in a policy of its own: remove the entry.",
+            )
         derived = next(
             (key_name.removeprefix(k) for k in kinds if key_name.startswith(k)), key_name
         )

@@ -10,6 +10,7 @@ The member's interface has a fixed private address so DNS can point at it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import pulumi
@@ -57,10 +58,28 @@ class ControlPlaneArgs:
     """Size of each member's root volume, GiB; None: the image's."""
     target_suffix: str = ""
     """Suffix of the names of members placed in the target network (vpc-move)."""
+    grants: Sequence[pulumi.Resource] = ()
+    """What grants the members' role its permissions: a member's group launches after
+    them, so its boot script may attach the member's volume and interface."""
     protect_volumes: bool = True
     """The engine refuses to delete or replace the etcd volumes (off: a disposable
     mirror, torn down with its volumes)."""
     tags: dict[str, str] = field(default_factory=dict)
+
+
+def placed_namer(namer: Namer, target_suffix: str, member: MemberPlacement) -> Namer:
+    """The names of ``member`` where it is placed: the source network's keep ``namer``'s
+    (live names included), the target network's carry ``target_suffix``."""
+    return replace(namer, suffix=target_suffix) if member.side == TARGET else namer
+
+
+def boots_own_script(namer: Namer, target_suffix: str, members: Sequence[MemberPlacement]) -> bool:
+    """Whether some of ``members`` boots kubeshift's script: each does but a member of
+    an adopted cluster that keeps its first tool's (``kubeshift:cluster.user_data``)."""
+    return any(
+        placed_namer(namer, target_suffix, m).kept_user_data(f"control-plane-{m.index}") is None
+        for m in members
+    )
 
 
 class ControlPlane(pulumi.ComponentResource):
@@ -93,7 +112,7 @@ class ControlPlane(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         stable = args.namer
         moved = m.side == TARGET
-        placed = replace(stable, suffix=args.target_suffix) if moved else stable
+        placed = placed_namer(stable, args.target_suffix, m)
         side = f"-{args.target_suffix}" if moved else ""
         member_tags = merge_tags(
             base_tags,
@@ -166,7 +185,9 @@ class ControlPlane(pulumi.ComponentResource):
                 )
             ],
             opts=pulumi.ResourceOptions(
-                parent=self, ignore_changes=["targetGroupArns", "loadBalancers"]
+                parent=self,
+                depends_on=list(args.grants),
+                ignore_changes=["targetGroupArns", "loadBalancers"],
             ),
         )
         self.group_names[m.index] = group.name

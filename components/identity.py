@@ -109,7 +109,8 @@ class Policies:
     managed: tuple[str, ...]
     """ARNs of the managed policies attached to the role."""
     inline: str | None = None
-    """JSON of the role's inline policy, named ``<role>-inline`` (or the live name)."""
+    """JSON of what kubeshift's boot script needs, in the role's inline policy
+    ``<role>-inline``."""
 
 
 POLICIES: dict[IdentityRole, Policies] = {
@@ -134,12 +135,16 @@ class NodeIdentityArgs:
     """Its instances run the cloud provider's route controller (native pod routes)."""
     managed: tuple[str, ...] | None = None
     """ARNs of the policies attached to the role; None: its :data:`POLICIES` entry's."""
+    boots_own_script: bool = True
+    """Some of its instances boot kubeshift's script (off while every one of an adopted
+    cluster's still boots its first tool's: nothing of kubeshift's runs to need a grant)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
 def inline_policy(args: NodeIdentityArgs) -> str | None:
-    """The role's inline policy: its :data:`POLICIES` entry plus what the args grant."""
-    base = POLICIES[args.role].inline
+    """kubeshift's inline policy on the role: its :data:`POLICIES` entry (while its
+    instances boot kubeshift's script) plus what the args grant; None: nothing to grant."""
+    base = POLICIES[args.role].inline if args.boots_own_script else None
     extra = []
     if args.source_dest_check_off:
         extra.append(source_dest_check_statement(args.namer.cluster))
@@ -156,6 +161,9 @@ class NodeIdentity(pulumi.ComponentResource):
 
     instance_profile_name: pulumi.Output[str]
     role_name: pulumi.Output[str]
+    grants: list[pulumi.Resource]
+    """What grants the role its permissions (attachments, inline policy): an instance
+    launched before them may not do what it boots to do."""
 
     def __init__(
         self, name: str, args: NodeIdentityArgs, opts: pulumi.ResourceOptions | None = None
@@ -175,20 +183,23 @@ class NodeIdentity(pulumi.ComponentResource):
             opts=child("role"),
         )
         managed = POLICIES[args.role].managed if args.managed is None else args.managed
-        for arn in managed:
-            short = arn.rsplit("/", 1)[-1]
+        self.grants = [
             aws.iam.RolePolicyAttachment(
                 f"{name}-{short}", role=role.name, policy_arn=arn, opts=child(short)
             )
+            for arn in managed
+            for short in [arn.rsplit("/", 1)[-1]]
+        ]
         inline = inline_policy(args)
         if inline:
-            aws.iam.RolePolicy(
+            policy = aws.iam.RolePolicy(
                 f"{name}-inline",
                 name=args.namer.inline_policy(args.role),
                 role=role.name,
                 policy=inline,
                 opts=child("inline"),
             )
+            self.grants.append(policy)
         profile_name = args.namer.instance_profile(f"{args.role}-profile")
         profile = aws.iam.InstanceProfile(
             f"{name}-profile",

@@ -50,7 +50,6 @@ class NameKind(enum.Enum):
     LAUNCH_TEMPLATE = NameRule("launch-template", 128, _LT_CHARS)
     IAM_ROLE = NameRule("iam-role", 64, _IAM_CHARS)
     INSTANCE_PROFILE = NameRule("instance-profile", 64, _IAM_CHARS)
-    INLINE_POLICY = NameRule("inline-policy", 128, _IAM_CHARS)
     SECURITY_GROUP = NameRule("security-group", 255, _GENERIC_CHARS, ("sg-",))
     TAG = NameRule("tag", 255, _GENERIC_CHARS)
 
@@ -161,12 +160,10 @@ class Namer:
         return kept
 
     def inline_policy(self, identity: str) -> str:
-        """The inline policy of ``identity``'s role: ``<identity>-inline`` (its name is
-        unique only within the role), or the live one, kept under the role's name
-        (``inline-policy:<cluster>-<identity>-role``)."""
-        role = physical_name(self.cluster, f"{identity}-role", kind=NameKind.IAM_ROLE)
-        kept = self._kept(role, NameKind.INLINE_POLICY, bare=False)  # the role's own key
-        return kept or f"{identity}-inline"
+        """kubeshift's inline policy on ``identity``'s role: ``<identity>-inline`` (unique
+        within the role). It is kubeshift's own even on an adopted role: the inline
+        policies another tool gave the role are its grants, left alone."""
+        return f"{identity}-inline"
 
     def load_balancer(self, role: str) -> str:
         return self.name(role, NameKind.LOAD_BALANCER)

@@ -170,10 +170,8 @@ class VpcMove(pulumi.ComponentResource):
             az = member_az(cp, cluster.network, index)
             address = member_address(cp, cluster.network, net_cfg, index)
             members.append(side.member(index, az, address, common))
-        cp_identity = parts.identity("control-plane")
-        control_plane = parts.control_plane(
-            members, cp_identity.instance_profile_name, target_suffix=suffix
-        )
+        cp_identity = parts.identity("control-plane", members, suffix)
+        control_plane = parts.control_plane(members, cp_identity, target_suffix=suffix)
 
         # --- load balancers -----------------------------------------------------------
         lbs: dict[str, LoadBalancer] = {}

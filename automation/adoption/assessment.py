@@ -145,6 +145,16 @@ def _followers_refusal(followers: list[ResourceChange], *, caused: bool) -> str:
     )
 
 
+_CREATED_WHY = {
+    "aws:iam/rolePolicy:RolePolicy": (
+        ": kubeshift's grants for its own boot script, which the launch templates would run "
+        "instead of the live one (kubeshift:cluster.user_data keeps the live script, and the "
+        "grants wait for the first phase that boots kubeshift's)"
+    ),
+}
+"""Why the first phase creates a resource of a type that only kubeshift adds."""
+
+
 def _refusal(change: ResourceChange) -> str:
     verb = {
         "create": "would create",
@@ -152,6 +162,6 @@ def _refusal(change: ResourceChange) -> str:
         "update": "would update",
     }.get(change.op, f"would {change.op}")
     why = {
-        "create": ": nothing live matched it",
+        "create": _CREATED_WHY.get(change.type, ": nothing live matched it"),
     }.get(change.op, "")
     return f"The first phase {verb} {_label(change)}{why}."

@@ -17,7 +17,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from automation.adoption.models import AdoptedResource, Discovery, LiveResource
 from automation.aws.clients import AwsClients
-from automation.aws.lookup import Lookup, LookupProblem, find
+from automation.aws.lookup import Lookup, LookupProblem, OwnAddition, find
+from automation.aws.lookup.iam import role_policies_besides
 from automation.aws.lookup.security import rules_besides
 from automation.aws.lookup.tagged import tagged_resources
 from automation.render import render_program
@@ -26,6 +27,7 @@ from components import config as stack_config
 UNFOUND = "kubeshift-unfound:"
 GROUP = "aws:autoscaling/group:Group"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
+ROLE = "aws:iam/role:Role"
 _READ_BY_DEPENDENTS = ("arn", "dnsName", "zoneId", "arnSuffix", "allocationId", "privateIp")
 NAMED_KINDS = frozenset({
     "ec2:security-group", "ec2:launch-template", "autoscaling:autoScalingGroup",
@@ -76,6 +78,8 @@ class LiveMocks(pulumi.runtime.Mocks):
         except LookupProblem as exc:
             self.problems.append(str(exc))
             return unfound, placeholder
+        except OwnAddition:  # not imported: the preview shows its create, and refuses it
+            return unfound, placeholder
         except KeyError:  # an input made of an unfound resource's attribute
             self.skipped.append(args.name)
             return unfound, placeholder
@@ -112,6 +116,11 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
             LiveResource(arn=arn, kind="ec2:security-group-rule")
             for arn in rules_besides(lookup, security_groups, known)
             if arn not in tagged
+        ]
+        roles = [r.id for r in mocks.found if r.type == ROLE]
+        unmodelled += [
+            LiveResource(arn=policy, kind="iam:role-policy")
+            for policy in role_policies_besides(lookup, roles, known)
         ]
     except (ClientError, BotoCoreError) as exc:
         refusal = _aws_refusal(exc)

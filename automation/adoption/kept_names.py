@@ -5,8 +5,9 @@ group by its pool, instance type, AZ and capacity type; a member's group by its
 member number; a launch template by the groups that launch from it; the security
 groups by which templates and load balancers use them (``shared`` is the one both
 workers and members carry); the load balancers by the groups behind them; a target
-group by its listener's port; an instance profile by the templates that name it, its
-role through it, and the role's one inline policy through the role. Every live name
+group by its listener's port; an instance profile by the templates that name it, and
+its role through it (the role's inline policies are another tool's grants, left
+alone). Every live name
 that differs from the one kubeshift would derive becomes an entry of
 ``kubeshift:cluster.names``, qualified by kind, so the program keeps it.
 """
@@ -170,9 +171,5 @@ def _identities(live: LiveCluster, namer: Namer) -> Found:
         if profile in live.profile_roles:
             live_role = live.profile_roles[profile]
             derived_role = namer.iam_role(f"{role}-role")
+            # its inline policies are the other tool's grants: left alone, not named
             yield _entry(NameKind.IAM_ROLE, derived_role, live_role)
-            # the program gives a role at most one inline policy, kept under the role
-            policies = live.inline_policies.get(live_role, [])
-            if len(policies) == 1:
-                derived = f"{kind_key(NameKind.INLINE_POLICY)}:{derived_role}"
-                yield derived, (namer.inline_policy(role), policies[0])

@@ -56,8 +56,6 @@ class LiveCluster:
     """Security group id -> its description (the same groups)."""
     profile_roles: dict[str, str] = field(default_factory=dict)
     """Instance profile name -> the name of its role."""
-    inline_policies: dict[str, list[str]] = field(default_factory=dict)
-    """Role name -> the names of its inline policies."""
     attached_policies: dict[str, list[str]] = field(default_factory=dict)
     """Role name -> the ARNs of the policies attached to it."""
 
@@ -120,7 +118,6 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     live.group_names = {g["GroupId"]: g["GroupName"] for g in security_groups}
     live.group_descriptions = {g["GroupId"]: g.get("Description", "") for g in security_groups}
     live.profile_roles = _profile_roles(lookup, live)
-    live.inline_policies = _inline_policies(lookup, set(live.profile_roles.values()))
     live.attached_policies = _attached_policies(lookup, set(live.profile_roles.values()))
     if zone_id:
         live.records = _pages(
@@ -182,14 +179,6 @@ def _profile_roles(lookup: Lookup, live: LiveCluster) -> dict[str, str]:
         if attached:
             roles[name] = attached[0]["RoleName"]
     return roles
-
-
-def _inline_policies(lookup: Lookup, roles: set[str]) -> dict[str, list[str]]:
-    paginator = lookup.clients.iam.get_paginator("list_role_policies")
-    return {
-        role: [name for page in paginator.paginate(RoleName=role) for name in page["PolicyNames"]]
-        for role in sorted(roles)
-    }
 
 
 def _attached_policies(lookup: Lookup, roles: set[str]) -> dict[str, list[str]]:

@@ -24,10 +24,12 @@ class AdoptedResource(_Model):
 
 
 class LiveResource(_Model):
-    """A live resource the program does not model: tagged for the cluster, or a rule of
-    a security group adoption takes (kops's own rules, one a person added)."""
+    """A live resource the program does not model: tagged for the cluster, a rule of a
+    security group adoption takes (kops's own rules, one a person added) or an inline
+    policy of a role it takes (kops's grants)."""
 
     arn: str
+    """Its ARN; an inline policy, which has none: pulumi-aws's id, ``<role>:<policy>``."""
     kind: str
     """``<service>:<resource type>``, e.g. ``ec2:security-group``."""
 

@@ -2,9 +2,9 @@
 ``kept_inputs`` that match nothing the program declares.
 
 Each block is keyed by what kubeshift calls a resource: ``names`` by the physical name
-it would give (``<kind>:`` optional; ``inline-policy:<role>`` for a role's inline
-policy), ``descriptions`` by a security group's, ``user_data`` by a launch template's,
-``kept_tags`` and ``kept_inputs`` by the logical name. A key with a typo would
+it would give (``<kind>:`` optional), ``descriptions`` by a security group's,
+``user_data`` by a launch template's, ``kept_tags`` and ``kept_inputs`` by the logical
+name. A key with a typo would
 silently keep nothing, and adoption would then report a resource missing or a tag
 differing far from the cause; each such key is one sentence instead.
 """
@@ -18,7 +18,6 @@ from automation.render import render_program
 from components import config as stack_config
 from components.naming import NameKind, kind_key
 
-INLINE_POLICY = "aws:iam/rolePolicy:RolePolicy"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
@@ -42,19 +41,13 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
         {str(r.inputs["name"]) for r in rendered if r.type == kind and "name" in r.inputs}
         for kind in (SECURITY_GROUP, LAUNCH_TEMPLATE)
     )
-    roles = {str(r.inputs.get("role")) for r in rendered if r.type == INLINE_POLICY}
     logical = {r.name for r in rendered if r.custom}
     key = f"{stack_config.CLUSTER_KEY}.names"
     problems = []
-    inline = f"{kind_key(NameKind.INLINE_POLICY)}:"
     kinds = tuple(f"{kind_key(k)}:" for k in NameKind)
     for entry in sorted(names):
-        if entry.startswith(inline):
-            found = entry.removeprefix(inline) in roles
-        else:
-            bare = next((entry.removeprefix(k) for k in kinds if entry.startswith(k)), entry)
-            found = bare in derived
-        if not found:
+        bare = next((entry.removeprefix(k) for k in kinds if entry.startswith(k)), entry)
+        if bare not in derived:
             problems.append(
                 f"{key} {entry!r} matches no resource kubeshift declares at {phase} "
                 "(`kubeshift render --json` lists their names)."

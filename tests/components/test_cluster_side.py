@@ -128,7 +128,8 @@ def test_each_api_lb_attaches_the_members_on_its_side() -> None:
             source.member(2, "a", "10.0.0.2", commons[0]),
             source.member(3, "a", "10.0.0.3", commons[0]),
         ]
-        control_plane = parts.control_plane(members, "prod-control-plane-profile", "mig")
+        identity = parts.identity("control-plane", members, "mig")
+        control_plane = parts.control_plane(members, identity, "mig")
         source.api_lb(commons[0], control_plane)
         target.api_lb(commons[1], control_plane)
 
@@ -146,7 +147,7 @@ def test_the_api_record_follows_its_target(api: str, kind: str) -> None:
         side = parts.side(_network(SOURCE), POOLS)
         common = side.common()
         members = [side.member(1, "a", "10.0.0.10", common)]
-        control_plane = parts.control_plane(members, "prod-control-plane-profile")
+        control_plane = parts.control_plane(members, parts.identity("control-plane", members))
         ingress = side.ingress_lb(common, [])
         target = side.api_lb(common, control_plane) if api == "lb" else "10.0.0.10"
         parts.dns(parts.records(ingress, target))

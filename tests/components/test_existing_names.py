@@ -55,14 +55,11 @@ def test_a_migrations_duplicates_are_named_by_kubeshift() -> None:
     assert "demo-ingress-mig" in names
 
 
-def test_a_roles_inline_policy_keeps_its_live_name_under_the_roles_key() -> None:
+def test_kubeshifts_inline_policy_on_an_adopted_role_is_its_own() -> None:
     policy = "aws:iam/rolePolicy:RolePolicy"
-    role = {"demo-control-plane-role": "masters.demo.k8s.local"}
-    kept = _names("baseline", {**role, "inline-policy:demo-control-plane-role": "masters.x"})
-    assert [n for (t, _), n in kept.items() if t == policy] == ["masters.x"]
-    # the role's own name, kept without a kind, does not rename its policy
-    only_role = _names("baseline", role)
-    assert [n for (t, _), n in only_role.items() if t == policy] == ["control-plane-inline"]
+    kept = _names("baseline", {"demo-control-plane-role": "masters.demo.k8s.local"})
+    # the role is kops's; kubeshift's grants beside kops's are a policy of their own
+    assert [n for (t, _), n in kept.items() if t == policy] == ["control-plane-inline"]
 
 
 @pytest.mark.parametrize(
@@ -70,6 +67,10 @@ def test_a_roles_inline_policy_keeps_its_live_name_under_the_roles_key() -> None
     [
         ({"shop-api": "api-x"}, "is not a name kubeshift gives cluster 'demo'"),
         ({"demo-api": "bad\nname"}, "is not a name AWS gives"),
+        (
+            {"inline-policy:demo-control-plane-role": "masters.demo.k8s.local"},
+            "would make kubeshift write over a role's inline policy",
+        ),
     ],
 )
 def test_a_kept_name_kubeshift_would_not_give_or_aws_would_not_take_is_refused(

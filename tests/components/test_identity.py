@@ -1,9 +1,11 @@
-"""The identities' attached policies: kubeshift's by default, the stack file's when it
-names them (kops attaches none: its grants are inline)."""
+"""The identities' policies: kubeshift's attached ones by default, the stack file's when it
+names them (kops attaches none: its grants are inline); kubeshift's inline grants from the
+first phase whose instances boot its script."""
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -60,3 +62,56 @@ def test_a_policy_iam_would_refuse_is_one_sentence(
 ) -> None:
     with pytest.raises(ConfigError, match=says):
         load_config(_values(**managed))
+
+
+POLICY = "aws:iam/rolePolicy:RolePolicy"
+KOPS_BOOT = "#!/bin/bash\n/opt/kops/bin/nodeup --conf=/opt/kops/conf/kube_env.yaml\n"
+
+
+def _booting_another_tools_script() -> dict[str, Any]:
+    """vpc-move-small adopted from a tool whose boot script every template keeps."""
+    values = _values()
+    templates = [
+        str(r.inputs["name"])
+        for r in render_program(values, "baseline").resources
+        if r.type == "aws:ec2/launchTemplate:LaunchTemplate"
+    ]
+    values["kubeshift:cluster"]["user_data"] = dict.fromkeys(templates, KOPS_BOOT)
+    return values
+
+
+def _grants(values: dict[str, Any], phase: str) -> dict[str, list[str]]:
+    """Each inline policy kubeshift declares at ``phase``: its name -> its actions."""
+    return {
+        str(r.inputs["name"]): [a for s in json.loads(r.inputs["policy"])["Statement"]
+                                for a in s["Action"]]
+        for r in render_program(values, phase).resources
+        if r.type == POLICY
+    }  # fmt: skip
+
+
+def test_kubeshifts_grants_wait_for_the_first_member_that_boots_its_script() -> None:
+    adopted = _booting_another_tools_script()
+    # the other tool's agent boots every instance: nothing of kubeshift's needs a grant
+    assert _grants(adopted, "baseline") == {}
+    assert _grants(adopted, "retire-old-workers") == {}
+    # member 1 moves to the new network and boots kubeshift's script, which attaches
+    # the member's volume and interface: from then on the role grants it that
+    moved = _grants(adopted, "control-plane-1")
+    assert list(moved) == ["control-plane-inline"]
+    assert {"ec2:AttachVolume", "ec2:AttachNetworkInterface"} <= set(moved["control-plane-inline"])
+    # a cluster kubeshift built boots its script from the first phase
+    assert list(_grants(_values(), "baseline")) == ["control-plane-inline"]
+
+
+def test_a_member_launches_only_once_its_role_grants_what_its_script_calls() -> None:
+    rendered = render_program(_booting_another_tools_script(), "control-plane-1").resources
+    policy = next(r for r in rendered if r.type == POLICY)
+    groups = {
+        r.inputs["name"]: r.options.get("dependsOn", [])
+        for r in rendered
+        if r.type == "aws:autoscaling/group:Group" and r.parent == "demo-control-plane"
+    }
+    moved = [name for name in groups if str(name).endswith("-mig")]
+    assert len(moved) == 1 and len(groups) == 3
+    assert all(policy.name in depends for depends in groups.values()), groups

@@ -8,8 +8,13 @@ import re
 from typing import Any
 
 from automation.render import render_program
-from automation.sandbox.world.build import foreign_boot_scripts, foreign_names, with_names
-from automation.sandbox.world.kops import kops_descriptions
+from automation.sandbox.world.build import (
+    foreign_boot_scripts,
+    foreign_names,
+    with_boot_scripts,
+    with_names,
+)
+from automation.sandbox.world.kops import domain, kops_descriptions
 from components.config import load_stack_file
 from components.security_groups import DESCRIPTIONS
 from tests.rehearsal.conftest import STACK, Rehearsal
@@ -65,8 +70,13 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
         "The first phase would replace local-demo-common-sg-{} "
         "(aws:ec2/securityGroup:SecurityGroup): description cannot change in place."
     )
-    *causes, followed, keep_live = report["refusals"]
+    grants = "The first phase would create local-demo-control-plane-identity-inline "
+    created = [r for r in report["refusals"] if r.startswith(grants)]
+    *causes, followed, keep_live = [r for r in report["refusals"] if r not in created]
     assert sorted(causes) == sorted(sentence.format(role) for role in kops)
+    # kubeshift's script on the members would need kubeshift's grants, which kops's
+    # role lacks: their create is refused too, and says why
+    assert len(created) == 1 and "kubeshift:cluster.user_data keeps" in created[0], created
     assert keep_live.startswith("Some differences are attributes AWS changes in place")
     assert re.fullmatch(
         r"The first phase would also replace \d+ resource\(s\) that take the new id of a "
@@ -259,7 +269,7 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
         rendered = render_program(values, "baseline").resources
         return sorted((r.type, str(r.inputs.get("name", ""))) for r in rendered if r.custom)
 
-    built = with_names(built_from, kops)
+    built = with_boot_scripts(with_names(built_from, kops), scripts)
     built["kubeshift:cluster"]["own_tags"] = False
     assert named(found) == named(built)
 
@@ -268,14 +278,26 @@ def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Reh
     stray = rehearsal.adoption.stray_group
     unmodelled = rehearsal.adoption.adopted.json()["discovery"]["unmodelled"]
     assert [u["kind"] for u in unmodelled if u["arn"].endswith(stray)] == ["ec2:security-group"]
-    # the rest are kops's own rules in the groups adoption took (SSH, IPv6 egress, ...):
-    # nothing kubeshift declares is among them, every resource of ours was mapped
-    rules = [u["arn"].rsplit("/", 1)[-1] for u in unmodelled if not u["arn"].endswith(stray)]
-    assert {u["kind"] for u in unmodelled if not u["arn"].endswith(stray)} == {
-        "ec2:security-group-rule"
-    }
+    # the rest are kops's own rules in the groups adoption took (SSH, IPv6 egress, ...)
+    # and its roles' inline policies (kops's grants): nothing kubeshift declares is among
+    # them, every resource of ours was mapped
+    rest = [u for u in unmodelled if not u["arn"].endswith(stray)]
+    assert {u["kind"] for u in rest} == {"ec2:security-group-rule", "iam:role-policy"}
+    rules = [u["arn"].rsplit("/", 1)[-1] for u in rest if u["kind"] == "ec2:security-group-rule"]
     live = rehearsal.adoption.kops_rules
     assert sorted(rules) == sorted(live), (rules, live)
-    # the whole migration later, it is still there
+    dns = domain("local-demo")
+    policies = sorted(u["arn"] for u in rest if u["kind"] == "iam:role-policy")
+    assert policies == [f"{role}.{dns}:{role}.{dns}" for role in ("masters", "nodes")]
+    # the whole migration later, they are still there
     groups = rehearsal.client("ec2").describe_security_groups(GroupIds=[stray])
     assert [g["GroupName"] for g in groups["SecurityGroups"]] == ["bastion"]
+    iam = rehearsal.client("iam")
+    for role in ("masters", "nodes"):
+        listed = iam.list_role_policies(RoleName=f"{role}.{dns}")["PolicyNames"]
+        assert f"{role}.{dns}" in listed, listed
+    # beside kops's, the members' role holds kubeshift's grants, made when the first
+    # member booted kubeshift's script
+    assert sorted(iam.list_role_policies(RoleName=f"masters.{dns}")["PolicyNames"]) == [
+        "control-plane-inline", f"masters.{dns}"
+    ]

@@ -18,6 +18,7 @@ from automation.aws.lookup.model import (
     Lookup,
     LookupProblem,
     Missing,
+    OwnAddition,
     find,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "Lookup",
     "LookupProblem",
     "Missing",
+    "OwnAddition",
     "compute",
     "dns",
     "find",

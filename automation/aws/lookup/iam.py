@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from botocore.exceptions import ClientError
 
-from automation.aws.lookup.model import Found, Lookup, Missing, Props, finds
+from automation.aws.lookup.model import Found, Lookup, Missing, OwnAddition, Props, finds
 
 
 def _missing(exc: ClientError) -> bool:
@@ -40,14 +40,20 @@ def instance_profile(lookup: Lookup, name: str, inputs: Props) -> Found:
 
 @finds("aws:iam/rolePolicy:RolePolicy")
 def role_policy(lookup: Lookup, name: str, inputs: Props) -> Found:
-    """The role's inline policy of the declared name; pulumi-aws's id ``<role>:<name>``."""
+    """The role's inline policy of the declared name; pulumi-aws's id ``<role>:<name>``.
+    The program declares only kubeshift's grants: on a role another tool made, their
+    absence is :class:`OwnAddition`, whose create the preview shows."""
     role_name, policy_name = inputs["role"], inputs["name"]
+    policies = lookup.clients.iam.get_paginator("list_role_policies").paginate(RoleName=role_name)
     try:
-        lookup.clients.iam.get_role_policy(RoleName=role_name, PolicyName=policy_name)
+        names = [policy for page in policies for policy in page["PolicyNames"]]
     except ClientError as exc:
         if _missing(exc):
-            raise Missing(f"{name}: role {role_name} has no inline policy {policy_name}.") from None
+            raise Missing(f"{name}: no live IAM role {role_name}.") from None
         raise
+    if policy_name not in names:
+        # kubeshift's grants: another tool's policies on the role are its own, never these
+        raise OwnAddition(f"{name}: role {role_name} has no inline policy {policy_name}.")
     found = f"{role_name}:{policy_name}"
     return Found(found, found)
 
@@ -70,3 +76,17 @@ def role_policy_attachment(lookup: Lookup, name: str, inputs: Props) -> Found:
         raise Missing(f"{name}: {arn} is not attached to role {role_name}.")
     found = f"{role_name}/{arn}"
     return Found(found, found)
+
+
+def role_policies_besides(lookup: Lookup, roles: list[str], known: set[str]) -> list[str]:
+    """pulumi-aws's ids (``<role>:<policy>``) of the inline policies of ``roles`` that are
+    not in ``known``: grants another tool or a person gave roles adoption takes, which
+    the program does not declare."""
+    paginator = lookup.clients.iam.get_paginator("list_role_policies")
+    found = [
+        f"{role}:{policy}"
+        for role in roles
+        for page in paginator.paginate(RoleName=role)
+        for policy in page["PolicyNames"]
+    ]
+    return [policy for policy in found if policy not in known]

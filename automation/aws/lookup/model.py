@@ -36,6 +36,13 @@ class Missing(LookupProblem):
     """Nothing live matches the declared resource."""
 
 
+class OwnAddition(Exception):
+    """Nothing live matches, and nothing another tool builds would: kubeshift's own
+    addition to what runs (its grants on an adopted role). Not a lookup problem: the
+    engine's preview shows its create, which adoption refuses beside the differences
+    that call for it."""
+
+
 class Ambiguous(LookupProblem):
     """More than one live resource matches the declared resource."""
 

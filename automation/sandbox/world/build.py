@@ -42,6 +42,7 @@ from automation.sandbox.world.kops import (
     events_volume_tags,
     kops_boot_scripts,
     kops_names,
+    kops_policy,
     rules_for,
 )
 from components import config as stack_config
@@ -51,6 +52,8 @@ TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 VPC = "aws:ec2/vpc:Vpc"
 KOPS_RULE = "kops:security-group-rule"
 """What :func:`open_as_kops` built: a rule kops adds and the program does not declare."""
+KOPS_POLICY = "kops:role-policy"
+"""What :func:`grant_as_kops` built: a role's inline policy, kops's grants."""
 EVENTS_VOLUME = "kops:etcd-events-volume"
 """What :func:`add_events_volumes` built: a member's volume of kops's events etcd."""
 
@@ -142,6 +145,14 @@ def with_names(values: Mapping[str, Any], names: Mapping[str, str]) -> dict[str,
     return {**values, stack_config.CLUSTER_KEY: cluster}
 
 
+def with_boot_scripts(values: Mapping[str, Any], scripts: Mapping[str, str]) -> dict[str, Any]:
+    """``values`` whose launch templates keep the boot scripts ``scripts``
+    (``kubeshift:cluster.user_data``): the program then grants nothing for its own."""
+    cluster = dict(values[stack_config.CLUSTER_KEY])
+    cluster["user_data"] = {**dict(cluster.get("user_data") or {}), **scripts}
+    return {**values, stack_config.CLUSTER_KEY: cluster}
+
+
 def as_kops_tags(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` whose program declares none of kubeshift's own tags, which kops never
     writes (``kubeshift:cluster.own_tags: false``)."""
@@ -205,6 +216,17 @@ def open_as_kops(aws: Aws, cluster: str, vpc_id: str, *, calico: bool) -> list[B
     return added
 
 
+def grant_as_kops(aws: Aws, cluster: str) -> list[Built]:
+    """Give the cluster's two roles the inline policies kops gives them
+    (:func:`.kops.kops_policy`), which nothing of kubeshift's declares."""
+    added = []
+    for role in ("masters", "nodes"):
+        name, document = kops_policy(role, cluster)
+        aws.client("iam").put_role_policy(RoleName=name, PolicyName=name, PolicyDocument=document)
+        added.append(Built(KOPS_POLICY, name, f"{name}:{name}"))
+    return added
+
+
 def add_events_volumes(aws: Aws, cluster: str, members: int) -> list[Built]:
     """Give each member the second etcd volume kops gives it, for events, in its main
     volume's AZ, as kops sizes and tags it; the member's boot attaches it beside the
@@ -234,7 +256,11 @@ def add_events_volumes(aws: Aws, cluster: str, members: int) -> list[Built]:
 def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     """Create the first phase of the stack ``values`` in moto, named as kops names it;
     return what was created, in the order it was."""
-    named = as_kops_tags(with_names(values, foreign_names(values)))
+    # kops boots its own agent: nothing of kubeshift's runs, to need kubeshift's grants
+    kops = with_boot_scripts(
+        with_names(values, foreign_names(values)), foreign_boot_scripts(values)
+    )
+    named = as_kops_tags(kops)
     config = stack_config.load_config(named)
     mocks = BuildingMocks(aws, config.cluster.control_plane.members)
     try:
@@ -243,6 +269,7 @@ def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
         # the sandbox runs Calico (on IPIP) where the stack switches its overlay
         calico = config.migration.overlay is not None
         mocks.built += open_as_kops(aws, config.cluster.name, vpc_id, calico=calico)
+        mocks.built += grant_as_kops(aws, config.cluster.name)
         mocks.built += add_events_volumes(aws, config.cluster.name, mocks.members)
         mocks.launch_groups()
     except WorldError:

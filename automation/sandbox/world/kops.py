@@ -6,7 +6,9 @@ launch template are ``<group>.<cluster domain>`` (``master-<zone>-<n>.masters.<�
 control-plane members), its security groups and IAM roles are ``nodes.<…>`` and
 ``masters.<…>`` (instance profiles share the role's name), the API load balancer is
 ``api-<cluster>-<hash>`` and its target group ``tcp-<cluster>-<hash>``, trimmed to the
-32 characters AWS allows; a role's inline policy carries the role's name. Resources
+32 characters AWS allows; a role's inline policy carries the role's name
+(:func:`kops_policy`, which the program does not declare: kubeshift's grants are a
+policy of their own). Resources
 kops does not build (the ingress load balancer, the shared group) get names in the
 same style.
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -47,7 +50,6 @@ KINDS: Mapping[str, NameKind] = {
     "aws:lb/loadBalancer:LoadBalancer": NameKind.LOAD_BALANCER,
     "aws:lb/targetGroup:TargetGroup": NameKind.TARGET_GROUP,
 }
-INLINE_POLICY = "aws:iam/rolePolicy:RolePolicy"
 _ZONE = re.compile(r"[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]")
 _GROUP_ROLES = {"node": "nodes", "control-plane": "masters", "api-lb": "api-elb"}
 _LB_LIMIT = 32
@@ -87,7 +89,7 @@ def kops_name(kind: NameKind, cluster: str, derived: str, zone: str = "") -> str
         return f"{role.removeprefix('workers-')}.{dns}"
     if kind is NameKind.SECURITY_GROUP:
         return f"{_GROUP_ROLES.get(role, role)}.{dns}"
-    if kind in (NameKind.IAM_ROLE, NameKind.INSTANCE_PROFILE, NameKind.INLINE_POLICY):
+    if kind in (NameKind.IAM_ROLE, NameKind.INSTANCE_PROFILE):
         return f"masters.{dns}" if role.startswith("control-plane") else f"nodes.{dns}"
     if kind is NameKind.LOAD_BALANCER:
         return _load_balancer_name(role, cluster, derived)
@@ -109,17 +111,10 @@ def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]])
         for kind, derived, inputs in named
         if kind is NameKind.AUTOSCALING_GROUP
     }
-    names = {
+    return {
         f"{kind_key(kind)}:{derived}": kops_name(kind, cluster, derived, zones.get(derived, ""))
         for kind, derived, _ in named
     }
-    # kops names a role's inline policy after the role; kept under the role's name
-    kind = NameKind.INLINE_POLICY
-    for token, inputs in resources:
-        if token == INLINE_POLICY and isinstance(inputs.get("role"), str):
-            role = str(inputs["role"])
-            names[f"{kind_key(kind)}:{role}"] = kops_name(kind, cluster, role)
-    return names
 
 
 DESCRIPTIONS: Mapping[str, str] = {
@@ -138,6 +133,64 @@ def kops_descriptions(cluster: str) -> dict[str, str]:
         physical_name(cluster, role, kind=NameKind.SECURITY_GROUP): DESCRIPTIONS[kops_role]
         for role, kops_role in _GROUP_ROLES.items()
     }
+
+
+STATE_STORE = "kops-state-store"
+"""The S3 bucket of kops's state store: each node reads its cluster's settings there."""
+
+
+def _allow(
+    sid: str, actions: list[str], resource: str = "*", condition: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    statement: dict[str, Any] = {"Sid": sid, "Effect": "Allow", "Action": actions}
+    statement["Resource"] = resource
+    if condition:
+        statement["Condition"] = {"StringEquals": dict(condition)}
+    return statement
+
+
+def kops_policy(role: Literal["masters", "nodes"], cluster: str) -> tuple[str, str]:
+    """The inline policy kops gives a cluster's ``role`` (after kops's strict IAM
+    model): its name (the role's) and its document. Members read EC2, Auto Scaling and
+    ELB, attach and tag the cluster's volumes, route and scale within the cluster's
+    resources; both read the cluster's part of the state store. kubeshift declares none
+    of it: an adoption lists it and leaves it alone."""
+    dns = domain(cluster)
+    owned = {"aws:ResourceTag/KubernetesCluster": cluster}
+    store = [
+        _allow("kopsK8sS3GetListBucket", ["s3:GetBucketLocation", "s3:ListBucket"],
+               f"arn:aws:s3:::{STATE_STORE}"),
+        _allow("kopsK8sS3NodeBucketSelectiveGet", ["s3:Get*"],
+               f"arn:aws:s3:::{STATE_STORE}/{dns}/*"),
+    ]  # fmt: skip
+    if role == "nodes":
+        statements = [
+            _allow("kopsK8sEC2NodePerms", ["ec2:DescribeInstances", "ec2:DescribeRegions"]),
+            *store,
+        ]
+    else:
+        statements = [
+            _allow("kopsK8sDescribe", [
+                "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeTags",
+                "ec2:DescribeInstances", "ec2:DescribeRouteTables", "ec2:DescribeSecurityGroups",
+                "ec2:DescribeSubnets", "ec2:DescribeVolumes", "ec2:DescribeVpcs",
+                "elasticloadbalancing:DescribeLoadBalancers",
+                "elasticloadbalancing:DescribeTargetGroups",
+            ]),
+            _allow("kopsK8sEC2MasterPermsTaggedResources", [
+                "ec2:AttachVolume", "ec2:CreateRoute", "ec2:DeleteRoute", "ec2:DetachVolume",
+                "ec2:ModifyInstanceAttribute",
+            ], condition=owned),
+            _allow("kopsK8sASMasterPermsTaggedResources", [
+                "autoscaling:SetDesiredCapacity",
+                "autoscaling:TerminateInstanceInAutoScalingGroup",
+            ], condition=owned),
+            _allow("kopsK8sEtcdManagerTagVolumes", ["ec2:CreateTags"],
+                   "arn:aws:ec2:*:*:volume/*", owned),
+            *store,
+        ]  # fmt: skip
+    document = {"Version": "2012-10-17", "Statement": statements}
+    return f"{role}.{dns}", json.dumps(document)
 
 
 NODEUP_VERSION = "1.28.4"
@@ -165,7 +218,7 @@ def nodeup_script(instance_group: str, cluster_domain: str, role: str = "Node") 
             "cat > /opt/kops/conf/kube_env.yaml << '__EOF_KUBE_ENV'",
             "CloudProvider: aws",
             f"ClusterName: {cluster_domain}",
-            f"ConfigBase: s3://kops-state-store/{cluster_domain}",
+            f"ConfigBase: s3://{STATE_STORE}/{cluster_domain}",
             f"InstanceGroupName: {instance_group}",
             f"InstanceGroupRole: {role}",
             f"NodeupConfigHash: {base64.b64encode(bytes.fromhex(digest)).decode()}",

@@ -73,6 +73,17 @@ def test_creating_a_cloud_resource_or_deleting_one_is_refused() -> None:
     )
 
 
+def test_creating_kubeshifts_grants_says_what_calls_for_them() -> None:
+    policy = "aws:iam/rolePolicy:RolePolicy"
+    result = assess([_change("create", policy, "control-plane-identity-inline")], FOUND)
+    (refusal,) = result.refusals
+    assert refusal.startswith(
+        f"The first phase would create control-plane-identity-inline ({policy}): kubeshift's "
+        "grants for its own boot script"
+    )
+    assert "kubeshift:cluster.user_data keeps the live script" in refusal
+
+
 def test_resources_already_in_the_state_are_adopted_before() -> None:
     result = assess([_change("same", VPC, "vpc"), _change("same", ATTACH, "attach")], FOUND)
     assert result.clean

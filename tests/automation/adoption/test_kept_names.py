@@ -73,8 +73,6 @@ def test_a_kops_named_cluster_maps_every_named_part_to_kubeshifts_name() -> None
                      "sg-i": "shop-ingress-lb"},
         profile_roles={"nodes.shop.k8s.local": "nodes.shop.k8s.local",
                        "masters.shop": "masters.shop.k8s.local"},
-        inline_policies={"masters.shop.k8s.local": ["masters.shop.k8s.local"],
-                         "nodes.shop.k8s.local": ["control-plane-inline", "other"]},
     )  # fmt: skip
 
     assert kept_names(live) == {
@@ -83,8 +81,6 @@ def test_a_kops_named_cluster_maps_every_named_part_to_kubeshifts_name() -> None
             "nodes-eu-west-1a.shop.k8s.local",
         "iam-role:shop-control-plane-role": "masters.shop.k8s.local",
         "iam-role:shop-node-role": "nodes.shop.k8s.local",
-        # a role's one inline policy, under the role; two cannot be told apart
-        "inline-policy:shop-control-plane-role": "masters.shop.k8s.local",
         "instance-profile:shop-control-plane-profile": "masters.shop",
         "instance-profile:shop-node-profile": "nodes.shop.k8s.local",
         "launch-template:shop-control-plane-1": "master-eu-west-1a.masters.shop.k8s.local",

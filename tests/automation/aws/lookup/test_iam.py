@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from automation.aws.lookup import Lookup, Missing, find
+from automation.aws.lookup import Lookup, Missing, OwnAddition, find
+from automation.aws.lookup.iam import role_policies_besides
 from tests.support.moto_fixtures import MotoServer
 
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {
@@ -47,8 +48,26 @@ def test_a_policy_the_role_lacks_is_missing(moto: MotoServer, lookup: Lookup) ->
     with pytest.raises(Missing, match=rf"ecr: {READ_ONLY} is not attached to role shop-node-role"):
         find(lookup, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "ecr",
              {"role": "shop-node-role", "policyArn": READ_ONLY})  # fmt: skip
-    with pytest.raises(Missing, match=r"role shop-node-role has no inline policy inline"):
-        find(lookup, "aws:iam/rolePolicy:RolePolicy", "inline",
-             {"role": "shop-node-role", "name": "inline"})  # fmt: skip
     with pytest.raises(Missing, match=r"no live IAM role shop-gone"):
         find(lookup, "aws:iam/role:Role", "role", {"name": "shop-gone"})
+    with pytest.raises(Missing, match=r"no live IAM role shop-gone"):
+        find(lookup, "aws:iam/rolePolicy:RolePolicy", "inline",
+             {"role": "shop-gone", "name": "inline"})  # fmt: skip
+
+
+def test_kubeshifts_grants_missing_on_a_live_role_are_its_own_addition(
+    moto: MotoServer, lookup: Lookup
+) -> None:
+    """The program declares only kubeshift's grants: a role another tool made lacks them
+    by nature, and whatever that tool granted is its own, never these."""
+    iam = moto.client("iam")
+    iam.create_role(RoleName="masters.shop.k8s.local", AssumeRolePolicyDocument=TRUST)
+    iam.put_role_policy(RoleName="masters.shop.k8s.local", PolicyName="masters.shop.k8s.local",
+                        PolicyDocument=DESCRIBE)  # fmt: skip
+    with pytest.raises(OwnAddition, match=r"has no inline policy control-plane-inline"):
+        find(lookup, "aws:iam/rolePolicy:RolePolicy", "grants",
+             {"role": "masters.shop.k8s.local", "name": "control-plane-inline"})  # fmt: skip
+    listed = role_policies_besides(lookup, ["masters.shop.k8s.local"], set())
+    assert listed == ["masters.shop.k8s.local:masters.shop.k8s.local"]
+    taken = role_policies_besides(lookup, ["masters.shop.k8s.local"], set(listed))
+    assert taken == []

@@ -34,17 +34,16 @@ def test_every_named_resource_gets_a_kops_name_aws_accepts(local: dict[str, Any]
     assert kinds == {
         "autoscaling-group": 5, "launch-template": 5, "security-group": 5,
         "iam-role": 2, "instance-profile": 2, "load-balancer": 2, "target-group": 3,
-        "inline-policy": 1,
     }  # fmt: skip
     for key, name in names.items():
         check_name(name, KINDS[key.split(":", 1)[0]])  # raises on a name AWS refuses
     per_kind = Counter((key.split(":", 1)[0], name) for key, name in names.items())
-    # kops gives a profile and a role's inline policy the role's name
-    roles_share = {"iam-role", "instance-profile", "inline-policy"}
+    # kops gives a profile its role's name
+    roles_share = {"iam-role", "instance-profile"}
     assert all(n == 1 or kind in roles_share for (kind, _), n in per_kind.items()), per_kind
     assert sum(name == f"nodes.{domain('local-demo')}" for name in names.values()) == 3
     masters = f"masters.{domain('local-demo')}"
-    assert names["inline-policy:local-demo-control-plane-role"] == masters
+    assert names["iam-role:local-demo-control-plane-role"] == masters
 
 
 def test_a_member_is_an_instance_group_named_after_its_zone(local: dict[str, Any]) -> None:
