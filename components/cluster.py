@@ -69,12 +69,10 @@ class Cluster(pulumi.ComponentResource):
         side = parts.side(args.network, args.pools)
         common = side.common(source_dest_check_off=args.native_routing)
         groups = common.groups
-        assert groups.node_id is not None and common.instance_profile_name is not None
+        assert groups.node_id is not None
         boot_extra = SOURCE_DEST_CHECK_OFF if args.native_routing else ""
         workers = {
-            generation: side.workers(
-                common, common.instance_profile_name, generation=generation, boot_extra=boot_extra
-            )
+            generation: side.workers(common, common, generation=generation, boot_extra=boot_extra)
             for generation in args.worker_generations
         }
         # The route controller (the cloud-controller-manager) runs on the control plane.

@@ -270,19 +270,21 @@ class ClusterSide:
     def workers(
         self,
         common: Common,
-        instance_profile_name: pulumi.Input[str],
+        identity: Common,
         *,
         generation: str | None = None,
         suspended: Sequence[str] = (),
         boot_extra: str = "",
     ) -> WorkerPools:
-        """One generation of worker pools (default: the side's own; another generation's
-        names carry it). ``suspended``: ASG processes stopped while draining."""
+        """One generation of worker pools in ``common``'s groups, running as the workers'
+        identity, which ``identity`` holds (default generation: the side's own; another
+        generation's names carry it). ``suspended``: ASG processes stopped while draining."""
         spec = self.parts.spec
         generation = generation or self.generation
         apart = "" if generation == self.generation else generation
         groups = common.groups
         assert groups.node_id is not None, "workers need their side's node group"
+        assert identity.instance_profile_name is not None, "the workers' identity lives there"
         return WorkerPools(
             self._name("workers", apart),
             WorkerPoolsArgs(
@@ -290,7 +292,8 @@ class ClusterSide:
                 pools=list(self.pools),
                 subnet_ids=self.network.private_subnet_ids,
                 security_group_ids=[groups.node_id, groups.shared_id],
-                instance_profile_name=instance_profile_name,
+                instance_profile_name=identity.instance_profile_name,
+                grants=identity.grants,
                 image_id=spec.image_id,
                 api_endpoint=spec.api_endpoint,
                 generation=generation,

@@ -43,6 +43,8 @@ class Common(pulumi.ComponentResource):
 
     groups: SecurityGroups
     instance_profile_name: pulumi.Output[str] | None
+    grants: list[pulumi.Resource]
+    """What grants the workers' identity its permissions, where it lives (else none)."""
 
     def __init__(
         self, name: str, args: CommonArgs, opts: pulumi.ResourceOptions | None = None
@@ -51,6 +53,7 @@ class Common(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         self.groups = SecurityGroups(f"{name}-sg", args.security_groups, child)
         self.instance_profile_name = None
+        self.grants = []
         if args.create_node_identity:
             namer = args.identity_namer or args.security_groups.namer
             identity = NodeIdentity(
@@ -66,4 +69,5 @@ class Common(pulumi.ComponentResource):
                 child,
             )
             self.instance_profile_name = identity.instance_profile_name
+            self.grants = identity.grants
         self.register_outputs({"instance_profile_name": self.instance_profile_name})

@@ -144,17 +144,16 @@ class VpcMove(pulumi.ComponentResource):
             self._peer_access(f"{name}-peer-access-{suffix}", target_common, source_common)
         holder = source_common if plan.old_workers else target_common
         assert holder is not None and holder.instance_profile_name is not None
-        profile = holder.instance_profile_name
 
         # --- workers ----------------------------------------------------------------
         old_workers: WorkerPools | None = None
         new_workers: WorkerPools | None = None
         if plan.old_workers and source_side is not None and source_common is not None:
             old_workers = source_side.workers(
-                source_common, profile, suspended=DRAINING if plan.old_workers_draining else ()
+                source_common, holder, suspended=DRAINING if plan.old_workers_draining else ()
             )
         if plan.target_workers and target_side is not None and target_common is not None:
-            new_workers = target_side.workers(target_common, profile)
+            new_workers = target_side.workers(target_common, holder)
 
         # --- control plane ----------------------------------------------------------
         cp = cluster.control_plane

@@ -6,7 +6,7 @@ carried to the kubelet and the cluster tags the runner uses to find instances.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -93,6 +93,8 @@ class WorkerPoolsArgs:
     """Value of the ``kubeshift.io/network`` tag on the groups."""
     boot_extra: str = ""
     """Extra shell run at boot before the kubelet starts (e.g. source/dest check off)."""
+    grants: Sequence[pulumi.Resource] = ()
+    """What grants the workers' role its permissions: the groups launch after them."""
     suspended_processes: list[str] = field(default_factory=list)
     """ASG processes to suspend, e.g. ``Launch`` while the pool is being drained."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -242,6 +244,7 @@ class WorkerPools(pulumi.ComponentResource):
             ],
             opts=pulumi.ResourceOptions(
                 parent=self,
+                depends_on=list(args.grants),
                 # cluster-autoscaler owns desired capacity; attachments own target groups.
                 ignore_changes=["desiredCapacity", "targetGroupArns", "loadBalancers"],
             ),

@@ -75,7 +75,7 @@ def test_a_target_side_names_its_parts_apart() -> None:
         side = parts.side(_network(TARGET), POOLS, "mig")
         common = side.common()
         assert common.instance_profile_name is not None
-        workers = side.workers(common, common.instance_profile_name)
+        workers = side.workers(common, common)
         side.ingress_lb(common, [workers])
 
     resources = _cluster(build)
@@ -97,7 +97,7 @@ def test_another_generation_is_named_apart_and_attached_beside_the_first() -> No
         common = side.common()
         assert common.instance_profile_name is not None
         generations = [
-            side.workers(common, common.instance_profile_name, generation=g)
+            side.workers(common, common, generation=g)
             for g in ("original", "cni")
         ]
         side.ingress_lb(common, generations)

@@ -37,6 +37,16 @@ def test_source_dest_check_follows_the_phase(phase: str) -> None:
         a for s in inline["control-plane-inline"]["Statement"] for a in s["Action"]
     }  # fmt: skip
     assert ("ec2:CreateRoute" in actions) is routed
+    # the workers' boot script switches the check off: their role may, and a group
+    # launches only once it does
+    node_grants = [p for p in by_type(resources, "aws:iam/rolePolicy:RolePolicy")
+                   if p.inputs["name"] == "node-inline"]  # fmt: skip
+    assert len(node_grants) == int(routed)
+    groups = [g for g in by_type(resources, "aws:autoscaling/group:Group")
+              if g.parent == "data-use1-primary-workers"]  # fmt: skip
+    assert groups
+    for grant in node_grants:
+        assert all(grant.name in g.options.get("dependsOn", []) for g in groups)
     assert not any("routes" in r.inputs["name"] for r in by_type(resources, "aws:iam/role:Role"))
     assert rendering.outputs["native_routing"] is routed
     assert policy.check_all(resources, "data-use1") == []
