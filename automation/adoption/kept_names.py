@@ -5,15 +5,17 @@ group by its pool, instance type, AZ and capacity type; a member's group by its
 member number; a launch template by the groups that launch from it; the security
 groups by which templates and load balancers use them (``shared`` is the one both
 workers and members carry); the load balancers by the groups behind them; a target
-group by its listener's port; an instance profile by the templates that name it, and
-its role through it (the role's inline policies are another tool's grants, left
-alone). Every live name
-that differs from the one kubeshift would derive becomes an entry of
+group by its listener's port; a member's etcd volume by its member (kubeshift's or
+kops's etcd tag, else the AZ its member alone runs in); an instance profile by the
+templates that name it, and its role through it (the role's inline policies are
+another tool's grants, left alone). Every live name that differs from the one kubeshift
+would derive becomes an entry of
 ``kubeshift:cluster.names``, qualified by kind, so the program keeps it.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import cast
 
@@ -26,7 +28,10 @@ from automation.adoption.live import (
     template_spec,
 )
 from automation.adoption.proposal import (
+    EVENTS_TAG,
+    MAIN_ETCD_TAG,
     MASTER_TAG,
+    MEMBER_TAG,
     capacity_of,
     front,
     instance_types,
@@ -47,6 +52,7 @@ def kept_names(live: LiveCluster) -> dict[str, str]:
     found.update(_security_groups(live, namer))
     found.update(_balancers(live, namer))
     found.update(_identities(live, namer))
+    found.update(_etcd_volumes(live, namer))
     return {key: name for key, (derived, name) in sorted(found.items()) if derived != name}
 
 
@@ -173,3 +179,41 @@ def _identities(live: LiveCluster, namer: Namer) -> Found:
             derived_role = namer.iam_role(f"{role}-role")
             # its inline policies are the other tool's grants: left alone, not named
             yield _entry(NameKind.IAM_ROLE, derived_role, live_role)
+
+
+def etcd_volume_members(live: LiveCluster) -> dict[str, int]:
+    """Each main etcd volume's member number, by volume id: kubeshift's member tag; else
+    the member kops's etcd tag gives it (``<member>/<every member>``) where that is a
+    member number; else the one member whose group runs in the volume's AZ. A number
+    claimed by two volumes is no one's."""
+    subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
+    numbers = member_numbers(live)
+    azs: dict[str, list[int]] = {}
+    for group in live.groups:
+        if group["AutoScalingGroupName"] in numbers:
+            az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
+            azs.setdefault(az, []).append(numbers[group["AutoScalingGroupName"]])
+    claims: dict[str, int] = {}
+    for volume in live.volumes:
+        tags = tags_of(volume)
+        if EVENTS_TAG in tags:
+            continue
+        kops_member = tags.get(MAIN_ETCD_TAG, "").split("/", 1)[0]
+        in_zone = azs.get(volume.get("AvailabilityZone", ""), [])
+        for claim in (tags.get(MEMBER_TAG, ""), kops_member):
+            if claim.isdigit() and int(claim) in numbers.values():
+                claims[volume["VolumeId"]] = int(claim)
+                break
+        else:
+            if len(in_zone) == 1:
+                claims[volume["VolumeId"]] = in_zone[0]
+    counted = Counter(claims.values())
+    return {volume: number for volume, number in claims.items() if counted[number] == 1}
+
+
+def _etcd_volumes(live: LiveCluster, namer: Namer) -> Found:
+    members = etcd_volume_members(live)
+    for volume in live.volumes:
+        name = tags_of(volume).get("Name")
+        if name and volume["VolumeId"] in members:
+            yield _entry(NameKind.TAG, namer.tag(f"etcd-{members[volume['VolumeId']]}"), name)

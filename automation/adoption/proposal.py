@@ -31,6 +31,9 @@ from components.tags import node_template
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
 MASTER_TAG = "k8s.io/role/master"
 MEMBER_TAG = "kubeshift.io/member"
+MAIN_ETCD_TAG = "k8s.io/etcd/main"
+"""kops's tag on a member's volume of the main etcd: ``<member>/<every member>``, by which
+etcd-manager claims it."""
 EVENTS_TAG = "k8s.io/etcd/events"
 """kops's tag on a member's volume of its second etcd, which keeps the cluster's events."""
 OWN_LABELS = {userdata.POOL_LABEL, userdata.GENERATION_LABEL, userdata.LIFECYCLE_LABEL}

@@ -37,6 +37,11 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
     plain = {**values, stack_config.CLUSTER_KEY: cluster}
     rendered = render_program(plain, phase).resources
     derived = {r.inputs["name"] for r in rendered if isinstance(r.inputs.get("name"), str)}
+    derived |= {  # a kept Name tag (a member's etcd volume's)
+        str(r.inputs["tags"]["Name"])
+        for r in rendered
+        if isinstance(r.inputs.get("tags"), dict) and "Name" in r.inputs["tags"]
+    }
     groups, templates = (
         {str(r.inputs["name"]) for r in rendered if r.type == kind and "name" in r.inputs}
         for kind in (SECURITY_GROUP, LAUNCH_TEMPLATE)

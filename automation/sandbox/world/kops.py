@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from automation.adoption.proposal import EVENTS_TAG
+from automation.adoption.proposal import EVENTS_TAG, MAIN_ETCD_TAG
 from components.naming import NameKind, kind_key, physical_name
 
 KINDS: Mapping[str, NameKind] = {
@@ -50,6 +50,7 @@ KINDS: Mapping[str, NameKind] = {
     "aws:lb/loadBalancer:LoadBalancer": NameKind.LOAD_BALANCER,
     "aws:lb/targetGroup:TargetGroup": NameKind.TARGET_GROUP,
 }
+VOLUME = "aws:ebs/volume:Volume"
 _ZONE = re.compile(r"[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]")
 _GROUP_ROLES = {"node": "nodes", "control-plane": "masters", "api-lb": "api-elb"}
 _LB_LIMIT = 32
@@ -96,9 +97,39 @@ def kops_name(kind: NameKind, cluster: str, derived: str, zone: str = "") -> str
     return _load_balancer_name("tcp", cluster, derived)  # target groups
 
 
+_ETCD_VOLUME = re.compile(r"-etcd-(\d+)$|^(\d+)\.etcd-main\.")
+"""A member's main etcd volume's ``Name``: kubeshift's (``<cluster>-etcd-<n>``), or
+kops's (``<member>.etcd-main.<cluster domain>``)."""
+
+
+def _etcd_member(volume_name: str) -> str | None:
+    """The member whose main etcd volume is named ``volume_name``, if it is one."""
+    found = _ETCD_VOLUME.search(volume_name)
+    return (found.group(1) or found.group(2)) if found else None
+
+
+def etcd_volume_name(member: str, cluster: str) -> str:
+    """What kops names ``member``'s main etcd volume (etcd-manager's ``etcd-main``)."""
+    return f"{member}.etcd-main.{domain(cluster)}"
+
+
+def _volume_names(
+    cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]
+) -> Iterable[tuple[str, str]]:
+    """(``tag:<kubeshift's Name>``, kops's) for each member's main etcd volume."""
+    for token, inputs in resources:
+        if token != VOLUME:
+            continue
+        name = str(dict(inputs.get("tags") or {}).get("Name", ""))
+        member = _etcd_member(name)
+        if member:
+            yield f"{kind_key(NameKind.TAG)}:{name}", etcd_volume_name(member, cluster)
+
+
 def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
     """``kubeshift:cluster.names`` for a cluster kops built: for each named resource the
-    program declares (its type token and inputs), kubeshift's name -> kops's."""
+    program declares (its type token and inputs), and each member's etcd volume (by its
+    ``Name`` tag), kubeshift's name -> kops's."""
     resources = list(resources)
     named = [
         (KINDS[token], str(inputs["name"]), inputs)
@@ -111,10 +142,11 @@ def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]])
         for kind, derived, inputs in named
         if kind is NameKind.AUTOSCALING_GROUP
     }
-    return {
+    names = {
         f"{kind_key(kind)}:{derived}": kops_name(kind, cluster, derived, zones.get(derived, ""))
         for kind, derived, _ in named
     }
+    return names | dict(_volume_names(cluster, resources))
 
 
 DESCRIPTIONS: Mapping[str, str] = {
@@ -263,8 +295,7 @@ def kops_boot_scripts(
     return scripts
 
 
-_ETCD_VOLUME = re.compile(r"-etcd-(\d+)$")
-ETCD_MAIN_TAG = "k8s.io/etcd/main"
+ETCD_MAIN_TAG = MAIN_ETCD_TAG
 """kops's tag on a member's etcd volume: ``<member>/<every member>``."""
 EVENTS_VOLUME_SIZE = 20
 """GiB: kops's default size of an etcd volume."""
@@ -305,11 +336,11 @@ def as_kops_makes(
     cross-zone load balancing on its NLBs. (None of kubeshift's own tags is there: the
     world is rendered with ``own_tags: false``.)"""
     tagged = dict(inputs)
-    if token == "aws:ebs/volume:Volume":
+    if token == VOLUME:
         tags = dict(inputs.get("tags") or {})
-        member = _ETCD_VOLUME.search(str(tags.get("Name", "")))
+        member = _etcd_member(str(tags.get("Name", "")))
         if member:
-            tagged["tags"] = {**tags, ETCD_MAIN_TAG: etcd_tag_value(member.group(1), members)}
+            tagged["tags"] = {**tags, ETCD_MAIN_TAG: etcd_tag_value(member, members)}
     booted = (
         _instance_group(str(inputs["name"]))
         if token == "aws:ec2/launchTemplate:LaunchTemplate" and isinstance(inputs.get("name"), str)

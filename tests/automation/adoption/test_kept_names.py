@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from automation.adoption.kept_names import kept_names
+from automation.adoption.kept_names import etcd_volume_members, kept_names
 from automation.adoption.live import Balancer, LiveCluster
 
 
@@ -115,6 +115,44 @@ def test_members_without_kubeshifts_tag_keep_their_names_by_kops_instance_group(
         kops = f"master-eu-west-1a-{n}.masters.shop.k8s.local"
         assert names[f"autoscaling-group:shop-control-plane-{n}"] == kops
         assert names[f"launch-template:shop-control-plane-{n}"] == kops
+
+
+def test_a_members_etcd_volume_keeps_its_name_when_its_member_is_plain() -> None:
+    """By kops's etcd tag where it numbers the members; else by the one member in the
+    volume's AZ; a volume two members could own keeps kubeshift's name (adoption then
+    names it missing); the events etcd's volumes are not the program's."""
+    groups = []
+    for n, subnet in (("1", "subnet-a"), ("2", "subnet-b"), ("3", "subnet-a")):
+        group = _group(f"master-{n}.masters.shop.k8s.local", f"lt-{n}", "tg-api", member=n,
+                       tagged=False)  # fmt: skip
+        groups.append({**group, "VPCZoneIdentifier": subnet})
+
+    def volume(id_: str, az: str, name: str, **tags: str) -> dict[str, Any]:
+        return {"VolumeId": id_, "AvailabilityZone": az, "Tags": _tags(Name=name, **tags)}
+
+    dns = "shop.k8s.local"
+    main, events = "k8s.io/etcd/main", "k8s.io/etcd/events"
+    volumes = [
+        volume("vol-1", "eu-west-1a", f"1.etcd-main.{dns}", **{main: "1/1,2,3"}),
+        volume("vol-2", "eu-west-1b", f"b.etcd-main.{dns}", **{main: "b/a,b,c"}),
+        volume("vol-3", "eu-west-1a", f"c.etcd-main.{dns}", **{main: "c/a,b,c"}),
+        volume("vol-4", "eu-west-1b", f"b.etcd-events.{dns}", **{events: "b/a,b,c"}),
+    ]
+    live = LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
+        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"},
+                 {"SubnetId": "subnet-b", "AvailabilityZone": "eu-west-1b"}],
+        nat_gateways=1, internet_gateway=True, groups=groups,
+        templates={}, volumes=volumes, interfaces=[],
+    )  # fmt: skip
+
+    assert etcd_volume_members(live) == {"vol-1": 1, "vol-2": 2}
+    volume_names = {k: v for k, v in kept_names(live).items() if k.startswith("tag:")}
+    assert volume_names == {
+        "tag:shop-etcd-1": f"1.etcd-main.{dns}",
+        "tag:shop-etcd-2": f"b.etcd-main.{dns}",
+    }
 
 
 def test_a_kops_instance_group_spanning_zones_keeps_its_name_as_the_pools_one_group() -> None:

@@ -34,6 +34,7 @@ def test_every_named_resource_gets_a_kops_name_aws_accepts(local: dict[str, Any]
     assert kinds == {
         "autoscaling-group": 5, "launch-template": 5, "security-group": 5,
         "iam-role": 2, "instance-profile": 2, "load-balancer": 2, "target-group": 3,
+        "tag": 3,  # the members' etcd volumes, as etcd-manager names them
     }  # fmt: skip
     for key, name in names.items():
         check_name(name, KINDS[key.split(":", 1)[0]])  # raises on a name AWS refuses
@@ -44,6 +45,7 @@ def test_every_named_resource_gets_a_kops_name_aws_accepts(local: dict[str, Any]
     assert sum(name == f"nodes.{domain('local-demo')}" for name in names.values()) == 3
     masters = f"masters.{domain('local-demo')}"
     assert names["iam-role:local-demo-control-plane-role"] == masters
+    assert names["tag:local-demo-etcd-2"] == f"2.etcd-main.{domain('local-demo')}"
 
 
 def test_a_member_is_an_instance_group_named_after_its_zone(local: dict[str, Any]) -> None:
