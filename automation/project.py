@@ -34,6 +34,20 @@ def project_dir() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def project_name(project: Path) -> str:
+    """The Pulumi project's name (``Pulumi.yaml``'s ``name``): where a ``file://``
+    backend keeps its stacks."""
+    import yaml
+
+    try:
+        name = yaml.safe_load((project / "Pulumi.yaml").read_text()).get("name")
+    except (OSError, yaml.YAMLError, AttributeError) as exc:
+        raise ConfigError(f"{project / 'Pulumi.yaml'} names no project ({exc}).") from None
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{project / 'Pulumi.yaml'} names no project.")
+    return name
+
+
 def known_stacks(project: Path) -> list[str]:
     prefix, suffix = "Pulumi.", ".yaml"
     return sorted(

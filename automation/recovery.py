@@ -39,7 +39,7 @@ from automation.engine_lock import Liveness, LockHolder
 from automation.engine_processes import orphaned_engines
 from automation.errors import PreconditionFailed, StackLockedError, UserError
 from automation.journal import Journal, stack_lock, state_dir
-from automation.project import StackInfo, load_stack
+from automation.project import StackInfo, load_stack, project_name
 from automation.session import EngineFactory, journal_path, pulumi_engine
 from automation.settings import load_runtime_settings
 from automation.waiting import summarize
@@ -122,7 +122,8 @@ def recover(
     with stack_lock(directory / f"{stack}.lock", stack):
         refuse_while_orphans_work(project, stack)
         # before the engine reads the stack: a torn sidecar makes every read fail
-        repaired = torn_sidecars.repair(os.environ.get("PULUMI_BACKEND_URL"), stack)
+        backend = os.environ.get("PULUMI_BACKEND_URL")
+        repaired = torn_sidecars.repair(backend, project_name(project), stack)
         engine = engine_factory(project, stack, uuid.uuid4().hex)
         journal = Journal(journal_path(project, stack), stack, scenario=info.scenario)
         return recover_engine(

@@ -43,13 +43,28 @@ def _torn(sidecar: Path, now: float) -> bool:
     return False
 
 
-def _of_stack(sidecar: Path, stack: str) -> bool:
-    """A sidecar of the stack's checkpoint, its backup, its lock or its history."""
-    return sidecar.name.startswith(f"{stack}.") or stack in sidecar.parent.parts[-2:]
+def _of_stack(relative: tuple[str, ...], project: str, stack: str) -> bool:
+    """Whether the sidecar at ``relative`` (its path's parts under ``.pulumi``) is of the
+    stack's checkpoint or its backup (``stacks/<project>/<stack>.json…``), its history
+    or backups (``history|backups/<project>/<stack>/…``) or its lock
+    (``locks/organization/<project>/<stack>/…``); or of the same in a backend laid out
+    before projects (no ``<project>``, no ``organization``)."""
+    if len(relative) < 2:
+        return False  # the backend's own (meta.yaml)
+    kind, *middle, name = relative
+    ours = name.startswith(f"{stack}.")
+    if kind == "stacks":
+        return ours and middle in ([project], [])
+    if kind in ("history", "backups"):
+        return middle in ([project, stack], [stack])
+    if kind == "locks":
+        return middle in (["organization", project, stack], [stack])
+    return False
 
 
-def torn_sidecars(root: Path, stack: str, *, now: float | None = None) -> list[Path]:
-    """The stack's sidecars under the backend ``root`` that a killed writer left torn."""
+def torn_sidecars(root: Path, project: str, stack: str, *, now: float | None = None) -> list[Path]:
+    """The sidecars of ``project``'s stack under the backend ``root`` that a killed writer
+    left torn."""
     state = root / ".pulumi"
     if not state.is_dir():
         return []
@@ -57,18 +72,18 @@ def torn_sidecars(root: Path, stack: str, *, now: float | None = None) -> list[P
     return sorted(
         sidecar
         for sidecar in state.rglob("*.attrs")
-        if _of_stack(sidecar, stack) and _torn(sidecar, at)
+        if _of_stack(sidecar.relative_to(state).parts, project, stack) and _torn(sidecar, at)
     )
 
 
-def repair(url: str | None, stack: str) -> list[str]:
-    """Remove the stack's torn sidecars in the ``file://`` backend at ``url``; the paths
-    removed, relative to the backend."""
+def repair(url: str | None, project: str, stack: str) -> list[str]:
+    """Remove the torn sidecars of ``project``'s stack in the ``file://`` backend at
+    ``url``; the paths removed, relative to the backend."""
     root = backend_root(url)
     if root is None:
         return []
     removed = []
-    for sidecar in torn_sidecars(root, stack):
+    for sidecar in torn_sidecars(root, project, stack):
         sidecar.unlink(missing_ok=True)
         removed.append(str(sidecar.relative_to(root)))
     return removed

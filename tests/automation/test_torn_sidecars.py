@@ -24,21 +24,36 @@ def test_only_the_stacks_settled_torn_sidecars_are_taken(tmp_path: Path) -> None
     torn = _sidecar(tmp_path, "stacks/kubeshift/local.json.attrs", "", age=old)
     backup = _sidecar(tmp_path, "stacks/kubeshift/local.json.bak.attrs", '{"Con', age=old)
     lock = _sidecar(tmp_path, "locks/organization/kubeshift/local/x.json.attrs", "", age=old)
+    history = _sidecar(tmp_path, "history/kubeshift/local/a.history.json.attrs", "", age=old)
     _sidecar(tmp_path, "stacks/kubeshift/other.json.attrs", "", age=old)
     _sidecar(tmp_path, "stacks/kubeshift/local.json.gz.attrs", "", age=0)  # being written
-    _sidecar(tmp_path, "history/kubeshift/local/a.history.json.attrs", "{}", age=old)
-    assert torn_sidecars(tmp_path, "local") == sorted([torn, backup, lock])
+    _sidecar(tmp_path, "history/kubeshift/local/b.history.json.attrs", "{}", age=old)
+    # another project's stack of the same name, and a project named like the stack
+    _sidecar(tmp_path, "stacks/other/local.json.attrs", "", age=old)
+    _sidecar(tmp_path, "meta.yaml.attrs", "", age=old)  # the backend's own
+    _sidecar(tmp_path, "history/local/prod/a.history.json.attrs", "", age=old)
+    _sidecar(tmp_path, "locks/organization/local/prod/x.json.attrs", "", age=old)
+    assert torn_sidecars(tmp_path, "kubeshift", "local") == sorted([torn, backup, lock, history])
+
+
+def test_a_backend_laid_out_before_projects_is_read_too(tmp_path: Path) -> None:
+    old = SETTLED + 5
+    torn = _sidecar(tmp_path, "stacks/local.json.attrs", "", age=old)
+    lock = _sidecar(tmp_path, "locks/local/x.json.attrs", "", age=old)
+    _sidecar(tmp_path, "stacks/prod.json.attrs", "", age=old)
+    assert torn_sidecars(tmp_path, "kubeshift", "local") == sorted([torn, lock])
 
 
 def test_repair_removes_them_in_a_file_backend_and_leaves_other_backends(
     tmp_path: Path,
 ) -> None:
     torn = _sidecar(tmp_path, "stacks/kubeshift/local.json.attrs", "", age=SETTLED + 5)
-    assert repair("s3://bucket/state", "local") == []
+    assert repair("s3://bucket/state", "kubeshift", "local") == []
     assert torn.exists()
-    assert repair(tmp_path.as_uri(), "local") == [".pulumi/stacks/kubeshift/local.json.attrs"]
+    removed = repair(tmp_path.as_uri(), "kubeshift", "local")
+    assert removed == [".pulumi/stacks/kubeshift/local.json.attrs"]
     assert not torn.exists()
-    assert repair(tmp_path.as_uri(), "local") == []
+    assert repair(tmp_path.as_uri(), "kubeshift", "local") == []
 
 
 def test_a_home_relative_backend_is_expanded() -> None:

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from automation.project import project_name
 from automation.torn_sidecars import SETTLED, repair
 from tests.support.engine_fixtures import EngineProject
 
@@ -26,6 +27,7 @@ def test_an_empty_checkpoint_sidecar_stops_every_read_until_it_is_removed(
     os.utime(sidecar, (then, then))
     torn = engine_project.pulumi("stack", "export", check=False)
     assert torn.returncode != 0 and "failed to load checkpoint" in torn.stderr, torn.stderr
-    removed = repair(engine_project.backend.as_uri(), engine_project.stack)
+    project = project_name(engine_project.dir)
+    removed = repair(engine_project.backend.as_uri(), project, engine_project.stack)
     assert removed == [str(sidecar.relative_to(engine_project.backend))]
     assert json.loads(engine_project.pulumi("stack", "export").stdout) == saved
