@@ -15,6 +15,7 @@ would derive becomes an entry of
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import cast
@@ -34,6 +35,7 @@ from automation.adoption.proposal import (
     MEMBER_TAG,
     capacity_of,
     front,
+    instance_group,
     instance_types,
     member_numbers,
     pool_of,
@@ -181,18 +183,35 @@ def _identities(live: LiveCluster, namer: Namer) -> Found:
             yield _entry(NameKind.IAM_ROLE, derived_role, live_role)
 
 
+_KOPS_MEMBER_GROUP = re.compile(r"^master-(?:[a-z]+-)+\d([a-z])(-\d+)?$")
+"""A member's instance group as kops names it (``master-<zone>[-<n>]``): its etcd member
+is the zone's letter (``-<n>`` kept), ``master-us-east-1a-2`` -> ``a-2``."""
+
+
+def kops_etcd_member(instance_group: str) -> str | None:
+    """The etcd member kops names after a member's instance group, if kops named it."""
+    found = _KOPS_MEMBER_GROUP.match(instance_group)
+    return found.group(1) + (found.group(2) or "") if found else None
+
+
 def etcd_volume_members(live: LiveCluster) -> dict[str, int]:
     """Each main etcd volume's member number, by volume id: kubeshift's member tag; else
     the member kops's etcd tag gives it (``<member>/<every member>``) where that is a
-    member number; else the one member whose group runs in the volume's AZ. A number
-    claimed by two volumes is no one's."""
+    member number, or the member kops names after one member's instance group
+    (``a-2`` for ``master-<region>a-2``); else the one member whose group runs in the
+    volume's AZ. A number claimed by two volumes is no one's."""
     subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
     numbers = member_numbers(live)
     azs: dict[str, list[int]] = {}
+    kops_members: dict[str, list[int]] = {}
     for group in live.groups:
         if group["AutoScalingGroupName"] in numbers:
+            number = numbers[group["AutoScalingGroupName"]]
             az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
-            azs.setdefault(az, []).append(numbers[group["AutoScalingGroupName"]])
+            azs.setdefault(az, []).append(number)
+            kops_members.setdefault(kops_etcd_member(instance_group(group)) or "", []).append(
+                number
+            )
     claims: dict[str, int] = {}
     for volume in live.volumes:
         tags = tags_of(volume)
@@ -200,13 +219,16 @@ def etcd_volume_members(live: LiveCluster) -> dict[str, int]:
             continue
         kops_member = tags.get(MAIN_ETCD_TAG, "").split("/", 1)[0]
         in_zone = azs.get(volume.get("AvailabilityZone", ""), [])
+        named = kops_members.get(kops_member, []) if kops_member else []
         for claim in (tags.get(MEMBER_TAG, ""), kops_member):
             if claim.isdigit() and int(claim) in numbers.values():
                 claims[volume["VolumeId"]] = int(claim)
                 break
         else:
-            if len(in_zone) == 1:
-                claims[volume["VolumeId"]] = in_zone[0]
+            for candidates in (named, in_zone):
+                if len(candidates) == 1:
+                    claims[volume["VolumeId"]] = candidates[0]
+                    break
     counted = Counter(claims.values())
     return {volume: number for volume, number in claims.items() if counted[number] == 1}
 

@@ -123,7 +123,7 @@ _NUMBERED_GROUP = re.compile(r"-(\d+)$")
 _INTERFACE_MEMBER = re.compile(r"^etcd member (\d+) of ")
 
 
-def _instance_group(group: Raw) -> str:
+def instance_group(group: Raw) -> str:
     """kops's instance group of ``group``: its tag, else its name's first label."""
     tags = tags_of(group)
     return tags.get("kops.k8s.io/instancegroup") or group["AutoScalingGroupName"].split(".")[0]
@@ -141,7 +141,7 @@ def member_numbers(live: LiveCluster) -> dict[str, int]:
     tagged = [tags_of(g).get(MEMBER_TAG, "") for g in masters]
     if all(t.isdigit() for t in tagged) and {int(t) for t in tagged} == expected:
         return dict(zip(names, map(int, tagged), strict=True))
-    found = [_NUMBERED_GROUP.search(_instance_group(g)) for g in masters]
+    found = [_NUMBERED_GROUP.search(instance_group(g)) for g in masters]
     numbered = [int(f.group(1)) for f in found if f]
     if len(numbered) == len(masters) and set(numbered) == expected:
         return dict(zip(names, numbered, strict=True))

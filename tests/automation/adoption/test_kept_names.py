@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from automation.adoption.kept_names import etcd_volume_members, kept_names
+from automation.adoption.kept_names import etcd_volume_members, kept_names, kops_etcd_member
 from automation.adoption.live import Balancer, LiveCluster
+from automation.adoption.proposal import member_numbers
 
 
 def _tags(**tags: str) -> list[dict[str, str]]:
@@ -153,6 +154,43 @@ def test_a_members_etcd_volume_keeps_its_name_when_its_member_is_plain() -> None
         "tag:shop-etcd-1": f"1.etcd-main.{dns}",
         "tag:shop-etcd-2": f"b.etcd-main.{dns}",
     }
+
+
+def test_kops_letter_named_etcd_members_follow_their_instance_groups() -> None:
+    """kops names a member's etcd member after its instance group's zone letter, and
+    its number where a zone holds several (``master-eu-west-1a-2`` runs ``a-2``): two
+    members in one AZ are then still told apart."""
+    groups = []
+    for group_name, subnet in (("master-eu-west-1a-1", "subnet-a"),
+                               ("master-eu-west-1b-1", "subnet-b"),
+                               ("master-eu-west-1a-2", "subnet-a")):  # fmt: skip
+        group = _group(f"{group_name}.masters.shop.k8s.local", group_name, "tg-api",
+                       member="x", tagged=False)  # fmt: skip
+        groups.append({**group, "VPCZoneIdentifier": subnet})
+    every = "a-1,a-2,b-1"
+    volumes = [
+        {"VolumeId": f"vol-{m}", "AvailabilityZone": f"eu-west-1{m[0]}",
+         "Tags": _tags(Name=f"{m}.etcd-main.shop.k8s.local",
+                       **{"k8s.io/etcd/main": f"{m}/{every}"})}
+        for m in ("a-1", "a-2", "b-1")
+    ]  # fmt: skip
+    live = LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
+        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"},
+                 {"SubnetId": "subnet-b", "AvailabilityZone": "eu-west-1b"}],
+        nat_gateways=1, internet_gateway=True, groups=groups,
+        templates={}, volumes=volumes, interfaces=[],
+    )  # fmt: skip
+    numbers = member_numbers(live)  # kops numbers per zone: by turns from the AZs
+    by_group = {g.split(".")[0]: n for g, n in numbers.items()}
+    assert etcd_volume_members(live) == {
+        "vol-a-1": by_group["master-eu-west-1a-1"],
+        "vol-a-2": by_group["master-eu-west-1a-2"],
+        "vol-b-1": by_group["master-eu-west-1b-1"],
+    }
+    assert kops_etcd_member("master-us-gov-west-1c") == "c"
+    assert kops_etcd_member("nodes-us-east-1a") is None
 
 
 def test_a_kops_instance_group_spanning_zones_keeps_its_name_as_the_pools_one_group() -> None:
