@@ -118,6 +118,18 @@ def test_members_without_kubeshifts_tag_keep_their_names_by_kops_instance_group(
         assert names[f"launch-template:shop-control-plane-{n}"] == kops
 
 
+def _members_over_two_zones(groups: list[Any], volumes: list[Any]) -> LiveCluster:
+    """A cluster of member ``groups`` in ``subnet-a`` (eu-west-1a) and ``subnet-b``."""
+    return LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
+        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"},
+                 {"SubnetId": "subnet-b", "AvailabilityZone": "eu-west-1b"}],
+        nat_gateways=1, internet_gateway=True, groups=groups,
+        templates={}, volumes=volumes, interfaces=[],
+    )  # fmt: skip
+
+
 def test_a_members_etcd_volume_keeps_its_name_when_its_member_is_plain() -> None:
     """By kops's etcd tag where it numbers the members; else by the one member in the
     volume's AZ; a volume two members could own keeps kubeshift's name (adoption then
@@ -139,14 +151,7 @@ def test_a_members_etcd_volume_keeps_its_name_when_its_member_is_plain() -> None
         volume("vol-3", "eu-west-1a", f"c.etcd-main.{dns}", **{main: "c/a,b,c"}),
         volume("vol-4", "eu-west-1b", f"b.etcd-events.{dns}", **{events: "b/a,b,c"}),
     ]
-    live = LiveCluster(
-        name="shop",
-        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
-        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"},
-                 {"SubnetId": "subnet-b", "AvailabilityZone": "eu-west-1b"}],
-        nat_gateways=1, internet_gateway=True, groups=groups,
-        templates={}, volumes=volumes, interfaces=[],
-    )  # fmt: skip
+    live = _members_over_two_zones(groups, volumes)
 
     assert etcd_volume_members(live) == {"vol-1": 1, "vol-2": 2}
     volume_names = {k: v for k, v in kept_names(live).items() if k.startswith("tag:")}
@@ -174,14 +179,7 @@ def test_kops_letter_named_etcd_members_follow_their_instance_groups() -> None:
                        **{"k8s.io/etcd/main": f"{m}/{every}"})}
         for m in ("a-1", "a-2", "b-1")
     ]  # fmt: skip
-    live = LiveCluster(
-        name="shop",
-        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
-        subnets=[{"SubnetId": "subnet-a", "AvailabilityZone": "eu-west-1a"},
-                 {"SubnetId": "subnet-b", "AvailabilityZone": "eu-west-1b"}],
-        nat_gateways=1, internet_gateway=True, groups=groups,
-        templates={}, volumes=volumes, interfaces=[],
-    )  # fmt: skip
+    live = _members_over_two_zones(groups, volumes)
     numbers = member_numbers(live)  # kops numbers per zone: by turns from the AZs
     by_group = {g.split(".")[0]: n for g, n in numbers.items()}
     assert etcd_volume_members(live) == {
