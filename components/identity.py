@@ -183,13 +183,14 @@ class NodeIdentity(pulumi.ComponentResource):
             opts=child("role"),
         )
         managed = POLICIES[args.role].managed if args.managed is None else args.managed
-        self.grants = [
-            aws.iam.RolePolicyAttachment(
-                f"{name}-{short}", role=role.name, policy_arn=arn, opts=child(short)
+        self.grants = []
+        for arn in managed:
+            short = arn.rsplit("/", 1)[-1]
+            self.grants.append(
+                aws.iam.RolePolicyAttachment(
+                    f"{name}-{short}", role=role.name, policy_arn=arn, opts=child(short)
+                )
             )
-            for arn in managed
-            for short in [arn.rsplit("/", 1)[-1]]
-        ]
         inline = inline_policy(args)
         if inline:
             policy = aws.iam.RolePolicy(

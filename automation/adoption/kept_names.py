@@ -195,42 +195,49 @@ def kops_etcd_member(instance_group: str) -> str | None:
 
 
 def etcd_volume_members(live: LiveCluster) -> dict[str, int]:
-    """Each main etcd volume's member number, by volume id: kubeshift's member tag; else
-    the member kops's etcd tag gives it (``<member>/<every member>``) where that is a
-    member number, or the member kops names after one member's instance group
-    (``a-2`` for ``master-<region>a-2``); else the one member whose group runs in the
-    volume's AZ. A number claimed by two volumes is no one's."""
+    """Each main etcd volume's member number, by volume id (:func:`_volume_member`). A
+    number claimed by two volumes is no one's."""
     subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
     numbers = member_numbers(live)
-    azs: dict[str, list[int]] = {}
-    kops_members: dict[str, list[int]] = {}
+    in_zone: dict[str, list[int]] = {}
+    kops_named: dict[str, list[int]] = {}
     for group in live.groups:
-        if group["AutoScalingGroupName"] in numbers:
-            number = numbers[group["AutoScalingGroupName"]]
-            az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
-            azs.setdefault(az, []).append(number)
-            kops_members.setdefault(kops_etcd_member(instance_group(group)) or "", []).append(
-                number
-            )
+        number = numbers.get(group["AutoScalingGroupName"])
+        if number is None:
+            continue
+        az = subnet_azs.get(group["VPCZoneIdentifier"].split(",")[0], "")
+        in_zone.setdefault(az, []).append(number)
+        kops_member = kops_etcd_member(instance_group(group))
+        if kops_member:
+            kops_named.setdefault(kops_member, []).append(number)
     claims: dict[str, int] = {}
     for volume in live.volumes:
-        tags = tags_of(volume)
-        if EVENTS_TAG in tags:
-            continue
-        kops_member = tags.get(MAIN_ETCD_TAG, "").split("/", 1)[0]
-        in_zone = azs.get(volume.get("AvailabilityZone", ""), [])
-        named = kops_members.get(kops_member, []) if kops_member else []
-        for claim in (tags.get(MEMBER_TAG, ""), kops_member):
-            if claim.isdigit() and int(claim) in numbers.values():
-                claims[volume["VolumeId"]] = int(claim)
-                break
-        else:
-            for candidates in (named, in_zone):
-                if len(candidates) == 1:
-                    claims[volume["VolumeId"]] = candidates[0]
-                    break
+        if EVENTS_TAG in tags_of(volume):
+            continue  # the events etcd's: not the program's
+        member = _volume_member(volume, set(numbers.values()), kops_named, in_zone)
+        if member is not None:
+            claims[volume["VolumeId"]] = member
     counted = Counter(claims.values())
     return {volume: number for volume, number in claims.items() if counted[number] == 1}
+
+
+def _volume_member(
+    volume: Raw, numbers: set[int], kops_named: dict[str, list[int]], in_zone: dict[str, list[int]]
+) -> int | None:
+    """The member a main etcd volume serves: kubeshift's member tag; else kops's etcd tag
+    (``<member>/<every member>``) where it is a member number, or the member kops names
+    after one member's instance group (``a-2`` for ``master-<region>a-2``); else the one
+    member whose group runs in the volume's AZ."""
+    tags = tags_of(volume)
+    kops_member = tags.get(MAIN_ETCD_TAG, "").split("/", 1)[0]
+    for claim in (tags.get(MEMBER_TAG, ""), kops_member):
+        if claim.isdigit() and int(claim) in numbers:
+            return int(claim)
+    zone = volume.get("AvailabilityZone", "")
+    for candidates in (kops_named.get(kops_member, []), in_zone.get(zone, [])):
+        if len(candidates) == 1:
+            return candidates[0]
+    return None
 
 
 def _etcd_volumes(live: LiveCluster, namer: Namer) -> Found:

@@ -44,9 +44,8 @@ def role_policy(lookup: Lookup, name: str, inputs: Props) -> Found:
     The program declares only kubeshift's grants: on a role another tool made, their
     absence is :class:`OwnAddition`, whose create the preview shows."""
     role_name, policy_name = inputs["role"], inputs["name"]
-    policies = lookup.clients.iam.get_paginator("list_role_policies").paginate(RoleName=role_name)
     try:
-        names = [policy for page in policies for policy in page["PolicyNames"]]
+        names = _inline_policies(lookup, role_name)
     except ClientError as exc:
         if _missing(exc):
             raise Missing(f"{name}: no live IAM role {role_name}.") from None
@@ -82,11 +81,17 @@ def role_policies_besides(lookup: Lookup, roles: list[str], known: set[str]) -> 
     """pulumi-aws's ids (``<role>:<policy>``) of the inline policies of ``roles`` that are
     not in ``known``: grants another tool or a person gave roles adoption takes, which
     the program does not declare."""
-    paginator = lookup.clients.iam.get_paginator("list_role_policies")
-    found = [
-        f"{role}:{policy}"
-        for role in roles
-        for page in paginator.paginate(RoleName=role)
-        for policy in page["PolicyNames"]
-    ]
+    found = [f"{role}:{policy}" for role in roles for policy in _inline_policies(lookup, role)]
     return [policy for policy in found if policy not in known]
+
+
+def _inline_policies(lookup: Lookup, role: str) -> list[str]:
+    """The names of the role's inline policies, listed once per lookup (the finder of
+    kubeshift's own and the listing of the others' share them)."""
+
+    def listed() -> list[str]:
+        pages = lookup.clients.iam.get_paginator("list_role_policies").paginate(RoleName=role)
+        return [policy for page in pages for policy in page["PolicyNames"]]
+
+    names: list[str] = lookup.memo(f"iam:role-policies:{role}", listed)
+    return names

@@ -64,6 +64,10 @@ def test_kubeshifts_grants_missing_on_a_live_role_are_its_own_addition(
     iam.create_role(RoleName="masters.shop.k8s.local", AssumeRolePolicyDocument=TRUST)
     iam.put_role_policy(RoleName="masters.shop.k8s.local", PolicyName="masters.shop.k8s.local",
                         PolicyDocument=DESCRIBE)  # fmt: skip
+    listings: list[str] = []
+    lookup.clients.session.events.register(
+        "before-call.iam.ListRolePolicies", lambda **_: listings.append("listed")
+    )
     with pytest.raises(OwnAddition, match=r"has no inline policy control-plane-inline"):
         find(lookup, "aws:iam/rolePolicy:RolePolicy", "grants",
              {"role": "masters.shop.k8s.local", "name": "control-plane-inline"})  # fmt: skip
@@ -71,3 +75,4 @@ def test_kubeshifts_grants_missing_on_a_live_role_are_its_own_addition(
     assert listed == ["masters.shop.k8s.local:masters.shop.k8s.local"]
     taken = role_policies_besides(lookup, ["masters.shop.k8s.local"], set(listed))
     assert taken == []
+    assert len(listings) == 1  # the finder and both listings share one call per role
