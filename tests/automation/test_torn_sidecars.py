@@ -9,12 +9,16 @@ from pathlib import Path
 
 from automation.torn_sidecars import SETTLED, backend_root, repair, torn_sidecars
 
+NOW = time.time()
+"""The moment every check here is made at (``now=``): a slow machine does not age the
+sidecar a live writer is filling."""
+
 
 def _sidecar(root: Path, relative: str, text: str, *, age: float) -> Path:
     path = root / ".pulumi" / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    then = time.time() - age
+    then = NOW - age
     os.utime(path, (then, then))
     return path
 
@@ -33,7 +37,8 @@ def test_only_the_stacks_settled_torn_sidecars_are_taken(tmp_path: Path) -> None
     _sidecar(tmp_path, "meta.yaml.attrs", "", age=old)  # the backend's own
     _sidecar(tmp_path, "history/local/prod/a.history.json.attrs", "", age=old)
     _sidecar(tmp_path, "locks/organization/local/prod/x.json.attrs", "", age=old)
-    assert torn_sidecars(tmp_path, "kubeshift", "local") == sorted([torn, backup, lock, history])
+    found = torn_sidecars(tmp_path, "kubeshift", "local", now=NOW)
+    assert found == sorted([torn, backup, lock, history])
 
 
 def test_a_backend_laid_out_before_projects_is_read_too(tmp_path: Path) -> None:
@@ -41,7 +46,7 @@ def test_a_backend_laid_out_before_projects_is_read_too(tmp_path: Path) -> None:
     torn = _sidecar(tmp_path, "stacks/local.json.attrs", "", age=old)
     lock = _sidecar(tmp_path, "locks/local/x.json.attrs", "", age=old)
     _sidecar(tmp_path, "stacks/prod.json.attrs", "", age=old)
-    assert torn_sidecars(tmp_path, "kubeshift", "local") == sorted([torn, lock])
+    assert torn_sidecars(tmp_path, "kubeshift", "local", now=NOW) == sorted([torn, lock])
 
 
 def test_repair_removes_them_in_a_file_backend_and_leaves_other_backends(
