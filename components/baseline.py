@@ -121,6 +121,7 @@ def cluster_spec(
         api_alias=cluster.dns.api_alias,
         node_managed_policies=_tuple(cluster.managed_policies.node),
         control_plane_managed_policies=_tuple(cluster.managed_policies.control_plane),
+        shared_group=cluster.shared_group,
         tags=tags_of(config),
     )
 

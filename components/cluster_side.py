@@ -82,6 +82,9 @@ class ClusterSpec:
     node_managed_policies: tuple[str, ...] | None = None
     control_plane_managed_policies: tuple[str, ...] | None = None
     """Policies attached to each identity's role; None: kubeshift's."""
+    shared_group: bool = True
+    """The cluster's first side has kubeshift's shared group (``kubeshift:cluster.
+    shared_group``); a side with a suffix always has one."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +258,7 @@ class ClusterSide:
                     public_api=not spec.api_internal,
                     create_node_group=workers,
                     create_ingress_group=workers,
+                    create_shared_group=spec.shared_group or bool(self.namer.suffix),
                     tags=spec.tags,
                 ),
                 create_node_identity=node_identity,
@@ -291,7 +295,7 @@ class ClusterSide:
                 namer=replace(self.namer, suffix=_joined(self.namer.suffix, apart)),
                 pools=list(self.pools),
                 subnet_ids=self.network.private_subnet_ids,
-                security_group_ids=[groups.node_id, groups.shared_id],
+                security_group_ids=groups.of_workers(),
                 instance_profile_name=identity.instance_profile_name,
                 grants=identity.grants,
                 image_id=spec.image_id,
@@ -312,7 +316,7 @@ class ClusterSide:
             az=az,
             side=self.network.side,
             subnet_id=self.network.private_subnet_ids[az],
-            security_group_ids=[common.groups.control_plane_id, common.groups.shared_id],
+            security_group_ids=common.groups.of_members(),
             address=address,
         )
 

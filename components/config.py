@@ -262,6 +262,14 @@ class ClusterConfig(_Model):
     (``managed-by``, ``kubeshift.io/*``, the ``node-template`` labels of its labels).
     ``false`` for a cluster another tool built, which carries none: adopting it then
     retags nothing (``components/own_tags.py``)."""
+    shared_group: bool = True
+    """Whether the cluster's instances share kubeshift's ``shared`` security group, which
+    admits all traffic between them. ``false`` for a cluster another tool built, whose
+    own rules already admit its instances to each other (kops's ``masters`` and
+    ``nodes`` groups): the program then declares no such group on the live side, and
+    admits a peered VPC's groups in its control-plane and node groups, which the running
+    instances carry (a group added to a launch template reaches only instances launched
+    after). A side kubeshift builds (a vpc-move's target, a mirror) always has one."""
 
 
 class MirrorConfig(_Model):

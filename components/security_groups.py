@@ -3,8 +3,11 @@
 The *shared* group is attached to every cluster instance in its VPC and admits all
 intra-cluster traffic. During a vpc-move it also admits the node and control-plane
 groups of the peered VPC (SG references work across a same-region peering), which is
-the seed's "shared SG references both the old and the new IDs". Nothing admits
-0.0.0.0/0 except the listener ports of a load balancer declared public.
+the seed's "shared SG references both the old and the new IDs". A side adopted from
+another tool has no shared group (``kubeshift:cluster.shared_group: false``): its own
+rules admit its instances to each other, and the peered VPC's groups are admitted in
+its control-plane and node groups instead. Nothing admits 0.0.0.0/0 except the listener
+ports of a load balancer declared public.
 
 The shared group does not carry the cluster tag: the AWS cloud provider's service
 controller opens a LoadBalancer Service's traffic in the one group of each instance
@@ -58,6 +61,8 @@ class SecurityGroupsArgs:
     """False once this side has no workers left (retire-old-workers)."""
     create_ingress_group: bool = True
     """False once this side has no ingress LB left (retire-old-workers)."""
+    create_shared_group: bool = True
+    """False on a side another tool built, whose instances carry no group in common."""
     tags: dict[str, str] = field(default_factory=dict)
 
 
@@ -71,7 +76,7 @@ class SecurityGroups(pulumi.ComponentResource):
 
     node_id: pulumi.Output[str] | None
     control_plane_id: pulumi.Output[str]
-    shared_id: pulumi.Output[str]
+    shared_id: pulumi.Output[str] | None
     ingress_lb_id: pulumi.Output[str] | None
     api_lb_id: pulumi.Output[str]
 
@@ -99,7 +104,7 @@ class SecurityGroups(pulumi.ComponentResource):
             return sg
 
         control_plane = group("control-plane")
-        shared = group("shared", cluster_tagged=False)
+        shared = group("shared", cluster_tagged=False) if args.create_shared_group else None
         api_lb = group("api-lb")
         node = group("node") if args.create_node_group else None
         ingress_lb = group("ingress-lb") if args.create_ingress_group else None
@@ -128,12 +133,13 @@ class SecurityGroups(pulumi.ComponentResource):
         members: dict[str, pulumi.Input[str]] = {"control-plane": control_plane.id}
         if node is not None:
             members["node"] = node.id
-        for key, source in members.items():
-            self._from_group(f"shared-from-{key}", shared.id, source, None, None)
+        if shared is not None:
+            for key, source in members.items():
+                self._from_group(f"shared-from-{key}", shared.id, source, None, None)
 
         self.node_id = node.id if node is not None else None
         self.control_plane_id = control_plane.id
-        self.shared_id = shared.id
+        self.shared_id = shared.id if shared is not None else None
         self.ingress_lb_id = ingress_lb.id if ingress_lb is not None else None
         self.api_lb_id = api_lb.id
         self.register_outputs(
@@ -145,6 +151,28 @@ class SecurityGroups(pulumi.ComponentResource):
                 "api_lb_id": self.api_lb_id,
             }
         )
+
+    def of_workers(self) -> list[pulumi.Input[str]]:
+        """The groups a worker carries: the node group, and the shared one if any."""
+        assert self.node_id is not None, "workers need their side's node group"
+        return [self.node_id, *self._shared()]
+
+    def of_members(self) -> list[pulumi.Input[str]]:
+        """The groups a control-plane member carries: its own, and the shared one if any."""
+        return [self.control_plane_id, *self._shared()]
+
+    def admitting_peers(self) -> dict[str, pulumi.Input[str]]:
+        """The groups that admit a peered VPC's instances, by role: the shared group, or
+        on a side without one, the groups its instances carry."""
+        if self.shared_id is not None:
+            return {"shared": self.shared_id}
+        admitting: dict[str, pulumi.Input[str]] = {"control-plane": self.control_plane_id}
+        if self.node_id is not None:
+            admitting["node"] = self.node_id
+        return admitting
+
+    def _shared(self) -> list[pulumi.Input[str]]:
+        return [] if self.shared_id is None else [self.shared_id]
 
     def _egress(self, role: str, group_id: pulumi.Input[str]) -> None:
         aws.vpc.SecurityGroupEgressRule(
@@ -193,14 +221,16 @@ class SecurityGroups(pulumi.ComponentResource):
 class PeerAccessArgs:
     """Inputs of :class:`PeerAccess`."""
 
-    shared_group_id: pulumi.Input[str]
-    """The shared group that must admit the peer VPC's groups."""
+    admitting_group_ids: Mapping[str, pulumi.Input[str]]
+    """The groups that must admit the peer VPC's, by role
+    (:meth:`SecurityGroups.admitting_peers`)."""
     peer_group_ids: Mapping[str, pulumi.Input[str]]
     """Groups of the peered VPC, by a stable key (``node``, ``control-plane``)."""
 
 
 class PeerAccess(pulumi.ComponentResource):
-    """Rules letting one side's shared group admit the other VPC's node/control-plane groups.
+    """Rules letting one side's groups (its shared group, else those its instances carry)
+    admit the other VPC's node/control-plane groups.
 
     Separate from :class:`SecurityGroups` because both sides reference each other: the
     two groups components exist first, then one PeerAccess per direction.
@@ -210,13 +240,15 @@ class PeerAccess(pulumi.ComponentResource):
         self, name: str, args: PeerAccessArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("kubeshift:network:PeerAccess", name, None, opts)
-        for key, source in args.peer_group_ids.items():
-            aws.vpc.SecurityGroupIngressRule(
-                f"{name}-from-{key}",
-                security_group_id=args.shared_group_id,
-                referenced_security_group_id=source,
-                ip_protocol="-1",
-                description=f"From peer VPC {key}",
-                opts=pulumi.ResourceOptions(parent=self),
-            )
+        for role, admitting in args.admitting_group_ids.items():
+            into = "" if role == "shared" else f"-{role}"  # the shared group's keep their names
+            for key, source in args.peer_group_ids.items():
+                aws.vpc.SecurityGroupIngressRule(
+                    f"{name}{into}-from-{key}",
+                    security_group_id=admitting,
+                    referenced_security_group_id=source,
+                    ip_protocol="-1",
+                    description=f"From peer VPC {key}",
+                    opts=pulumi.ResourceOptions(parent=self),
+                )
         self.register_outputs({})

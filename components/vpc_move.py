@@ -260,7 +260,9 @@ class VpcMove(pulumi.ComponentResource):
             peers["node"] = peer.groups.node_id
         PeerAccess(
             name,
-            PeerAccessArgs(shared_group_id=admitting.groups.shared_id, peer_group_ids=peers),
+            PeerAccessArgs(
+                admitting_group_ids=admitting.groups.admitting_peers(), peer_group_ids=peers
+            ),
             pulumi.ResourceOptions(parent=self),
         )
 

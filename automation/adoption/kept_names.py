@@ -117,6 +117,12 @@ def _template_groups(live: LiveCluster, masters: bool) -> set[str]:
     return ids
 
 
+def shares_a_group(live: LiveCluster) -> bool:
+    """Whether the cluster's workers and members carry a security group in common (as
+    kubeshift's ``shared``); a kops cluster's carry ``nodes`` or ``masters`` only."""
+    return bool(_template_groups(live, False) & _template_groups(live, True))
+
+
 def security_group_roles(live: LiveCluster) -> Iterator[tuple[str, str]]:
     """(role, group id) for each group whose part is plain: the one group that only
     workers carry, only members, both, or a load balancer."""

@@ -97,15 +97,38 @@ def test_node_group_switch(create_nodes: bool) -> None:
 
 
 def test_peer_access_admits_the_other_vpc() -> None:
+    peers = {"node": "sg-n", "control-plane": "sg-c"}
     resources = record(
-        lambda: PeerAccess(
-            "pa", PeerAccessArgs("sg-shared", {"node": "sg-n", "control-plane": "sg-c"})
-        )
+        lambda: PeerAccess("pa", PeerAccessArgs({"shared": "sg-shared"}, peers))
     ).resources
     rules = by_type(resources, RULE)
     assert {r.inputs["referencedSecurityGroupId"] for r in rules} == {"sg-n", "sg-c"}
     assert all(r.inputs["securityGroupId"] == "sg-shared" for r in rules)
     assert all(r.inputs["ipProtocol"] == "-1" for r in rules)
+    assert sorted(r.name for r in rules) == ["pa-from-control-plane", "pa-from-node"]
+
+
+def test_a_side_without_a_shared_group_admits_peers_in_the_groups_its_instances_carry() -> None:
+    """An adopted kops cluster's instances carry only ``masters`` or ``nodes``: a group
+    added to their launch templates would reach only instances launched later."""
+    resources = record(
+        lambda: SecurityGroups("sg", _args(create_shared_group=False))
+    ).resources
+    groups = by_type(resources, "aws:ec2/securityGroup:SecurityGroup")
+    assert "prod-shared-mig" not in {g.inputs["name"] for g in groups}
+    # no rule of kubeshift's between the side's own instances: the other tool's admit them
+    for group, source in (("control-plane", "api-lb"), ("node", "ingress-lb")):
+        rules_in = _rules_into(resources, f"prod-{group}-mig")
+        assert {r["referencedSecurityGroupId"] for r in rules_in} == {f"sg-{source}-id"}
+
+    def admitted() -> None:
+        side = SecurityGroups("sg", _args(create_shared_group=False))
+        assert side.shared_id is None
+        PeerAccess("pa", PeerAccessArgs(side.admitting_peers(), {"node": "sg-n"}))
+
+    rules = [r for r in by_type(record(admitted).resources, RULE) if r.name.startswith("pa-")]
+    into = {(r.inputs["securityGroupId"], r.inputs["referencedSecurityGroupId"]) for r in rules}
+    assert into == {("sg-control-plane-id", "sg-n"), ("sg-node-id", "sg-n")}
 
 
 def test_a_range_allowed_to_both_load_balancers_is_one_rule_each(

@@ -215,6 +215,55 @@ def test_shared_groups_admit_old_and_new_nodes(phase: str) -> None:
         assert nodes <= sources, side
 
 
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def _without_shared_group(phase: str) -> list[RenderedResource]:
+    values = copy.deepcopy(stack_values(SMALL))
+    values["kubeshift:cluster"]["shared_group"] = False
+    return render_program(values, phase).resources
+
+
+def _template_groups(resources: list[RenderedResource], side: str) -> list[set[str]]:
+    own = [r for r in by_type(resources, LAUNCH_TEMPLATE) if r.inputs["name"].endswith("-mig")]
+    templates = own if side == "target" else [
+        r for r in by_type(resources, LAUNCH_TEMPLATE) if r not in own
+    ]  # fmt: skip
+    groups = []
+    for template in templates:
+        carried = set(template.inputs.get("vpcSecurityGroupIds") or [])
+        for interface in template.inputs.get("networkInterfaces") or []:
+            carried |= set(interface.get("securityGroups") or [])
+        groups.append(carried)
+    return groups
+
+
+def test_an_adopted_side_without_a_shared_group_admits_peers_in_its_instances_groups() -> None:
+    """``shared_group: false`` (a kops cluster): the live side declares no shared group, its
+    instances keep the one group each they carry, and the new VPC's groups are admitted
+    in those; the side kubeshift builds has its shared group as always."""
+    baseline = _without_shared_group("baseline")
+    assert _group_id(baseline, "source", "shared") is None
+    assert all(len(groups) == 1 for groups in _template_groups(baseline, "source"))
+
+    resources = _without_shared_group("target-workers")
+    assert _group_id(resources, "source", "shared") is None
+    target_shared = _group_id(resources, "target", "shared")
+    assert target_shared is not None
+    target_templates = _template_groups(resources, "target")
+    assert target_templates and all(target_shared in groups for groups in target_templates)
+    new = {_group_id(resources, "target", role) for role in ("node", "control-plane")}
+    old = {_group_id(resources, "source", role) for role in ("node", "control-plane")}
+    admitted = {
+        (r.inputs["securityGroupId"], r.inputs["referencedSecurityGroupId"])
+        for r in by_type(resources, RULE)
+        if r.inputs.get("referencedSecurityGroupId")
+    }
+    assert {(into, peer) for into in old for peer in new} <= admitted
+    assert {(target_shared, peer) for peer in old} <= admitted
+    assert policy.no_open_ingress(resources, public_ports=()) == []
+
+
 def test_old_node_group_is_gone_after_retirement() -> None:
     resources = rendered(SMALL, "retire-old-workers").resources
     assert _group_id(resources, "source", "node") is None

@@ -112,6 +112,9 @@ class Rehearsal:
     by_hand: ByHand
     etcd_before: dict[int, tuple[str, ...]]
     """etcd member ID -> peer URLs, read right after ``sandbox up``."""
+    admitted_across: frozenset[tuple[str, str]]
+    """(group, group it admits) of each rule between the two VPCs' groups, read while
+    the run paused after ``ingress-move``, both VPCs running."""
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -145,6 +148,25 @@ class Rehearsal:
         return kubernetes.config.new_client_from_config(
             config_file=primary["kubeconfig"], context=primary["context"]
         )
+
+
+def admitted_across(sandbox: dict[str, Any]) -> frozenset[tuple[str, str]]:
+    """(group name, name of the group it admits) for each rule admitting a group of
+    another VPC."""
+    import boto3
+
+    ec2 = boto3.client(
+        "ec2", region_name=sandbox["region"], endpoint_url=sandbox["moto_endpoint"],
+        aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
+    )  # fmt: skip
+    groups = {g["GroupId"]: g for g in ec2.describe_security_groups()["SecurityGroups"]}
+    pairs = set()
+    for rule in ec2.describe_security_group_rules()["SecurityGroupRules"]:
+        into = groups[rule["GroupId"]]
+        admitted = groups.get((rule.get("ReferencedGroupInfo") or {}).get("GroupId", ""))
+        if admitted is not None and admitted["VpcId"] != into["VpcId"]:
+            pairs.add((into["GroupName"], admitted["GroupName"]))
+    return frozenset(pairs)
 
 
 def etcd_members(sandbox: dict[str, Any]) -> dict[int, tuple[str, ...]]:
@@ -404,7 +426,9 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         until = ("--to", "ingress-move")
         first = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until)
         session = first.rehearse(ci_faults_before_by_hand(env))
+        across: frozenset[tuple[str, str]] = frozenset()
         if session.final_code == 0:
+            across = admitted_across(sandbox)
             exports = kubeshift(env, "--stack", STACK, "sandbox", "env").stdout
             by_hand = drain_by_hand(KUBESHIFT, STACK, exports, env, state)
             rest = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-2")
@@ -424,6 +448,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             journal=journal,
             by_hand=by_hand,
             etcd_before=etcd_before,
+            admitted_across=across,
         )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)

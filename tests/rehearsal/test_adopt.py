@@ -9,10 +9,9 @@ from typing import Any
 
 from automation.render import render_program
 from automation.sandbox.world.build import (
+    as_kops,
     foreign_boot_scripts,
     foreign_names,
-    with_boot_scripts,
-    with_names,
 )
 from automation.sandbox.world.kops import domain, kops_descriptions
 from components.config import load_stack_file
@@ -254,6 +253,8 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     assert pools == [("general-on-demand", "capacity"), ("general-spot", "capacity")]
     # kops wrote none of kubeshift's own tags, and the stack declares none
     assert cluster["own_tags"] is False
+    # nor a group its workers and members share: kops's own rules admit them
+    assert cluster["shared_group"] is False
     # kops's own tags are kept
     kept = cluster["kept_tags"]
     assert {key for tags in kept.values() for key in tags} == {
@@ -269,9 +270,7 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
         rendered = render_program(values, "baseline").resources
         return sorted((r.type, str(r.inputs.get("name", ""))) for r in rendered if r.custom)
 
-    built = with_boot_scripts(with_names(built_from, kops), scripts)
-    built["kubeshift:cluster"]["own_tags"] = False
-    assert named(found) == named(built)
+    assert named(found) == named(as_kops(built_from))
 
 
 def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Rehearsal) -> None:

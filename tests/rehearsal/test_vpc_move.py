@@ -19,6 +19,7 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.errors import EXIT_CODES, ErrorKind
+from automation.sandbox.world.kops import domain
 from tests.rehearsal.conftest import REPO, STACK, Rehearsal, SecondOperator
 from tests.support.faults import REPEATABLE, repeated_successes, table
 
@@ -248,6 +249,21 @@ def test_kops_events_volumes_are_left_as_they_were(rehearsal: Rehearsal) -> None
     every = ",".join(map(str, members))
     tags = [{t["Key"]: t["Value"] for t in v["Tags"]} for v in volumes]
     assert sorted(t["k8s.io/etcd/events"] for t in tags) == [f"{n}/{every}" for n in members]
+
+
+def test_while_both_vpcs_ran_each_admitted_the_others_instances(rehearsal: Rehearsal) -> None:
+    """kops's instances carry its ``masters`` or ``nodes`` group only, and no group in
+    common: the new VPC's groups were admitted in those two, which the running
+    instances carry, and kubeshift's shared group of the new side admitted kops's."""
+    dns = domain(_stack()["kubeshift:cluster"]["name"])
+    suffix = _stack()["kubeshift:migration"]["suffix"]
+    cluster = _stack()["kubeshift:cluster"]["name"]
+    old = {f"masters.{dns}", f"nodes.{dns}"}
+    new = {f"{cluster}-{role}-{suffix}" for role in ("control-plane", "node")}
+    admitted = rehearsal.admitted_across
+    assert {(into, peer) for into in old for peer in new} <= admitted, admitted
+    assert {(f"{cluster}-shared-{suffix}", peer) for peer in old} <= admitted, admitted
+    assert not [into for into, _ in admitted if into.startswith("shared")], admitted
 
 
 def test_the_old_groups_went_and_took_kops_rules_about_them_along(rehearsal: Rehearsal) -> None:

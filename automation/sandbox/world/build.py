@@ -4,8 +4,9 @@ A user's cluster was built by kops, Terraform or by hand; no Pulumi state knows 
 its resources carry that tool's names. The sandbox's world is built the same way: the
 stack's baseline, as the program declares it for a cluster whose names are kops's
 (:mod:`.kops`), with none of kubeshift's own tags (``own_tags: false``: kops never
-writes ``managed-by: kubeshift`` or ``kubeshift.io/*``) and the tags kops adds of its
-own, kops's descriptions of its
+writes ``managed-by: kubeshift`` or ``kubeshift.io/*``) nor its shared security group
+(``shared_group: false``: kops's instances carry its ``masters`` or ``nodes`` group
+only) and with the tags kops adds of its own, kops's descriptions of its
 security groups and kops's boot script in its workers' launch templates, is created
 resource by resource with boto3 against moto: each registration of the program, run
 under the SDK's mocks, is answered by creating the resource through the stand-in
@@ -122,7 +123,9 @@ class BuildingMocks(pulumi.runtime.Mocks):
 
 
 def _baseline(values: Mapping[str, Any]) -> tuple[str, list[tuple[str, Mapping[str, Any]]]]:
-    """The cluster's name, and (type, inputs) of what the first phase declares."""
+    """The cluster's name, and (type, inputs) of what the first phase declares of a
+    cluster built as kops builds it (:func:`as_kops_groups`)."""
+    values = as_kops_groups(values)
     config = stack_config.load_config(values)
     rendered = render_program(values, config.phase_ids[0]).resources
     return config.cluster.name, [(r.type, r.inputs) for r in rendered]
@@ -157,6 +160,21 @@ def as_kops_tags(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` whose program declares none of kubeshift's own tags, which kops never
     writes (``kubeshift:cluster.own_tags: false``)."""
     cluster = {**dict(values[stack_config.CLUSTER_KEY]), "own_tags": False}
+    return {**values, stack_config.CLUSTER_KEY: cluster}
+
+
+def as_kops(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` as the program declares the cluster kops built: kops's names, boot
+    scripts (nodeup: nothing of kubeshift's runs, to need kubeshift's grants), tags and
+    groups."""
+    named = with_names(values, foreign_names(values))
+    return as_kops_groups(as_kops_tags(with_boot_scripts(named, foreign_boot_scripts(values))))
+
+
+def as_kops_groups(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` whose instances carry no group in common, as kops's carry its
+    ``masters`` or ``nodes`` group only (``kubeshift:cluster.shared_group: false``)."""
+    cluster = {**dict(values[stack_config.CLUSTER_KEY]), "shared_group": False}
     return {**values, stack_config.CLUSTER_KEY: cluster}
 
 
@@ -256,11 +274,7 @@ def add_events_volumes(aws: Aws, cluster: str, members: int) -> list[Built]:
 def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     """Create the first phase of the stack ``values`` in moto, named as kops names it;
     return what was created, in the order it was."""
-    # kops boots its own agent: nothing of kubeshift's runs, to need kubeshift's grants
-    kops = with_boot_scripts(
-        with_names(values, foreign_names(values)), foreign_boot_scripts(values)
-    )
-    named = as_kops_tags(kops)
+    named = as_kops(values)
     config = stack_config.load_config(named)
     mocks = BuildingMocks(aws, config.cluster.control_plane.members)
     try:

@@ -9,7 +9,7 @@ control-plane members), its security groups and IAM roles are ``nodes.<…>`` an
 32 characters AWS allows; a role's inline policy carries the role's name
 (:func:`kops_policy`, which the program does not declare: kubeshift's grants are a
 policy of their own). Resources
-kops does not build (the ingress load balancer, the shared group) get names in the
+kops does not build (the ingress load balancer and its group) get names in the
 same style.
 
 The mapping is keyed as ``kubeshift:cluster.names`` is: ``<kind>:<kubeshift's name>``.

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from automation.adoption.kept_names import etcd_volume_members, kept_names, kops_etcd_member
+from automation.adoption.kept_names import (
+    etcd_volume_members,
+    kept_names,
+    kops_etcd_member,
+    shares_a_group,
+)
 from automation.adoption.live import Balancer, LiveCluster
 from automation.adoption.proposal import member_numbers
 
@@ -208,3 +213,24 @@ def test_a_kops_instance_group_spanning_zones_keeps_its_name_as_the_pools_one_gr
 
     assert names["autoscaling-group:shop-workers-nodes-on-demand"] == "nodes.shop.k8s.local"
     assert names["launch-template:shop-workers-nodes-on-demand"] == "nodes.shop.k8s.local"
+
+
+def _two_templates(worker_groups: list[str], member_groups: list[str]) -> LiveCluster:
+    return LiveCluster(
+        name="shop",
+        vpc={"VpcId": "vpc-1", "CidrBlock": "10.0.0.0/16"},
+        subnets=[], nat_gateways=0, internet_gateway=False,
+        groups=[
+            _group("nodes.shop.k8s.local", "lt-n", "tg-http", pool="general"),
+            _group("master-a.masters.shop.k8s.local", "lt-m", "tg-api", member="1"),
+        ],
+        templates={"lt-n": {"SecurityGroupIds": worker_groups},
+                   "lt-m": {"SecurityGroupIds": member_groups}},
+        volumes=[], interfaces=[], balancers={},
+    )  # fmt: skip
+
+
+def test_a_group_both_workers_and_members_carry_is_shared() -> None:
+    assert shares_a_group(_two_templates(["sg-n", "sg-s"], ["sg-m", "sg-s"]))
+    # kops: every instance carries its role's group only
+    assert not shares_a_group(_two_templates(["sg-n"], ["sg-m"]))

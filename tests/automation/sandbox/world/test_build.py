@@ -12,6 +12,7 @@ import pytest
 from automation.adoption.discovery import discover
 from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
+from automation.render import render_program
 from automation.sandbox.bridge import kops_role, user_data_text
 from automation.sandbox.moto_gaps import (
     grace_period_as_given,
@@ -27,11 +28,12 @@ from automation.sandbox.world.build import (
     KOPS_POLICY,
     KOPS_RULE,
     VPC,
+    as_kops,
+    as_kops_groups,
     build,
     foreign_boot_scripts,
     foreign_names,
     open_as_kops,
-    with_boot_scripts,
     with_names,
 )
 from automation.sandbox.world.kops import KOPS_GROUP_METRICS, KOPS_RULES, domain
@@ -82,8 +84,13 @@ def _program_built(built: list[Any]) -> list[Any]:
     return [b for b in built if b.type not in (KOPS_RULE, KOPS_POLICY, EVENTS_VOLUME)]
 
 
-def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -> None:
-    assert len(_program_built(built)) == 76
+def test_the_cluster_runs_under_kops_names(
+    built: list[Any], values: dict[str, Any], moto: MotoServer
+) -> None:
+    # every resource the program declares for a cluster of kops's shape, and no other
+    declared = [r for r in render_program(as_kops(values), "baseline").resources if r.custom]
+    assert sorted(b.name for b in _program_built(built)) == sorted(r.name for r in declared)
+    assert not [b for b in built if b.name.endswith("-shared")]
     # kops attaches no policy to its roles: its grants are inline, one policy per role
     # named as the role; nothing of kubeshift's is granted while nodeup boots every node
     attached = [b for b in built if b.type == "aws:iam/rolePolicyAttachment:RolePolicyAttachment"]
@@ -116,14 +123,16 @@ def test_the_cluster_runs_under_kops_names(built: list[Any], moto: MotoServer) -
     assert len(addresses) == len(set(addresses))
     listed_groups = aws.ec2.describe_security_groups()["SecurityGroups"]
     described = {g["GroupName"]: g["Description"] for g in listed_groups}
-    # kops's three groups say what kops says they are for; the groups it does not build
-    # keep the program's descriptions
+    # kops's three groups say what kops says they are for; the group it does not build
+    # keeps the program's description
     assert {described[f"{g}.{dns}"] for g in ("nodes", "masters", "api-elb")} == {
         "Security group for nodes",
         "Security group for masters",
         "Security group for api ELB",
     }
-    assert described[f"shared.{dns}"] == DESCRIPTIONS["shared"]
+    assert described[f"ingress-lb.{dns}"] == DESCRIPTIONS["ingress-lb"]
+    # no group every instance carries: kops builds none beside masters and nodes
+    assert not [name for name in described if name.startswith("shared")]
     # every template boots kops's nodeup, a member's as a control-plane instance group
     templates = aws.ec2.describe_launch_templates()["LaunchTemplates"]
     roles = {
@@ -257,6 +266,8 @@ def test_write_config_reads_back_every_name_kops_gave(
     assert sorted(cluster["names"].values()) == sorted(foreign_names(values).values())
     # kops never wrote kubeshift's own tags, so the stack declares none
     assert cluster["own_tags"] is False
+    # nor a group both its workers and its members carry
+    assert cluster["shared_group"] is False
     # kops's own tags, which kubeshift does not declare, are kept: its 5 groups, 4
     # subnets and the members' 3 etcd volumes
     kept = cluster["kept_tags"]
@@ -285,10 +296,7 @@ def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
     built: list[Any], values: dict[str, Any]
 ) -> None:
     clients = AwsClients(AwsAccess(region=REGION))
-    as_kops = with_boot_scripts(
-        with_names(values, foreign_names(values)), foreign_boot_scripts(values)
-    )
-    named = discover(as_kops, clients, "local")
+    named = discover(as_kops(values), clients, "local")
     assert named.problems == [] and named.skipped == []
     assert len(named.resources) == len(_program_built(built))
     # kops's own rules are found, listed as not modelled, and not taken
@@ -303,7 +311,9 @@ def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
     assert policies == {b.id for b in built if b.type == KOPS_POLICY} and len(policies) == 2
     # booting kubeshift's script instead, the program grants what it calls: kubeshift's
     # own addition, no lookup problem (the preview shows its create, and adopt refuses it)
-    own_boot = discover(with_names(values, foreign_names(values)), clients, "local")
+    own_boot = discover(
+        as_kops_groups(with_names(values, foreign_names(values))), clients, "local"
+    )
     assert own_boot.problems == []
     assert {r.name for r in own_boot.resources} == {r.name for r in named.resources}
     unnamed = discover(values, clients, "local")
