@@ -28,6 +28,8 @@ UNFOUND = "kubeshift-unfound:"
 GROUP = "aws:autoscaling/group:Group"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 ROLE = "aws:iam/role:Role"
+SHARED_GROUP = "-sg-shared"
+"""How the logical name of a side's shared security group ends."""
 _READ_BY_DEPENDENTS = ("arn", "dnsName", "zoneId", "arnSuffix", "allocationId", "privateIp")
 NAMED_KINDS = frozenset({
     "ec2:security-group", "ec2:launch-template", "autoscaling:autoScalingGroup",
@@ -62,6 +64,8 @@ class LiveMocks(pulumi.runtime.Mocks):
         self.found: list[AdoptedResource] = []
         self.problems: list[str] = []
         self.skipped: list[str] = []
+        self.shared_group_missing = False
+        """No live group is the program's shared one (the instances may share none)."""
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         inputs = dict(args.inputs)
@@ -77,6 +81,8 @@ class LiveMocks(pulumi.runtime.Mocks):
             live = find(self.lookup, args.typ, args.name, inputs)
         except LookupProblem as exc:
             self.problems.append(str(exc))
+            if args.typ == SECURITY_GROUP and args.name.endswith(SHARED_GROUP):
+                self.shared_group_missing = True
             return unfound, placeholder
         except OwnAddition:  # not imported: the preview shows its create, and refuses it
             return unfound, placeholder
@@ -128,6 +134,12 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
         unmodelled = []
     mocks.problems += claimed_twice(mocks.found)
     hint = _names_hint(config.cluster.name, mocks.problems, unmodelled)
+    if mocks.shared_group_missing and not hint:  # else the names' hint leads the way
+        hint.append(
+            "If the cluster's workers and members carry no security group in common, as "
+            f"kops's do, {stack_config.CLUSTER_KEY}.shared_group: false declares none "
+            "(`kubeshift adopt --write-config FILE` proposes it when so)."
+        )
     return Discovery(
         stack=stack,
         cluster=config.cluster.name,

@@ -316,6 +316,13 @@ def test_with_the_names_every_resource_is_found_and_without_them_none_named_is(
     )
     assert own_boot.problems == []
     assert {r.name for r in own_boot.resources} == {r.name for r in named.resources}
+    # a stack file that expects kubeshift's shared group: one problem, and the way past it
+    shared = as_kops(values)
+    shared["kubeshift:cluster"] = {**shared["kubeshift:cluster"], "shared_group": True}
+    expecting = discover(shared, clients, "local")
+    assert len(expecting.problems) == 2, expecting.problems
+    assert expecting.problems[0].startswith("local-demo-common-sg-shared: no live security group")
+    assert "kubeshift:cluster.shared_group: false declares none" in expecting.problems[1]
     unnamed = discover(values, clients, "local")
     assert "local-demo-common-sg-node: no live security group local-demo-node in" in " ".join(
         unnamed.problems
