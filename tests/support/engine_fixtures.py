@@ -10,7 +10,10 @@ A missing engine FAILS the test with the command that builds it.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -19,11 +22,24 @@ from pathlib import Path
 
 import pytest
 
+from automation.engine_processes import descendants
 from automation.sandbox.binaries import MissingEngine, PulumiInstall, find_engine
 
 PROJECT_SRC = Path(__file__).resolve().parents[1] / "integration" / "engine" / "project"
 PASSPHRASE = "kubeshift-engine-tests"  # a test-only secret for throw-away stacks
 STACK = "dev"
+
+
+def kill_tree(root: int) -> set[int]:
+    """SIGKILL ``root`` and every process below it at once, as a crash or an OOM kill
+    would; return them. A process group is not enough: the engine starts each plugin
+    (the language host, a dynamic provider) in a group of its own, and a provider whose
+    engine died keeps serving, for ever."""
+    family = descendants(root)
+    for pid in family:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return family
 
 
 @dataclass(frozen=True)

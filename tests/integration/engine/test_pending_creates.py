@@ -5,8 +5,6 @@ takes the made resource into the state by its live id (``pulumi refresh
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -16,7 +14,7 @@ import pytest
 from automation.engine import PulumiEngine
 from automation.journal import Journal
 from automation.recovery import recover_engine
-from tests.support.engine_fixtures import EngineProject
+from tests.support.engine_fixtures import EngineProject, kill_tree
 
 pytestmark = pytest.mark.engine
 
@@ -58,8 +56,15 @@ def test_a_create_that_completed_as_the_engine_died_is_taken_not_made_again(
             assert time.monotonic() < deadline, "the create was never pending in the state"
             time.sleep(0.2)
     finally:
-        os.killpg(up.pid, signal.SIGKILL)
+        killed = kill_tree(up.pid)
         up.wait(timeout=60)
+    # the plugins died with the engine: a dynamic provider left serving would outlive
+    # every later test
+    assert len(killed) > 1, killed
+    gone_by = time.monotonic() + 60
+    while left := [pid for pid in killed if _running(pid)]:
+        assert time.monotonic() < gone_by, f"still running after SIGKILL: {left}"
+        time.sleep(0.1)
     made = _made(engine_project, "fleet-group-0")
     engine_project.pulumi("config", "set", "kubeshift-test:fleet_linger", "0")
     engine = PulumiEngine(engine_project.dir, engine_project.stack, on_output=print)
@@ -79,3 +84,12 @@ def test_a_create_that_completed_as_the_engine_died_is_taken_not_made_again(
     assert outcome.summary.get("create") == 4, outcome.summary  # groups 1-4, not group 0
     records = sorted(p.stem for p in engine_project.store.glob("fleet-group-*.json"))
     assert len(records) == 5 and made in records
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waits only for its parent to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"

@@ -8,9 +8,7 @@ the dynamic provider keeps on disk, so "nothing changed" is checked outside Pulu
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -35,7 +33,7 @@ from tests.integration.engine.scenario import (
     lock_path,
     scenario,
 )
-from tests.support.engine_fixtures import EngineProject
+from tests.support.engine_fixtures import EngineProject, kill_tree
 
 pytestmark = pytest.mark.engine
 
@@ -107,30 +105,6 @@ def _start_drive(
             text=True,
             start_new_session=True,
         )
-
-
-def _process_tree(root: int) -> list[int]:
-    """``root`` and all its descendants (plugins run in their own process groups)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, []))
-    return found
-
-
-def _kill_tree(root: int) -> None:
-    """SIGKILL the whole tree at once, as a crash or an OOM kill would."""
-    for pid in _process_tree(root):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
 
 
 def test_preview_lists_the_real_creates_updates_and_replaces(
@@ -307,7 +281,7 @@ def test_run_killed_during_up_resumes_and_converges(
             "a fleet create in flight after two", lambda: in_flight() or run.poll() is not None
         )
     finally:
-        _kill_tree(run.pid)
+        kill_tree(run.pid)
     run.wait(timeout=30)
     assert run.returncode == -signal.SIGKILL, log.read_text()[-3000:]
     assert 2 <= len(fleet()) < 5
