@@ -211,9 +211,9 @@ class VpcMove(pulumi.ComponentResource):
                 "source": source_common.groups.node_id if source_common else None,
                 "target": target_common.groups.node_id if target_common else None,
             },
-            "shared_security_group_ids": {
-                "source": source_common.groups.shared_id if source_common else None,
-                "target": target_common.groups.shared_id if target_common else None,
+            "peer_admitting_security_group_ids": {
+                side: list(common.groups.admitting_peers().values()) if common else []
+                for side, common in (("source", source_common), ("target", target_common))
             },
             "target_group_arns": {
                 key: {str(port): arn for port, arn in lb.target_group_arns.items()}

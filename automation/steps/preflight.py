@@ -25,7 +25,7 @@ def aws_preflight(ctx: HookContext) -> HookResult:
         outputs.need(out.target_vpc_id, "target_vpc_id", ctx.phase),
     ]
     groups = [*out.node_security_group_ids]
-    groups += [g for g in out.shared_security_group_ids.values() if g]
+    groups += [g for side in out.peer_admitting_security_group_ids.values() for g in side]
     arns = [
         arn
         for lb_key, by_port in out.target_group_arns.items()

@@ -87,7 +87,9 @@ class VpcMoveOutputs(StackOutputs):
     """The stack outputs of a vpc-move phase."""
 
     node_security_group_ids_by_side: dict[Side, str | None] = {}
-    shared_security_group_ids: dict[Side, str | None] = {}
+    peer_admitting_security_group_ids: dict[Side, list[str]] = {}
+    """The groups of each side that admit the other VPC's: its shared group, or on an
+    adopted side without one, its control-plane and node groups."""
     target_group_arns: dict[str, dict[str, str]] = {}
     """Load balancer key (e.g. ``ingress-target``) -> listener port -> target group ARN."""
     lb_dns_names: dict[str, str] = {}

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 from kubernetes.client import CoreV1Api
 
-from automation.render import RenderedResource, render_program
+from automation.render import RenderedResource, Rendering, render_program
 from automation.sandbox.controlplane import Cluster
 from components import policy
 from components.config import load_config
@@ -218,10 +218,10 @@ def test_shared_groups_admit_old_and_new_nodes(phase: str) -> None:
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
-def _without_shared_group(phase: str) -> list[RenderedResource]:
+def _without_shared_group(phase: str) -> Rendering:
     values = copy.deepcopy(stack_values(SMALL))
     values["kubeshift:cluster"]["shared_group"] = False
-    return render_program(values, phase).resources
+    return render_program(values, phase)
 
 
 def _template_groups(resources: list[RenderedResource], side: str) -> list[set[str]]:
@@ -242,11 +242,12 @@ def test_an_adopted_side_without_a_shared_group_admits_peers_in_its_instances_gr
     """``shared_group: false`` (a kops cluster): the live side declares no shared group, its
     instances keep the one group each they carry, and the new VPC's groups are admitted
     in those; the side kubeshift builds has its shared group as always."""
-    baseline = _without_shared_group("baseline")
+    baseline = _without_shared_group("baseline").resources
     assert _group_id(baseline, "source", "shared") is None
     assert all(len(groups) == 1 for groups in _template_groups(baseline, "source"))
 
-    resources = _without_shared_group("target-workers")
+    rendering = _without_shared_group("target-workers")
+    resources = rendering.resources
     assert _group_id(resources, "source", "shared") is None
     target_shared = _group_id(resources, "target", "shared")
     assert target_shared is not None
@@ -261,6 +262,12 @@ def test_an_adopted_side_without_a_shared_group_admits_peers_in_its_instances_gr
     }
     assert {(into, peer) for into in old for peer in new} <= admitted
     assert {(target_shared, peer) for peer in old} <= admitted
+    # the preflight checks the groups that reference the other VPC's
+    assert rendering.outputs["peer_admitting_security_group_ids"] == {
+        "source": [_group_id(resources, "source", "control-plane"),
+                   _group_id(resources, "source", "node")],
+        "target": [target_shared],
+    }  # fmt: skip
     assert policy.no_open_ingress(resources, public_ports=()) == []
 
 
