@@ -192,7 +192,8 @@ def sg_reference_problems(ec2: EC2Client, group_ids: Sequence[str]) -> list[str]
     """Rules of ``group_ids`` referencing groups outside their VPC and its active peers."""
     if not group_ids:
         return []
-    groups = _call("read security groups", ec2.describe_security_groups, GroupIds=list(group_ids))[
+    unique = list(dict.fromkeys(group_ids))  # one group may play two parts (node, admitting)
+    groups = _call("read security groups", ec2.describe_security_groups, GroupIds=unique)[
         "SecurityGroups"
     ]
     refs: dict[str, set[str]] = {}

@@ -51,7 +51,8 @@ def test_preflight_runs_before_the_new_workers_and_names_what_aws_would_refuse(
             "source_vpc_id": old.vpc_id,
             "target_vpc_id": new.vpc_id,
             "node_security_group_ids": [nodes["GroupId"]],
-            "peer_admitting_security_group_ids": {"source": [shared], "target": []},
+            # an adopted side's node group admits the peer's too: listed twice, read once
+            "peer_admitting_security_group_ids": {"source": [shared], "target": [nodes["GroupId"]]},
         },
     )
     with pytest.raises(PreconditionFailed) as refused:  # no peering yet
