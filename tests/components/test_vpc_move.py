@@ -382,6 +382,12 @@ def test_policies_hold_in_every_phase(phase: str) -> None:
     assert [str(v) for v in policy.check_all(resources, "demo")] == []
 
 
+@pytest.mark.parametrize("phase", SMALL_PHASES)
+def test_policies_hold_in_every_phase_without_a_shared_group(phase: str) -> None:
+    resources = _without_shared_group(phase).resources
+    assert [str(v) for v in policy.check_all(resources, "demo")] == []
+
+
 @pytest.mark.parametrize("phase", ["baseline", "target-workers", "drain-workers", "cleanup"])
 def test_policies_hold_for_the_example(phase: str) -> None:
     resources = rendered(EXAMPLE, phase).resources
