@@ -117,10 +117,12 @@ def _template_groups(live: LiveCluster, masters: bool) -> set[str]:
     return ids
 
 
-def shares_a_group(live: LiveCluster) -> bool:
-    """Whether the cluster's workers and members carry a security group in common (as
-    kubeshift's ``shared``); a kops cluster's carry ``nodes`` or ``masters`` only."""
-    return bool(_template_groups(live, False) & _template_groups(live, True))
+def shares_no_group(live: LiveCluster) -> bool:
+    """Whether the cluster's workers and members carry security groups, none of them in
+    common (as kubeshift's ``shared`` is): a kops cluster's carry ``nodes`` or
+    ``masters`` only. False where either carries none, which says nothing."""
+    workers, members = _template_groups(live, False), _template_groups(live, True)
+    return bool(workers) and bool(members) and not workers & members
 
 
 def security_group_roles(live: LiveCluster) -> Iterator[tuple[str, str]]:

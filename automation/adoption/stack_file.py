@@ -18,7 +18,7 @@ import yaml
 
 from automation.adoption.discovery import discover
 from automation.adoption.kept_descriptions import kept_descriptions
-from automation.adoption.kept_names import kept_names, shares_a_group
+from automation.adoption.kept_names import kept_names, shares_no_group
 from automation.adoption.kept_user_data import kept_user_data
 from automation.adoption.live import read
 from automation.adoption.live_tags import declared_tags, live_tags, tags_to_keep
@@ -85,7 +85,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         "proposed stack file holds it in plain text: keep it as private as the template."
         for template, lines in user_data.credentials.items()
     ]
-    if live.groups and not shares_a_group(live):
+    if shares_no_group(live):
         proposal.cluster["shared_group"] = False
         proposal.notes.append(
             "The cluster's workers and members share no security group; "

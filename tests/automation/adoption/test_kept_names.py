@@ -8,7 +8,7 @@ from automation.adoption.kept_names import (
     etcd_volume_members,
     kept_names,
     kops_etcd_member,
-    shares_a_group,
+    shares_no_group,
 )
 from automation.adoption.live import Balancer, LiveCluster
 from automation.adoption.proposal import member_numbers
@@ -230,7 +230,9 @@ def _two_templates(worker_groups: list[str], member_groups: list[str]) -> LiveCl
     )  # fmt: skip
 
 
-def test_a_group_both_workers_and_members_carry_is_shared() -> None:
-    assert shares_a_group(_two_templates(["sg-n", "sg-s"], ["sg-m", "sg-s"]))
+def test_workers_and_members_share_no_group_only_when_both_carry_groups_apart() -> None:
+    assert not shares_no_group(_two_templates(["sg-n", "sg-s"], ["sg-m", "sg-s"]))
     # kops: every instance carries its role's group only
-    assert not shares_a_group(_two_templates(["sg-n"], ["sg-m"]))
+    assert shares_no_group(_two_templates(["sg-n"], ["sg-m"]))
+    # templates that name no group say nothing of what is shared
+    assert not shares_no_group(_two_templates(["sg-n"], []))
