@@ -165,7 +165,7 @@ def scenario(config: StackConfig) -> Scenario:
         ),
         Phase(
             id=ids.SHARED_RESOURCES,
-            summary="suffixed SGs, LBs and TGs in the new VPC; shared SG admits old and new nodes",
+            summary="suffixed SGs, LBs and TGs in the new VPC; each side admits the other's nodes",
             changes=CREATES_AND_UPDATES,
         ),
         Phase(
