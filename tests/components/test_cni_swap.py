@@ -3,8 +3,12 @@ with unique names, its own zone and security groups; certificates carry mirror S
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import pytest
 
+from automation.render import render_program
 from components import policy
 from components.config import load_config
 from tests.components.conftest import by_type, rendered, stack_values
@@ -12,6 +16,8 @@ from tests.components.conftest import by_type, rendered, stack_values
 STACK = "cni-swap-example"
 PHASES = load_config(stack_values(STACK)).phase_ids
 ASG = "aws:autoscaling/group:Group"
+SG = "aws:ec2/securityGroup:SecurityGroup"
+TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 def _mirror_alive(phase: str) -> bool:
@@ -67,3 +73,28 @@ def test_nodes_doubled_during_the_swap_then_old_generation_goes() -> None:
     assert generations("dns-to-mirror") == {"original"}
     assert generations("cni-swap") == {"original", "cni"}
     assert generations("teardown-mirror") == {"cni"}
+
+
+def test_an_adopted_primary_without_a_shared_group_beside_a_mirror_with_one() -> None:
+    """``shared_group: false`` is the live cluster's: the mirror kubeshift builds beside it
+    in the same VPC has its own shared group, which its instances carry."""
+    values = copy.deepcopy(stack_values(STACK))
+    values["kubeshift:cluster"]["shared_group"] = False
+    resources = render_program(values, "mirror-cluster").resources
+    groups = {r.id: r.inputs["name"] for r in by_type(resources, SG)}
+    shared = sorted(name for name in groups.values() if "shared" in name)
+    assert shared == ["shop-euw1-shared-mirror"], shared
+    for template in by_type(resources, TEMPLATE):
+        carried = {groups[g] for g in _groups_of(template.inputs)}
+        mirror = template.name.startswith("shop-euw1-mirror")
+        assert ("shop-euw1-shared-mirror" in carried) is mirror, (template.name, carried)
+        assert len(carried) == (2 if mirror else 1), (template.name, carried)
+    assert policy.check_all(resources, "shop-euw1", public_ports={80, 443}) == []
+
+
+def _groups_of(inputs: dict[str, Any]) -> set[str]:
+    """The groups a launch template gives its instances (directly or on an interface)."""
+    carried = set(inputs.get("vpcSecurityGroupIds") or [])
+    for interface in inputs.get("networkInterfaces") or []:
+        carried |= set(interface.get("securityGroups") or [])
+    return carried
