@@ -43,3 +43,12 @@ def by_type(resources: list[RenderedResource], type_token: str) -> list[Rendered
 
 def by_name(resources: list[RenderedResource]) -> dict[str, RenderedResource]:
     return {r.name: r for r in resources}
+
+
+def template_groups(inputs: dict[str, Any]) -> set[str]:
+    """The security groups a launch template gives its instances (directly, or on its
+    network interfaces)."""
+    carried = set(inputs.get("vpcSecurityGroupIds") or [])
+    for interface in inputs.get("networkInterfaces") or []:
+        carried |= set(interface.get("securityGroups") or [])
+    return carried

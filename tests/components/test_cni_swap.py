@@ -4,14 +4,13 @@ with unique names, its own zone and security groups; certificates carry mirror S
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import pytest
 
 from automation.render import render_program
 from components import policy
 from components.config import load_config
-from tests.components.conftest import by_type, rendered, stack_values
+from tests.components.conftest import by_type, rendered, stack_values, template_groups
 
 STACK = "cni-swap-example"
 PHASES = load_config(stack_values(STACK)).phase_ids
@@ -85,16 +84,8 @@ def test_an_adopted_primary_without_a_shared_group_beside_a_mirror_with_one() ->
     shared = sorted(name for name in groups.values() if "shared" in name)
     assert shared == ["shop-euw1-shared-mirror"], shared
     for template in by_type(resources, TEMPLATE):
-        carried = {groups[g] for g in _groups_of(template.inputs)}
+        carried = {groups[g] for g in template_groups(template.inputs)}
         mirror = template.name.startswith("shop-euw1-mirror")
         assert ("shop-euw1-shared-mirror" in carried) is mirror, (template.name, carried)
         assert len(carried) == (2 if mirror else 1), (template.name, carried)
     assert policy.check_all(resources, "shop-euw1", public_ports={80, 443}) == []
-
-
-def _groups_of(inputs: dict[str, Any]) -> set[str]:
-    """The groups a launch template gives its instances (directly or on an interface)."""
-    carried = set(inputs.get("vpcSecurityGroupIds") or [])
-    for interface in inputs.get("networkInterfaces") or []:
-        carried |= set(interface.get("securityGroups") or [])
-    return carried

@@ -17,7 +17,13 @@ from automation.sandbox.controlplane import Cluster
 from components import policy
 from components.config import load_config
 from components.scenarios.vpc_move import plan_phase
-from tests.components.conftest import by_name, by_type, rendered, stack_values
+from tests.components.conftest import (
+    by_name,
+    by_type,
+    rendered,
+    stack_values,
+    template_groups,
+)
 from tests.support.nodes import NodePools, NodePoolSpec
 
 EXAMPLE = "vpc-move-example"
@@ -229,13 +235,7 @@ def _template_groups(resources: list[RenderedResource], side: str) -> list[set[s
     templates = own if side == "target" else [
         r for r in by_type(resources, LAUNCH_TEMPLATE) if r not in own
     ]  # fmt: skip
-    groups = []
-    for template in templates:
-        carried = set(template.inputs.get("vpcSecurityGroupIds") or [])
-        for interface in template.inputs.get("networkInterfaces") or []:
-            carried |= set(interface.get("securityGroups") or [])
-        groups.append(carried)
-    return groups
+    return [template_groups(template.inputs) for template in templates]
 
 
 def test_an_adopted_side_without_a_shared_group_admits_peers_in_its_instances_groups() -> None:

@@ -128,15 +128,7 @@ class Rehearsal:
         return str(self.sandbox["region"])
 
     def client(self, service: str) -> Any:
-        import boto3
-
-        return boto3.client(
-            service,
-            region_name=self.region,
-            endpoint_url=self.moto_endpoint,
-            aws_access_key_id="sandbox",
-            aws_secret_access_key="sandbox",
-        )
+        return sandbox_client(self.sandbox, service)
 
     def etcd_members(self) -> dict[int, tuple[str, ...]]:
         return etcd_members(self.sandbox)
@@ -150,15 +142,23 @@ class Rehearsal:
         )
 
 
+def sandbox_client(sandbox: dict[str, Any], service: str) -> Any:
+    """A boto3 client of ``service`` on the sandbox's moto."""
+    import boto3
+
+    return boto3.client(
+        service,
+        region_name=str(sandbox["region"]),
+        endpoint_url=str(sandbox["moto_endpoint"]),
+        aws_access_key_id="sandbox",
+        aws_secret_access_key="sandbox",
+    )
+
+
 def admitted_across(sandbox: dict[str, Any]) -> frozenset[tuple[str, str]]:
     """(group name, name of the group it admits) for each rule admitting a group of
     another VPC."""
-    import boto3
-
-    ec2 = boto3.client(
-        "ec2", region_name=sandbox["region"], endpoint_url=sandbox["moto_endpoint"],
-        aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
-    )  # fmt: skip
+    ec2 = sandbox_client(sandbox, "ec2")
     groups = {g["GroupId"]: g for g in ec2.describe_security_groups()["SecurityGroups"]}
     pairs = set()
     for rule in ec2.describe_security_group_rules()["SecurityGroupRules"]:

@@ -167,8 +167,9 @@ def as_kops(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` as the program declares the cluster kops built: kops's names, boot
     scripts (nodeup: nothing of kubeshift's runs, to need kubeshift's grants), tags and
     groups."""
-    named = with_names(values, foreign_names(values))
-    return as_kops_groups(as_kops_tags(with_boot_scripts(named, foreign_boot_scripts(values))))
+    baseline = _baseline(values)  # one render gives both
+    named = with_names(values, kops_names(*baseline))
+    return as_kops_groups(as_kops_tags(with_boot_scripts(named, kops_boot_scripts(*baseline))))
 
 
 def as_kops_groups(values: Mapping[str, Any]) -> dict[str, Any]:
