@@ -6,8 +6,10 @@ tag what they build (``kops.k8s.io/instancegroup``, ``SubnetType``,
 ``k8s.io/cluster-autoscaler/...``), and other tools read those tags. ``adopt
 --write-config`` proposes them as ``kubeshift:cluster.kept_tags`` (logical name ->
 tags) and :func:`apply` adds them to each such resource, under kubeshift's own: a tag
-kubeshift declares keeps kubeshift's value. An Auto Scaling group's tags are a list
-of blocks; kept ones propagate to its instances, as kops's do.
+kubeshift declares keeps kubeshift's value, but for a kept ``Name``, which replaces
+kubeshift's (the name another tool gave a subnet or a route table, by which adoption
+finds it). An Auto Scaling group's tags are a list of blocks; kept ones propagate to its
+instances, as kops's do.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 import pulumi
 
 from components.tags import block_key
+
+NAME = "Name"
 
 
 def with_kept(tags: Any, kept: Mapping[str, str]) -> Any:
@@ -32,7 +36,8 @@ def with_kept(tags: Any, kept: Mapping[str, str]) -> Any:
             if k not in declared
         ]
         return [*tags, *extra]
-    return {**kept, **(tags or {})}
+    named = {NAME: kept[NAME]} if NAME in kept else {}
+    return {**kept, **(tags or {}), **named}
 
 
 def apply(kept_tags: Mapping[str, Mapping[str, str]]) -> None:
@@ -44,9 +49,9 @@ def apply(kept_tags: Mapping[str, Mapping[str, str]]) -> None:
         args: pulumi.ResourceTransformationArgs,
     ) -> pulumi.ResourceTransformationResult | None:
         kept = kept_tags.get(args.name)
-        if not kept or "tags" not in args.props:
-            return None
-        props = {**args.props, "tags": with_kept(args.props["tags"], kept)}
+        if not kept:
+            return None  # a resource kubeshift tags not at all (a rule) takes kept tags too
+        props = {**args.props, "tags": with_kept(args.props.get("tags"), kept)}
         return pulumi.ResourceTransformationResult(props, args.opts)
 
     pulumi.runtime.register_stack_transformation(transform)

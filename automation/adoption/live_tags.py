@@ -15,6 +15,7 @@ from typing import Any
 
 from automation.adoption.models import AdoptedResource
 from automation.aws.clients import AwsClients
+from components.kept_tags import NAME
 
 EC2_TYPES = frozenset({
     "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", "aws:ec2/routeTable:RouteTable",
@@ -22,6 +23,8 @@ EC2_TYPES = frozenset({
     "aws:ec2/eip:Eip", "aws:ec2/securityGroup:SecurityGroup",
     "aws:ec2/launchTemplate:LaunchTemplate", "aws:ebs/volume:Volume",
     "aws:ec2/networkInterface:NetworkInterface",
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
 })  # fmt: skip
 GROUP = "aws:autoscaling/group:Group"
 ELB_TYPES = frozenset({
@@ -109,9 +112,14 @@ def declared_tags(tags: Any) -> Tags:
 
 
 def tags_to_keep(live: Mapping[str, Tags], declared: Mapping[str, Tags]) -> dict[str, Tags]:
-    """Logical name -> the live tags the program does not declare for it."""
+    """Logical name -> the live tags the program does not declare for it, and the live
+    ``Name`` where the program declares another (a rename of another tool's resource)."""
     kept = {
-        name: {k: v for k, v in sorted(tags.items()) if k not in declared.get(name, {})}
+        name: {
+            k: v
+            for k, v in sorted(tags.items())
+            if k not in declared[name] or (k == NAME and declared[name][k] != v)
+        }
         for name, tags in sorted(live.items())
         if name in declared
     }

@@ -20,9 +20,10 @@ from automation.adoption.discovery import discover
 from automation.adoption.kept_descriptions import kept_descriptions
 from automation.adoption.kept_names import kept_names, shares_no_group
 from automation.adoption.kept_user_data import kept_user_data
-from automation.adoption.live import read
+from automation.adoption.live import Raw, read
 from automation.adoption.live_tags import declared_tags, live_tags, tags_to_keep
 from automation.adoption.managed_policies import managed_policies
+from automation.adoption.network_names import network_names
 from automation.adoption.proposal import Proposal, propose
 from automation.aws.clients import AwsClients
 from automation.aws.lookup import Lookup
@@ -115,8 +116,24 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         except stack_config.ConfigError as exc:
             proposal.problems.append(f"The proposal is not a valid stack: {exc}")
     if not proposal.problems:
+        _propose_network_names(proposed, proposal, clients, live.vpc)
         _propose_kept_tags(proposed, proposal, clients)
     return ProposedStack(proposed, proposal, len(live.groups))
+
+
+def _propose_network_names(
+    values: dict[str, Any], proposal: Proposal, clients: AwsClients, vpc: Raw
+) -> None:
+    """Keep the ``Name`` another tool gave each part of the VPC, by which adoption finds
+    its route tables and addresses (:mod:`automation.adoption.network_names`)."""
+    names = network_names(values, clients, vpc)
+    if names:
+        proposal.cluster["kept_tags"] = names
+        proposal.notes.append(
+            f"{len(names)} parts of the VPC carry names kubeshift would not give them; "
+            f"{stack_config.CLUSTER_KEY}.kept_tags keeps each one's Name (adoption finds a "
+            "route table or an address by it)."
+        )
 
 
 def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsClients) -> None:
@@ -140,6 +157,8 @@ def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsC
     rendered = render_program(values, discovery.phase).resources
     declared = {r.name: declared_tags(r.inputs.get("tags")) for r in rendered if r.custom}
     kept = tags_to_keep(live, declared)
+    for name, tags in dict(proposal.cluster.get("kept_tags") or {}).items():
+        kept[name] = {**tags, **kept.get(name, {})}
     if kept:
         proposal.cluster["kept_tags"] = kept
         proposal.notes.append(

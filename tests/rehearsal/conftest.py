@@ -90,7 +90,11 @@ class Adoption:
     """A security group tagged for the cluster that the program does not model (another
     tool's), made before adoption: listed, and left alone to the end."""
     kops_rules: list[str]
-    """Ids of the rules kops added of its own (tagged ``Name: from-…``), before adoption."""
+    """Ids of every rule of the cluster's groups before adoption (each tagged, as kops
+    tags its rules, ``Name: from-…``)."""
+    world_names: frozenset[str]
+    """The names the world gave what it built, before adoption: groups, templates,
+    security groups, roles, load balancers, target groups and etcd volumes."""
 
     @property
     def stack_file(self) -> Path:
@@ -262,13 +266,35 @@ def _ec2(sandbox: dict[str, Any]) -> Any:
 
 
 def kops_rules(sandbox: dict[str, Any]) -> list[str]:
-    """Ids of the security-group rules kops added of its own (named ``from-…``)."""
+    """Ids of the security-group rules the world made, each named as kops names its
+    rules (``from-…``)."""
     rules = _ec2(sandbox).describe_security_group_rules()["SecurityGroupRules"]
     return [
         r["SecurityGroupRuleId"]
         for r in rules
         if any(t["Key"] == "Name" and t["Value"].startswith("from-") for t in r.get("Tags", []))
     ]
+
+
+def world_names(sandbox: dict[str, Any]) -> frozenset[str]:
+    """The names of what the world built that a name identifies, as they run."""
+    ec2 = _ec2(sandbox)
+    names = {g["GroupName"] for g in ec2.describe_security_groups()["SecurityGroups"]}
+    names -= {"default", "bastion"}
+    names |= {t["LaunchTemplateName"] for t in ec2.describe_launch_templates()["LaunchTemplates"]}
+    names |= {
+        t["Value"]
+        for v in ec2.describe_volumes()["Volumes"]
+        for t in v.get("Tags", [])
+        if t["Key"] == "Name" and ".etcd-main." in t["Value"]
+    }
+    autoscaling, elb, iam = (sandbox_client(sandbox, s) for s in ("autoscaling", "elbv2", "iam"))
+    groups = autoscaling.describe_auto_scaling_groups()["AutoScalingGroups"]
+    names |= {g["AutoScalingGroupName"] for g in groups}
+    names |= {b["LoadBalancerName"] for b in elb.describe_load_balancers()["LoadBalancers"]}
+    names |= {t["TargetGroupName"] for t in elb.describe_target_groups()["TargetGroups"]}
+    names |= {r["RoleName"] for r in iam.list_roles()["Roles"] if r["Path"] == "/"}
+    return frozenset(names)
 
 
 def stray_group(sandbox: dict[str, Any]) -> str:
@@ -290,6 +316,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     into the stack, then a second time."""
     stray = stray_group(sandbox)
     kops = kops_rules(sandbox)
+    names = world_names(sandbox)
     unnamed = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     stack_file = logs.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"  # as above
     built_from = shutil.copy(stack_file, logs.parent / "built-from.yaml")
@@ -311,7 +338,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     return Adoption(
         unnamed, Path(built_from), proposed, proposed_file, unkept, differing, planned, adopted,
-        again, stray, kops,
+        again, stray, kops, names,
     )  # fmt: skip
 
 

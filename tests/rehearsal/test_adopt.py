@@ -5,20 +5,29 @@ adopt`` through the real engine."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from automation.render import render_program
-from automation.sandbox.world.build import (
-    as_kops,
-    foreign_boot_scripts,
-    foreign_names,
-)
-from automation.sandbox.world.kops import domain, kops_descriptions
+from automation.sandbox.world.kops import DESCRIPTIONS as KOPS_DESCRIPTIONS
+from automation.sandbox.world.kops import domain, nodeup_script
 from components.config import load_stack_file
 from components.security_groups import DESCRIPTIONS
 from tests.rehearsal.conftest import STACK, Rehearsal
 
 RTA = "aws:ec2/routeTableAssociation:RouteTableAssociation"
+INGRESS_DESCRIPTION = "Ingress NLB of local-demo.k8s.local"
+"""What the user who added the ingress load balancer's group wrote as its description."""
+
+
+def nodeup_scripts(names: dict[str, str]) -> list[str]:
+    """kops's boot script of each launch template ``names`` (kept names) keeps."""
+    dns = domain("local-demo")
+    scripts = []
+    for key, name in names.items():
+        if key.startswith("launch-template:"):
+            group, _, rest = name.partition(".")
+            role = "ControlPlane" if rest.startswith("masters.") else "Node"
+            scripts.append(nodeup_script(group, dns, role))
+    return sorted(scripts)
 
 
 def test_without_the_names_kops_gave_nothing_is_imported_and_the_way_is_named(
@@ -50,9 +59,10 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
     assert report["outcome"] == "refused"
     assert report["imported"] == [] and report["recorded"] == []
     kops = {
-        "node": "Security group for nodes",
-        "control-plane": "Security group for masters",
-        "api-lb": "Security group for api ELB",
+        "node": KOPS_DESCRIPTIONS["nodes"],
+        "control-plane": KOPS_DESCRIPTIONS["masters"],
+        "api-lb": KOPS_DESCRIPTIONS["api-elb"],
+        "ingress-lb": INGRESS_DESCRIPTION,
     }
     described = {
         d["name"]: (d["live"], d["declared"], d["replaces"])
@@ -86,9 +96,7 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
     # shown where the two scripts part
     proposed = load_stack_file(rehearsal.adoption.proposed_file)
     scripts = proposed["kubeshift:cluster"]["user_data"]
-    assert sorted(scripts.values()) == sorted(
-        foreign_boot_scripts(load_stack_file(rehearsal.adoption.built_from)).values()
-    )
+    assert sorted(scripts.values()) == nodeup_scripts(proposed["kubeshift:cluster"]["names"])
     del proposed["kubeshift:cluster"]["names"]  # the names kubeshift derives, as scripts' keys
     templates = {
         r.name
@@ -112,8 +120,11 @@ KOPS_SETTINGS = {
     "aws:lb/targetGroup:TargetGroup": {"deregistrationDelay"},
     "aws:lb/loadBalancer:LoadBalancer": {"enableCrossZoneLoadBalancing"},
     "aws:ec2/launchTemplate:LaunchTemplate": {"networkInterfaces", "vpcSecurityGroupIds"},
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": {"description"},
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": {"description"},
 }
-"""What kops set otherwise than kubeshift declares, each changeable in place."""
+"""What kops set otherwise than kubeshift declares, each changeable in place (its rules
+carry no description)."""
 
 
 def test_kops_settings_kubeshift_declares_otherwise_are_each_one_line_and_refused(
@@ -140,7 +151,8 @@ def test_kops_settings_kubeshift_declares_otherwise_are_each_one_line_and_refuse
     assert found == {
         name: KOPS_SETTINGS[type_] for name, type_ in types.items() if type_ in KOPS_SETTINGS
     }
-    assert len(found) == 15  # 5 groups and their 5 templates, 3 target groups, 2 balancers
+    # 5 groups and their 5 templates, 3 target groups, 2 balancers, 13 rules
+    assert len(found) == 28
     assert following == {
         name: "launchTemplate" if "control-plane" in name else "mixedInstancesPolicy"
         for name, type_ in types.items()
@@ -167,7 +179,7 @@ def test_keep_live_writes_kops_settings_to_the_stack_file_and_declares_them(
     assert {(g["healthCheckGracePeriod"]["live"], g["healthCheckGracePeriod"]["declared"])
             for g in groups} == {(0, 300), (0, 600)}  # fmt: skip
     assert adopted["message"] == (
-        f"baseline now previews no change; Pulumi.{STACK}.yaml keeps 25 live value(s) under "
+        f"baseline now previews no change; Pulumi.{STACK}.yaml keeps 38 live value(s) under "
         "kubeshift:cluster.kept_inputs"
     )
     stack_file = load_stack_file(rehearsal.adoption.stack_file)
@@ -244,9 +256,9 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     built_from = load_stack_file(rehearsal.adoption.built_from)
     found = load_stack_file(rehearsal.adoption.proposed_file)
     cluster = found["kubeshift:cluster"]
-    kops = foreign_names(built_from)
-    assert sorted(cluster["names"].values()) == sorted(kops.values())
-    assert "master-us-west-2a-1.masters.local-demo.k8s.local" in kops.values()
+    world = rehearsal.adoption.world_names
+    assert set(cluster["names"].values()) == world
+    assert "master-us-west-2a-1.masters.local-demo.k8s.local" in world
     assert found["kubeshift:migration"] == built_from["kubeshift:migration"]
     # each of kops's worker instance groups spans both AZs and types: a pool of one group
     pools = [(p["name"], p["group_per"]) for p in cluster["worker_pools"]]
@@ -255,22 +267,37 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     assert cluster["own_tags"] is False
     # nor a group its workers and members share: kops's own rules admit them
     assert cluster["shared_group"] is False
-    # kops's own tags are kept
+    # kops's own tags are kept, and the names kops gave the parts of its VPC
     kept = cluster["kept_tags"]
-    assert {key for tags in kept.values() for key in tags} == {
-        "kops.k8s.io/instancegroup", "k8s.io/role/node", "SubnetType", "k8s.io/etcd/main",
+    assert {"kops.k8s.io/instancegroup", "k8s.io/role/node", "SubnetType", "k8s.io/etcd/main"} < {
+        key for tags in kept.values() for key in tags
+    }
+    dns = domain("local-demo")
+    network = "local-demo-source-network"
+    expected = {
+        "vpc": dns, "igw": dns, "public-rt": dns,
+        "private-rt-us-west-2b": f"private-us-west-2b.{dns}",
+        "private-us-west-2b": f"us-west-2b.{dns}",
+        "public-us-west-2b": f"utility-us-west-2b.{dns}",
+        "nat-eip-us-west-2a": f"us-west-2a.{dns}",
     }  # fmt: skip
+    assert {part: kept[f"{network}-{part}"]["Name"] for part in expected} == expected
     # and kops's descriptions of its groups, which EC2 cannot change
-    assert cluster["descriptions"] == kops_descriptions("local-demo")
-    # and the boot scripts kops wrote into its workers' templates
-    scripts = foreign_boot_scripts(built_from)
-    assert sorted(cluster["user_data"].values()) == sorted(scripts.values())
-
-    def named(values: dict[str, Any]) -> list[tuple[str, str]]:
-        rendered = render_program(values, "baseline").resources
-        return sorted((r.type, str(r.inputs.get("name", ""))) for r in rendered if r.custom)
-
-    assert named(found) == named(as_kops(built_from))
+    assert cluster["descriptions"] == {
+        "local-demo-api-lb": KOPS_DESCRIPTIONS["api-elb"],
+        "local-demo-control-plane": KOPS_DESCRIPTIONS["masters"],
+        "local-demo-node": KOPS_DESCRIPTIONS["nodes"],
+        "local-demo-ingress-lb": INGRESS_DESCRIPTION,
+    }
+    # and the boot scripts kops wrote into its templates: nodeup, each for its group
+    assert sorted(cluster["user_data"].values()) == nodeup_scripts(cluster["names"])
+    # the program names what it declares at baseline as the world named it
+    rendered = render_program(found, "baseline").resources
+    physical = {str(r.inputs["name"]) for r in rendered if isinstance(r.inputs.get("name"), str)}
+    volumes = {
+        str(r.inputs["tags"]["Name"]) for r in rendered if r.type == "aws:ebs/volume:Volume"
+    }
+    assert physical | volumes == world
 
 
 def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Rehearsal) -> None:
@@ -282,9 +309,12 @@ def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Reh
     # them, every resource of ours was mapped
     rest = [u for u in unmodelled if not u["arn"].endswith(stray)]
     assert {u["kind"] for u in rest} == {"ec2:security-group-rule", "iam:role-policy"}
-    rules = [u["arn"].rsplit("/", 1)[-1] for u in rest if u["kind"] == "ec2:security-group-rule"]
-    live = rehearsal.adoption.kops_rules
-    assert sorted(rules) == sorted(live), (rules, live)
+    rules = {u["arn"].rsplit("/", 1)[-1] for u in rest if u["kind"] == "ec2:security-group-rule"}
+    adopted = rehearsal.adoption.adopted.json()["discovery"]["resources"]
+    taken = {r["id"] for r in adopted if "SecurityGroup" in r["type"] and "Rule" in r["type"]}
+    # every rule the world made is either one kubeshift declares, taken, or left alone
+    assert rules | taken == set(rehearsal.adoption.kops_rules) and not rules & taken
+    assert len(rules) == 14 and len(taken) == 13
     dns = domain("local-demo")
     policies = sorted(u["arn"] for u in rest if u["kind"] == "iam:role-policy")
     assert policies == [f"{role}.{dns}:{role}.{dns}" for role in ("masters", "nodes")]

@@ -66,7 +66,7 @@ def _short_hash(text: str) -> str:
     return base64.b32encode(digest).decode().lower()[:6]
 
 
-def _load_balancer_name(prefix: str, cluster: str, derived: str) -> str:
+def load_balancer_name(prefix: str, cluster: str, derived: str) -> str:
     tail = f"-{_short_hash(derived)}"
     head = f"{prefix}-{cluster}"[: _LB_LIMIT - len(tail)].rstrip("-")
     return head + tail
@@ -93,8 +93,8 @@ def kops_name(kind: NameKind, cluster: str, derived: str, zone: str = "") -> str
     if kind in (NameKind.IAM_ROLE, NameKind.INSTANCE_PROFILE):
         return f"masters.{dns}" if role.startswith("control-plane") else f"nodes.{dns}"
     if kind is NameKind.LOAD_BALANCER:
-        return _load_balancer_name(role, cluster, derived)
-    return _load_balancer_name("tcp", cluster, derived)  # target groups
+        return load_balancer_name(role, cluster, derived)
+    return load_balancer_name("tcp", cluster, derived)  # target groups
 
 
 _ETCD_VOLUME = re.compile(r"-etcd-(\d+)$|^(\d+)\.etcd-main\.")
