@@ -11,4 +11,5 @@ pytest_plugins: list[str] = [
     "tests.support.kube_fixtures",
     "tests.support.engine_fixtures",
     "tests.support.ec2_world",
+    "tests.support.kops_world",
 ]

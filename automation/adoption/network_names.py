@@ -64,7 +64,7 @@ def network_names(
     mocks = _ByLogicalName()
     render_program(values, config.phase_ids[0], mocks=mocks)
     ec2, vpc_id = clients.ec2, vpc["VpcId"]
-    in_vpc = [{"Name": "vpc-id", "Values": [vpc_id]}]
+    in_vpc: list[Any] = [{"Name": "vpc-id", "Values": [vpc_id]}]
     subnets = {s["CidrBlock"]: s for s in ec2.describe_subnets(Filters=in_vpc)["Subnets"]}
     nats = ec2.describe_nat_gateways(
         Filters=[*in_vpc, {"Name": "state", "Values": list(_LIVE_NAT)}]
@@ -82,12 +82,12 @@ def network_names(
     }
 
     declared = {name: (token, inputs) for token, name, inputs in mocks.declared}
-    subnet_of = {  # logical name -> live subnet
+    subnet_of: dict[str, Any] = {  # logical name -> live subnet
         name: subnets[inputs["cidrBlock"]]
         for name, (token, inputs) in declared.items()
         if token == SUBNET and inputs.get("cidrBlock") in subnets
     }
-    live: dict[str, Raw | None] = {}
+    live: dict[str, Any] = {}
     for name, (token, inputs) in declared.items():
         if token == VPC and inputs.get("cidrBlock") == vpc.get("CidrBlock"):
             live[name] = vpc

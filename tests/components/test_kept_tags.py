@@ -50,6 +50,21 @@ def test_kept_tags_stay_declared_while_the_resource_lives() -> None:
     assert {"key": "k", "value": "v", "propagateAtLaunch": True} in later[GROUP]
 
 
+def test_a_kept_name_replaces_kubeshifts_as_another_tool_named_the_resource() -> None:
+    table = "demo-source-network-private-rt-us-west-2a"
+    kept = _tags("baseline", {table: {"Name": "private-us-west-2a.demo.k8s.local"}})
+    assert kept[table]["Name"] == "private-us-west-2a.demo.k8s.local"
+    assert kept[table]["KubernetesCluster"] == "demo"  # kubeshift's other tags stay
+
+
+def test_a_resource_kubeshift_tags_not_at_all_takes_its_kept_tags() -> None:
+    rule = "demo-common-sg-node-egress"
+    plain = _tags("baseline", {})
+    assert plain[rule] is None
+    name = {"Name": "from-nodes.demo.k8s.local-egress-all-0to0-0.0.0.0/0"}
+    assert _tags("baseline", {rule: name})[rule] == name
+
+
 @pytest.mark.parametrize(
     ("tags", "says"),
     [

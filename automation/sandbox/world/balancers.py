@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from automation.sandbox.provider.model import Aws
+from automation.sandbox.provider.types.dns import expand_name
 from automation.sandbox.world.kops import load_balancer_name
 from automation.sandbox.world.model import Built, KopsCluster, tag_list
 
@@ -51,7 +52,8 @@ def build_balancer(aws: Aws, cluster: KopsCluster, vpc_id: str, wanted: Balanced
     )
     autoscaling = aws.client("autoscaling")
     for port, target_port in wanted.ports.items():
-        target_name = load_balancer_name("tcp", cluster.name, f"{wanted.role}-{port}.{cluster.domain}")
+        seed = f"{wanted.role}-{port}.{cluster.domain}"
+        target_name = load_balancer_name("tcp", cluster.name, seed)
         target = elb.create_target_group(
             Name=target_name, Protocol="TCP", Port=target_port, VpcId=vpc_id,
             TargetType="instance", HealthCheckProtocol="TCP", HealthCheckPort="traffic-port",
@@ -75,21 +77,31 @@ def build_balancer(aws: Aws, cluster: KopsCluster, vpc_id: str, wanted: Balanced
 def write_records(
     aws: Aws, cluster: KopsCluster, api: Balancer, ingress: Balancer | None
 ) -> list[Built]:
-    """The API's record (kops's alias, or a CNAME) and the ingress records (CNAMEs)."""
+    """The API's record (kops's alias, or a CNAME) and the ingress records (CNAMEs); a
+    name outside the zone is relative to it, as Route53's Terraform provider reads it."""
     dns = cluster.spec.dns
-    changes = []
+    route53 = aws.client("route53")
+    zone = route53.get_hosted_zone(Id=dns.zone_id)["HostedZone"]["Name"]
+    changes: list[dict[str, object]] = []
     if dns.api_alias:
-        alias = {"HostedZoneId": api.zone_id, "DNSName": api.dns_name, "EvaluateTargetHealth": False}
+        alias = {
+            "HostedZoneId": api.zone_id, "DNSName": api.dns_name, "EvaluateTargetHealth": False,
+        }  # fmt: skip
         changes.append({"Name": dns.api_record, "Type": "A", "AliasTarget": alias})
     else:
         changes.append(_cname(dns.api_record, api.dns_name, dns.ttl))
     if ingress is not None:
         changes += [_cname(record, ingress.dns_name, dns.ttl) for record in dns.ingress_records]
-    aws.client("route53").change_resource_record_sets(
+    for change in changes:
+        change["Name"] = expand_name(str(change["Name"]), zone)
+    route53.change_resource_record_sets(
         HostedZoneId=dns.zone_id,
         ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": c} for c in changes]},
     )
-    return [Built("route53:record", str(c["Name"]), f"{dns.zone_id}_{c['Name']}_{c['Type']}") for c in changes]
+    return [
+        Built("route53:record", str(c["Name"]), f"{dns.zone_id}_{c['Name']}_{c['Type']}")
+        for c in changes
+    ]
 
 
 def _cname(name: str, target: str, ttl: int) -> dict[str, object]:

@@ -25,7 +25,13 @@ from botocore.exceptions import BotoCoreError, ClientError
 from automation.errors import KubeshiftError
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.balancers import Balanced, build_balancer, write_records
-from automation.sandbox.world.compute import EVENTS_VOLUME, Compute, build_members, build_workers, launch
+from automation.sandbox.world.compute import (
+    EVENTS_VOLUME,
+    Compute,
+    build_members,
+    build_workers,
+    launch,
+)
 from automation.sandbox.world.firewall import KOPS_RULE, build_kops_groups, open_as_kops
 from automation.sandbox.world.identity import KOPS_POLICY, build_identities
 from automation.sandbox.world.model import Built, KopsCluster, kops_cluster
@@ -42,7 +48,7 @@ KOPS_OWN = (KOPS_RULE, KOPS_POLICY, EVENTS_VOLUME)
 """What kops makes that kubeshift's baseline does not declare: adoption lists it and
 leaves it alone."""
 
-__all__ = ["Built", "KOPS_OWN", "KOPS_POLICY", "KOPS_RULE", "EVENTS_VOLUME", "WorldError", "build"]
+__all__ = ["EVENTS_VOLUME", "KOPS_OWN", "KOPS_POLICY", "KOPS_RULE", "Built", "WorldError", "build"]
 
 
 class WorldError(KubeshiftError):

@@ -66,7 +66,10 @@ def _interface(group_id: str) -> list[dict[str, object]]:
 def _root(size: int) -> list[dict[str, object]]:
     return [{
         "DeviceName": "/dev/xvda",
-        "Ebs": {"VolumeSize": size, "VolumeType": "gp3", "Encrypted": True, "DeleteOnTermination": True},
+        "Ebs": {
+            "VolumeSize": size, "VolumeType": "gp3", "Encrypted": True,
+            "DeleteOnTermination": True,
+        },
     }]  # fmt: skip
 
 
@@ -123,7 +126,9 @@ def build_members(
             data["BlockDeviceMappings"] = _root(plane.root_volume_size)
         template = _template(aws, name, data, tags)
         made.built.append(Built("ec2:launch-template", name, template))
-        launch = {"LaunchTemplate": {"LaunchTemplateId": template, "Version": "1"}}
+        launch: dict[str, object] = {
+            "LaunchTemplate": {"LaunchTemplateId": template, "Version": "1"}
+        }
         group_tags = {**tags, "kops.k8s.io/instancegroup": group}
         _group(aws, name, launch, [subnets[member.zone]], group_tags)
         made.built.append(Built("autoscaling:group", name, name))
@@ -221,7 +226,8 @@ def build_workers(
         zones = [subnets[zone] for zone in group.zones]
         _group(aws, name, launch, zones, _worker_tags(cluster, group, name))
         made.built.append(Built("autoscaling:group", name, name))
-        made.workers.append(InstanceGroup(name, launch, pool.min_size, pool.max_size, pool.desired_size))
+        sizes = (pool.min_size, pool.max_size, pool.desired_size)
+        made.workers.append(InstanceGroup(name, launch, *sizes))
 
 
 def launch(aws: Aws, groups: list[InstanceGroup]) -> None:

@@ -57,7 +57,8 @@ def authorize(
     aws: Aws, group_id: str, allowed: dict[str, Any], tags: dict[str, str], *, egress: bool
 ) -> list[str]:
     """Add one rule; return its ids (none when the group holds it already)."""
-    call = aws.ec2.authorize_security_group_egress if egress else aws.ec2.authorize_security_group_ingress
+    ec2 = aws.ec2
+    call = ec2.authorize_security_group_egress if egress else ec2.authorize_security_group_ingress
     try:
         answer = call(
             GroupId=group_id, IpPermissions=[allowed],

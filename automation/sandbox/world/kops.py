@@ -33,27 +33,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from automation.adoption.proposal import EVENTS_TAG, MAIN_ETCD_TAG
-from components.naming import NameKind, kind_key, physical_name
 
-KINDS: Mapping[str, NameKind] = {
-    "aws:autoscaling/group:Group": NameKind.AUTOSCALING_GROUP,
-    "aws:ec2/launchTemplate:LaunchTemplate": NameKind.LAUNCH_TEMPLATE,
-    "aws:ec2/securityGroup:SecurityGroup": NameKind.SECURITY_GROUP,
-    "aws:iam/role:Role": NameKind.IAM_ROLE,
-    "aws:iam/instanceProfile:InstanceProfile": NameKind.INSTANCE_PROFILE,
-    "aws:lb/loadBalancer:LoadBalancer": NameKind.LOAD_BALANCER,
-    "aws:lb/targetGroup:TargetGroup": NameKind.TARGET_GROUP,
-}
-VOLUME = "aws:ebs/volume:Volume"
-_ZONE = re.compile(r"[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]")
-_GROUP_ROLES = {"node": "nodes", "control-plane": "masters", "api-lb": "api-elb"}
 _LB_LIMIT = 32
+"""Characters AWS allows in a load balancer's or target group's name."""
 
 
 def domain(cluster: str) -> str:
@@ -67,86 +54,16 @@ def _short_hash(text: str) -> str:
 
 
 def load_balancer_name(prefix: str, cluster: str, derived: str) -> str:
+    """kops's name of a load balancer or target group: ``<prefix>-<cluster>-<hash of
+    derived>``, trimmed to the 32 characters AWS allows."""
     tail = f"-{_short_hash(derived)}"
     head = f"{prefix}-{cluster}"[: _LB_LIMIT - len(tail)].rstrip("-")
     return head + tail
 
 
-def _zone_of(resource: Mapping[str, Any]) -> str:
-    found = _ZONE.search(str(resource.get("vpcZoneIdentifiers") or ""))
-    return found.group(0) if found else ""
-
-
-def kops_name(kind: NameKind, cluster: str, derived: str, zone: str = "") -> str:
-    """What kops would have called the resource kubeshift names ``derived`` (``zone``:
-    a control-plane member's, which names its instance group)."""
-    dns = domain(cluster)
-    role = derived.removeprefix(f"{cluster}-")
-    member = re.fullmatch(r"control-plane-(\d+)", role)
-    if kind in (NameKind.AUTOSCALING_GROUP, NameKind.LAUNCH_TEMPLATE):
-        if member:
-            group = f"master-{zone}-{member.group(1)}" if zone else f"master-{member.group(1)}"
-            return f"{group}.masters.{dns}"
-        return f"{role.removeprefix('workers-')}.{dns}"
-    if kind is NameKind.SECURITY_GROUP:
-        return f"{_GROUP_ROLES.get(role, role)}.{dns}"
-    if kind in (NameKind.IAM_ROLE, NameKind.INSTANCE_PROFILE):
-        return f"masters.{dns}" if role.startswith("control-plane") else f"nodes.{dns}"
-    if kind is NameKind.LOAD_BALANCER:
-        return load_balancer_name(role, cluster, derived)
-    return load_balancer_name("tcp", cluster, derived)  # target groups
-
-
-_ETCD_VOLUME = re.compile(r"-etcd-(\d+)$|^(\d+)\.etcd-main\.")
-"""A member's main etcd volume's ``Name``: kubeshift's (``<cluster>-etcd-<n>``), or
-kops's (``<member>.etcd-main.<cluster domain>``)."""
-
-
-def _etcd_member(volume_name: str) -> str | None:
-    """The member whose main etcd volume is named ``volume_name``, if it is one."""
-    found = _ETCD_VOLUME.search(volume_name)
-    return (found.group(1) or found.group(2)) if found else None
-
-
 def etcd_volume_name(member: str, cluster: str) -> str:
     """What kops names ``member``'s main etcd volume (etcd-manager's ``etcd-main``)."""
     return f"{member}.etcd-main.{domain(cluster)}"
-
-
-def _volume_names(
-    cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]
-) -> Iterable[tuple[str, str]]:
-    """(``tag:<kubeshift's Name>``, kops's) for each member's main etcd volume."""
-    for token, inputs in resources:
-        if token != VOLUME:
-            continue
-        name = str(dict(inputs.get("tags") or {}).get("Name", ""))
-        member = _etcd_member(name)
-        if member:
-            yield f"{kind_key(NameKind.TAG)}:{name}", etcd_volume_name(member, cluster)
-
-
-def kops_names(cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
-    """``kubeshift:cluster.names`` for a cluster kops built: for each named resource the
-    program declares (its type token and inputs), and each member's etcd volume (by its
-    ``Name`` tag), kubeshift's name -> kops's."""
-    resources = list(resources)
-    named = [
-        (KINDS[token], str(inputs["name"]), inputs)
-        for token, inputs in resources
-        if token in KINDS and isinstance(inputs.get("name"), str)
-    ]
-    # a member's template is named after its group, whose subnets give the zone
-    zones = {
-        derived: _zone_of(inputs)
-        for kind, derived, inputs in named
-        if kind is NameKind.AUTOSCALING_GROUP
-    }
-    names = {
-        f"{kind_key(kind)}:{derived}": kops_name(kind, cluster, derived, zones.get(derived, ""))
-        for kind, derived, _ in named
-    }
-    return names | dict(_volume_names(cluster, resources))
 
 
 DESCRIPTIONS: Mapping[str, str] = {
@@ -156,15 +73,6 @@ DESCRIPTIONS: Mapping[str, str] = {
 }
 """What kops says its three security groups are for (kops's firewall and API load
 balancer models); the groups it does not build keep the program's."""
-
-
-def kops_descriptions(cluster: str) -> dict[str, str]:
-    """``kubeshift:cluster.descriptions`` for a cluster kops built: the name kubeshift
-    gives each of kops's three groups -> kops's description of it."""
-    return {
-        physical_name(cluster, role, kind=NameKind.SECURITY_GROUP): DESCRIPTIONS[kops_role]
-        for role, kops_role in _GROUP_ROLES.items()
-    }
 
 
 STATE_STORE = "kops-state-store"
@@ -266,35 +174,6 @@ def nodeup_script(instance_group: str, cluster_domain: str, role: str = "Node") 
     )
 
 
-def _instance_group(name: str) -> tuple[str, str, str] | None:
-    """(instance group, cluster domain, role) of the template kops named ``name``."""
-    group, _, cluster_domain = name.partition(".")
-    if not cluster_domain:
-        return None
-    if cluster_domain.startswith("masters."):
-        return group, cluster_domain.removeprefix("masters."), "ControlPlane"
-    return group, cluster_domain, "Node"
-
-
-def kops_boot_scripts(
-    cluster: str, resources: Iterable[tuple[str, Mapping[str, Any]]]
-) -> dict[str, str]:
-    """``kubeshift:cluster.user_data`` for a cluster kops built: the name kubeshift
-    gives each launch template the program declares -> kops's boot script."""
-    resources = list(resources)
-    names = kops_names(cluster, resources)
-    key = kind_key(NameKind.LAUNCH_TEMPLATE)
-    scripts = {}
-    for kind, inputs in resources:
-        derived = inputs.get("name")
-        if kind != "aws:ec2/launchTemplate:LaunchTemplate" or not isinstance(derived, str):
-            continue
-        found = _instance_group(names[f"{key}:{derived}"])
-        if found:
-            scripts[derived] = nodeup_script(*found)
-    return scripts
-
-
 ETCD_MAIN_TAG = MAIN_ETCD_TAG
 """kops's tag on a member's etcd volume: ``<member>/<every member>``."""
 EVENTS_VOLUME_SIZE = 20
@@ -318,104 +197,16 @@ def events_volume_tags(cluster: str, member: str, members: int) -> dict[str, str
     }
 
 
-def as_kops_makes(
-    token: str, inputs: Mapping[str, Any], members: int = 3, instance_group: str | None = None
-) -> dict[str, Any]:
-    """``inputs`` as kops makes the resource: with the tags kops adds of its own (an
-    instance group's name, and ``k8s.io/role/node`` for workers, on its Auto Scaling
-    group, propagated to the instances; ``SubnetType`` on subnets; on a member's etcd
-    volume ``k8s.io/etcd/main``, ``<member>/<all ``members``>``, which etcd-manager
-    claims it by), kops's descriptions of its security groups, kops's boot script in its
-    launch templates and, in its workers', kops's root volume size and IMDS hop limit.
-    A group's instance group is its launch template's (``instance_group``; else the
-    group's own name): kops's instance group is one template. Then kops's settings where
-    kubeshift declares others AWS changes in place, which no stack file setting of
-    kubeshift's names: its templates' security groups on their first network interface,
-    its groups' metrics and health-check grace period
-    (:data:`KOPS_GROUP_SETTINGS`), AWS's deregistration delay on its target groups, no
-    cross-zone load balancing on its NLBs. (None of kubeshift's own tags is there: the
-    world is rendered with ``own_tags: false``.)"""
-    tagged = dict(inputs)
-    if token == VOLUME:
-        tags = dict(inputs.get("tags") or {})
-        member = _etcd_member(str(tags.get("Name", "")))
-        if member:
-            tagged["tags"] = {**tags, ETCD_MAIN_TAG: etcd_tag_value(member, members)}
-    booted = (
-        _instance_group(str(inputs["name"]))
-        if token == "aws:ec2/launchTemplate:LaunchTemplate" and isinstance(inputs.get("name"), str)
-        else None
-    )
-    if booted:
-        tagged["userData"] = base64.b64encode(nodeup_script(*booted).encode()).decode()
-    if booted and booted[2] == "Node":
-        tagged.update(_as_kops_node_template(tagged))
-    if booted and tagged.get("vpcSecurityGroupIds"):
-        tagged.update(_groups_on_interface(tagged))
-    if token == "aws:ec2/securityGroup:SecurityGroup" and isinstance(inputs.get("name"), str):
-        role = str(inputs["name"]).split(".", 1)[0]
-        tagged["description"] = DESCRIPTIONS.get(role, inputs.get("description"))
-    if token == "aws:autoscaling/group:Group" and isinstance(inputs.get("name"), str):
-        blocks = list(inputs.get("tags") or [])
-        keys = {b.get("key") for b in blocks}
-        group = instance_group or str(inputs["name"]).split(".", 1)[0]
-        extra = {"kops.k8s.io/instancegroup": group}
-        if "k8s.io/role/master" not in keys:
-            extra["k8s.io/role/node"] = "1"
-        blocks += [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in extra.items()]
-        tagged["tags"] = blocks
-        tagged |= KOPS_GROUP_SETTINGS
-    if token == "aws:lb/targetGroup:TargetGroup":
-        tagged.pop("deregistrationDelay", None)  # kops sets none: AWS's 300 s
-    if token == "aws:lb/loadBalancer:LoadBalancer":
-        tagged["enableCrossZoneLoadBalancing"] = False  # kops's default for the API's NLB
-    if token == "aws:ec2/subnet:Subnet":
-        tags = dict(inputs.get("tags") or {})
-        tags["SubnetType"] = "Private" if "kubernetes.io/role/internal-elb" in tags else "Public"
-        tagged["tags"] = tags
-    return tagged
-
-
 KOPS_GROUP_METRICS = (
     "GroupDesiredCapacity", "GroupInServiceInstances", "GroupMaxSize", "GroupMinSize",
     "GroupPendingInstances", "GroupStandbyInstances", "GroupTerminatingInstances",
     "GroupTotalInstances",
 )  # fmt: skip
 """What kops has every instance group's Auto Scaling group collect, each minute."""
-KOPS_GROUP_SETTINGS: dict[str, Any] = {
-    "enabledMetrics": list(KOPS_GROUP_METRICS),
-    "metricsGranularity": "1Minute",
-    "healthCheckGracePeriod": 0,  # kops's call leaves it out: AWS's default
-}
-"""Where kops's Auto Scaling groups differ from kubeshift's in what AWS changes in
-place; ``adopt --keep-live`` keeps them (``kubeshift:cluster.kept_inputs``)."""
-
 NODE_ROOT_VOLUME_SIZE = 128
 """GiB: kops's default root volume of a node (``DefaultVolumeSizeNode``)."""
 METADATA_HOP_LIMIT = 1
 """kops's IMDSv2 response hop limit: pods on the node's network do not reach it."""
-
-
-def _groups_on_interface(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """kops gives a template's security groups to its first network interface, which
-    takes no public address (its instances run in private subnets)."""
-    interface = {
-        "associatePublicIpAddress": "false", "deleteOnTermination": "true", "deviceIndex": 0,
-        "securityGroups": list(inputs["vpcSecurityGroupIds"]),
-    }  # fmt: skip
-    return {"networkInterfaces": [interface], "vpcSecurityGroupIds": None}
-
-
-def _as_kops_node_template(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """A worker template's settings where kops's defaults differ from kubeshift's: a
-    root volume of 128 GiB and an IMDSv2 hop limit of 1."""
-    options = {**dict(inputs.get("metadataOptions") or {})}
-    options["httpPutResponseHopLimit"] = METADATA_HOP_LIMIT
-    disks = []
-    for disk in inputs.get("blockDeviceMappings") or []:
-        ebs = {**dict(disk.get("ebs") or {}), "volumeSize": NODE_ROOT_VOLUME_SIZE}
-        disks.append({**dict(disk), "ebs": ebs})
-    return {"metadataOptions": options, "blockDeviceMappings": disks}
 
 
 KopsRole = Literal["masters", "nodes", "api-elb"]

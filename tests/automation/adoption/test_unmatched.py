@@ -7,9 +7,13 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from automation.adoption.stack_file import propose_stack
 from automation.adoption.unmatched import unmatched
-from automation.sandbox.world.build import foreign_names
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.sandbox.provider.model import Aws
+from automation.sandbox.world.build import build
 from components.config import load_stack_file
+from tests.support.moto_fixtures import MotoServer
 
 LOCAL = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.local.yaml"
 
@@ -21,10 +25,16 @@ def _values(names: dict[str, str], kept_tags: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def test_every_name_kops_gave_and_every_logical_name_match() -> None:
-    names = foreign_names(load_stack_file(LOCAL))
-    kept = {"local-demo-source-network-vpc": {"SubnetType": "Public"}}
-    assert unmatched(_values(names, kept), "baseline") == []
+def test_every_key_write_config_proposes_for_a_kops_cluster_matches(
+    kops_values: dict[str, Any], moto: MotoServer, tmp_path: Path
+) -> None:
+    region = kops_values["aws:region"]
+    build(kops_values, Aws(region, moto.endpoint_url))
+    clients = AwsClients(AwsAccess(region=region))
+    proposed = propose_stack(kops_values, tmp_path / "Pulumi.local.yaml", clients).values
+    cluster = proposed["kubeshift:cluster"]
+    assert cluster["names"] and cluster["kept_tags"] and cluster["user_data"]
+    assert unmatched(proposed, "baseline") == []
 
 
 def test_a_key_with_a_typo_is_named() -> None:

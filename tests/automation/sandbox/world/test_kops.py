@@ -1,96 +1,63 @@
-"""kops's names for the sandbox's foreign-built cluster: valid for AWS, one per resource."""
+"""kops's names, grants, rules and boot script, as the sandbox's world gives them."""
 
 from __future__ import annotations
 
-from collections import Counter
-from pathlib import Path
-from typing import Any
+import json
 
-import pytest
-
-from automation.render import render_program
-from automation.sandbox.world.kops import as_kops_makes, domain, kops_names
-from components.config import load_stack_file
+from automation.sandbox.world.kops import (
+    KOPS_RULES,
+    domain,
+    kops_policy,
+    load_balancer_name,
+    nodeup_script,
+    rules_for,
+)
 from components.naming import NameKind, check_name
 
-LOCAL = Path(__file__).resolve().parents[4] / "stacks" / "Pulumi.local.yaml"
-KINDS = {kind.value.key: kind for kind in NameKind}
 
-
-def _names(values: dict[str, Any]) -> dict[str, str]:
-    cluster = values["kubeshift:cluster"]["name"]
-    rendered = render_program(values, "baseline").resources
-    return kops_names(cluster, [(r.type, r.inputs) for r in rendered])
-
-
-@pytest.fixture(scope="module")
-def local() -> dict[str, Any]:
-    return load_stack_file(LOCAL)
-
-
-def test_every_named_resource_gets_a_kops_name_aws_accepts(local: dict[str, Any]) -> None:
-    names = _names(local)
-    kinds = Counter(key.split(":", 1)[0] for key in names)
-    assert kinds == {
-        "autoscaling-group": 5, "launch-template": 5, "security-group": 5,
-        "iam-role": 2, "instance-profile": 2, "load-balancer": 2, "target-group": 3,
-        "tag": 3,  # the members' etcd volumes, as etcd-manager names them
+def test_load_balancer_names_stay_within_32_characters_and_apart_for_a_long_cluster() -> None:
+    cluster = "payments-platform-production-eu-central"
+    dns = domain(cluster)
+    names = {
+        load_balancer_name(prefix, cluster, seed)
+        for prefix, seed in (
+            ("api", f"api.{dns}"), ("ingress", f"ingress.{dns}"),
+            ("tcp", f"api-443.{dns}"), ("tcp", f"ingress-80.{dns}"), ("tcp", f"ingress-443.{dns}"),
+        )
     }  # fmt: skip
-    for key, name in names.items():
-        check_name(name, KINDS[key.split(":", 1)[0]])  # raises on a name AWS refuses
-    per_kind = Counter((key.split(":", 1)[0], name) for key, name in names.items())
-    # kops gives a profile its role's name
-    roles_share = {"iam-role", "instance-profile"}
-    assert all(n == 1 or kind in roles_share for (kind, _), n in per_kind.items()), per_kind
-    assert sum(name == f"nodes.{domain('local-demo')}" for name in names.values()) == 3
-    masters = f"masters.{domain('local-demo')}"
-    assert names["iam-role:local-demo-control-plane-role"] == masters
-    assert names["tag:local-demo-etcd-2"] == f"2.etcd-main.{domain('local-demo')}"
+    assert len(names) == 5  # the hash tells the trimmed names apart
+    for name in names:
+        assert len(name) <= 32
+        check_name(name, NameKind.LOAD_BALANCER)  # raises on a name AWS refuses
 
 
-def test_a_member_is_an_instance_group_named_after_its_zone(local: dict[str, Any]) -> None:
-    names = _names(local)
-    groups = {k: v for k, v in names.items() if k.startswith("autoscaling-group:")}
-    members = sorted(v for k, v in groups.items() if "control-plane" in k)
-    assert members == [
-        "master-us-west-2a-1.masters.local-demo.k8s.local",
-        "master-us-west-2a-3.masters.local-demo.k8s.local",
-        "master-us-west-2b-2.masters.local-demo.k8s.local",
-    ]
-    # its launch template is named as its group, as kops names one template per group
-    for key, name in groups.items():
-        template = names.get(key.replace("autoscaling-group:", "launch-template:"))
-        assert template in (None, name)
+def test_the_members_role_may_attach_only_the_clusters_volumes_and_nodes_only_read() -> None:
+    name, document = kops_policy("masters", "c")
+    assert name == "masters.c.k8s.local"
+    statements = json.loads(document)["Statement"]
+    attach = next(s for s in statements if "ec2:AttachVolume" in s["Action"])
+    assert attach["Condition"] == {"StringEquals": {"aws:ResourceTag/KubernetesCluster": "c"}}
+    _, nodes = kops_policy("nodes", "c")
+    actions = {a for s in json.loads(nodes)["Statement"] for a in s["Action"]}
+    assert not {a for a in actions if a.split(":")[1].startswith(("Attach", "Create", "Set"))}
 
 
-def test_load_balancer_names_stay_within_32_characters_for_a_long_cluster_name(
-    local: dict[str, Any],
-) -> None:
-    values = {**local, "kubeshift:cluster": {**local["kubeshift:cluster"]}}
-    values["kubeshift:cluster"]["name"] = "payments-platform-production-eu-central"
-    names = _names(values)
-    balancers = {k: v for k, v in names.items() if k.startswith(("load-balancer", "target-group"))}
-    assert len(balancers) == 5
-    assert all(len(name) <= 32 for name in balancers.values()), balancers
-    assert len(set(balancers.values())) == 5  # the hash tells the trimmed names apart
+def test_rules_are_named_as_kops_names_them_and_keep_the_nodes_off_etcds_peers() -> None:
+    dns = domain("c")
+    names = {rule.name(dns) for rule in KOPS_RULES}
+    assert f"from-0.0.0.0/0-ingress-tcp-22to22-masters.{dns}" in names
+    assert f"from-masters.{dns}-egress-all-0to0-::/0" in names
+    from_nodes = [r for r in KOPS_RULES if r.group == "masters" and r.peer == "nodes"]
+    peers = {2380, 2381, 4001, 4002}  # etcd's peer ports, main and events
+    assert from_nodes and all(
+        r.protocol != "tcp" or not set(range(r.from_port, r.to_port + 1)) & peers
+        for r in from_nodes
+    )
+    assert [r.protocol for r in set(rules_for(True)) - set(KOPS_RULES)] == ["4"]  # IP-in-IP
 
 
-def _template(name: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 2},
-        "blockDeviceMappings": [{"deviceName": "/dev/xvda",
-                                 "ebs": {"volumeSize": 100, "volumeType": "gp3"}}],
-    }  # fmt: skip
-
-
-def test_a_node_template_has_kops_root_volume_and_hop_limit_and_a_members_is_left() -> None:
-    token = "aws:ec2/launchTemplate:LaunchTemplate"
-    node = as_kops_makes(token, _template("nodes.c.k8s.local"))
-    assert node["metadataOptions"] == {"httpTokens": "required", "httpPutResponseHopLimit": 1}
-    assert node["blockDeviceMappings"] == [
-        {"deviceName": "/dev/xvda", "ebs": {"volumeSize": 128, "volumeType": "gp3"}}
-    ]
-    member = as_kops_makes(token, _template("master-a-1.masters.c.k8s.local"))
-    assert member["metadataOptions"]["httpPutResponseHopLimit"] == 2
-    assert member["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 100
+def test_nodeup_reads_its_instance_group_from_the_state_store() -> None:
+    script = nodeup_script("general-spot", domain("c"), "Node")
+    assert script.startswith("#!/bin/bash\nset -o errexit")
+    assert "InstanceGroupName: general-spot\nInstanceGroupRole: Node" in script
+    assert "ConfigBase: s3://kops-state-store/c.k8s.local" in script

@@ -1,0 +1,51 @@
+"""The local stack ready for the sandbox's world on the session's moto: the fixture
+of the tests that build the world kops would have built, and adopt it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automation.sandbox.moto_gaps import (
+    grace_period_as_given,
+    groups_spread_over_zones_and_types,
+    interface_groups_reach_instances,
+    reserve_interface_addresses,
+    rules_equal_whatever_their_descriptions,
+)
+from components.config import load_stack_file
+from tests.support.moto_fixtures import MotoServer
+
+LOCAL = Path(__file__).resolve().parents[2] / "stacks" / "Pulumi.local.yaml"
+
+
+@pytest.fixture
+def kops_values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The local stack, its hosted zone made in moto; moto as the sandbox runs it (AWS's
+    managed policies loaded, interfaces' fixed addresses taken)."""
+    from moto.autoscaling.models import AutoScalingBackend, FakeAutoScalingGroup
+    from moto.ec2.models.elastic_network_interfaces import NetworkInterface
+    from moto.ec2.models.instances import InstanceBackend
+    from moto.ec2.models.security_groups import SecurityGroupRule
+
+    monkeypatch.setenv("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")  # the server is in-process
+    monkeypatch.setattr(NetworkInterface, "__init__", NetworkInterface.__init__)  # undone after
+    spread = FakeAutoScalingGroup.replace_autoscaling_group_instances
+    monkeypatch.setattr(FakeAutoScalingGroup, "replace_autoscaling_group_instances", spread)
+    monkeypatch.setattr(SecurityGroupRule, "__eq__", SecurityGroupRule.__eq__)
+    create = AutoScalingBackend.create_auto_scaling_group
+    monkeypatch.setattr(AutoScalingBackend, "create_auto_scaling_group", create)
+    monkeypatch.setattr(InstanceBackend, "run_instances", InstanceBackend.run_instances)
+    grace_period_as_given()
+    interface_groups_reach_instances()
+    reserve_interface_addresses()
+    groups_spread_over_zones_and_types()
+    rules_equal_whatever_their_descriptions()
+    moto.reset()
+    values = load_stack_file(LOCAL)
+    route53 = moto.client("route53")
+    zone = route53.create_hosted_zone(Name="local-demo.example.internal", CallerReference="t")
+    values["kubeshift:cluster"]["dns"]["zone_id"] = zone["HostedZone"]["Id"].rsplit("/", 1)[-1]
+    return values
