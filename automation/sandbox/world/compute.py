@@ -26,7 +26,6 @@ from automation.sandbox.world.model import (
     KopsCluster,
     Member,
     WorkerGroup,
-    tag_list,
     tag_spec,
 )
 
@@ -257,5 +256,3 @@ def launch(aws: Aws, groups: list[InstanceGroup]) -> None:
         if waiting:
             time.sleep(0.2)
 
-
-__all__ = ["Compute", "build_members", "build_workers", "launch", "tag_list"]

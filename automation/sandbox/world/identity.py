@@ -13,19 +13,12 @@ from automation.sandbox.world.model import Built, KopsCluster, tag_list
 
 KOPS_POLICY = "kops:role-policy"
 """A role's inline policy: kops's grants."""
+EC2 = {"Service": "ec2.amazonaws.com"}
 ASSUME_EC2 = json.dumps(
-    {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Effect": "Allow",
-                "Principal": {"Service": "ec2.amazonaws.com"},
-                "Action": "sts:AssumeRole",
-            }
-        ],
-    },
-    separators=(",", ":"),
-)
+    {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": EC2,
+                                             "Action": "sts:AssumeRole"}]}
+)  # fmt: skip
+"""Who may take the role: EC2, for the cluster's instances."""
 
 
 def build_identities(aws: Aws, cluster: KopsCluster) -> list[Built]:
