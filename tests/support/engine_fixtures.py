@@ -34,9 +34,11 @@ def kill_tree(root: int) -> set[int]:
     """SIGKILL ``root`` and every process below it at once, as a crash or an OOM kill
     would; return them. A process group is not enough: the engine starts each plugin
     (the language host, a dynamic provider) in a group of its own, and a provider whose
-    engine died keeps serving, for ever."""
+    engine died keeps serving, for ever. ``root`` goes first: a plugin killed before its
+    engine would fail the engine's call, and the engine, still running, would record the
+    failure in the state (a pending create cleared) before its own kill arrived."""
     family = descendants(root)
-    for pid in family:
+    for pid in [root, *sorted(family - {root})]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return family
