@@ -1,10 +1,10 @@
 """Time adoption's reading of a live cluster at the seed's scale (default: vpc-move-example).
 
-Run on demand: ``.venv/bin/python benchmarks/adoption.py [STACK [GROUPS]]`` (GROUPS:
-worker instance groups, default the seed's 72: the stack's pools repeat to reach them).
-Starts moto in this process, builds the cluster the stack file describes as kops would
-have (the sandbox's world: boto3 calls, kops's names and tags, no state), then times,
-with the AWS calls each makes:
+Run on demand: ``.venv/bin/python benchmarks/adoption.py [STACK]``. Starts moto in this
+process, builds the cluster the stack file describes as kops would have (the sandbox's
+world: boto3 calls, kops's names and tags, no state; the example's 72 worker groups are
+72 instance groups, each with its launch template), then times, with the AWS calls each
+makes:
 
 - the inventory any operator can take in one command, ``aws resourcegroupstaggingapi
   get-resources`` for the cluster's tag (what it finds is not mapped to anything);
@@ -39,7 +39,7 @@ def _timed(calls: Counter[str], what: Callable[[], T]) -> tuple[T, float, int]:
     return result, time.perf_counter() - began, sum(calls.values())
 
 
-def main(stack: str = "vpc-move-example", groups: str = "72") -> None:
+def main(stack: str = "vpc-move-example") -> None:
     os.environ.update(
         AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_SESSION_TOKEN="bench",
         MOTO_IAM_LOAD_MANAGED_POLICIES="true",
@@ -56,27 +56,12 @@ def main(stack: str = "vpc-move-example", groups: str = "72") -> None:
     endpoint = f"http://{host}:{port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     try:
-        run(stack, endpoint, int(groups))
+        run(stack, endpoint)
     finally:
         server.stop()
 
 
-def at_scale(values: dict[str, Any], groups: int) -> dict[str, Any]:
-    """``values`` whose pools repeat (``general``, ``general2``...) until the cluster has
-    ``groups`` worker instance groups: kops makes one per pool and capacity type, so the
-    seed's 72 groups are 36 pools of two capacity types."""
-    cluster = dict(values["kubeshift:cluster"])
-    pools = list(cluster["worker_pools"])
-    scaled: list[dict[str, Any]] = []
-    while sum(len(p.get("capacity_types", ["on-demand", "spot"])) for p in scaled) < groups:
-        turn, base = divmod(len(scaled), len(pools))
-        name = pools[base]["name"] + (str(turn + 1) if turn else "")
-        scaled.append({**pools[base], "name": name})
-    cluster["worker_pools"] = scaled
-    return {**values, "kubeshift:cluster": cluster}
-
-
-def run(stack: str, endpoint: str, groups: int) -> None:
+def run(stack: str, endpoint: str) -> None:
     import boto3
 
     from automation.adoption.discovery import discover
@@ -87,7 +72,7 @@ def run(stack: str, endpoint: str, groups: int) -> None:
     from automation.sandbox.world.build import KOPS_OWN, build
     from components.config import load_config, load_stack_file
 
-    values = at_scale(load_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml"), groups)
+    values = load_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
     config = load_config(values)
     region = config.region
     route53 = boto3.client("route53", region_name=region, endpoint_url=endpoint)

@@ -45,8 +45,9 @@ from automation.sandbox.world.prepared import (
 from components import config as stack_config
 
 KOPS_OWN = (KOPS_RULE, KOPS_POLICY, EVENTS_VOLUME)
-"""What kops makes that kubeshift's baseline does not declare: adoption lists it and
-leaves it alone."""
+"""What kops makes of its own beyond kubeshift's model: adoption lists it and leaves it
+alone, but for the few of kops's rules kubeshift declares too (each group's IPv4 egress,
+the API's port from its group to the members), which it takes."""
 
 __all__ = ["EVENTS_VOLUME", "KOPS_OWN", "KOPS_POLICY", "KOPS_RULE", "Built", "WorldError", "build"]
 
@@ -89,6 +90,7 @@ def _build(aws: Aws, cluster: KopsCluster, built: list[Built]) -> None:
     built += member_interfaces(aws, cluster, group_ids["masters"], network.private)
 
     spec, zones = cluster.spec, cluster.zones
+
     def subnets(internal: bool) -> list[str]:
         side = network.private if internal else network.public
         return [side[zone] for zone in zones]

@@ -188,7 +188,7 @@ def build_workers(
         hops = pool.metadata_hop_limit if "metadata_hop_limit" in set_here else METADATA_HOP_LIMIT
         data: dict[str, object] = {
             "ImageId": cluster.spec.image_id,
-            "InstanceType": pool.instance_types[0],
+            "InstanceType": group.instance_types[0],
             "UserData": _user_data(group.name, cluster, "Node"),
             "IamInstanceProfile": {"Name": f"nodes.{cluster.domain}"},
             "MetadataOptions": {
@@ -205,14 +205,14 @@ def build_workers(
         made.built.append(Built("ec2:launch-template", name, template))
         spec = {"LaunchTemplateId": template, "Version": "1"}
         on_demand = group.capacity == "on-demand"
-        if on_demand and len(pool.instance_types) == 1:
+        if on_demand and len(group.instance_types) == 1:
             launch: dict[str, object] = {"LaunchTemplate": spec}
         else:
             launch = {
                 "MixedInstancesPolicy": {
                     "LaunchTemplate": {
                         "LaunchTemplateSpecification": spec,
-                        "Overrides": [{"InstanceType": t} for t in pool.instance_types],
+                        "Overrides": [{"InstanceType": t} for t in group.instance_types],
                     },
                     "InstancesDistribution": {
                         "OnDemandBaseCapacity": 0,

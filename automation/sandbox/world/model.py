@@ -45,15 +45,14 @@ class Member:
 
 @dataclass(frozen=True)
 class WorkerGroup:
-    """A kops instance group of workers: one pool's capacity type over its zones."""
+    """A kops instance group of workers: one pool's capacity type over its zones and
+    instance types, or over one of each."""
 
     pool: WorkerPoolConfig
     capacity: str
     zones: tuple[str, ...]
-
-    @property
-    def name(self) -> str:
-        return f"{self.pool.name}-{self.capacity}"
+    instance_types: tuple[str, ...]
+    name: str
 
 
 @dataclass(frozen=True)
@@ -103,11 +102,24 @@ class KopsCluster:
 
     @property
     def worker_groups(self) -> list[WorkerGroup]:
-        return [
-            WorkerGroup(pool, capacity, tuple(pool.azs or self.zones))
-            for pool in self.spec.worker_pools
-            for capacity in pool.capacity_types
-        ]
+        """An instance group per pool and capacity type, over the pool's zones and
+        instance types; where the stack asks for a group per type, zone and capacity
+        (the seed's 72), an instance group of each, named after all three."""
+        groups = []
+        for pool in self.spec.worker_pools:
+            zones = tuple(pool.azs or self.zones)
+            for capacity in pool.capacity_types:
+                if pool.group_per == "capacity":
+                    name = f"{pool.name}-{capacity}"
+                    groups.append(
+                        WorkerGroup(pool, capacity, zones, tuple(pool.instance_types), name)
+                    )
+                    continue
+                for kind in pool.instance_types:
+                    for zone in zones:
+                        name = f"{pool.name}-{kind.replace('.', '-')}-{zone}-{capacity}"
+                        groups.append(WorkerGroup(pool, capacity, (zone,), (kind,), name))
+        return groups
 
     @property
     def nat_zones(self) -> list[str]:
