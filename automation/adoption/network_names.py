@@ -23,6 +23,7 @@ from automation.adoption.live import Raw, tags_of
 from automation.aws.clients import AwsClients
 from automation.render import render_program
 from components import config as stack_config
+from components.kept_tags import NAME
 
 VPC = "aws:ec2/vpc:Vpc"
 SUBNET = "aws:ec2/subnet:Subnet"
@@ -52,7 +53,7 @@ class _ByLogicalName(pulumi.runtime.Mocks):
 
 
 def _name(resource: Raw | None) -> str | None:
-    return tags_of(resource).get("Name") if resource else None
+    return tags_of(resource).get(NAME) if resource else None
 
 
 def network_names(
@@ -116,7 +117,7 @@ def network_names(
         token, inputs = declared.get(name, ("", {}))
         if token not in (VPC, SUBNET, GATEWAY, NAT, ADDRESS, TABLE):
             continue
-        live_name, own = _name(resource), dict(inputs.get("tags") or {}).get("Name")
+        live_name, own = _name(resource), dict(inputs.get("tags") or {}).get(NAME)
         if live_name and live_name != own:
-            kept[name] = {"Name": live_name}
+            kept[name] = {NAME: live_name}
     return kept

@@ -6,10 +6,10 @@ by their ``k8s.io/etcd/*`` tags."""
 from __future__ import annotations
 
 import base64
-import time
 from dataclasses import dataclass, field
 
 from automation.sandbox.provider.model import Aws
+from automation.sandbox.provider.types.autoscaling import wait_capacity
 from automation.sandbox.world.kops import (
     ETCD_MAIN_TAG,
     EVENTS_VOLUME_SIZE,
@@ -32,8 +32,6 @@ from automation.sandbox.world.model import (
 EVENTS_VOLUME = "kops:etcd-events-volume"
 """A member's volume of kops's events etcd."""
 AUTOSCALER = "k8s.io/cluster-autoscaler/"
-LAUNCH_DEADLINE = 300.0
-"""Seconds a group may take to have its instances in service."""
 
 
 @dataclass
@@ -239,20 +237,5 @@ def launch(aws: Aws, groups: list[InstanceGroup]) -> None:
             AutoScalingGroupName=group.name, MinSize=group.min_size, MaxSize=group.max_size,
             DesiredCapacity=group.desired, **group.launch,
         )  # fmt: skip
-    deadline = time.monotonic() + LAUNCH_DEADLINE
-    waiting = {g.name: g.desired for g in groups}
-    while waiting:
-        names = list(waiting)
-        for start in range(0, len(names), 50):
-            listed = autoscaling.describe_auto_scaling_groups(
-                AutoScalingGroupNames=names[start : start + 50]
-            )["AutoScalingGroups"]
-            for found in listed:
-                running = [i for i in found["Instances"] if i["LifecycleState"] == "InService"]
-                if len(running) >= waiting[found["AutoScalingGroupName"]]:
-                    waiting.pop(found["AutoScalingGroupName"])
-        if waiting and time.monotonic() > deadline:
-            raise TimeoutError(f"{len(waiting)} groups did not launch in {LAUNCH_DEADLINE:.0f}s")
-        if waiting:
-            time.sleep(0.2)
-
+    for group in groups:
+        wait_capacity(aws, group.name)

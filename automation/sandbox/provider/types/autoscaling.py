@@ -106,7 +106,8 @@ def _in_service(group: Raw) -> bool:
     return ready == group["DesiredCapacity"]
 
 
-def _wait_capacity(aws: Aws, name: str) -> None:
+def wait_capacity(aws: Aws, name: str) -> None:
+    """Wait until the group ``name`` has its desired capacity healthy and in service."""
     _wait(lambda: _group(aws, name), _in_service, f"auto scaling group {name} capacity")
 
 
@@ -291,7 +292,7 @@ class Group(ResourceType):
             lambda code, message: "Invalid IAM Instance Profile" in message,
             _PROPAGATION,
         )
-        _wait_capacity(aws, name)
+        wait_capacity(aws, name)
         _collect_metrics(aws, name, [], inputs)
         if inputs.get("suspendedProcesses"):
             asg.suspend_processes(
@@ -356,7 +357,7 @@ class Group(ResourceType):
                 AutoScalingGroupName=id_, **launch_argument(news), **_settings(news, changed)
             )
         if {"desiredCapacity", "minSize"} & set(changed):
-            _wait_capacity(aws, id_)
+            wait_capacity(aws, id_)
         _collect_metrics(aws, id_, olds.get("enabledMetrics") or [], news)
         old, new = (
             set(olds.get("suspendedProcesses") or []),
