@@ -84,8 +84,7 @@ def test_full_network() -> None:
 def test_gateway_switches(switches: dict[str, bool], expected: dict[str, int]) -> None:
     rendering = record(lambda: Network("n", _args(**switches)))
     counts = _types(rendering.resources)
-    for kind, count in expected.items():
-        assert counts[kind] == count, kind
+    assert {kind: counts[kind] for kind in expected} == expected
 
 
 def test_a_shared_node_table_is_the_only_table_tagged_and_is_tagged_first() -> None:

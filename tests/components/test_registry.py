@@ -50,7 +50,9 @@ def test_outputs_from_another_version_are_one_sentence() -> None:
 
 
 def test_an_empty_stack_reads_as_defaults() -> None:
-    for spec in registry.specs():
+    specs = registry.specs()
+    assert {s.id for s in specs} == {load_config(stack_values(s)).scenario for s in STACKS}
+    for spec in specs:
         parsed = registry.parse_outputs(spec.outputs, {}, "new")
         assert parsed.phase is None and parsed.node_security_group_ids == []
 

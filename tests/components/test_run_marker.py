@@ -40,6 +40,7 @@ def test_the_runs_own_engine_and_previews_pass(
     by_hand: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_mark(marker_path(by_hand, "prod"), "run-1")
+    assert competing_run(by_hand, "prod", None) is not None  # the mark binds a stranger
     monkeypatch.setenv(RUN_VAR, "run-1")
     program.refuse_update_during_a_run()
     monkeypatch.delenv(RUN_VAR)

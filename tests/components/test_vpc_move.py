@@ -138,7 +138,10 @@ def test_new_worker_groups_live_in_target_subnets() -> None:
     resources = rendered(EXAMPLE, "target-workers").resources
     vpcs = _vpc_ids(resources)
     for side in ("source", "target"):
-        for group in _worker_groups(resources, side):
+        groups = _worker_groups(resources, side)
+        assert len(groups) == _expected_worker_groups(EXAMPLE), side
+        for group in groups:
+            assert group.inputs["vpcZoneIdentifiers"], group.name
             for subnet in group.inputs["vpcZoneIdentifiers"]:
                 assert _vpc_of(resources, subnet) == vpcs[side], group.name
 
@@ -148,7 +151,12 @@ def test_members_move_one_per_phase(phase: str) -> None:
     resources = rendered(SMALL, phase).resources
     moved_up_to = int(phase.rsplit("-", 1)[-1])
     vpcs = _vpc_ids(resources)
-    for eni in by_type(resources, ENI):
+    enis = by_type(resources, ENI)
+    members = load_config(stack_values(SMALL)).cluster.control_plane.members
+    assert sorted(int(_tags(e)["kubeshift.io/member"]) for e in enis) == list(
+        range(1, members + 1)
+    )
+    for eni in enis:
         index = int(_tags(eni)["kubeshift.io/member"])
         side = "target" if index <= moved_up_to else "source"
         assert _vpc_of(resources, eni.inputs["subnetId"]) == vpcs[side], eni.name
@@ -165,6 +173,7 @@ def test_etcd_volumes_never_move() -> None:
                 seen.setdefault(v.name, v.inputs["availabilityZone"])
                 == (v.inputs["availabilityZone"])
             )
+    assert len(seen) == 3  # the same three volumes in every phase
 
 
 # --- peering ----------------------------------------------------------------------------
@@ -397,6 +406,7 @@ def test_policies_hold_for_the_example(phase: str) -> None:
 def test_draining_groups_stop_launching() -> None:
     before = _worker_groups(rendered(SMALL, "ingress-move").resources, "source")
     during = _worker_groups(rendered(SMALL, "drain-workers").resources, "source")
+    assert len(before) == len(during) == _expected_worker_groups(SMALL)
     assert all(not g.inputs.get("suspendedProcesses") for g in before)
     assert all("Launch" in g.inputs["suspendedProcesses"] for g in during)
 

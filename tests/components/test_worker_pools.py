@@ -80,7 +80,9 @@ def test_a_pool_grouped_per_capacity_has_one_group_spanning_its_zones_and_types(
 
 def test_a_template_names_the_pools_first_type_and_its_metadata_hop_limit() -> None:
     resources = _render(pools=[dataclasses.replace(POOL, metadata_hop_limit=1)])
-    for template in by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate"):
+    templates = by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert len(templates) == len(POOL.capacity_types)  # one per capacity type
+    for template in templates:
         assert template.inputs["instanceType"] == "r5.large"
         assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
         assert template.inputs["metadataOptions"]["httpTokens"] == "required"
@@ -103,7 +105,8 @@ def test_labels_and_taints_reach_the_kubelet() -> None:
 
 def test_suspended_processes() -> None:
     groups = by_type(_render(suspended_processes=["Launch"]), "aws:autoscaling/group:Group")
-    assert all(g.inputs["suspendedProcesses"] == ["Launch"] for g in groups)
+    expected = len(POOL.instance_types) * len(POOL.azs) * len(POOL.capacity_types)
+    assert [g.inputs["suspendedProcesses"] for g in groups] == [["Launch"]] * expected
 
 
 def test_a_pool_of_one_on_demand_type_launches_from_its_template_alone() -> None:

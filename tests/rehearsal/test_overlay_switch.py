@@ -104,7 +104,9 @@ def test_every_node_reported_route_created_by_the_controller_after_the_routes_ph
     # The update tags the one node table; the controller writes the routes within seconds,
     # possibly before the update ends.
     routes_began = overlay.records["routes/update"]["started"]
-    for node in _nodes(overlay):
+    nodes = _nodes(overlay)
+    assert nodes
+    for node in nodes:
         [condition] = [c for c in node.status.conditions if c.type == "NetworkUnavailable"]
         assert (condition.status, condition.reason) == ("False", "RouteCreated"), node.metadata.name
         # Set when the controller wrote the route, once the tagged table existed (kwok,

@@ -82,6 +82,7 @@ def move(cluster: EtcdCluster, client: EtcdClient, name: str) -> MoveExpectation
 def test_a_healthy_cluster_is_ready_to_move_each_member(
     etcd_cluster: EtcdCluster, etcd: EtcdClient
 ) -> None:
+    assert len(etcd_cluster.members) == 3
     for name in etcd_cluster.members:
         result = eventually(
             f"{name} ready to move", lambda n=name: check_ready_to_move(etcd, n), until=done

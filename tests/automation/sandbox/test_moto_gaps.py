@@ -196,8 +196,15 @@ def test_a_group_another_groups_rule_refers_to_stays_until_the_rule_goes(
 
 
 def test_unpatched_moto_deletes_a_group_another_groups_rule_refers_to(moto: MotoServer) -> None:
-    _, nodes, _ = _referencing_groups(moto)
-    moto.client("ec2").delete_security_group(GroupId=nodes)
+    """The gap itself: the group goes while the masters' rule still names it."""
+    ec2 = moto.client("ec2")
+    _, nodes, masters = _referencing_groups(moto)
+    ec2.delete_security_group(GroupId=nodes)
+    left = ec2.describe_security_groups(Filters=[{"Name": "group-id", "Values": [nodes]}])
+    assert left["SecurityGroups"] == []
+    [group] = ec2.describe_security_groups(GroupIds=[masters])["SecurityGroups"]
+    referred = [pair["GroupId"] for p in group["IpPermissions"] for pair in p["UserIdGroupPairs"]]
+    assert referred == [nodes]
 
 
 def _ipip_from_nodes(nodes: str) -> list[dict]:
