@@ -342,19 +342,29 @@ def read_records(route53: Route53Client, zone_id: str, name: str) -> tuple[Recor
 
 
 def transition(before: Sequence[RecordSet], after: Sequence[RecordSet]) -> list[ChangeTypeDef]:
-    """The change batch turning record sets ``before`` into ``after`` (empty if equal)."""
+    """The change batch turning record sets ``before`` into ``after`` (empty if equal).
+
+    A record set ``before`` lacks is CREATEd: Route53 refuses the whole batch when one
+    with its name, type and set identifier exists (``InvalidChangeBatch``, "Tried to
+    create resource record set [...] but it already exists"; batches are all or
+    nothing), so a record someone else made after ``before`` was read is refused, not
+    overwritten. UPSERT, which overwrites whatever is there, is kept for the record sets
+    ``before`` holds: those kubeshift read and means to replace. See
+    https://docs.aws.amazon.com/Route53/latest/APIReference/API_Change.html and
+    https://docs.aws.amazon.com/Route53/latest/APIReference/API_ChangeResourceRecordSets.html
+    """
     old = {_key(rr): rr for rr in before}
     new = {_key(rr): rr for rr in after}
     changes: list[ChangeTypeDef] = [
         {"Action": "DELETE", "ResourceRecordSet": rr} for k, rr in old.items() if k not in new
     ]
-    # UPSERT also for record sets that do not exist yet: AWS creates them, a retried
-    # batch cannot fail on "already exists", and moto's CREATE check misfires after a
-    # rollback (it matches any later record in the zone).
+    changes.extend(
+        {"Action": "CREATE", "ResourceRecordSet": rr} for k, rr in new.items() if k not in old
+    )
     changes.extend(
         {"Action": "UPSERT", "ResourceRecordSet": rr}
         for k, rr in new.items()
-        if k not in old or _norm(old[k]) != _norm(rr)
+        if k in old and _norm(old[k]) != _norm(rr)
     )
     return changes
 
@@ -444,12 +454,60 @@ def _submit(
     route53: Route53Client, zone_id: str, changes: list[ChangeTypeDef], comment: str
 ) -> str:
     try:
-        answer = route53.change_resource_record_sets(
-            HostedZoneId=zone_id, ChangeBatch={"Comment": comment[:256], "Changes": changes}
-        )
+        return _send(route53, zone_id, changes, comment)
     except ClientError as exc:
         raise from_client_error(exc, f"change records in zone {zone_id}") from exc
+
+
+def _send(route53: Route53Client, zone_id: str, changes: list[ChangeTypeDef], comment: str) -> str:
+    answer = route53.change_resource_record_sets(
+        HostedZoneId=zone_id, ChangeBatch={"Comment": comment[:256], "Changes": changes}
+    )
     return str(answer["ChangeInfo"]["Id"])
+
+
+def _already_exists(exc: ClientError) -> bool:
+    error = exc.response.get("Error", {})
+    return error.get("Code") == "InvalidChangeBatch" and "already exists" in error.get(
+        "Message", ""
+    )
+
+
+def apply_transition(
+    route53: Route53Client,
+    zone_id: str,
+    name: str,
+    before: Sequence[RecordSet],
+    after: Sequence[RecordSet],
+    comment: str,
+) -> str | None:
+    """Turn the record sets of ``name`` from ``before`` into ``after``; the change id.
+
+    When Route53 refuses the batch because a record set it creates exists, the name is
+    read again. One unlike kubeshift's is someone else's: ``PreconditionFailed``, with
+    it left alone. One like it is an earlier attempt's (botocore resends a request whose
+    answer was lost; a run resumed after a partial failure): the batch is sent once more
+    from what is there now, creating only the record sets still absent. None when that
+    leaves nothing to send, so there is no change of this call's to wait for.
+    """
+    try:
+        return _send(route53, zone_id, transition(before, after), comment)
+    except ClientError as exc:
+        if not _already_exists(exc):
+            raise from_client_error(exc, f"change records in zone {zone_id}") from exc
+    keys = {_key(rr) for rr in (*before, *after)}
+    now = [rr for rr in read_records(route53, zone_id, name) if _key(rr) in keys]
+    read = {_key(rr) for rr in before}
+    wanted = {_key(rr): _norm(rr) for rr in after}
+    foreign = [rr for rr in now if _key(rr) not in read and _norm(rr) != wanted.get(_key(rr))]
+    if foreign:
+        raise PreconditionFailed(
+            f"Record {'; '.join(describe_record(rr) for rr in foreign)} appeared after "
+            f"kubeshift read {_name(name)} and is not what kubeshift would create, so "
+            "nothing was changed; check who manages the record, then run again."
+        )
+    retry = transition(now, after)
+    return _submit(route53, zone_id, retry, comment) if retry else None
 
 
 def wait_insync(
@@ -576,19 +634,21 @@ def cutover_record(
     change_ids: list[str] = []
     try:
         for index, step in enumerate(steps):
-            changes = transition(state, step.records)
-            change_ids.append(
-                _submit(route53, cutover.zone_id, changes, f"kubeshift {name} {step.label}")
+            comment = f"kubeshift {name} {step.label}"
+            change_id = apply_transition(
+                route53, cutover.zone_id, name, state, step.records, comment
             )
             state = step.records
-            wait_insync(
-                route53,
-                change_ids[-1],
-                what=f"{name} {step.label}",
-                options=sync,
-                reporter=reporter,
-                sleep=sleep,
-            )
+            if change_id is not None:
+                change_ids.append(change_id)
+                wait_insync(
+                    route53,
+                    change_id,
+                    what=f"{name} {step.label}",
+                    options=sync,
+                    reporter=reporter,
+                    sleep=sleep,
+                )
             problems = check_target(
                 elbv2, cutover, prober=prober, reporter=reporter, sleep=sleep, wait=False
             )
@@ -663,7 +723,9 @@ def _roll_back(
             name, "failed", f"{cause}; record unchanged", before, before, tuple(change_ids)
         )
     try:
-        change_ids.append(_submit(route53, cutover.zone_id, changes, f"kubeshift {name} rollback"))
+        change_id = apply_transition(
+            route53, cutover.zone_id, name, state, base, f"kubeshift {name} rollback"
+        )
     except KubeshiftError as exc:
         now = tuple(describe_record(rr) for rr in state)
         return RecordReport(
@@ -671,14 +733,16 @@ def _roll_back(
         )
     note = ""
     try:
-        wait_insync(
-            route53,
-            change_ids[-1],
-            what=f"{name} rollback",
-            options=sync,
-            reporter=reporter,
-            sleep=sleep,
-        )
+        if change_id is not None:
+            change_ids.append(change_id)
+            wait_insync(
+                route53,
+                change_id,
+                what=f"{name} rollback",
+                options=sync,
+                reporter=reporter,
+                sleep=sleep,
+            )
     except KubeshiftError as exc:
         note = f" (rollback submitted, not yet in sync: {exc})"
     return RecordReport(

@@ -386,7 +386,11 @@ def _unchanged(value: Any) -> Any:
 
 
 def close_every_gap() -> None:
-    """Apply every patch above, as the sandbox's moto runs. Idempotent."""
+    """Apply every patch above and Route53's (``moto_route53``), as the sandbox's moto
+    runs. Idempotent."""
+    from automation.sandbox.moto_route53 import close_route53_gaps
+
+    close_route53_gaps()
     reserve_interface_addresses()
     referenced_groups_stay()
     portless_protocols()

@@ -1,8 +1,9 @@
 """A moto server on 127.0.0.1 for the AWS tests: real HTTP, real botocore, no cloud.
 
 One ``ThreadedMotoServer`` serves the whole session (it runs in this process, so tests
-may patch its in-process backends for states moto never produces); every test that
-asks for ``moto`` starts from an empty account through ``POST /moto-api/reset``. The
+may patch its in-process backends for states moto never produces); its Route53 answers
+as the sandbox's patched moto does (``moto_route53``). Every test that asks for
+``moto`` starts from an empty account through ``POST /moto-api/reset``. The
 environment carries fake credentials and ``AWS_ENDPOINT_URL``, so any boto3 client
 built in the session — ours included — talks to the server and never to AWS.
 """
@@ -65,8 +66,15 @@ def moto_server() -> Iterator[MotoServer]:
         patch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.path.join(empty, "credentials"))
         patch.delenv("AWS_PROFILE", raising=False)
 
+        from moto.route53.models import Route53Backend
         from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
+        from automation.sandbox.moto_route53 import close_route53_gaps
+
+        # Route53 as the sandbox's moto answers it (``moto_route53``), undone after.
+        for attr in ("change_resource_record_sets",):
+            patch.setattr(Route53Backend, attr, getattr(Route53Backend, attr))
+        close_route53_gaps()
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access line per call
 
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

@@ -166,7 +166,7 @@ def test_dry_run_checks_and_says_what_it_would_send(aws: AwsClients, zone: str) 
     report = run(aws, cutover, dry_run=True)
     assert report.status == "would-switch"
     assert "DELETE app.example.com. CNAME old-lb.elb.amazonaws.com" in report.message
-    assert "UPSERT app.example.com. A 10.1.1.10,10.1.1.11" in report.message
+    assert "CREATE app.example.com. A 10.1.1.10,10.1.1.11" in report.message
     assert values(aws.route53, zone) == [("CNAME", None, None, "old-lb.elb.amazonaws.com")]
 
 
