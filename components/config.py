@@ -58,8 +58,9 @@ POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 _DNS_NAME = re.compile(r"^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+\.?$")
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
 _REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
-# AWS hands out Z-prefixed ids; emulators (moto) other upper-case ones.
-_ZONE_ID = re.compile(r"^(/hostedzone/)?[A-Z0-9]{1,32}$")
+# As AWS hands them out (Z1D633PJN98FT9, Z0123456789ABCDEFGHIJ; at most 32 characters);
+# the sandbox's moto is patched to issue such ids too (automation/sandbox/moto_route53.py).
+_ZONE_ID = re.compile(r"^(/hostedzone/)?Z[A-Z0-9]{1,31}$")
 # Kubernetes qualified names (label and taint keys): optional DNS-subdomain prefix.
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -757,8 +758,8 @@ def _check_dns(dns: DnsConfig) -> None:
     if not _ZONE_ID.match(dns.zone_id):
         _fail(
             f"{key}.zone_id",
-            f"{key}.zone_id {dns.zone_id!r} is not a Route53 hosted zone id (upper-case "
-            "letters and digits, e.g. Z0123456789ABCDEFGHIJ).",
+            f"{key}.zone_id {dns.zone_id!r} is not a Route53 hosted zone id ('Z' then "
+            "upper-case letters and digits, e.g. Z0123456789ABCDEFGHIJ).",
         )
     fields = (("api_record", [dns.api_record]), ("ingress_records", dns.ingress_records))
     for field, names in fields:

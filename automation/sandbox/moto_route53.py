@@ -9,6 +9,9 @@ closed by patching its in-process model (as ``moto_gaps`` does for EC2 and ELB).
   then against any record at or after the name in the zone's order: a record someone
   else created is silently doubled, while re-creating a record deleted earlier fails
   whenever a later record exists.
+- **A hosted zone's id is 'Z' then upper-case letters and digits.** AWS's ids look like
+  ``Z1D633PJN98FT9`` or ``Z0123456789ABCDEFGHIJ``, and kubeshift's stack check takes no
+  other; moto draws 22 upper-case letters and digits, most not starting with Z.
 """
 
 from __future__ import annotations
@@ -64,6 +67,28 @@ def creates_refuse_existing_record_sets() -> None:
     Route53Backend.change_resource_record_sets = change_resource_record_sets  # type: ignore[method-assign]
 
 
+def aws_shaped_zone_ids() -> None:
+    """New hosted zones get ids as AWS's look: 'Z' and 20 upper-case letters or digits.
+    An id moto already gives starting with Z (a custom one too) is kept. Idempotent."""
+    from moto.route53.models import HostedZoneIdentifier
+
+    current = HostedZoneIdentifier.generate
+    if getattr(current, "_kubeshift_zone_ids", False):
+        return
+
+    @functools.wraps(current)
+    def generate(self: Any, existing_ids: Any = None, tags: Any = None) -> str:
+        made = current(self, existing_ids=existing_ids, tags=tags)
+        taken = set(existing_ids or ())
+        while not made.startswith("Z") and "Z" + made[:20] in taken:
+            made = current(self, existing_ids=existing_ids, tags=tags)
+        return made if made.startswith("Z") else "Z" + made[:20]
+
+    generate._kubeshift_zone_ids = True  # type: ignore[attr-defined]
+    HostedZoneIdentifier.generate = generate  # type: ignore[method-assign]
+
+
 def close_route53_gaps() -> None:
     """Apply every patch above. Idempotent."""
     creates_refuse_existing_record_sets()
+    aws_shaped_zone_ids()

@@ -110,6 +110,19 @@ CASES: list[tuple[str, Callable[[Values], None], str, str]] = [
         "is not a Route53 hosted zone id",
     ),
     (
+        "lower-case-zone-id",
+        _set("kubeshift:cluster.dns.zone_id", "z0123456789abcdefghij"),
+        "kubeshift:cluster.dns.zone_id",
+        "kubeshift:cluster.dns.zone_id 'z0123456789abcdefghij' is not a Route53 hosted zone id "
+        "('Z' then upper-case letters and digits, e.g. Z0123456789ABCDEFGHIJ).",
+    ),
+    (
+        "zone-id-not-starting-with-z",
+        _set("kubeshift:cluster.dns.zone_id", "/hostedzone/A0123456789ABCDEFGHIJ"),
+        "kubeshift:cluster.dns.zone_id",
+        "'/hostedzone/A0123456789ABCDEFGHIJ' is not a Route53 hosted zone id",
+    ),
+    (
         "aws-tag-prefix",
         _set("kubeshift:cluster.tags", {"aws:cloudformation:stack-name": "x"}),
         "kubeshift:cluster.tags",

@@ -66,14 +66,18 @@ def moto_server() -> Iterator[MotoServer]:
         patch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.path.join(empty, "credentials"))
         patch.delenv("AWS_PROFILE", raising=False)
 
-        from moto.route53.models import Route53Backend
+        from moto.route53.models import HostedZoneIdentifier, Route53Backend
         from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
         from automation.sandbox.moto_route53 import close_route53_gaps
 
         # Route53 as the sandbox's moto answers it (``moto_route53``), undone after.
-        for attr in ("change_resource_record_sets",):
-            patch.setattr(Route53Backend, attr, getattr(Route53Backend, attr))
+        patch.setattr(
+            Route53Backend,
+            "change_resource_record_sets",
+            Route53Backend.change_resource_record_sets,
+        )
+        patch.setattr(HostedZoneIdentifier, "generate", HostedZoneIdentifier.generate)
         close_route53_gaps()
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access line per call
 

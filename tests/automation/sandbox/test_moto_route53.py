@@ -3,12 +3,15 @@ tests' moto server runs with the patches, so the unpatched cases undo them."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from automation.sandbox.moto_route53 import creates_refuse_existing_record_sets
+from components.config import ConfigError, load_config
+from tests.components.conftest import stack_values
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_zone
 
@@ -110,3 +113,61 @@ def test_unpatched_moto_refuses_to_recreate_a_deleted_record_before_a_later_one(
     with pytest.raises(ClientError, match="already exists"):
         _change(route53, zone, ("CREATE", _cname("new")))
     assert _values(route53, zone) == [("zz.example.com.", "z")]
+
+
+def _zone_ids(moto: MotoServer, count: int) -> list[str]:
+    route53 = moto.client("route53")
+    return [
+        route53.create_hosted_zone(Name=f"z{i}.example.com", CallerReference=f"z{i}")[
+            "HostedZone"
+        ]["Id"]
+        for i in range(count)
+    ]
+
+
+def _checked(zone_id: str) -> str:
+    """The stack check's verdict on ``zone_id``: '' when it passes, else its message."""
+    values = copy.deepcopy(stack_values("vpc-move-small"))
+    values["kubeshift:cluster"]["dns"]["zone_id"] = zone_id
+    try:
+        load_config(values)
+    except ConfigError as refused:
+        return str(refused)
+    return ""
+
+
+@pytest.mark.moto
+def test_a_zone_made_by_the_sandboxs_moto_passes_the_stack_check(moto: MotoServer) -> None:
+    """30 zones: moto's own ids would start with Z about once in 36."""
+    ids = _zone_ids(moto, 30)
+    assert [i for i in ids if not i.startswith("/hostedzone/Z")] == []
+    assert {_checked(i) for i in ids} | {_checked(i.rsplit("/", 1)[-1]) for i in ids} == {""}
+
+
+@pytest.mark.moto
+def test_unpatched_moto_issues_zone_ids_the_stack_check_refuses(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.route53.models import HostedZoneIdentifier
+
+    patched = HostedZoneIdentifier.generate
+    monkeypatch.setattr(HostedZoneIdentifier, "generate", patched.__wrapped__)
+    refused = [_checked(i) for i in _zone_ids(moto, 30) if _checked(i)]
+    assert refused and "is not a Route53 hosted zone id" in refused[0]
+
+
+def test_the_sandboxs_moto_closes_the_route53_gaps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``close_every_gap`` (what the supervisor runs before moto serves) applies them."""
+    from automation.sandbox import moto_gaps, moto_route53
+
+    closed: list[str] = []
+    own = [
+        name
+        for name, value in vars(moto_gaps).items()
+        if callable(value) and getattr(value, "__module__", "") == moto_gaps.__name__
+    ]
+    for name in set(own) - {"close_every_gap"}:  # the other patches: not applied here
+        monkeypatch.setattr(moto_gaps, name, lambda: None)
+    monkeypatch.setattr(moto_route53, "close_route53_gaps", lambda: closed.append("route53"))
+    moto_gaps.close_every_gap()
+    assert closed == ["route53"]
