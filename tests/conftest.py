@@ -12,4 +12,5 @@ pytest_plugins: list[str] = [
     "tests.support.engine_fixtures",
     "tests.support.ec2_world",
     "tests.support.kops_world",
+    "tests.support.testbin_wait",
 ]

@@ -422,6 +422,7 @@ def test_phases_without_infrastructure_change_render_identically() -> None:
         assert now == then, phase
 
 
+@pytest.mark.controlplane
 def test_the_source_selector_finds_every_old_worker_whatever_tool_labelled_it(
     node_pools: NodePools, primary_cluster: Cluster
 ) -> None:

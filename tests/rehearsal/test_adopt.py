@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from automation.render import render_program
 from automation.sandbox.world.kops import DESCRIPTIONS as KOPS_DESCRIPTIONS
 from automation.sandbox.world.kops import domain, nodeup_script
@@ -16,6 +18,8 @@ from tests.rehearsal.conftest import STACK, Rehearsal
 RTA = "aws:ec2/routeTableAssociation:RouteTableAssociation"
 INGRESS_DESCRIPTION = "Ingress NLB of local-demo.k8s.local"
 """What the user who added the ingress load balancer's group wrote as its description."""
+
+pytestmark = [pytest.mark.rehearsal]
 
 
 def nodeup_scripts(names: dict[str, str]) -> list[str]:

@@ -42,6 +42,7 @@ def _node(name: str, instance: dict[str, Any], pod_cidr: str, group: str) -> dic
 
 @pytest.mark.moto
 @pytest.mark.controlplane
+@pytest.mark.cloudcontroller
 def test_the_route_gates_wait_for_the_real_route_controller(
     moto: MotoServer, primary_cluster: Cluster, kube: KubeClients, tmp_path: Path
 ) -> None:

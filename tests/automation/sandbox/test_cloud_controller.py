@@ -25,6 +25,7 @@ from tests.support.waiting import eventually
 
 @pytest.mark.moto
 @pytest.mark.controlplane
+@pytest.mark.cloudcontroller
 def test_a_load_balancer_service_gets_a_classic_load_balancer(
     world: World,
     primary_cluster: Cluster,

@@ -118,6 +118,7 @@ def test_a_move_is_refused_naming_record_and_owner_or_the_controller_paused_and_
 
 @pytest.mark.controlplane
 @pytest.mark.moto
+@pytest.mark.externaldns
 def test_the_real_external_dns_puts_a_moved_record_back_unless_paused(
     primary_cluster: Any, kube: KubeClients, namespace: str, moto: MotoServer
 ) -> None:

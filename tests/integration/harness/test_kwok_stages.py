@@ -38,6 +38,7 @@ def test_parse_duration(text: str, ms: int) -> None:
     assert parse_duration_ms(text) == ms
 
 
+@pytest.mark.controlplane
 def test_pod_ready_stage_carries_the_cluster_delay_and_the_annotation(testbin: Binaries) -> None:
     by_name = {s["metadata"]["name"]: s for s in stages(testbin.kwok_stages, 1500)}
 
@@ -51,6 +52,7 @@ def test_pod_ready_stage_carries_the_cluster_delay_and_the_annotation(testbin: B
 NODE_MONITOR_GRACE_MS = 50_000  # kube-controller-manager's default since 1.32
 
 
+@pytest.mark.controlplane
 def test_heartbeats_fit_several_times_in_the_node_monitor_grace_period(testbin: Binaries) -> None:
     """With leases off, a node whose heartbeat comes once per grace period goes Unknown at
     the first stall of the API server, and its pods stay not Ready (no kubelet reverts
@@ -72,6 +74,7 @@ def _transition(pod: V1Pod, type_: str) -> dt.datetime | None:
     )
 
 
+@pytest.mark.controlplane
 def test_the_config_states_every_option_kwok_defaults_only_without_a_config_file(
     testbin: Binaries, tmp_path: Path
 ) -> None:
