@@ -24,7 +24,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api
 from automation.sandbox.workspace import zone_name
 from tests.rehearsal.conftest import REPO, StackRehearsal, rehearse_adopted
 
-pytestmark = [pytest.mark.rehearsal]
+pytestmark = [pytest.mark.rehearsal, pytest.mark.cloudcontroller]  # the sandbox runs the CCM
 
 STACK = "cni-swap-example"
 MOVED = ("catalog/search", "payments/ledger", "shop/cart", "shop/web")

@@ -21,7 +21,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api, CustomObjectsApi
 from automation.kube.calico import GROUP, PLURAL, RESTART_ANNOTATION, VERSION
 from tests.rehearsal.conftest import REPO, StackRehearsal, rehearse_adopted
 
-pytestmark = [pytest.mark.rehearsal]
+pytestmark = [pytest.mark.rehearsal, pytest.mark.cloudcontroller]  # the sandbox runs the CCM
 
 STACK = "overlay-switch-example"
 CLUSTER = "data-use1"

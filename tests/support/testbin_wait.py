@@ -42,7 +42,8 @@ NEEDS = {
     "engine": frozenset({"pulumi"}),
     "externaldns": frozenset({"external-dns"}),
     "cloudcontroller": frozenset({"cloud-provider-aws"}),
-    "rehearsal": frozenset(BUILD_ORDER),
+    # a sandbox; its cni-swap and overlay-switch stacks also run the cloud controller
+    "rehearsal": CONTROL_PLANE | {"pulumi"},
 }
 # The fixtures that find the binaries, and the marker a test using them must carry.
 FIXTURES = {"testbin": "controlplane", "pulumi_engine": "engine", "rehearsal": "rehearsal"}
@@ -70,7 +71,10 @@ def unmarked(item: pytest.Item) -> list[str]:
 
 
 def _stage(item: pytest.Item) -> int:
-    """0 for a test needing no binary, else 1 + the last of its components built."""
+    """0 for a test needing no binary, else 1 + the last of its components built; the
+    rehearsals last, in the order their conftest gave them (one sandbox at a time)."""
+    if item.get_closest_marker("rehearsal"):
+        return 1 + len(BUILD_ORDER)
     wanted = needs(item)
     return 1 + max(BUILD_ORDER.index(c) for c in wanted) if wanted else 0
 
