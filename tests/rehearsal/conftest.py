@@ -19,9 +19,8 @@ join this session instead of starting their own sandbox (CI budget).
 
 A sandbox rehearses one stack, so the other scenarios (``test_cni_swap``,
 ``test_overlay_switch``) bring their own through :func:`rehearse_adopted`, for their
-module only. In one pytest process their modules run first, so its two sandboxes never
-run at once; ``scripts/test`` runs them in a shard of their own beside this one's (two
-sandboxes at a time, each in its own state directory on its own free ports).
+module only. In one pytest process their modules run first, so two sandboxes never run
+at once; ``scripts/test`` runs them in a shard of their own after this one's.
 """
 
 from __future__ import annotations
