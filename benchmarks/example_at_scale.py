@@ -12,7 +12,9 @@ Needs the testbin cache (``scripts/testbin``). Through the console script, as a 
 2. The fleet: ``--deployments`` Deployments of ``--replicas`` pause pods on the workers,
    each with a PodDisruptionBudget (maxUnavailable 1) and a Service; pods turn Ready
    ``--ready-delay`` after they start (kwok), so every replacement costs that long.
-3. ``adopt --write-config``, the proposal taken as the stack file, ``adopt --yes``.
+3. ``adopt --write-config``, the proposal taken as the stack file, ``adopt --yes
+   --keep-live`` (kops's settings that kubeshift would declare otherwise are kept, as
+   the shared rehearsal adopts; without it adoption refuses them).
 4. ``kubeshift run --yes``, timed, with the resident memory of its process tree sampled
    every half second; then ``status --json``.
 
@@ -360,8 +362,10 @@ def main() -> None:
         if args.max_nodes_in_flight:
             with_drain_limits(proposal, args.max_nodes_in_flight)
         shutil.copy(proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml")
-        stages["adopt --yes"], _ = kubeshift(env, "--stack", stack, "adopt", "--yes")
-        log(f"adopted in {stages['adopt --yes']:.0f}s; running")
+        stages["adopt --yes --keep-live"], _ = kubeshift(
+            env, "--stack", stack, "adopt", "--yes", "--keep-live"
+        )
+        log(f"adopted in {stages['adopt --yes --keep-live']:.0f}s; running")
         if args.ceiling_share:
             stages["run --yes --to ingress-move"], memory = timed_run(
                 env, stack, "--to", "ingress-move"
