@@ -1,23 +1,32 @@
 """The whole rehearsal timed, and kubeshift's cost against running `pulumi up` by hand.
 
-Run on demand: ``.venv/bin/python benchmarks/rehearsal.py [STACK]`` (default ``local``).
-Needs the testbin cache (``scripts/testbin``). Two sandboxes are started one after the
-other, each from nothing, through the console script as a user runs it:
+Run on demand: ``.venv/bin/python benchmarks/rehearsal.py [STACK] [--smoke]`` (default
+``local``). Needs the testbin cache (``scripts/testbin``). Two sandboxes are started one
+after the other, each from nothing, through the console script as a user runs it; each
+builds the cluster as kops would have (no Pulumi state), so each is adopted first as the
+shared rehearsal and the demo adopt it (``adopt --write-config``, the proposal taken as
+the stack file, ``adopt --yes --keep-live``):
 
-1. ``kubeshift sandbox up`` then ``kubeshift run --yes``: the whole scenario with its
-   hooks and gates. The journal gives each phase's wall time, engine time (preview +
-   update) and hook/gate time.
-2. ``kubeshift sandbox up`` again, then what an infra engineer would otherwise type per
-   phase, in the shell ``kubeshift sandbox env`` prepares: ``pulumi config set
-   kubeshift:phase <id>`` and ``pulumi up --yes`` — no hooks, no gates, no journal.
+1. ``kubeshift sandbox up``, adoption, then ``kubeshift run --yes``: the whole scenario
+   with its hooks and gates. The journal gives each phase's wall time, engine time
+   (preview + update) and hook/gate time.
+2. ``kubeshift sandbox up`` again, adoption, then what an infra engineer would otherwise
+   type per phase the run updated, in the shell ``kubeshift sandbox env`` prepares:
+   ``pulumi config set kubeshift:phase <id>`` and ``pulumi up --yes`` — no hooks, no
+   gates, no journal (``kubeshift:skipProgressCheck`` set to the phase, since the stack
+   refuses a hand-run update whose phase's hooks did not run).
 
 kubeshift's overhead per phase is its wall time minus the engine's preview and update
 time minus the time inside hooks and gates: config step, journal writes, guard. The
 last column compares with the hand-run: wall minus hooks/gates minus ``pulumi up``.
+Checked before any figure is printed: every journal step succeeded and every phase after
+the adopted baseline ran its update. ``--smoke`` stops both at the first phase after
+baseline: the checks, no timing claim.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
@@ -25,12 +34,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.faults import adopt, sandbox_env  # noqa: E402
+
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 ENGINE_STEPS = {"preview", "update", "config"}
+SKIP_KEY = "kubeshift:skipProgressCheck"
 
 
 @dataclass
@@ -61,16 +77,6 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float,
     return seconds, proc.stdout
 
 
-def _base_env(state: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
-    }
-    env["KUBESHIFT_STATE_DIR"] = str(state)
-    return env
-
-
 def _sandbox_env(env: dict[str, str], stack: str) -> tuple[dict[str, str], Path]:
     """Apply ``kubeshift sandbox env``'s exports; return them and the directory it cds to."""
     _, text = _run([KUBESHIFT, "--stack", stack, "sandbox", "env"], env)
@@ -88,17 +94,25 @@ def _sandbox_env(env: dict[str, str], stack: str) -> tuple[dict[str, str], Path]
     return shell, cwd
 
 
-def with_kubeshift(stack: str, figures: dict[str, PhaseFigures]) -> tuple[float, float]:
-    """Sandbox up + ``run --yes``; fill wall/engine/hooks per phase. Returns (up, run) s."""
-    with tempfile.TemporaryDirectory(prefix="kubeshift-bench-") as state:
-        env = _base_env(Path(state))
-        try:
-            up, _ = _run([KUBESHIFT, "--stack", stack, "sandbox", "up"], env)
-            run, _ = _run([KUBESHIFT, "--stack", stack, "run", "--yes"], env)
-            _, text = _run([KUBESHIFT, "--stack", stack, "--json", "status"], env)
-        finally:
-            subprocess.run([KUBESHIFT, "sandbox", "down"], env=env, capture_output=True)
-    for record in json.loads(text):
+def journal_problems(records: Iterable[Mapping[str, Any]], updated: Sequence[str]) -> list[str]:
+    """Why the journal does not show the run the figures claim (empty when it does):
+    a step that did not succeed, or a phase of ``updated`` without a succeeded update.
+    Figures of a run that stopped half-way would compare half a migration with the
+    whole hand-run."""
+    problems = []
+    done = set()
+    for r in records:
+        if r["status"] != "succeeded":
+            problems.append(f"{r['phase']}/{r['step']} {r['status']}: {r['message'][:200]}")
+        elif r["step"] == "update":
+            done.add(r["phase"])
+    problems += [f"{phase}: no update succeeded" for phase in updated if phase not in done]
+    return problems
+
+
+def phase_figures(records: Sequence[Mapping[str, Any]], figures: dict[str, PhaseFigures]) -> None:
+    """Fill wall/engine/hooks per phase from the journal's records."""
+    for record in records:
         row = figures.setdefault(record["phase"], PhaseFigures(record["phase"]))
         spent = (record["finished"] or 0.0) - (record["started"] or 0.0)
         if record["step"] in ("preview", "update"):
@@ -106,35 +120,95 @@ def with_kubeshift(stack: str, figures: dict[str, PhaseFigures]) -> tuple[float,
         elif record["step"] != "config":
             row.hooks += spent
     for phase, row in figures.items():
-        mine = [r for r in json.loads(text) if r["phase"] == phase and r["started"]]
-        row.wall = max(r["finished"] for r in mine) - min(r["started"] for r in mine)
-    return up, run
+        mine = [
+            r
+            for r in records
+            if r["phase"] == phase and r["started"] is not None and r["finished"] is not None
+        ]
+        if mine:
+            row.wall = max(r["finished"] for r in mine) - min(r["started"] for r in mine)
+
+
+def planned(env: dict[str, str], stack: str, to: str | None) -> list[str]:
+    """The scenario's phases up to ``to``."""
+    _, text = _run([KUBESHIFT, "--stack", stack, "plan", "--json"], env)
+    phases = [p["id"] for p in json.loads(text)["phases"]]
+    return phases[: phases.index(to) + 1] if to else phases
+
+
+def with_kubeshift(
+    stack: str, figures: dict[str, PhaseFigures], to: str | None
+) -> tuple[float, float, float, list[str]]:
+    """Sandbox up, adoption, ``run --yes``; fill wall/engine/hooks per phase. Returns
+    (up, adopt, run) seconds and the journal's problems."""
+    until = ["--to", to] if to else []
+    with tempfile.TemporaryDirectory(prefix="kubeshift-bench-") as state:
+        env = sandbox_env(Path(state))
+        try:
+            up, _ = _run([KUBESHIFT, "--stack", stack, "sandbox", "up"], env)
+            adopted = adopt(env, stack)
+            run, _ = _run([KUBESHIFT, "--stack", stack, "run", "--yes", *until], env)
+            _, text = _run([KUBESHIFT, "--stack", stack, "--json", "status"], env)
+            phases = planned(env, stack, to)
+        finally:
+            subprocess.run([KUBESHIFT, "sandbox", "down"], env=env, capture_output=True)
+    records = json.loads(text)
+    phase_figures(records, figures)
+    return up, adopted, run, journal_problems(records, phases[1:])  # the first: adopted
 
 
 def by_hand(stack: str, figures: dict[str, PhaseFigures]) -> float:
-    """Sandbox up, then ``pulumi config set`` + ``pulumi up --yes`` per phase."""
+    """Sandbox up, adoption, then ``pulumi config set`` + ``pulumi up --yes`` per phase
+    kubeshift's run updated."""
     with tempfile.TemporaryDirectory(prefix="kubeshift-bench-") as state:
-        env = _base_env(Path(state))
+        env = sandbox_env(Path(state))
         try:
             up, _ = _run([KUBESHIFT, "--stack", stack, "sandbox", "up"], env)
+            adopt(env, stack)
             shell, cwd = _sandbox_env(env, stack)
             for phase, row in figures.items():
+                if not row.engine:
+                    continue  # the adopted baseline: the run skipped it too
                 began = time.perf_counter()
-                _run(["pulumi", "config", "set", "--stack", stack, "kubeshift:phase", phase],
-                     shell, cwd)  # fmt: skip
-                _run(["pulumi", "up", "--yes", "--stack", stack], shell, cwd)
+                for key in ("kubeshift:phase", SKIP_KEY):
+                    _run(["pulumi", "config", "set", "--stack", stack, key, phase], shell, cwd)
+                _run(["pulumi", "up", "--yes", "--non-interactive", "--stack", stack], shell, cwd)
                 row.by_hand = time.perf_counter() - began
         finally:
             subprocess.run([KUBESHIFT, "sandbox", "down"], env=env, capture_output=True)
     return up
 
 
-def main(stack: str = "local") -> None:
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stack", nargs="?", default="local")
+    parser.add_argument("--smoke", action="store_true", help="both legs to the first phase")
+    args = parser.parse_args()
+    stack = args.stack
     figures: dict[str, PhaseFigures] = {}
     print(f"stack {stack}, load avg {os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus")
-    up, run = with_kubeshift(stack, figures)
+    to = planned(sandbox_env(Path(tempfile.gettempdir())), stack, None)[1] if args.smoke else None
+    up, adopted, run, problems = with_kubeshift(stack, figures, to)
+    print(f"{'ok ' if not problems else 'FAIL'} every step succeeded, every phase updated")
+    for problem in problems:
+        print(f"  {problem}")
+    if problems:
+        return 1
     up_again = by_hand(stack, figures)
-    print(f"sandbox up: {up:.1f}s (second: {up_again:.1f}s); kubeshift run --yes: {run:.1f}s")
+    print("ok   every phase's pulumi up by hand succeeded")  # _run stops at a failure
+    if args.smoke:
+        return 0
+    _print_figures(figures, up, up_again, adopted, run)
+    return 0
+
+
+def _print_figures(
+    figures: Mapping[str, PhaseFigures], up: float, up_again: float, adopted: float, run: float
+) -> None:
+    print(
+        f"sandbox up: {up:.1f}s (second: {up_again:.1f}s); adopt: {adopted:.1f}s; "
+        f"kubeshift run --yes: {run:.1f}s"
+    )
     print("| phase | kubeshift wall s | engine s | hooks+gates s | overhead s (% of engine) "
           "| pulumi up by hand s | vs hand s |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
@@ -155,4 +229,4 @@ def main(stack: str = "local") -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    sys.exit(main())
