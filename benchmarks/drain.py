@@ -3,84 +3,67 @@
 
 Why: the drain should approach the bound set by the PodDisruptionBudgets and the pods'
 time to become Ready, where ``kubectl drain`` (serial across nodes, 429s retried every
-5 s) does not. Both contenders drain an identical fleet, built fresh on the same real
+5 s) does not. Every contender drains an identical fleet, built fresh on the same real
 control plane (apiserver, controller-manager, scheduler, etcd, kwok from
 ``scripts/testbin``) in the same run: old nodes full of Deployments, each with a PDB and
 a Service, whose pods take ``--ready-delay`` to become Ready (a kwok stage delay), and
-empty new nodes. Printed: wall time of each, their ratio, the lower bound the PDBs and
-ready time imply, API requests per evicted pod, and the availability probe's minimum
-ready endpoints per Service.
+empty new nodes. Printed: the median wall time of each contender over ``--repeats``
+runs, their ratios, the lower bound the PDBs and ready time imply, API requests per
+evicted pod, and the availability probe's minimum ready endpoints per Service.
 
-Run on demand (not in CI's timed path):
+**One end point for everyone: the last replacement Ready.** Each contender is timed
+from its start to the moment one watch in this process (the same code for all,
+:class:`EndPoint`) first sees every pod of the fleet Ready on a new node and none left
+on an old one. ``kubectl drain`` and kubeshift's drain return when the last old pod is
+gone, about one ready delay earlier; the ceiling (every old pod deleted at once) has no
+such moment worth timing: its deletes are answered within seconds while the
+replacements take much longer. A drain is over, for the workloads, when they are back
+at full strength where they will stay, and the PDB bound counts exactly that (rounds
+of 'replacement Ready'), so that is the end point; the moment the old nodes were empty
+is printed beside it, from the same watch.
 
-    .venv/bin/python benchmarks/drain.py                       # the issue's full scale
+**Repeats in rotated order, one fleet at a time.** Repeat ``r`` starts with contender
+``r`` (mod their number), so over as many repeats as contenders each runs in every
+position once: a control plane warming up, or its etcd growing over the run, favours
+nobody. Medians are reported. A fleet's teardown (its nodes, namespaces and pods) is
+waited for, with a deadline, before the next fleet is built.
+
+**Correctness checks, every run.** Each contender's run is checked and the checks are
+printed (exit 1 when one fails): its drain reported complete, every pod of the fleet
+was evicted or deleted exactly once, a fresh listing agrees with the watch that every
+replacement is Ready and no pod is left on an old node, the end point came after the
+contender returned, the probe followed every Service; the budget-respecting
+contenders left no Service without a ready endpoint, while the ceiling (deleting
+without budgets) must have emptied one, or the probe is blind; the teardown finished.
+A pod delete answered with anything but 404 stops the run (:mod:`benchmarks.deletes`).
+``--smoke`` runs all of that on a few pods, one repeat, every contender (CI runs it,
+``tests/benchmarks/test_drain.py``); it prints no timing figures.
+
+Run on demand for figures (CI runs only ``--smoke``):
+
+    .venv/bin/python benchmarks/drain.py --smoke                # checks only, about a minute
     .venv/bin/python benchmarks/drain.py --old-nodes 10 --new-nodes 10 \\
-        --deployments 10 --pods 250                              # a quick look
+        --deployments 10 --pods 250 --rounds                     # a quick look, 3 repeats
+    .venv/bin/python benchmarks/drain.py                        # the issue's full scale
 
-Measured here (2 shared cores, Kubernetes v1.36.3, kwok v0.8.0, kubectl v1.32.4; PDB
-maxUnavailable 1, ready delay 2 s; old nodes tainted first, as the migration does;
-kubeshift with 20 nodes and 200 pods in flight). "Ceiling" is the control plane's own
-replacement time, measured in the same run: every old pod deleted at once, no budget.
+No figures measured with this method yet. "Ceiling" is the control plane's own
+replacement time in the same run: every old pod deleted at once, a request per pod, 64
+in flight, no budget.
 
-  old+new, pods / deploys  per node  bound  ceiling  kubeshift  kubectl  k/ks   ks/best  req/pod
-  10+10,   250 / 10        2.5         50 s   10.4 s    50.6 s   190.5 s  3.77x  1.01x  1.18 / 3.11
-  25+25,   250 / 10        1.0         50 s   14.9 s    52.1 s   135.3 s  2.60x  1.04x  1.37 / 3.37
-  40+40,  1200 / 40        1.0         60 s   89.3 s   127.5 s   223.9 s  1.76x  1.43x  1.15 / 2.23
-  100+100, 5000 / 100                 100 s    -       604.2 s   883.3 s  1.46x   -     1.14 / 2.13
-  100+100, 5000 / 100      1.0        100 s  484.8 s   853.8 s      -       -    1.76x  1.17 / -
-  100+100, 5000 / 100 ns20 1.0        100 s  209.1 s   620.6 s      -       -    2.97x  1.15 / -
-
-(k/ks: kubectl over kubeshift; ks/best: kubeshift over max(bound, ceiling); req/pod:
-API requests per evicted pod, kubeshift / kubectl; ns20: the Deployments spread over 20
-namespaces, ``--namespaces 20``.) Every ceiling above the last row was measured with a
-``deletecollection`` per node, which the API server works through one pod at a time
-(``--delete-collection-workers`` is 1): it timed that serial deletion, not the
-replacement, and was too slow, most at 5000 pods: a 20-namespace run measured that way
-took 584.5 s, 576 s of it deleting (every replacement was Ready 8 s after the last
-delete). The ceiling now deletes a pod per request, 64 in flight
-(:mod:`benchmarks.deletes`); the last row is the first measured so.
-
-"Per node" is what the scheduler did (printed per run): replicas of one Deployment per
-node holding it. Packed (several per node) is where a node-by-node ``kubectl drain`` is
-held back by the budgets; spread is where it is not. The 25+25 row is after budgets
-serve the node that entered first (``Evictor.evict``); before that change the same fleet
-took 59.3 s (1.19x), the nodes in flight all finishing together. The first 5000-pod row
-predates the ceiling's measurement and the placement's report; the second (kubeshift
-alone on a quiet machine, ceiling and rounds from a run of their own on the same fleet)
-has rounds at 572.1 s, so kubeshift / rounds is 1.49x there, and the evictor from before
-the node-that-entered-first change took 768.2 s on it. At 1200 pods (30 replicas per
-Deployment) the ceiling pipelines every replacement, 13.4 pods/s, while a budget of
-maxUnavailable 1 replaces each Deployment's pods one after another: 30 rounds of 4.2 s
-each (evict, replace, schedule, 2 s ready, PDB status) against the bound's 2 s, which is
-the whole gap. ``--rounds`` measures that price in the same run: each Deployment loses
-an old pod (deleted, no eviction API, no PDB status to wait for) whenever its budget
-would allow, every Deployment at once. On the same 1200-pod fleet: rounds 119.1 s,
-kubeshift 124.2 s (1.04x), ceiling 77.3 s, bound 60 s. The probe saw no zero-endpoint
-interval in any kubeshift or kubectl run; the ceiling, deleting without budgets, empties
-every Service for a while, which is why nobody drains that way.
-
-At 5000 pods the drain is bound by the control plane, not by kubeshift. ``--timeline``
-splits every round of every budget (4900 rounds, kubeshift at 766.4 s): the replacement
-Ready 2.42 s after the old pod left (median), the disruption controller's status allowing
-again 12.62 s after that, kubeshift's next eviction 0.25 s after that (p90 0.71 s).
-50 rounds of 15.3 s are the whole drain. The controller syncs budgets with one worker,
-each sync a status write, 100 budgets in turn on 2 saturated cores (kube-apiserver,
-controller-manager and etcd used 1.6 of the 2 cores, 1.8 with the scheduler and kwok):
-every eviction-based drain, kubectl included, waits for it. Callers woken only by the
-events that concern them took the drain's own CPU from 190.7 to 88.9 s (782.9 s to
-750.5 s wall, single runs each). With budget rounds deleting a pass's pods at once
-(reaction 0.43 s median), a second run gave rounds 368.7 s against kubeshift 786.9 s
-(controller 13.22 s, kubeshift 0.23 s per round): 2.13x, all of it the controller's.
-Deleting directly cost the control plane 502 CPU s (apiserver, controller-manager,
-etcd) against 1,250 s for evictions, whose budget status writes the controller repeats.
-
-Namespaces matter to the control plane, not to kubeshift: the disruption, ReplicaSet
-and EndpointSlice controllers list a namespace's pods on every sync. Spread over 20
-namespaces (two runs), controller-manager used 207-245 CPU s instead of about 470, the
-controller's step fell to 7.18-9.27 s, and kubeshift took 511.9 and 620.6 s against
-budget rounds of 306.0 and 328.9 s (1.67x, 1.89x) and a ceiling, deletes in flight, of
-209.1 s (23.9 pods/s; the 5000 deletes themselves took 95.7 s). Between the two runs
-kubeshift's time moved 21 %, all of it in the controller's step.
+Earlier tables here (up to 5000 pods on 100+100 nodes) were single runs in a fixed
+order, with kubeshift and kubectl stopped when the last old pod was gone and the
+ceiling and budget rounds when the last replacement was Ready, and most ceilings timed
+a serial ``deletecollection`` per node instead of the replacement: they were removed,
+not carried over. What they showed about the mechanism, which this method does not
+change, is how a budget of maxUnavailable 1 paces a drain: every Deployment loses its
+old pods one round at a time (evict, replace, schedule, ready delay, the disruption
+controller's status write), rounds of different Deployments overlap, and at thousands
+of pods the disruption controller, syncing every budget with one worker on saturated
+cores, is the slowest step of each round (``--timeline`` splits a round into replace,
+controller and reaction). ``--rounds`` measures that price: each Deployment loses an
+old pod (deleted, no eviction API, no PDB status to wait for) whenever its budget would
+allow, every Deployment at once. ``--namespaces N`` spreads the Deployments over N
+namespaces, which shortens the controllers' per-namespace pod lists.
 """
 
 from __future__ import annotations
@@ -92,14 +75,16 @@ import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +97,7 @@ from automation.kube.clients import ClusterAccess, KubeClients, build_clients, l
 from automation.kube.drain import DrainLimits, DrainOptions, drain_nodes  # noqa: E402
 from automation.kube.nodes import NodeSelection, Taint, taint_nodes  # noqa: E402
 from automation.kube.pods import pod_ready  # noqa: E402
-from automation.kube.probe import AvailabilityProbe  # noqa: E402
+from automation.kube.probe import AvailabilityProbe, ProbeReport  # noqa: E402
 from automation.kube.watching import ListWatcher  # noqa: E402
 from automation.sandbox.binaries import locate  # noqa: E402
 from automation.sandbox.controlplane import Cluster, ClusterOptions, start_cluster  # noqa: E402
@@ -128,12 +113,43 @@ GROUP_LABEL = "kubeshift.io/bench-group"
 KUBECTL_REQUEST = re.compile(r"\] (GET|POST|PUT|PATCH|DELETE) https?://")
 RETIRING = Taint(key="kubeshift.io/retiring", value="true", effect="NoSchedule")
 KUBECTL_EVICTED = re.compile(r"^pod/\S+ evicted$", re.M)
+TEARDOWN_SECONDS = 900.0
+"""Deadline for one fleet's nodes, namespaces and pods to be gone (5000 pods: minutes)."""
+
+# The contenders, in the order of the first repeat.
+KUBESHIFT, KUBECTL, CEILING, ROUNDS = "kubeshift", "kubectl", "ceiling", "rounds"
+BUDGETED = (KUBESHIFT, KUBECTL, ROUNDS)
+"""Contenders that respect the budgets: no Service may lose its last ready endpoint."""
+
+SMOKE = {
+    "old_nodes": 2, "new_nodes": 2, "deployments": 2, "pods": 4, "namespaces": 2,
+    "ready_delay": "1s", "repeats": 1, "rounds": True, "timeline": True,
+    "skip_kubectl": False, "skip_ceiling": False,
+}  # fmt: skip
+"""``--smoke``: every contender and every check on a few pods, once; sizes overridden."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One correctness check of one contender's run: what, whether it held, the evidence."""
+
+    name: str
+    passed: bool
+    detail: str
 
 
 @dataclass
 class Outcome:
+    """One contender's run: ``seconds`` from its start to the end point (last
+    replacement Ready), ``emptied_seconds`` to the last old pod gone, ``own_seconds``
+    until the contender itself returned."""
+
     name: str
+    repeat: int = 0
+    position: int = 0
     seconds: float = 0.0
+    emptied_seconds: float = 0.0
+    own_seconds: float = 0.0
     evicted: int = 0
     requests: int = 0
     complete: bool = False
@@ -141,10 +157,15 @@ class Outcome:
     zero_intervals: int = 0
     cpu_seconds: dict[str, float] = field(default_factory=dict)
     detail: dict[str, Any] = field(default_factory=dict)
+    checks: list[Check] = field(default_factory=list)
 
     @property
     def requests_per_pod(self) -> float:
         return self.requests / self.evicted if self.evicted else float("nan")
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if not c.passed]
 
 
 @dataclass(frozen=True)
@@ -202,6 +223,145 @@ class CpuMeter:
         return {name: end[name] - self.start[name] for name in self.start if name in end}
 
 
+# --- the end point ------------------------------------------------------------------------
+
+
+class FleetState:
+    """Where a fleet's pods are, kept per event: pods on old nodes (terminating ones
+    included: they have not left) and Ready pods elsewhere. Counted, not recomputed,
+    so that thousands of pods cost one update per event."""
+
+    def __init__(self, old_nodes: Iterable[str], want: int) -> None:
+        self.old_nodes, self.want = frozenset(old_nodes), want
+        self._pods: dict[str, tuple[bool, bool]] = {}  # uid -> (on an old node, Ready elsewhere)
+        self.on_old = 0
+        self.ready_elsewhere = 0
+
+    def _classify(self, pod: Mapping[str, Any]) -> tuple[bool, bool]:
+        on_old = (pod.get("spec") or {}).get("nodeName") in self.old_nodes
+        return on_old, not on_old and pod_ready(pod)
+
+    def _forget(self, uid: str) -> None:
+        on_old, ready = self._pods.pop(uid, (False, False))
+        self.on_old -= on_old
+        self.ready_elsewhere -= ready
+
+    def _keep(self, uid: str, state: tuple[bool, bool]) -> None:
+        self._forget(uid)
+        self._pods[uid] = state
+        self.on_old += state[0]
+        self.ready_elsewhere += state[1]
+
+    def sync(self, pods: Iterable[Mapping[str, Any]]) -> None:
+        """Start over from a full listing."""
+        self._pods.clear()
+        self.on_old = self.ready_elsewhere = 0
+        for pod in pods:
+            self._keep(pod["metadata"]["uid"], self._classify(pod))
+
+    def apply(self, kind: str, pod: Mapping[str, Any]) -> None:
+        """One watch event."""
+        uid = pod["metadata"]["uid"]
+        if kind == "DELETED":
+            self._forget(uid)
+        else:
+            self._keep(uid, self._classify(pod))
+
+    @property
+    def emptied(self) -> bool:
+        """No pod of the fleet is left on an old node."""
+        return self.on_old == 0
+
+    @property
+    def replaced(self) -> bool:
+        """The end point: no pod left on an old node and every replica Ready on a new one."""
+        return self.emptied and self.ready_elsewhere >= self.want
+
+
+class EndPointMissed(RuntimeError):
+    """The fleet was not replaced before the deadline."""
+
+
+class EndPoint:
+    """One watch of the fleet's pods, the same for every contender: the moments (on
+    ``clock``) the old nodes were empty and every replacement was Ready. The fleet is
+    the pods ``label_selector`` and ``field_selector`` pick in every namespace;
+    ``benchmarks/example_at_scale.py`` times its ceiling and kubeshift's drain to the
+    same end point with it."""
+
+    def __init__(
+        self,
+        core: k8s.CoreV1Api,
+        old_nodes: Iterable[str],
+        want: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> None:
+        self.state = FleetState(old_nodes, want)
+        self.clock = clock
+        self.emptied_at: float | None = None
+        self.replaced_at: float | None = None
+        self._changed = threading.Condition()
+        selectors: dict[str, Any] = {
+            "label_selector": label_selector,
+            "field_selector": field_selector,
+        }
+        self._watcher = ListWatcher(
+            core.list_pod_for_all_namespaces,
+            name="end point pods",
+            on_sync=self._sync,
+            on_event=self._event,
+            **{k: v for k, v in selectors.items() if v is not None},
+        )
+
+    def __enter__(self) -> EndPoint:
+        self._watcher.start()
+        if self.emptied_at is not None:
+            self._watcher.stop()
+            raise EndPointMissed("the old nodes hold no pod of the fleet before the drain")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._watcher.stop()
+
+    def _sync(self, pods: list[dict[str, Any]]) -> None:
+        with self._changed:
+            self.state.sync(pods)
+            self._note()
+
+    def _event(self, kind: str, pod: dict[str, Any]) -> None:
+        with self._changed:
+            self.state.apply(kind, pod)
+            self._note()
+
+    def _note(self) -> None:
+        now = self.clock()
+        if self.emptied_at is None and self.state.emptied:
+            self.emptied_at = now
+        if self.replaced_at is None and self.state.replaced:
+            self.replaced_at = now
+        self._changed.notify_all()
+
+    def wait(self, deadline: float) -> float:
+        """The moment every replacement was Ready; raises at ``deadline`` (on ``clock``)."""
+        with self._changed:
+            while self.replaced_at is None:
+                left = deadline - self.clock()
+                if left <= 0:
+                    raise EndPointMissed(
+                        f"not replaced by the deadline: {self.state.on_old} pod(s) still on "
+                        f"old nodes, {self.state.ready_elsewhere}/{self.state.want} Ready "
+                        f"on new ones"
+                    )
+                self._changed.wait(min(left, 5.0))
+            return self.replaced_at
+
+
+# --- the fleet ----------------------------------------------------------------------------
+
+
 def log(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
 
@@ -220,9 +380,9 @@ def lower_bound(replicas: list[int], max_unavailable: int, ready_seconds: float)
 class Fleet:
     """One contender's identical world: its namespaces, old and new pools, workloads.
 
-    Deployment ``i`` lives in namespace ``i % --namespaces``; every pod, budget and
-    Service carries :data:`GROUP_LABEL` = the contender's name, which is how the fleet
-    is listed and watched across its namespaces."""
+    Deployment ``i`` lives in namespace ``i % --namespaces``; every pod, budget, Service
+    and node carries :data:`GROUP_LABEL` = the fleet's name, which is how the fleet is
+    listed and watched across its namespaces, and how its teardown is seen to finish."""
 
     def __init__(self, kube: KubeClients, name: str, args: argparse.Namespace) -> None:
         self.kube, self.name, self.args = kube, name, args
@@ -238,54 +398,16 @@ class Fleet:
         self.topology = Topology(())
 
     def build(self) -> None:
-        core, apps = self.kube.core, self.kube.apps
+        core, labels = self.kube.core, {GROUP_LABEL: self.name}
         for namespace in self.namespaces:
-            core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=namespace)))
-        labels = {GROUP_LABEL: self.name}
+            core.create_namespace(
+                k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=namespace, labels=labels))
+            )
         self.old = self.pools.create(
             NodePoolSpec(f"{self.name}-old", count=self.args.old_nodes, labels=labels)
         )
         for i, count in enumerate(self.replicas):
-            app, namespace = f"app{i:03d}", self.namespace_of(i)
-            match = {"app": app}
-            apps.create_namespaced_deployment(
-                namespace,
-                k8s.V1Deployment(
-                    metadata=k8s.V1ObjectMeta(name=app),
-                    spec=k8s.V1DeploymentSpec(
-                        replicas=count,
-                        selector=k8s.V1LabelSelector(match_labels=match),
-                        template=k8s.V1PodTemplateSpec(
-                            metadata=k8s.V1ObjectMeta(
-                                labels={**match, **labels},
-                                annotations={POD_READY_DELAY_ANNOTATION: self.args.ready_delay},
-                            ),
-                            spec=k8s.V1PodSpec(
-                                containers=[k8s.V1Container(name="app", image=PAUSE_IMAGE)],
-                                node_selector=labels,
-                                termination_grace_period_seconds=0,
-                            ),
-                        ),
-                    ),
-                ),
-            )
-            self.kube.policy.create_namespaced_pod_disruption_budget(
-                namespace,
-                k8s.V1PodDisruptionBudget(
-                    metadata=k8s.V1ObjectMeta(name=app, labels=labels),
-                    spec=k8s.V1PodDisruptionBudgetSpec(
-                        max_unavailable=self.args.max_unavailable,
-                        selector=k8s.V1LabelSelector(match_labels=match),
-                    ),
-                ),
-            )
-            core.create_namespaced_service(
-                namespace,
-                k8s.V1Service(
-                    metadata=k8s.V1ObjectMeta(name=app, labels=labels),
-                    spec=k8s.V1ServiceSpec(selector=match, ports=[k8s.V1ServicePort(port=80)]),
-                ),
-            )
+            self._workload(f"app{i:03d}", self.namespace_of(i), count, labels)
         self.wait_ready("all pods Ready on the old nodes")
         self.wait_budgets()
         self.topology = self.replicas_per_node()
@@ -295,6 +417,49 @@ class Fleet:
         )
         # the seed's order: taint the old nodes first, so replacements land on new ones
         taint_nodes(self.kube.core, NodeSelection(names=list(self.old.node_names)), RETIRING)
+
+    def _workload(self, app: str, namespace: str, replicas: int, labels: dict[str, str]) -> None:
+        """A Deployment of ``replicas`` pause pods on the fleet's nodes, its budget and
+        its Service."""
+        match = {"app": app}
+        self.kube.apps.create_namespaced_deployment(
+            namespace,
+            k8s.V1Deployment(
+                metadata=k8s.V1ObjectMeta(name=app),
+                spec=k8s.V1DeploymentSpec(
+                    replicas=replicas,
+                    selector=k8s.V1LabelSelector(match_labels=match),
+                    template=k8s.V1PodTemplateSpec(
+                        metadata=k8s.V1ObjectMeta(
+                            labels={**match, **labels},
+                            annotations={POD_READY_DELAY_ANNOTATION: self.args.ready_delay},
+                        ),
+                        spec=k8s.V1PodSpec(
+                            containers=[k8s.V1Container(name="app", image=PAUSE_IMAGE)],
+                            node_selector=labels,
+                            termination_grace_period_seconds=0,
+                        ),
+                    ),
+                ),
+            ),
+        )
+        self.kube.policy.create_namespaced_pod_disruption_budget(
+            namespace,
+            k8s.V1PodDisruptionBudget(
+                metadata=k8s.V1ObjectMeta(name=app, labels=labels),
+                spec=k8s.V1PodDisruptionBudgetSpec(
+                    max_unavailable=self.args.max_unavailable,
+                    selector=k8s.V1LabelSelector(match_labels=match),
+                ),
+            ),
+        )
+        self.kube.core.create_namespaced_service(
+            namespace,
+            k8s.V1Service(
+                metadata=k8s.V1ObjectMeta(name=app, labels=labels),
+                spec=k8s.V1ServiceSpec(selector=match, ports=[k8s.V1ServicePort(port=80)]),
+            ),
+        )
 
     def namespace_of(self, index: int) -> str:
         """The namespace of Deployment ``index``."""
@@ -349,15 +514,41 @@ class Fleet:
     def services(self) -> list[str]:
         return [f"{self.namespace_of(i)}/app{i:03d}" for i in range(self.args.deployments)]
 
-    def teardown(self) -> None:
-        self.pools.cleanup()
+    def teardown(self, timeout: float = TEARDOWN_SECONDS) -> float:
+        """Delete the fleet's namespaces and nodes, then wait until they and its pods are
+        gone, so that the next fleet is not built (and timed) beside this one's
+        deletion; returns the seconds it took."""
+        started = time.monotonic()
         for namespace in self.namespaces:
-            with contextlib.suppress(k8s.ApiException):
+            try:
                 self.kube.core.delete_namespace(namespace, propagation_policy="Background")
+            except k8s.ApiException as exc:
+                if exc.status != 404:
+                    raise
+        self.pools.cleanup()
+        while left := self.leftovers():
+            if time.monotonic() - started > timeout:
+                raise SystemExit(f"{self.name}: not torn down after {timeout:.0f}s: {left}")
+            time.sleep(1)
+        return time.monotonic() - started
+
+    def leftovers(self) -> str:
+        """What of the fleet is still there ('' when nothing)."""
+        listed = self.kube.core.list_namespace(label_selector=self.selector).items
+        namespaces = {n.metadata.name for n in listed if n.metadata is not None}
+        left = {
+            "namespace(s)": len(namespaces & set(self.namespaces)),
+            "node(s)": len(self.kube.core.list_node(label_selector=self.selector).items),
+            "pod(s)": len(self.pods()),
+        }
+        return ", ".join(f"{n} {what}" for what, n in left.items() if n)
+
+
+# --- the contenders -----------------------------------------------------------------------
 
 
 def run_kubeshift(kube: KubeClients, fleet: Fleet, args: argparse.Namespace) -> Outcome:
-    assert fleet.old is not None
+    assert fleet.old is not None, "the fleet is built before it is drained"
     summary = drain_nodes(
         kube,
         fleet.old.node_names,
@@ -370,8 +561,7 @@ def run_kubeshift(kube: KubeClients, fleet: Fleet, args: argparse.Namespace) -> 
     )
     log(summary.message())
     return Outcome(
-        "kubeshift",
-        seconds=summary.seconds,
+        KUBESHIFT,
         evicted=len(summary.evicted),
         requests=summary.requests,
         complete=summary.complete,
@@ -384,10 +574,9 @@ def run_kubeshift(kube: KubeClients, fleet: Fleet, args: argparse.Namespace) -> 
 
 
 def run_kubectl(cluster: Cluster, fleet: Fleet, args: argparse.Namespace) -> Outcome:
-    assert fleet.old is not None
-    outcome = Outcome("kubectl")
-    started = time.monotonic()
-    complete = True
+    """``kubectl drain`` node after node, as an operator's loop would."""
+    assert fleet.old is not None, "the fleet is built before it is drained"
+    outcome = Outcome(KUBECTL, complete=True)
     for node in fleet.old.node_names:
         proc = subprocess.run(
             [
@@ -404,37 +593,34 @@ def run_kubectl(cluster: Cluster, fleet: Fleet, args: argparse.Namespace) -> Out
             capture_output=True,
             text=True,
             check=False,
+            timeout=args.timeout + 60,  # kubectl's own timeout, and then some
         )
         outcome.requests += len(KUBECTL_REQUEST.findall(proc.stderr))
         outcome.evicted += len(KUBECTL_EVICTED.findall(proc.stdout))
         if proc.returncode != 0:
-            complete = False
+            outcome.complete = False
             log(f"kubectl drain {node} failed: {proc.stderr.strip().splitlines()[-1:]}")
-    outcome.seconds = time.monotonic() - started
-    outcome.complete = complete
     return outcome
 
 
 def run_ceiling(kube: KubeClients, fleet: Fleet) -> Outcome:
     """What the control plane can replace at most: every old pod deleted at once
-    (:func:`benchmarks.deletes.delete_at_once`), no budget, no eviction API; the time
-    until every replacement is Ready (on new nodes)."""
+    (:func:`benchmarks.deletes.delete_at_once`), no budget, no eviction API."""
     assert fleet.old is not None, "the fleet is built before it is replaced"
     pods = [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in fleet.pods()]
-    started = time.monotonic()
-    deleting = delete_at_once(kube.core, pods)
-    log(f"ceiling: {len(pods)} deletes sent and answered in {deleting:.1f}s")
-    fleet.wait_ready("every replacement Ready after deleting them all")
-    outcome = Outcome("ceiling", time.monotonic() - started, evicted=len(pods), complete=True)
-    outcome.detail["deletes_seconds"] = deleting
+    deleted = delete_at_once(kube.core, pods)
+    log(f"ceiling: {len(pods)} deletes sent and answered in {deleted.seconds:.1f}s")
+    outcome = Outcome(CEILING, evicted=deleted.deleted, complete=True)
+    outcome.detail["deletes_seconds"] = deleted.seconds
     return outcome
 
 
-def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome:
+def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int, timeout: float) -> Outcome:
     """The budgets' own price on this control plane: each Deployment loses an old pod
     (deleted, grace 0) whenever it is back to ``replicas - max_unavailable`` Ready ones,
     as its budget allows, every Deployment at once; followed by one watch. No eviction
-    API and no PDB status to wait for: what any budget-respecting drain cannot beat."""
+    API and no PDB status to wait for: what any budget-respecting drain cannot beat.
+    Returns when the watch sees no pod left on an old node."""
     assert fleet.old is not None, "the fleet is built before it is replaced"
     old_nodes = set(fleet.old.node_names)
     changed = threading.Condition()
@@ -460,86 +646,326 @@ def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int) -> Outcome
         on_sync=on_sync, on_event=on_event,
     )  # fmt: skip
     deleted: set[str] = set()  # sent; until the watch sees them go
+    removed = 0  # deletes the API answered with success (not 'already gone')
     deleters = ThreadPoolExecutor(max_workers=32, thread_name_prefix="rounds")
-
-    started = time.monotonic()
+    deadline = time.monotonic() + timeout
     watcher.start()
     try:
         while True:
             with changed:
-                left = [n for n, p in pods.items() if p["spec"].get("nodeName") in old_nodes]
-                if not left:
+                if not any(p["spec"].get("nodeName") in old_nodes for p in pods.values()):
                     break
-                ready = Counter(
-                    p["metadata"]["labels"]["app"] for p in pods.values() if pod_ready(p)
-                )
-                going = Counter(pods[n]["metadata"]["labels"]["app"] for n in deleted if n in pods)
-                on_old: dict[str, list[str]] = {}
-                for n in left:
-                    if n not in deleted:
-                        on_old.setdefault(pods[n]["metadata"]["labels"]["app"], []).append(n)
-                victims = []
-                for i, replicas in enumerate(fleet.replicas):
-                    app = f"app{i:03d}"
-                    allowed = ready[app] - going[app] - (replicas - max_unavailable)
-                    victims += on_old.get(app, [])[: max(allowed, 0)]
+                victims = _round_victims(pods, deleted, old_nodes, fleet.replicas, max_unavailable)
                 if not victims:
+                    if time.monotonic() > deadline:
+                        raise SystemExit(f"rounds: old nodes not emptied in {timeout:.0f}s")
                     changed.wait(timeout=1.0)
                     continue
                 deleted.update(victims)
                 doomed = [(pods[n]["metadata"]["namespace"], n) for n in victims]
             # at once, as the budgets allow them
-            list(deleters.map(lambda pod: delete_pod(kube.core, pod), doomed))
-        fleet.wait_ready("every replacement Ready, budget by budget")
+            removed += sum(deleters.map(lambda pod: delete_pod(kube.core, pod), doomed))
     finally:
         deleters.shutdown()
         watcher.stop()
-    return Outcome("rounds", time.monotonic() - started, evicted=len(deleted), complete=True)
+    return Outcome(ROUNDS, evicted=removed, complete=True)
 
 
-def contend(
-    name: str, cluster: Cluster, kube: KubeClients, args: argparse.Namespace, daemons: list[Daemon]
-) -> Outcome:
-    fleet = Fleet(kube, name, args)
-    log(f"{name}: building {args.old_nodes}+{args.new_nodes} nodes, {args.pods} pods")
-    fleet.build()
-    log(f"{name}: draining {args.old_nodes} old nodes")
-    assert fleet.old is not None
+def _round_victims(
+    pods: Mapping[str, dict[str, Any]],
+    deleted: set[str],
+    old_nodes: set[str],
+    replicas: list[int],
+    max_unavailable: int,
+) -> list[str]:
+    """The old pods each Deployment's budget would let go now: as many as it has Ready
+    pods above ``replicas - max_unavailable``, counting those already on their way out."""
+    ready = Counter(p["metadata"]["labels"]["app"] for p in pods.values() if pod_ready(p))
+    going = Counter(pods[n]["metadata"]["labels"]["app"] for n in deleted if n in pods)
+    on_old: dict[str, list[str]] = {}
+    for name, pod in pods.items():
+        if pod["spec"].get("nodeName") in old_nodes and name not in deleted:
+            on_old.setdefault(pod["metadata"]["labels"]["app"], []).append(name)
+    victims: list[str] = []
+    for i, count in enumerate(replicas):
+        app = f"app{i:03d}"
+        allowed = ready[app] - going[app] - (count - max_unavailable)
+        victims += on_old.get(app, [])[: max(allowed, 0)]
+    return victims
+
+
+# --- checks -------------------------------------------------------------------------------
+
+
+def check_outcome(outcome: Outcome, want: int) -> list[Check]:
+    """What must hold after any contender's run, whatever its time."""
+    checks = [
+        Check(
+            "every pod moved once",
+            outcome.evicted == want,
+            f"{outcome.evicted} evicted or deleted of {want}",
+        ),
+        Check(
+            "end point after the contender returned",
+            outcome.own_seconds <= outcome.seconds,
+            f"returned at {outcome.own_seconds:.2f}s, replaced at {outcome.seconds:.2f}s",
+        ),
+    ]
+    if outcome.name in (KUBESHIFT, KUBECTL):
+        checks += [
+            Check("drain complete", outcome.complete, f"{outcome.name} reported complete"),
+            Check(
+                "requests counted",
+                outcome.requests >= outcome.evicted > 0,
+                f"{outcome.requests} API requests for {outcome.evicted} evictions",
+            ),
+        ]
+    return checks
+
+
+def check_replaced(
+    pods: Iterable[Mapping[str, Any]], old: Iterable[str], new: Iterable[str], want: int
+) -> Check:
+    """A fresh listing, not the watch, must agree that the end point was reached: no
+    pod on an old node, ``want`` Ready ones on the new nodes."""
+    old_nodes, new_nodes, listed = set(old), set(new), list(pods)
+    on_old = sum(1 for p in listed if (p.get("spec") or {}).get("nodeName") in old_nodes)
+    ready_new = sum(
+        1 for p in listed if (p.get("spec") or {}).get("nodeName") in new_nodes and pod_ready(p)
+    )
+    return Check(
+        "fleet replaced",
+        on_old == 0 and ready_new == want,
+        f"{on_old} pod(s) on old nodes, {ready_new}/{want} Ready on new ones",
+    )
+
+
+def check_probe(name: str, report: ProbeReport, services: list[str]) -> list[Check]:
+    """The probe followed every Service; a budget-respecting contender kept a ready
+    endpoint in each, and the ceiling, deleting every pod at once, must have emptied
+    at least one (else the probe could not see an outage at all)."""
+    covered = Check(
+        "probe covered every Service",
+        sorted(report.services) == sorted(services),
+        f"probed {len(report.services)} of {len(services)} Service(s)",
+    )
+    down = sorted(k for k, s in report.services.items() if s.zero_intervals)
+    if name in BUDGETED:
+        return [covered, Check("no zero-endpoint interval", not down, report.message())]
+    return [covered, Check("probe saw the ceiling's outage", bool(down), report.message())]
+
+
+# --- one contender's run ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bench:
+    """What every contender's run shares: the control plane and the options."""
+
+    cluster: Cluster
+    kube: KubeClients
+    args: argparse.Namespace
+    daemons: list[Daemon]
+
+
+def act(name: str, bench: Bench, fleet: Fleet) -> Outcome:
+    """Run contender ``name`` on a built fleet."""
+    if name == KUBESHIFT:
+        return run_kubeshift(bench.kube, fleet, bench.args)
+    if name == CEILING:
+        return run_ceiling(bench.kube, fleet)
+    if name == ROUNDS:
+        return run_rounds(bench.kube, fleet, bench.args.max_unavailable, bench.args.timeout)
+    return run_kubectl(bench.cluster, fleet, bench.args)
+
+
+def measure(name: str, bench: Bench, fleet: Fleet) -> Outcome:
+    """Time contender ``name`` from its start to the end point, with the probe, the CPU
+    meter and (``--timeline``) the round split running beside it; then check it."""
+    kube, args = bench.kube, bench.args
+    assert fleet.old is not None, "the fleet is built before it is drained"
     timeline = (
-        Timeline(kube, fleet.selector, set(fleet.old.node_names), budgets=name != "rounds")
-        if args.timeline and name != "ceiling"
+        Timeline(kube, fleet.selector, set(fleet.old.node_names), budgets=name != ROUNDS)
+        if args.timeline and name != CEILING
         else contextlib.nullcontext()
     )
     with (
         AvailabilityProbe(kube.discovery, fleet.services()) as probe,
         timeline,
-        CpuMeter(daemons) as cpu,
+        EndPoint(kube.core, fleet.old.node_names, args.pods, label_selector=fleet.selector) as end,
+        CpuMeter(bench.daemons) as cpu,
     ):
-        if name == "kubeshift":
-            outcome = run_kubeshift(kube, fleet, args)
-        elif name == "ceiling":
-            outcome = run_ceiling(kube, fleet)
-        elif name == "rounds":
-            outcome = run_rounds(kube, fleet, args.max_unavailable)
-        else:
-            outcome = run_kubectl(cluster, fleet, args)
+        started = time.monotonic()
+        outcome = act(name, bench, fleet)
+        outcome.own_seconds = time.monotonic() - started
+        outcome.seconds = end.wait(started + args.timeout) - started
         outcome.cpu_seconds = cpu.used()
-        fleet.wait_ready("all pods Ready again")
+        assert end.emptied_at is not None, "replaced implies emptied"
+        outcome.emptied_seconds = end.emptied_at - started
         report = probe.report()
     outcome.min_ready = report.min_ready
-    outcome.detail["topology"] = fleet.topology.describe()
     outcome.zero_intervals = sum(len(s.zero_intervals) for s in report.services.values())
-    log(f"{name}: {outcome.seconds:.1f}s, probe: {report.message()}")
+    outcome.detail["topology"] = fleet.topology.describe()
+    assert fleet.new is not None, "the fleet is built before it is drained"
+    outcome.checks = [
+        *check_outcome(outcome, args.pods),
+        check_replaced(fleet.pods(), fleet.old.node_names, fleet.new.node_names, args.pods),
+        *check_probe(name, report, fleet.services()),
+    ]
+    log(
+        f"{name}: replaced in {outcome.seconds:.1f}s (old nodes empty at "
+        f"{outcome.emptied_seconds:.1f}s, returned at {outcome.own_seconds:.1f}s); "
+        f"probe: {report.message()}"
+    )
     if isinstance(timeline, Timeline):
         outcome.detail["rounds"] = [step.describe() for step in timeline.steps()]
         log(f"{name}: per budget round: " + "; ".join(outcome.detail["rounds"]))
     log(f"{name}: CPU s: " + ", ".join(f"{k} {v:.1f}" for k, v in outcome.cpu_seconds.items()))
-    fleet.teardown()
     return outcome
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def contend(name: str, repeat: int, position: int, bench: Bench) -> Outcome:
+    """Build a fleet for contender ``name``, measure it, tear the fleet down and wait
+    until it is gone."""
+    args = bench.args
+    fleet = Fleet(bench.kube, f"{name}-{repeat}", args)
+    log(f"{fleet.name}: building {args.old_nodes}+{args.new_nodes} nodes, {args.pods} pods")
+    try:
+        fleet.build()
+        log(f"{fleet.name}: draining {args.old_nodes} old nodes")
+        outcome = measure(name, bench, fleet)
+    finally:
+        gone = fleet.teardown()
+    outcome.repeat, outcome.position = repeat, position
+    outcome.checks.append(Check("teardown finished", True, f"fleet gone after {gone:.1f}s"))
+    for check in outcome.checks:
+        log(f"check {name}: {check.name}: {'ok' if check.passed else 'FAILED'} ({check.detail})")
+    return outcome
+
+
+def order(contenders: Sequence[str], repeat: int) -> list[str]:
+    """Repeat ``repeat`` starts with contender ``repeat`` (mod their number): over as
+    many repeats as contenders, each runs in every position once."""
+    shift = repeat % len(contenders)
+    return [*contenders[shift:], *contenders[:shift]]
+
+
+def contenders(args: argparse.Namespace) -> list[str]:
+    chosen = [KUBESHIFT]
+    chosen += [] if args.skip_kubectl else [KUBECTL]
+    chosen += [] if args.skip_ceiling else [CEILING]
+    chosen += [ROUNDS] if args.rounds else []
+    return chosen
+
+
+def run_all(bench: Bench) -> list[Outcome]:
+    """Every contender, ``--repeats`` times, in rotated order; one fleet at a time."""
+    outcomes: list[Outcome] = []
+    names = contenders(bench.args)
+    for repeat in range(bench.args.repeats):
+        sequence = order(names, repeat)
+        log(f"repeat {repeat + 1}/{bench.args.repeats}: {', '.join(sequence)}")
+        for position, name in enumerate(sequence):
+            outcomes.append(contend(name, repeat, position, bench))
+    return outcomes
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def medians(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
+    """Per contender: median seconds to the end point and to the old nodes empty, and
+    median API requests per evicted pod."""
+    by_name: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        by_name.setdefault(o.name, []).append(o)
+    return {
+        name: {
+            "seconds": statistics.median(o.seconds for o in runs),
+            "emptied_seconds": statistics.median(o.emptied_seconds for o in runs),
+            "requests_per_pod": statistics.median(o.requests_per_pod for o in runs),
+            "runs": len(runs),
+        }
+        for name, runs in by_name.items()
+    }
+
+
+def ratios(middle: Mapping[str, Mapping[str, float]], bound: float) -> dict[str, float]:
+    """Ratios of medians, every one between times to the same end point."""
+    ks = middle[KUBESHIFT]["seconds"]
+    found: dict[str, float] = {}
+    if KUBECTL in middle:
+        found["kubectl_over_kubeshift"] = middle[KUBECTL]["seconds"] / ks
+    if bound:
+        found["kubeshift_over_bound"] = ks / bound
+    if CEILING in middle:
+        found["kubeshift_over_best_possible"] = ks / max(bound, middle[CEILING]["seconds"])
+    if ROUNDS in middle:
+        found["kubeshift_over_rounds"] = ks / middle[ROUNDS]["seconds"]
+    return found
+
+
+def print_figures(
+    args: argparse.Namespace, outcomes: list[Outcome], bound: float
+) -> dict[str, Any]:
+    """The runs, their medians and ratios; returns them for ``--json``."""
+    middle, found = medians(outcomes), {}
+    print(f"lower bound from PDBs and ready time: {bound:.1f}s")
+    header = ("repeat", "pos", "contender", "replaced s", "emptied s", "evicted", "req/pod", "min")
+    print("{:>6} {:>3} {:<10} {:>10} {:>9} {:>8} {:>8} {:>4}".format(*header))
+    for o in outcomes:
+        print(
+            f"{o.repeat + 1:>6} {o.position + 1:>3} {o.name:<10} {o.seconds:>10.1f} "
+            f"{o.emptied_seconds:>9.1f} {o.evicted:>8} {o.requests_per_pod:>8.2f} "
+            f"{o.min_ready!s:>4}"
+        )
+    for name, m in middle.items():
+        print(
+            f"median of {m['runs']:.0f} {name}: replaced {m['seconds']:.1f}s, old nodes "
+            f"empty {m['emptied_seconds']:.1f}s, {m['requests_per_pod']:.2f} req/pod"
+        )
+    if KUBESHIFT in middle:
+        found = ratios(middle, bound)
+        for key, value in found.items():
+            print(f"{key.replace('_', ' ')} (medians): {value:.2f}x")
+    return {"medians": middle, "ratios": found}
+
+
+def run_control_plane(args: argparse.Namespace) -> list[Outcome]:
+    """Start etcd and a control plane, run every contender, stop them."""
+    bins = locate()
+    workdir = Path(tempfile.mkdtemp(prefix="kubeshift-bench-"))
+    etcd = start_etcd(bins.etcd, workdir)
+    try:
+        cluster = start_cluster(
+            bins,
+            etcd.url,
+            workdir / "bench",
+            ClusterOptions(name="bench", api_qps=2000, api_burst=4000, max_requests_inflight=2000),
+        )
+    except BaseException:
+        etcd.stop()
+        raise
+    log(f"control plane up in {cluster.startup_seconds:.1f}s ({bins.versions})")
+    if not args.skip_kubectl:
+        version = subprocess.run(
+            [args.kubectl, "version", "--client"], capture_output=True, text=True, check=True
+        ).stdout.splitlines()[0]
+        log(f"kubectl: {args.kubectl} ({version})")
+    kube = build_clients(
+        ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context, pool_size=128)
+    )
+    try:
+        return run_all(Bench(cluster, kube, args, [etcd.daemon, *cluster.daemons]))
+    finally:
+        kube.close()
+        cluster.stop()
+        etcd.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--old-nodes", type=int, default=100)
     parser.add_argument("--new-nodes", type=int, default=100)
     parser.add_argument("--deployments", type=int, default=100)
@@ -552,6 +978,9 @@ def main() -> int:
     parser.add_argument("--max-nodes-in-flight", type=int, default=20)
     parser.add_argument("--max-pods-in-flight", type=int, default=200)
     parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of each contender, in rotated order"
+    )
     parser.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
     parser.add_argument("--skip-kubectl", action="store_true")
     parser.add_argument(
@@ -567,100 +996,56 @@ def main() -> int:
         action="store_true",
         help="split each budget round into replace, controller and reaction (one more watch)",
     )
-    parser.add_argument("--json", type=Path, help="also write the figures here")
-    args = parser.parse_args()
-
-    bins = locate()
-    workdir = Path(tempfile.mkdtemp(prefix="kubeshift-bench-"))
-    etcd = start_etcd(bins.etcd, workdir)
-    cluster = start_cluster(
-        bins,
-        etcd.url,
-        workdir / "bench",
-        ClusterOptions(name="bench", api_qps=2000, api_burst=4000, max_requests_inflight=2000),
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every contender and check on a few pods, once; no timing figures (overrides "
+        "the sizes)",
     )
-    log(f"control plane up in {cluster.startup_seconds:.1f}s ({bins.versions})")
-    if not args.skip_kubectl:
-        version = subprocess.run(
-            [args.kubectl, "version", "--client"], capture_output=True, text=True, check=True
-        ).stdout.splitlines()[0]
-        log(f"kubectl: {args.kubectl} ({version})")
-    kube = build_clients(
-        ClusterAccess(kubeconfig=cluster.kubeconfig_path, context=cluster.context, pool_size=128)
-    )
-    daemons = [etcd.daemon, *cluster.daemons]
-    outcomes: list[Outcome] = []
-    try:
-        outcomes.append(contend("kubeshift", cluster, kube, args, daemons))
-        if not args.skip_kubectl:
-            outcomes.append(contend("kubectl", cluster, kube, args, daemons))
-        ceiling = None if args.skip_ceiling else contend("ceiling", cluster, kube, args, daemons)
-        rounds = contend("rounds", cluster, kube, args, daemons) if args.rounds else None
-    finally:
-        kube.close()
-        cluster.stop()
-        etcd.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
+    parser.add_argument("--json", type=Path, help="also write the figures and checks here")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        for key, value in SMOKE.items():
+            setattr(args, key, value)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    return args
 
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    outcomes = run_control_plane(args)
     ready_s = parse_duration_ms(args.ready_delay) / 1000
     bound = lower_bound(split(args.pods, args.deployments), args.max_unavailable, ready_s)
     print()
     print(
         f"fleet: {args.old_nodes} old + {args.new_nodes} new nodes, {args.pods} pods in "
         f"{args.deployments} Deployments in {args.namespaces} namespace(s) "
-        f"(PDB maxUnavailable {args.max_unavailable}), "
-        f"pods Ready after {args.ready_delay}"
+        f"(PDB maxUnavailable {args.max_unavailable}), pods Ready after {args.ready_delay}; "
+        f"{args.repeats} repeat(s); every time ends when the last replacement is Ready"
     )
     for o in outcomes:
-        print(f"placement for {o.name}: {o.detail['topology']}")
-    print(f"lower bound from PDBs and ready time: {bound:.1f}s")
-    if ceiling is not None:
-        print(
-            f"control plane's ceiling: {ceiling.evicted} pods deleted at once (answered in "
-            f"{ceiling.detail['deletes_seconds']:.1f}s), all replaced and Ready after "
-            f"{ceiling.seconds:.1f}s ({ceiling.evicted / ceiling.seconds:.1f} pods/s)"
-        )
-    header = ("contender", "wall s", "evicted", "req/pod", "min ready", "zero")
-    print("{:<10} {:>8} {:>8} {:>8} {:>10} {:>5}".format(*header))
-    for o in outcomes:
-        print(
-            f"{o.name:<10} {o.seconds:>8.1f} {o.evicted:>8} {o.requests_per_pod:>8.2f} "
-            f"{o.min_ready!s:>10} {o.zero_intervals:>5}{'' if o.complete else '  INCOMPLETE'}"
-        )
+        if o.repeat == 0:
+            print(f"placement for {o.name}: {o.detail['topology']}")
+    checks = [(o, c) for o in outcomes for c in o.checks]
+    failed = [
+        f"{o.name} (repeat {o.repeat + 1}): {c.name}: {c.detail}" for o, c in checks if not c.passed
+    ]
     figures: dict[str, Any] = {
         "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "lower_bound_seconds": bound,
-        "outcomes": [{**o.__dict__, "requests_per_pod": o.requests_per_pod} for o in outcomes],
+        "outcomes": [{**asdict(o), "requests_per_pod": o.requests_per_pod} for o in outcomes],
+        "checks_failed": failed,
     }
-    for o in outcomes:
-        if o.detail.get("requests_by"):
-            kinds = ", ".join(f"{k} {n}" for k, n in sorted(o.detail["requests_by"].items()))
-            print(f"{o.name} requests: {kinds}")
-    if len(outcomes) == 2 and outcomes[0].seconds:
-        ratio = outcomes[1].seconds / outcomes[0].seconds
-        figures["kubectl_over_kubeshift"] = ratio
-        print(f"kubectl / kubeshift wall time: {ratio:.2f}x")
-    if outcomes and bound:
-        print(f"kubeshift / lower bound: {outcomes[0].seconds / bound:.2f}x")
-    if outcomes and ceiling is not None:
-        best = max(bound, ceiling.seconds)
-        figures["ceiling_seconds"] = ceiling.seconds
-        figures["kubeshift_over_best_possible"] = outcomes[0].seconds / best
-        print(
-            f"kubeshift / max(PDB bound, ceiling) = {outcomes[0].seconds:.1f} / {best:.1f}s: "
-            f"{outcomes[0].seconds / best:.2f}x"
-        )
-    if outcomes and rounds is not None:
-        figures["rounds_seconds"] = rounds.seconds
-        figures["kubeshift_over_rounds"] = outcomes[0].seconds / rounds.seconds
-        ratio = outcomes[0].seconds / rounds.seconds
-        print(
-            f"budget rounds (deleted as each budget allows, no eviction API): "
-            f"{rounds.seconds:.1f}s; kubeshift / rounds: {ratio:.2f}x"
-        )
+    if args.smoke:
+        print(f"smoke: {len(checks)} checks run, no timing figures (a few pods, one repeat)")
+    else:
+        figures.update(print_figures(args, outcomes, bound))
+    for line in failed:
+        print(f"CHECK FAILED: {line}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str))
-    return 0 if all(o.complete for o in outcomes) else 1
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

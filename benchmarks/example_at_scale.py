@@ -19,12 +19,21 @@ Needs the testbin cache (``scripts/testbin``). Through the console script, as a 
    every half second; then ``status --json``.
 
 The sandbox's own replacement ceiling, in the same run (``--ceiling-share``, default a
-third; 0 skips it): the run stops before ``drain-workers`` (``--to ingress-move``), every
-pod on that share of the old workers (already tainted, so replacements land on the new
-ones) is deleted at once, with no budget and no eviction API, and the time until every
-Deployment is Ready again gives the pods per second this control plane can replace. The
-run then resumes and kubeshift drains the rest; its rate is set against that ceiling and
-against the PodDisruptionBudget bound of what was left.
+third; 0 skips it): the run stops before ``drain-workers`` (``--to ingress-move``) and
+that share of the old workers (already tainted, so replacements land on the new ones)
+is split in two, a third and two thirds of its nodes. Every pod of the first part is
+deleted at once, with no budget and no eviction API, and timed until every replacement
+is Ready; then the second part, about twice the pods, the same way. Replacing ``n`` pods
+at once costs a fixed part (the controllers noticing, the ready delay, the last pods'
+scheduling) and a part per pod; the two sizes give both, and the ceiling for the ``n``
+pods kubeshift drains is ``fixed + per_pod * n``. (Scaling one sample's pods per second
+to the rest, as this benchmark did before, counted the fixed part once per sample's
+worth of pods: twice for a rest twice the sample.) The run then resumes and kubeshift
+drains the rest, timed like the ceiling to the moment its last replacement is Ready (a
+watch of the fleet's pods in this process, ``benchmarks.drain.EndPoint``, from the drain
+step's start in the journal; the step itself ends when the last old pod is gone, which
+is printed too) and set against that ceiling and the PodDisruptionBudget bound of what
+was left.
 
 Printed: the time of each stage; per phase its wall time, engine time (preview and
 update), hook time and gate time; the drain's evictions and API requests per evicted
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -44,7 +54,8 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +71,7 @@ from automation.kube.pods import pod_ready  # noqa: E402
 from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_ms  # noqa: E402
 from automation.scenarios import build_scenario  # noqa: E402
 from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
-from benchmarks.drain import lower_bound  # noqa: E402
+from benchmarks.drain import EndPoint, EndPointMissed, lower_bound  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
@@ -196,59 +207,140 @@ def _ready_pods(core: k8s.CoreV1Api) -> int:
     return sum(1 for p in pods if pod_ready(p))
 
 
-def _ready_replicas(apps: k8s.AppsV1Api) -> int:
-    deployments = apps.list_namespaced_deployment(NAMESPACE).items
-    return sum((d.status.ready_replicas or 0) if d.status else 0 for d in deployments)
-
-
-@dataclass
-class Ceiling:
-    """What the sandbox's control plane replaces at most, measured on part of the fleet."""
+@dataclass(frozen=True)
+class Sample:
+    """Pods deleted at once off ``nodes`` old workers, and the seconds until every
+    replacement was Ready."""
 
     nodes: int
     pods: int
     seconds: float
-    bound_after: float  # PodDisruptionBudget bound of the pods left on old workers
+
+
+@dataclass(frozen=True)
+class CeilingFit:
+    """``fixed + per_pod * n``: seconds to replace ``n`` pods at once, through two samples."""
+
+    fixed: float
+    per_pod: float
+
+    @classmethod
+    def through(cls, small: Sample, large: Sample) -> CeilingFit:
+        if large.pods <= small.pods:  # no second size: nothing to separate the parts by
+            return cls(math.nan, math.nan)
+        per_pod = (large.seconds - small.seconds) / (large.pods - small.pods)
+        return cls(small.seconds - per_pod * small.pods, per_pod)
+
+    def seconds(self, pods: int) -> float:
+        return self.fixed + self.per_pod * pods
+
+    def problem(self) -> str:
+        """Why the fit cannot stand for a ceiling ('' when it can): the larger sample was
+        not slower, so noise, not the pods, made the difference."""
+        if not self.per_pod > 0:
+            return f"the larger sample was not slower (per pod {self.per_pod:+.4f}s)"
+        return ""
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """What the sandbox's control plane replaces at most, measured at two sizes on part
+    of the fleet, and what it left kubeshift."""
+
+    small: Sample
+    large: Sample
+    old_nodes: tuple[str, ...]  # every old worker holding the fleet before the ceiling
+    rest_pods: int  # the fleet's pods left on old workers, for kubeshift to drain
+    bound_after: float  # PodDisruptionBudget bound of those
 
     @property
-    def rate(self) -> float:
-        return self.pods / self.seconds
+    def fit(self) -> CeilingFit:
+        return CeilingFit.through(self.small, self.large)
+
+    def describe(self) -> str:
+        fit = self.fit
+        return (
+            f"ceiling: {self.small.pods} pods off {self.small.nodes} old workers deleted at "
+            f"once, all replaced and Ready after {self.small.seconds:.1f}s; {self.large.pods} "
+            f"off {self.large.nodes} after {self.large.seconds:.1f}s: fixed {fit.fixed:.1f}s "
+            f"+ {fit.per_pod * 1000:.1f} ms per pod"
+        )
+
+
+def split_ceiling_nodes(chosen: list[str]) -> tuple[list[str], list[str]]:
+    """The ceiling's workers in two parts, a third and two thirds: two sizes to fit."""
+    if len(chosen) < 3:
+        sys.exit(f"{len(chosen)} worker(s) cannot give the ceiling two sizes: raise the share")
+    third = len(chosen) // 3
+    return chosen[:third], chosen[third:]
+
+
+def replace_at_once(core: k8s.CoreV1Api, nodes: list[str], pods: list[str], want: int) -> Sample:
+    """Delete ``pods`` (every fleet pod on ``nodes``) at once: the seconds until none is
+    left on those nodes and all ``want`` are Ready, as one watch sees it."""
+    with EndPoint(core, nodes, want, field_selector=f"metadata.namespace={NAMESPACE}") as end:
+        began = time.monotonic()
+        deleted = delete_at_once(core, [(NAMESPACE, name) for name in pods])
+        if deleted.deleted != len(pods):
+            sys.exit(f"the ceiling deleted {deleted.deleted} of {len(pods)} pods")
+        try:
+            replaced = end.wait(began + 1800)
+        except EndPointMissed as exc:
+            sys.exit(f"the ceiling's replacements were not Ready in 30 minutes: {exc}")
+    return Sample(len(nodes), len(pods), replaced - began)
 
 
 def measure_ceiling(api: k8s.ApiClient, args: argparse.Namespace) -> Ceiling:
-    """Delete every pod on ``--ceiling-share`` of the old workers at once (a request per
-    pod, many in flight, grace 0, no budget); seconds until every Deployment is Ready
-    again."""
-    core, apps = k8s.CoreV1Api(api), k8s.AppsV1Api(api)
+    """Replace every pod on a third of ``--ceiling-share`` of the old workers at once,
+    then every pod on the other two thirds (a request per pod, many in flight, grace 0,
+    no budget): two sizes, each timed until every replacement is Ready."""
+    core = k8s.CoreV1Api(api)
     pods = list_all(core.list_namespaced_pod, NAMESPACE, action="list pods")["items"]
     by_node: dict[str, list[dict[str, Any]]] = {}
     for pod in pods:
         by_node.setdefault(pod["spec"].get("nodeName") or "", []).append(pod)
     old = sorted(n for n in by_node if n)
     step = max(1, round(1 / args.ceiling_share))
-    chosen = old[::step]
-    victims = sum(len(by_node[n]) for n in chosen)
+    small, large = split_ceiling_nodes(old[::step])
     want = args.deployments * args.replicas
-    began = time.perf_counter()
-    delete_at_once(core, [(NAMESPACE, p["metadata"]["name"]) for n in chosen for p in by_node[n]])
-    deadline = began + 1800
-    dropped = False  # Deployment status lags the deletions: see the drop before the rise
-    while True:
-        ready = _ready_replicas(apps)
-        dropped = dropped or ready < want
-        if dropped and ready >= want:
-            break
-        if time.perf_counter() > deadline:
-            sys.exit(f"the ceiling's replacements were not Ready in 30 minutes: {ready}/{want}")
-        time.sleep(0.5)
-    seconds = time.perf_counter() - began
-    left: dict[str, int] = {}
-    for node in set(old) - set(chosen):
-        for pod in by_node[node]:
-            app = pod["metadata"]["labels"]["app"]
-            left[app] = left.get(app, 0) + 1
+    samples = [
+        replace_at_once(core, part, [p["metadata"]["name"] for n in part for p in by_node[n]], want)
+        for part in (small, large)
+    ]
+    chosen = {*small, *large}
+    left = Counter(
+        p["metadata"]["labels"]["app"] for n in old if n not in chosen for p in by_node[n]
+    )
     bound = lower_bound(list(left.values()) or [0], 1, parse_duration_ms(args.ready_delay) / 1000)
-    return Ceiling(len(chosen), victims, seconds, bound)
+    return Ceiling(samples[0], samples[1], tuple(old), sum(left.values()), bound)
+
+
+def drain_against_ceiling(
+    ceiling: Ceiling, drain: dict[str, Any], replaced_at: float | None
+) -> tuple[list[str], bool]:
+    """The drain set against the ceiling and the bound, both ends the same: from the
+    drain step's start to its last replacement Ready. Returns the lines to print and
+    whether the comparison could be made."""
+    lines = [ceiling.describe()]
+    if replaced_at is None:
+        return [*lines, "kubeshift: its last replacement Ready was not seen: no ratio"], False
+    took = replaced_at - drain["started"]
+    step = drain["finished"] - drain["started"]
+    lines.append(
+        f"kubeshift: {ceiling.rest_pods} pods drained, the last replacement Ready "
+        f"{took:.0f}s after the drain step started (the step, to the last old pod gone: "
+        f"{step:.0f}s)"
+    )
+    why = ceiling.fit.problem()
+    if why:
+        return [*lines, f"ceiling: not extrapolated: {why}; no ratio"], False
+    best = max(ceiling.bound_after, ceiling.fit.seconds(ceiling.rest_pods))
+    lines.append(
+        f"ceiling for {ceiling.rest_pods} pods {ceiling.fit.seconds(ceiling.rest_pods):.0f}s; "
+        f"PDB bound of the rest {ceiling.bound_after:.0f}s; "
+        f"kubeshift / max(bound, ceiling) = {took:.0f} / {best:.0f}s = {took / best:.2f}x"
+    )
+    return lines, True
 
 
 def with_drain_limits(stack_file: Path, max_nodes_in_flight: int) -> None:
@@ -341,6 +433,8 @@ def main() -> None:
     env["KUBESHIFT_STATE_DIR"] = str(state)
     stages: dict[str, float] = {}
     ceiling: Ceiling | None = None
+    drain_replaced_at: float | None = None
+    compared = True
     print(f"stack {stack}, load avg {os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus", flush=True)
     try:
         stages["sandbox up"], _ = kubeshift(env, "--stack", stack, "sandbox", "up")
@@ -379,8 +473,18 @@ def main() -> None:
                 client_configuration=pooled,
             ) as fresh:
                 ceiling = measure_ceiling(fresh, args)
-            log(f"ceiling: {ceiling.pods} pods in {ceiling.seconds:.0f}s; resuming")
-            stages["run --yes (the rest)"], rest = timed_run(env, stack)
+                log(f"{ceiling.describe()}; resuming")
+                # kubeshift's drain, timed to the same end point as the ceiling; on the
+                # wall clock, as the journal records the drain step's start
+                with EndPoint(
+                    k8s.CoreV1Api(fresh),
+                    ceiling.old_nodes,
+                    args.deployments * args.replicas,
+                    clock=time.time,
+                    field_selector=f"metadata.namespace={NAMESPACE}",
+                ) as drain_end:
+                    stages["run --yes (the rest)"], rest = timed_run(env, stack)
+                drain_replaced_at = drain_end.replaced_at
             memory.own_peak_kib = max(memory.own_peak_kib, rest.own_peak_kib)
             memory.tree_peak_kib = max(memory.tree_peak_kib, rest.tree_peak_kib)
         else:
@@ -416,13 +520,8 @@ def main() -> None:
         took = drains[0]["finished"] - drains[0]["started"]
         print(f"drain: {evicted} pods in {took:.0f}s, {evicted / took:.1f} pods/s")
         if ceiling is not None:
-            best = max(ceiling.bound_after, evicted / ceiling.rate)
-            print(
-                f"ceiling: {ceiling.pods} pods off {ceiling.nodes} old workers deleted at once, "
-                f"all Ready again after {ceiling.seconds:.0f}s ({ceiling.rate:.1f} pods/s); "
-                f"PDB bound of the rest {ceiling.bound_after:.0f}s; "
-                f"kubeshift / max(bound, ceiling) = {took:.0f} / {best:.0f}s = {took / best:.2f}x"
-            )
+            lines, compared = drain_against_ceiling(ceiling, drains[0], drain_replaced_at)
+            print("\n".join(lines))
     print(
         f"peak RSS: kubeshift {memory.own_peak_kib / 1024:.0f} MiB, "
         f"its tree (engine, program, plugins) {memory.tree_peak_kib / 1024:.0f} MiB"
@@ -433,11 +532,15 @@ def main() -> None:
                 {
                     "stages": stages,
                     "phases": {k: v.__dict__ for k, v in figures.items()},
+                    "ceiling": None if ceiling is None else asdict(ceiling),
+                    "drain_replaced_at": drain_replaced_at,
                     "journal": records,
                 },
                 indent=2,
             )
         )
+    if not compared:
+        sys.exit("the drain could not be set against the ceiling (see above)")
 
 
 if __name__ == "__main__":
