@@ -1,6 +1,6 @@
 """Time adoption's reading of a live cluster at the seed's scale (default: vpc-move-example).
 
-Run on demand: ``.venv/bin/python benchmarks/adoption.py [STACK]``. Starts moto in this
+Run on demand: ``.venv/bin/python benchmarks/adoption.py [STACK] [--smoke]``. Starts moto in this
 process, builds the cluster the stack file describes as kops would have (the sandbox's
 world: boto3 calls, kops's names and tags, no state; the example's 72 worker groups are
 72 instance groups, each with its launch template), then times, with the AWS calls each
@@ -11,11 +11,15 @@ makes:
 - ``adopt --write-config``'s proposal (live read, kept names, discovery, kept tags);
 - discovery with the proposed stack: every declared resource mapped to its live id.
 
-The engine's import preview is not timed here (it needs the sandbox's engine).
+The engine's import preview is not timed here (it needs the sandbox's engine). Checked
+(``ok``/``FAIL`` lines, exit 1 on a failure): no problem in the proposal or discovery,
+every declared resource mapped.
+``--smoke`` makes the checks on the ``local`` stack's smaller world and prints no figures.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
@@ -23,6 +27,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 T = TypeVar("T")
+SMOKE_STACK = "local"  # five groups, not the example's 72
 
 
 def _timed(calls: Counter[str], what: Callable[[], T]) -> tuple[T, float, int]:
@@ -39,7 +45,13 @@ def _timed(calls: Counter[str], what: Callable[[], T]) -> tuple[T, float, int]:
     return result, time.perf_counter() - began, sum(calls.values())
 
 
-def main(stack: str = "vpc-move-example") -> None:
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stack", nargs="?", default="vpc-move-example")
+    parser.add_argument(
+        "--smoke", action="store_true", help="the local stack's world: the checks, no figures"
+    )
+    args = parser.parse_args()
     os.environ.update(
         AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_SESSION_TOKEN="bench",
         MOTO_IAM_LOAD_MANAGED_POLICIES="true",
@@ -56,12 +68,35 @@ def main(stack: str = "vpc-move-example") -> None:
     endpoint = f"http://{host}:{port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     try:
-        run(stack, endpoint)
+        return run(SMOKE_STACK if args.smoke else args.stack, endpoint, figures=not args.smoke)
     finally:
         server.stop()
 
 
-def run(stack: str, endpoint: str) -> None:
+@dataclass
+class Adopted:
+    """What adoption's two reads found, and what the world and the program hold."""
+
+    proposal_problems: list[str]
+    discovery_problems: list[str]
+    mapped: int
+    declared: int
+    unmodelled: int
+    kops_own: int
+
+
+def checks(adopted: Adopted) -> dict[str, bool]:
+    """What must hold for the times to be of a whole adoption: the proposal and the
+    discovery found no problem, and every declared resource was mapped to a live one
+    (one left over would be created beside what runs)."""
+    return {
+        "the proposal has no problem": not adopted.proposal_problems,
+        "discovery has no problem": not adopted.discovery_problems,
+        "every declared resource mapped": 0 < adopted.mapped == adopted.declared,
+    }
+
+
+def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
     import boto3
 
     from automation.adoption.discovery import discover
@@ -107,14 +142,23 @@ def run(stack: str, endpoint: str) -> None:
         proposed, proposing, proposing_calls = _timed(
             calls, lambda: propose_stack(values, target, clients)
         )
-    assert not proposed.proposal.problems, proposed.proposal.problems
     cluster = proposed.values["kubeshift:cluster"]
     found, discovering, discovering_calls = _timed(
         calls, lambda: discover(proposed.values, clients, stack)
     )
     first = load_config(proposed.values).phase_ids[0]
     declared = [r for r in render_program(proposed.values, first).resources if r.custom]
-    assert not found.problems, "\n".join(found.problems)
+    adopted = Adopted(
+        proposed.proposal.problems, found.problems, len(found.resources), len(declared),
+        len(found.unmodelled), own,
+    )  # fmt: skip
+    verdict = checks(adopted)
+    for name, ok in verdict.items():
+        print(f"{'ok ' if ok else 'FAIL'} {name}")
+    for problem in [*adopted.proposal_problems, *adopted.discovery_problems]:
+        print(f"  {problem}")
+    if not figures:
+        return 0 if all(verdict.values()) else 1
     print(f"load avg {os.getloadavg()[0]:.1f}; {proposed.groups} Auto Scaling groups")
     print("| step | seconds | AWS calls | result | ratio to inventory |")
     print("|---|---|---|---|---|")
@@ -126,11 +170,12 @@ def run(stack: str, endpoint: str) -> None:
     )
     print(
         f"| discovery | {discovering:.2f} | {discovering_calls} | "
-        f"{len(found.resources)} of {len(declared)} declared mapped, "
-        f"{len(found.unmodelled)} listed as not modelled ({own} of kops's own made) "
+        f"{adopted.mapped} of {adopted.declared} declared mapped, "
+        f"{adopted.unmodelled} listed as not modelled ({own} of kops's own made) "
         f"| {discovering / floor:.1f} |"
     )
+    return 0 if all(verdict.values()) else 1
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    sys.exit(main())

@@ -13,21 +13,50 @@ every step on one clock, so each round splits into
   contender that does not wait for the budget, replacement Ready → next old pod leaves).
 
 Medians and 90th percentiles over every round of every Deployment are printed.
+
+``benchmarks/drain.py --timeline`` splits its contenders' rounds with :class:`Timeline`.
+On its own, after ``scripts/testbin``, this module drains a small fleet with kubeshift's
+drain on one real control plane and splits its rounds:
+
+    .venv/bin/python benchmarks/drain_timeline.py [--deployments 4] [--replicas 10]
+    .venv/bin/python benchmarks/drain_timeline.py --smoke   # 2 x 3 pods: the checks (CI)
+
+Checked (``ok``/``FAIL`` lines, exit 1 on a failure): the drain completed, every old pod
+was seen leaving once, every round between two of a Deployment's leaves was split into
+replace and reaction with no negative step, and the budgets' allowances were seen (the
+controller step has rounds).
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
+import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kubernetes import client as k8s
+
 from automation.kube.clients import KubeClients
+from automation.kube.drain import DrainLimits, drain_nodes
+from automation.kube.nodes import NodeSelection, Taint, taint_nodes
 from automation.kube.pods import pod_ready
 from automation.kube.watching import ListWatcher
+from automation.sandbox.binaries import MissingBinaries, locate
+from automation.sandbox.controlplane import ClusterOptions, start_cluster
+from automation.sandbox.etcd import start_etcd
+from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION
+from tests.support.nodes import NodePools, NodePoolSpec
+from tests.support.waiting import eventually
+from tests.support.workloads import deployment
 
 LEAVE, READY, ALLOW = "leave", "ready", "allow"
 
@@ -74,7 +103,7 @@ class Timeline:
                 self.kube.core.list_pod_for_all_namespaces,
                 name="timeline pods",
                 label_selector=self.selector,
-                on_sync=lambda items: [self._pod("ADDED", p) for p in items],
+                on_sync=self._pods,
                 on_event=self._pod,
             ).start()
         ]
@@ -84,7 +113,7 @@ class Timeline:
                     self.kube.policy.list_pod_disruption_budget_for_all_namespaces,
                     name="timeline budgets",
                     label_selector=self.selector,
-                    on_sync=lambda items: [self._budget(b) for b in items],
+                    on_sync=self._budgets,
                     on_event=lambda kind, pdb: self._budget(pdb),
                 ).start()
             )
@@ -93,6 +122,14 @@ class Timeline:
     def __exit__(self, *exc: object) -> None:
         for watcher in self._watchers:
             watcher.stop()
+
+    def _pods(self, pods: list[dict[str, Any]]) -> None:
+        for pod in pods:
+            self._pod("ADDED", pod)
+
+    def _budgets(self, budgets: list[dict[str, Any]]) -> None:
+        for budget in budgets:
+            self._budget(budget)
 
     def _pod(self, kind: str, pod: dict[str, Any]) -> None:
         meta, now = pod["metadata"], time.monotonic()
@@ -136,3 +173,121 @@ class Timeline:
                 controller.seconds.append(allow - ready)
                 reaction.seconds.append(next_left - allow)
         return [replace, controller, reaction]
+
+
+# --- on its own: a small fleet drained by kubeshift, its rounds split ----------------------
+
+NAMESPACE = "timeline"
+RETIRING = Taint(key="kubeshift.io/retiring", value="true", effect="NoSchedule")
+
+
+def checks(steps: list[Step], left: int, pods: int, rounds: int, complete: bool) -> dict[str, bool]:
+    """What must hold for the split to describe the drain: it completed, every old pod
+    was seen leaving once, each of the ``rounds`` (a Deployment's leaves, less one per
+    Deployment) was split, and the budgets' allowances were seen between them."""
+    replace, controller, reaction = steps
+    return {
+        "the drain completed": complete,
+        f"all {pods} old pods seen leaving once": left == pods > 0,
+        f"all {rounds} rounds split into replace and reaction": len(replace.seconds)
+        == len(reaction.seconds)
+        == rounds
+        > 0,
+        "no step took negative time": all(s >= 0 for step in steps for s in step.seconds),
+        "the budgets' allowances were seen": bool(controller.seconds),
+    }
+
+
+def _fleet(kube: KubeClients, pools: NodePools, args: argparse.Namespace) -> list[str]:
+    """Deployments on the old nodes, each under a budget of maxUnavailable 1, Ready; the
+    old nodes tainted and new ones beside them. Returns the old nodes' names."""
+    kube.core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=NAMESPACE)))
+    eventually(
+        "the namespace's default ServiceAccount",
+        lambda: kube.core.read_namespaced_service_account("default", NAMESPACE),
+    )
+    old = pools.create(NodePoolSpec("old", count=2, labels={"pool": "timeline"}))
+    delay = {POD_READY_DELAY_ANNOTATION: args.ready_delay}
+    for i in range(args.deployments):
+        app = f"timeline-{i}"
+        body = deployment(app, args.replicas, node_selector={"pool": "timeline"}, annotations=delay)
+        kube.apps.create_namespaced_deployment(NAMESPACE, body)
+        budget = k8s.V1PodDisruptionBudget(
+            metadata=k8s.V1ObjectMeta(name=app, labels={"app": app}),
+            spec=k8s.V1PodDisruptionBudgetSpec(
+                max_unavailable=1, selector=k8s.V1LabelSelector(match_labels={"app": app})
+            ),
+        )
+        kube.policy.create_namespaced_pod_disruption_budget(NAMESPACE, budget)
+    want = args.deployments * args.replicas
+    eventually(
+        f"{want} pods Ready with their budgets allowing one disruption",
+        lambda: _settled(kube),
+        until=lambda n: n == want,
+        timeout=180,
+        interval=0.5,
+    )
+    pools.create(NodePoolSpec("new", count=2, labels={"pool": "timeline"}))
+    taint_nodes(kube.core, NodeSelection(names=list(old.node_names)), RETIRING)
+    return list(old.node_names)
+
+
+def _settled(kube: KubeClients) -> int:
+    """Ready pods, counted only once every budget allows a disruption."""
+    budgets = kube.policy.list_namespaced_pod_disruption_budget(NAMESPACE).items
+    if not budgets or any((b.status.disruptions_allowed or 0) < 1 for b in budgets if b.status):
+        return 0
+    pods = kube.core.list_namespaced_pod(NAMESPACE).items
+    return sum(
+        any(c.type == "Ready" and c.status == "True" for c in (p.status.conditions or []))
+        for p in pods
+        if p.status
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deployments", type=int, default=4)
+    parser.add_argument("--replicas", type=int, default=10)
+    parser.add_argument("--ready-delay", default="1s", help="kwok's delay before Ready")
+    parser.add_argument("--smoke", action="store_true", help="2 Deployments of 3: the checks")
+    args = parser.parse_args()
+    if args.smoke:
+        args.deployments, args.replicas = 2, 3
+    try:
+        bins = locate()
+    except MissingBinaries as exc:
+        print(f"drain_timeline: {exc}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="kubeshift-timeline-") as tmp:
+        etcd = start_etcd(bins.etcd, Path(tmp))
+        cluster = start_cluster(bins, etcd.url, Path(tmp) / "cp", ClusterOptions(name="timeline"))
+        try:
+            with cluster.api_client() as api:
+                kube, pools = KubeClients(api, name="timeline"), NodePools(api)
+                try:
+                    old = _fleet(kube, pools, args)
+                    apps = ",".join(f"timeline-{i}" for i in range(args.deployments))
+                    with Timeline(kube, f"app in ({apps})", set(old)) as timeline:
+                        summary = drain_nodes(kube, old, limits=DrainLimits(timeout=300))
+                        time.sleep(2.0)  # the last replacement's Ready reaches the watch
+                finally:
+                    pools.cleanup()
+        finally:
+            cluster.stop()
+            etcd.stop()
+    steps = timeline.steps()
+    left = sum(kind == LEAVE for events in timeline.events.values() for _, kind in events)
+    pods = args.deployments * args.replicas
+    verdict = checks(steps, left, pods, pods - args.deployments, summary.complete)
+    for name, ok in verdict.items():
+        print(f"{'ok ' if ok else 'FAIL'} {name}")
+    if not args.smoke:
+        print(summary.message())
+        for step in steps:
+            print(f"  {step.describe()}")
+    return 0 if all(verdict.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,7 @@
 Run on demand (not part of the test suite), after ``scripts/testbin``:
 
     .venv/bin/python benchmarks/gate_latency.py [--nodes 50] [--trials 4] [--interval 15]
+    .venv/bin/python benchmarks/gate_latency.py --smoke   # the checks only (CI)
 
 On one real control plane, each trial waits with vpc-move's ``new-workers-ready`` check
 (``automation.kube.gates.nodes_ready``) for a pool of kwok nodes that joins at a random
@@ -10,11 +11,14 @@ moment of the gate's interval. A separate observer polls every 0.1 s and records
 the condition first holds; the figure is the time from then until the gate returns.
 The same trials run with the gate sleeping its interval (``time.sleep``, as before)
 and with :class:`automation.kube.wakeups.Wakeups` on the Nodes (as the runner now does).
+Checked (``ok``/``FAIL`` lines, exit 1 on a failure): every trial's observer saw the
+condition hold before the gate passed, and the watches woke the gate.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
@@ -36,6 +40,7 @@ from automation.waiting import wait_until
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 
 BIG = {"cpu": "64", "memory": "256Gi", "pods": "110"}
+SMOKE_HELP = "2 nodes, 1 trial each way, a 3 s interval: the checks, no figures"
 
 
 def _trial(
@@ -81,13 +86,27 @@ def _trial(
     return max(0.0, passed - held[0]) if held else float("nan")
 
 
+def checks(polled: list[float], woken: list[float], wakes: int) -> dict[str, bool]:
+    """What must hold for the latencies to mean anything: every trial's observer saw the
+    condition hold before its gate passed (a NaN is a trial it never saw), and the
+    watches woke the gate at least once."""
+    return {
+        "every trial saw the condition hold, then the gate pass": bool(polled and woken)
+        and not any(math.isnan(f) for f in polled + woken),
+        "the watches woke the gate": wakes > 0,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=50)
     parser.add_argument("--trials", type=int, default=4)
     parser.add_argument("--interval", type=float, default=15.0, help="the gate's poll, s")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
+    if args.smoke:
+        args.nodes, args.trials, args.interval = 2, 1, 3.0
     try:
         bins = locate()
     except MissingBinaries as exc:
@@ -100,26 +119,43 @@ def main() -> int:
         cluster = start_cluster(bins, etcd.url, workdir / "gates", ClusterOptions(name="gates"))
         try:
             with cluster.api_client() as api:
-                kube = KubeClients(api, name="gates")
-                pools = NodePools(api)
-                try:
-                    polled = [
-                        _trial(kube, pools, args.nodes, args.interval, time.sleep, rng)
-                        for _ in range(args.trials)
-                    ]
-                    woken: list[float] = []
-                    wakes = 0
-                    for _ in range(args.trials):
-                        with Wakeups([(kube, "nodes")]) as wakeups:
-                            woken.append(
-                                _trial(kube, pools, args.nodes, args.interval, wakeups.sleep, rng)
-                            )
-                            wakes += wakeups.wakes
-                finally:
-                    pools.cleanup()
+                polled, woken, wakes = _trials(
+                    KubeClients(api, name="gates"), NodePools(api), args, rng
+                )
         finally:
             cluster.stop()
             etcd.stop()
+    verdict = checks(polled, woken, wakes)
+    for name, ok in verdict.items():
+        print(f"{'ok ' if ok else 'FAIL'} {name}")
+    if not args.smoke:
+        _print_figures(args, polled, woken, wakes)
+    return 0 if all(verdict.values()) else 1
+
+
+def _trials(
+    kube: KubeClients, pools: NodePools, args: argparse.Namespace, rng: random.Random
+) -> tuple[list[float], list[float], int]:
+    """The polling trials, then the wakeup trials: their latencies and the wakes."""
+    try:
+        polled = [
+            _trial(kube, pools, args.nodes, args.interval, time.sleep, rng)
+            for _ in range(args.trials)
+        ]
+        woken: list[float] = []
+        wakes = 0
+        for _ in range(args.trials):
+            with Wakeups([(kube, "nodes")]) as wakeups:
+                woken.append(_trial(kube, pools, args.nodes, args.interval, wakeups.sleep, rng))
+                wakes += wakeups.wakes
+    finally:
+        pools.cleanup()
+    return polled, woken, wakes
+
+
+def _print_figures(
+    args: argparse.Namespace, polled: list[float], woken: list[float], wakes: int
+) -> None:
     for label, figures in (("polling", polled), ("wakeups", woken)):
         print(
             f"{label:8s} {args.nodes} nodes, interval {args.interval:.0f}s: condition -> gate "
@@ -128,7 +164,6 @@ def main() -> int:
         )
     ratio = statistics.median(polled) / max(statistics.median(woken), 1e-3)
     print(f"wakeups: {wakes} wakes over {args.trials} trials; median latency {ratio:.1f}x lower")
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Time the offline render of every phase of a stack (default: vpc-move-example).
 
-Run on demand: ``.venv/bin/python benchmarks/render_phases.py [STACK] [--runs N]``.
+Run on demand: ``.venv/bin/python benchmarks/render_phases.py [STACK] [--runs N] [--smoke]``.
 Prints one row per phase: resources, worker ASGs (source/target), the median and the
 range of ``--runs`` renders in this process, the median and range of ``--runs`` whole
 ``kubeshift render`` commands with an empty cache (interpreter, imports, config, render,
@@ -10,7 +10,10 @@ and ``diff`` reuse it. The first
 render also pays for importing the provider SDK modules, so one warm-up render runs
 first. Then the largest phase is profiled once, and its time is split by whose code ran
 (``tottime`` per file, grouped): kubeshift's program and components, the Pulumi SDK's
-runtime, asyncio, protobuf, and builtins (called almost only by the SDK).
+runtime, asyncio, protobuf, and builtins (called almost only by the SDK). Checked first
+(``ok``/``FAIL`` lines, exit 1 on a failure): every phase rendered resources and worker
+groups, the cache served the second render, every command exited 0. ``--smoke`` makes
+those checks on the first phase with one run each, and prints no figures.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 sys.path.insert(0, str(ROOT))
 
-from automation.render import render_program  # noqa: E402
+from automation.render import Rendering, render_program  # noqa: E402
 from automation.render_cache import cached_render  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
 
@@ -61,71 +65,116 @@ def profile(values: dict, phase: str) -> dict[str, float]:
     return shares
 
 
-def command_seconds(stack: str, phase: str, state: Path) -> float:
-    """One whole ``kubeshift render`` as a user runs it (interpreter, imports, render)."""
+def command_seconds(stack: str, phase: str, state: Path) -> tuple[float, int]:
+    """One whole ``kubeshift render`` as a user runs it (interpreter, imports, render):
+    its seconds and exit status."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "KUBESHIFT_"))}
     env["KUBESHIFT_STATE_DIR"] = str(state)
     began = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [KUBESHIFT, "--stack", stack, "render", "--phase", phase],
-        env=env, cwd=ROOT, check=True, capture_output=True,
+        env=env, cwd=ROOT, capture_output=True,
     )  # fmt: skip
-    return time.perf_counter() - began
+    return time.perf_counter() - began, done.returncode
 
 
-def main() -> None:
+@dataclass
+class PhaseRun:
+    """One phase's renders: in this process, through the cache, as whole commands."""
+
+    phase: str
+    resources: int
+    worker_groups: tuple[int, int]  # source, target
+    renders: list[float]
+    cached: float
+    hit: bool
+    commands: list[float]
+    exits: list[int]
+
+
+def measure(values: dict, stack: str, phase: str, runs: int, cache: Path, state: Path) -> PhaseRun:
+    renders = [render_program(values, phase) for _ in range(runs)]
+    cached_render(values, phase, cache)  # renders once more, and stores
+    began = time.perf_counter()
+    _, hit = cached_render(values, phase, cache)
+    cached = time.perf_counter() - began
+    commands = [command_seconds(stack, phase, state / f"{phase}-{run}") for run in range(runs)]
+    return PhaseRun(
+        phase, len(renders[-1].resources), worker_groups(renders[-1]),
+        sorted(r.seconds for r in renders), cached, hit,
+        sorted(c[0] for c in commands), [c[1] for c in commands],
+    )  # fmt: skip
+
+
+def worker_groups(rendering: Rendering) -> tuple[int, int]:
+    """The worker ASGs the phase declares in the source VPC and in the target VPC."""
+    tags = [
+        {t["key"]: t["value"] for t in r.inputs["tags"]}
+        for r in rendering.resources
+        if r.type == "aws:autoscaling/group:Group"
+    ]
+    pools = [t.get("kubeshift.io/network") for t in tags if "kubeshift.io/pool" in t]
+    return pools.count("source"), pools.count("target")
+
+
+def checks(rows: list[PhaseRun]) -> dict[str, bool]:
+    """What must hold for the times to mean anything: every phase rendered something
+    with worker groups, the cache served the second render, every command succeeded."""
+    return {
+        "every phase rendered resources and worker groups": bool(rows)
+        and all(r.resources and sum(r.worker_groups) for r in rows),
+        "the second render was served by the cache": bool(rows) and all(r.hit for r in rows),
+        "every kubeshift render exited 0": bool(rows) and all(not any(r.exits) for r in rows),
+    }
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("stack", nargs="?", default="vpc-move-example")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="one phase, one run: the checks")
     args = parser.parse_args()
     values = load_stack_file(ROOT / "stacks" / f"Pulumi.{args.stack}.yaml")
     phases = load_config(values).phase_ids
-    warm = time.perf_counter()
-    render_program(values, phases[0])
-    print(f"warm-up render: {time.perf_counter() - warm:.2f}s (load avg {os.getloadavg()[0]:.1f})")
+    runs = 1 if args.smoke else args.runs
+    if args.smoke:
+        phases = phases[:1]
+    if not args.smoke:  # the first render also imports the provider SDK: not timed
+        warm = time.perf_counter()
+        render_program(values, phases[0])
+        print(f"warm-up render: {time.perf_counter() - warm:.2f}s (load {os.getloadavg()[0]:.1f})")
+    with tempfile.TemporaryDirectory() as cache_dir, tempfile.TemporaryDirectory() as state:
+        rows = [
+            measure(values, args.stack, phase, runs, Path(cache_dir), Path(state))
+            for phase in phases
+        ]
+        verdict = checks(rows)
+        for name, ok in verdict.items():
+            print(f"{'ok ' if ok else 'FAIL'} {name}")
+        if not args.smoke:
+            largest = max(rows, key=lambda r: r.resources)
+            warm_command, _ = command_seconds(args.stack, largest.phase, Path(state) / "warm")
+            _print_figures(rows, largest, warm_command)
+            _print_profile(values, largest)
+    return 0 if all(verdict.values()) else 1
+
+
+def _print_figures(rows: list[PhaseRun], largest: PhaseRun, warm: float) -> None:
     print(
         "| phase | resources | worker ASGs source/target | render median s | min-max s "
         "| whole command median s | min-max s | cached s |"
     )
     print("|---|---|---|---|---|---|---|---|")
-    largest = (0, phases[0])
-    medians = []
-    commands = []
-    with tempfile.TemporaryDirectory() as cache_dir, tempfile.TemporaryDirectory() as state:
-        for phase in phases:
-            runs = [render_program(values, phase) for _ in range(args.runs)]
-            rendering = runs[-1]
-            seconds = sorted(r.seconds for r in runs)
-            medians.append(statistics.median(seconds))
-            largest = max(largest, (len(rendering.resources), phase))
-            cached_render(values, phase, Path(cache_dir))  # renders once more, and stores
-            began = time.perf_counter()
-            _, hit = cached_render(values, phase, Path(cache_dir))
-            cached = time.perf_counter() - began
-            assert hit, f"{phase}: the second render was not served by the cache"
-            whole = sorted(
-                command_seconds(args.stack, phase, Path(state) / f"{phase}-{run}")
-                for run in range(args.runs)
-            )
-            commands.append(statistics.median(whole))
-            asgs = [
-                {t["key"]: t["value"] for t in r.inputs["tags"]}
-                for r in rendering.resources
-                if r.type == "aws:autoscaling/group:Group"
-            ]
-            source = sum(
-                t.get("kubeshift.io/network") == "source" and "kubeshift.io/pool" in t for t in asgs
-            )
-            target = sum(
-                t.get("kubeshift.io/network") == "target" and "kubeshift.io/pool" in t for t in asgs
-            )
-            print(
-                f"| {phase} | {len(rendering.resources)} | {source}/{target} | "
-                f"{statistics.median(seconds):.2f} | {seconds[0]:.2f}-{seconds[-1]:.2f} | "
-                f"{statistics.median(whole):.2f} | {whole[0]:.2f}-{whole[-1]:.2f} | "
-                f"{cached:.3f} |"
-            )
-        warm = command_seconds(args.stack, largest[1], Path(state) / f"{largest[1]}-0")
+    for r in rows:
+        source, target = r.worker_groups
+        print(
+            f"| {r.phase} | {r.resources} | {source}/{target} | "
+            f"{statistics.median(r.renders):.2f} | {r.renders[0]:.2f}-{r.renders[-1]:.2f} | "
+            f"{statistics.median(r.commands):.2f} | {r.commands[0]:.2f}-{r.commands[-1]:.2f} | "
+            f"{r.cached:.3f} |"
+        )
+    medians = [statistics.median(r.renders) for r in rows]
+    commands = [statistics.median(r.commands) for r in rows]
     print(
         f"render in this process: slowest phase median {max(medians):.2f}s, "
         f"median of medians {statistics.median(medians):.2f}s"
@@ -133,14 +182,20 @@ def main() -> None:
     print(
         f"whole command with an empty cache: slowest phase median {max(commands):.2f}s, "
         f"median of medians {statistics.median(commands):.2f}s; "
-        f"`kubeshift render --phase {largest[1]}` served by the cache {warm:.2f}s"
+        f"`kubeshift render --phase {largest.phase}` served by the cache {warm:.2f}s"
     )
-    shares = profile(values, largest[1])
+
+
+def _print_profile(values: dict, largest: PhaseRun) -> None:
+    shares = profile(values, largest.phase)
     total = sum(shares.values())
-    print(f"profile of {largest[1]} ({largest[0]} resources), tottime {total:.2f}s under cProfile:")
+    print(
+        f"profile of {largest.phase} ({largest.resources} resources), "
+        f"tottime {total:.2f}s under cProfile:"
+    )
     for name, spent in sorted(shares.items(), key=lambda item: -item[1]):
         print(f"  {name:<20} {spent:6.2f}s  {spent / total:6.1%}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
