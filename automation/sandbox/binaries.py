@@ -2,8 +2,9 @@
 
 Built by ``scripts/testbin`` (and ``scripts/build-pulumi``) into a version-keyed cache.
 
-The versions are read from the wrapper modules in ``tools/go/<component>/go.mod`` so the
-build script and the tests can never disagree about which cache directory to use.
+The versions are read from the wrapper modules in ``tools/go/`` (kwok and the cloud
+controller are pinned in Kubernetes' wrapper, which they share) so the build script and
+the tests can never disagree about which cache directory to use.
 Binaries in ``KUBEBUILDER_ASSETS`` (the envtest convention) take precedence.
 """
 
@@ -60,9 +61,13 @@ def cache_root() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "kubeshift" / "testbin"
 
 
+_SHARED_WRAPPER = {"kwok": "kubernetes", "cloud-provider-aws": "kubernetes"}
+"""Components pinned in another's wrapper module (compiled against the same libraries)."""
+
+
 def pinned_version(component: str) -> str:
     """The version a wrapper module pins, e.g. ``v1.36.3`` for ``kubernetes``."""
-    gomod = REPO / "tools" / "go" / component / "go.mod"
+    gomod = REPO / "tools" / "go" / _SHARED_WRAPPER.get(component, component) / "go.mod"
     module = {**_PINS, **_TOOLS}[component]
     pattern = rf"^\s*(?:require\s+)?{re.escape(module)}\s+(v\S+)"
     match = re.search(pattern, gomod.read_text(), re.M)
