@@ -32,7 +32,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,11 +96,52 @@ class Adoption:
     world_names: frozenset[str]
     """The names the world gave what it built, before adoption: groups, templates,
     security groups, roles, load balancers, target groups and etcd volumes."""
+    events_volumes: dict[str, EventsVolume]
+    """kops's events etcd volumes by id, before adoption: where each is and what holds it."""
 
     @property
     def stack_file(self) -> Path:
         """The stack file adoption read, and wrote the kept live values to."""
         return self.proposed_file.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"
+
+
+@dataclass(frozen=True)
+class EventsVolume:
+    """One of kops's events etcd volumes (kubeshift moves the main etcd only), as EC2
+    describes it."""
+
+    member: str
+    """Its ``k8s.io/etcd/events`` tag: ``<member>/<every member>``."""
+    zone: str
+    state: str
+    """``in-use`` or ``available``."""
+    holders: tuple[tuple[str, str], ...]
+    """(kops instance group, or else the Name tag, of the instance it is attached to;
+    the attachment's state), one per attachment."""
+
+
+def events_volumes(sandbox: dict[str, Any]) -> dict[str, EventsVolume]:
+    """kops's events etcd volumes by id, each with the instances that hold it."""
+    ec2 = _ec2(sandbox)
+    tagged = [{"Name": "tag-key", "Values": ["k8s.io/etcd/events"]}]
+    volumes = ec2.describe_volumes(Filters=tagged)["Volumes"]
+    ids = sorted({a["InstanceId"] for v in volumes for a in v.get("Attachments") or []})
+    pages = ec2.get_paginator("describe_instances").paginate(InstanceIds=ids) if ids else []
+    names = {}
+    for page in pages:
+        for instance in (i for r in page["Reservations"] for i in r["Instances"]):
+            tags = {t["Key"]: t["Value"] for t in instance.get("Tags") or []}
+            named = tags.get("kops.k8s.io/instancegroup") or tags.get("Name")
+            names[instance["InstanceId"]] = named or instance["InstanceId"]
+    return {
+        v["VolumeId"]: EventsVolume(
+            member={t["Key"]: t["Value"] for t in v["Tags"]}["k8s.io/etcd/events"],
+            zone=v["AvailabilityZone"],
+            state=v["State"],
+            holders=tuple((names[a["InstanceId"]], a["State"]) for a in v.get("Attachments") or []),
+        )
+        for v in volumes
+    }
 
 
 @dataclass
@@ -151,7 +192,8 @@ def sandbox_client(sandbox: dict[str, Any], service: str) -> Any:
     """A boto3 client of ``service`` on the sandbox's moto."""
     import boto3
 
-    return boto3.client(
+    make: Any = boto3.client  # any service a test names, not one of the stubs' literals
+    return make(
         service,
         region_name=str(sandbox["region"]),
         endpoint_url=str(sandbox["moto_endpoint"]),
@@ -318,6 +360,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     stray = stray_group(sandbox)
     kops = kops_rules(sandbox)
     names = world_names(sandbox)
+    events = events_volumes(sandbox)
     unnamed = kubeshift(env, "--stack", STACK, "--json", "adopt", "--dry-run")
     stack_file = logs.parent / "workspace" / "stacks" / f"Pulumi.{STACK}.yaml"  # as above
     built_from = shutil.copy(stack_file, logs.parent / "built-from.yaml")
@@ -339,7 +382,7 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
     return Adoption(
         unnamed, Path(built_from), proposed, proposed_file, unkept, differing, planned, adopted,
-        again, stray, kops, names,
+        again, stray, kops, names, events,
     )  # fmt: skip
 
 
@@ -356,6 +399,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = rest[:first] + own + rest[first:]
 
 
+def sandbox_kube(sandbox: dict[str, Any], role: str = "primary") -> Any:
+    """An API client of the sandbox's ``role`` cluster (a context manager)."""
+    import kubernetes
+
+    cluster = next(c for c in sandbox["clusters"] if c["role"] == role)
+    return kubernetes.config.new_client_from_config(
+        config_file=cluster["kubeconfig"], context=cluster["context"]
+    )
+
+
+BEFORE_RUN = "adopted"
+"""The key of a look taken once the cluster is adopted, before ``run``."""
+
+Look = Callable[[dict[str, Any]], object]
+"""What a test reads from outside (moto, the clusters) at one point of the migration,
+given ``sandbox status --json``."""
+
+
 @dataclass(frozen=True)
 class StackRehearsal:
     """One stack's own sandbox, adopted and run through: what each command answered."""
@@ -363,27 +424,19 @@ class StackRehearsal:
     env: dict[str, str]
     adopted: Ran
     run: Ran
+    """The last ``run --yes``: to the end, after the stops ``looks`` asked for."""
     rerun: Ran
     records: dict[str, dict[str, Any]]
     """The journal after the run, by ``phase/step``."""
     sandbox: dict[str, Any]
+    seen: dict[str, Any]
+    """What each look read, by its key (:data:`BEFORE_RUN` or the phase it followed)."""
 
     def client(self, service: str) -> Any:
-        import boto3
-
-        return boto3.client(
-            service, region_name=self.sandbox["region"],
-            endpoint_url=self.sandbox["moto_endpoint"],
-            aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
-        )  # fmt: skip
+        return sandbox_client(self.sandbox, service)
 
     def kube(self, role: str = "primary") -> Any:
-        import kubernetes
-
-        cluster = next(c for c in self.sandbox["clusters"] if c["role"] == role)
-        return kubernetes.config.new_client_from_config(
-            config_file=cluster["kubeconfig"], context=cluster["context"]
-        )
+        return sandbox_kube(self.sandbox, role)
 
     def details(self, key: str) -> dict[str, Any]:
         record = self.records[key]
@@ -392,10 +445,17 @@ class StackRehearsal:
 
 
 @contextlib.contextmanager
-def rehearse_adopted(state: Path, stack: str) -> Iterator[StackRehearsal]:
+def rehearse_adopted(
+    state: Path, stack: str, looks: Mapping[str, Look] | None = None
+) -> Iterator[StackRehearsal]:
     """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
     stack file, ``adopt --yes --keep-live``, ``run --yes``, ``status``, a second ``run``; then
-    ``sandbox down``. A failing command fails the tests with its output and the logs."""
+    ``sandbox down``. A failing command fails the tests with its output and the logs.
+
+    ``looks`` read the world from outside while the migration goes on, so a test need
+    not take kubeshift's own account of it: under :data:`BEFORE_RUN` right after
+    adoption; under a phase id once ``run --yes --to <phase>`` has stopped after that
+    phase (in the plan's order), before the run goes on."""
     env = {
         k: v for k, v in os.environ.items()
         if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
@@ -420,12 +480,20 @@ def rehearse_adopted(state: Path, stack: str) -> Iterator[StackRehearsal]:
             "kubeshift adopt",
             kubeshift(env, "--stack", stack, "--json", "adopt", "--yes", "--keep-live"),
         )
+        stops = dict(looks or {})
+        before = stops.pop(BEFORE_RUN, None)
+        seen = {BEFORE_RUN: before(sandbox)} if before else {}
+        seconds = 0.0
+        for phase, look in stops.items():
+            argv = ("--stack", stack, "--json", "run", "--yes", "--to", phase)
+            seconds += must(f"kubeshift run --to {phase}", kubeshift(env, *argv)).seconds
+            seen[phase] = look(sandbox)
         run = must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
         status = kubeshift(env, "--stack", stack, "status", "--json").json()
         records = {f"{r['phase']}/{r['step']}": r for r in status}
         rerun = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
-        sys.stderr.write(f"\n{stack} rehearsal: run {run.seconds:.0f}s\n")
-        yield StackRehearsal(env, adopted, run, rerun, records, sandbox)
+        sys.stderr.write(f"\n{stack} rehearsal: run {seconds + run.seconds:.0f}s\n")
+        yield StackRehearsal(env, adopted, run, rerun, records, sandbox, seen)
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
         if down.code != 0:

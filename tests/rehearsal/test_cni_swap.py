@@ -14,6 +14,7 @@ the journal, moto, and both clusters.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,16 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.sandbox.workspace import zone_name
-from tests.rehearsal.conftest import REPO, StackRehearsal, rehearse_adopted
+from components.scenarios.cni_swap import CNI_SWAP, DNS_TO_MIRROR
+from tests.rehearsal.conftest import (
+    BEFORE_RUN,
+    REPO,
+    Look,
+    StackRehearsal,
+    rehearse_adopted,
+    sandbox_client,
+    sandbox_kube,
+)
 
 pytestmark = [pytest.mark.rehearsal, pytest.mark.cloudcontroller]  # the sandbox runs the CCM
 
@@ -34,9 +44,33 @@ def _stack() -> dict[str, Any]:
     return yaml.safe_load((REPO / "stacks" / f"Pulumi.{STACK}.yaml").read_text())["config"]
 
 
+@dataclass(frozen=True)
+class Window:
+    """Route53 and the moved Services' load balancers, read at one point of the run."""
+
+    records: dict[str, str]
+    """Route53's CNAMEs in the cluster's zone, name -> target."""
+    primary: dict[str, str]
+    """namespace/name -> the load balancer the cloud controller gave it on the primary."""
+    mirror: dict[str, str]
+    """The same on the mirror (none before the copy)."""
+
+
+def _window(sandbox: dict[str, Any], *, mirrored: bool = True) -> Window:
+    mirror = _load_balancers(sandbox, "mirror") if mirrored else {}
+    return Window(_records(sandbox), _load_balancers(sandbox, "primary"), mirror)
+
+
 @pytest.fixture(scope="module")
 def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
-    with rehearse_adopted(tmp_path_factory.mktemp("mirror-rehearsal-state"), STACK) as done:
+    """The run stops after dns-to-mirror and after cni-swap to read Route53 then."""
+    looks: dict[str, Look] = {
+        BEFORE_RUN: lambda sandbox: _window(sandbox, mirrored=False),
+        DNS_TO_MIRROR: _window,
+        CNI_SWAP: _window,
+    }
+    state = tmp_path_factory.mktemp("mirror-rehearsal-state")
+    with rehearse_adopted(state, STACK, looks) as done:
         yield done
 
 
@@ -49,43 +83,66 @@ def test_the_adopted_cluster_went_through_every_phase(mirror: StackRehearsal) ->
     assert phases[-1] == "teardown-mirror" and "cni-swap" in phases
 
 
-def _records(mirror: StackRehearsal) -> dict[str, str]:
+def _records(sandbox: dict[str, Any]) -> dict[str, str]:
     """Route53's CNAMEs now, name -> target."""
-    route53 = mirror.client("route53")
+    route53 = sandbox_client(sandbox, "route53")
     zone = zone_name(_stack()["kubeshift:cluster"]["dns"]["api_record"])  # made by the sandbox
     zone_id = route53.list_hosted_zones_by_name(DNSName=zone)["HostedZones"][0]["Id"]
     sets = route53.list_resource_record_sets(HostedZoneId=zone_id)["ResourceRecordSets"]
-    return {s["Name"]: s["ResourceRecords"][0]["Value"] for s in sets if s["Type"] == "CNAME"}
+    return {
+        s["Name"]: _host(s["ResourceRecords"][0]["Value"]) for s in sets if s["Type"] == "CNAME"
+    }
 
 
-def _load_balancers(mirror: StackRehearsal, role: str) -> dict[str, str]:
+def _host(name: str) -> str:
+    return name.rstrip(".").lower()
+
+
+def _load_balancers(sandbox: dict[str, Any], role: str) -> dict[str, str]:
     """namespace/name -> the load balancer the cloud controller gave the Service."""
-    with mirror.kube(role) as api:
+    with sandbox_kube(sandbox, role) as api:
         core = CoreV1Api(api)
         found = {}
         for key in MOVED:
             namespace, name = key.split("/")
             ingress = core.read_namespaced_service(name, namespace).status.load_balancer.ingress
-            found[key] = ingress[0].hostname
+            found[key] = _host(ingress[0].hostname)
     return found
 
 
 def _targets(details: dict[str, Any], side: str) -> dict[str, str]:
-    return {name: d[side][0].rsplit(" ", 1)[-1] for name, d in details.items()}
+    return {name: _host(d[side][0].rsplit(" ", 1)[-1]) for name, d in details.items()}
 
 
-def test_each_record_moved_to_the_mirrors_load_balancer_and_back(mirror: StackRehearsal) -> None:
+def test_each_record_pointed_at_the_mirror_through_the_swap_and_came_back(
+    mirror: StackRehearsal,
+) -> None:
+    """Read in Route53, not in kubeshift's journal: before the run each record named its
+    Service's load balancer on the primary; once dns-to-mirror had run, and still once
+    cni-swap had replaced the primary's nodes and CNI, the same Service's load balancer
+    on the mirror; at the end the primary's again."""
+    before, moved, swapped = (mirror.seen[k] for k in (BEFORE_RUN, DNS_TO_MIRROR, CNI_SWAP))
+    service_of = {lb: key for key, lb in before.primary.items()}
+    names = {n: service_of[t] for n, t in before.records.items() if t in service_of}
+    assert sorted(set(names.values())) == sorted(MOVED), before
+    end = _window(mirror.sandbox, mirrored=False)
+    assert moved.primary == swapped.primary == end.primary == before.primary
+    assert set(moved.mirror.values()).isdisjoint(before.primary.values()), moved
+    assert {n: moved.records.get(n) for n in names} == {
+        n: moved.mirror[s] for n, s in names.items()
+    }
+    on_mirror = {n: swapped.mirror[s] for n, s in names.items()}
+    assert {n: swapped.records.get(n) for n in names} == on_mirror
+    assert {n: end.records.get(n) for n in names} == {n: before.records[n] for n in names}
+    # and the journal told the same story
     to_mirror = mirror.details("dns-to-mirror/before:dns-to-mirror")
     back = mirror.details("dns-to-primary/before:dns-to-primary")
-    primary = set(_load_balancers(mirror, "primary").values())
-    mirrored = set(_load_balancers(mirror, "mirror").values())
-    assert len(to_mirror) == len(MOVED) and primary.isdisjoint(mirrored)
-    assert set(_targets(to_mirror, "before").values()) == primary
-    assert set(_targets(to_mirror, "after").values()) == mirrored
-    assert _targets(back, "after") == _targets(to_mirror, "before")
-    assert {n: t for n, t in _records(mirror).items() if n in to_mirror} == _targets(
-        back, "after"
+    assert (
+        _targets(to_mirror, "before")
+        == _targets(back, "after")
+        == {n: before.records[n] for n in names}
     )
+    assert _targets(to_mirror, "after") == {n: moved.records[n] for n in names}
 
 
 def test_the_moved_services_kept_endpoints_on_the_mirror_while_the_primary_drained(
@@ -134,9 +191,7 @@ def test_nothing_of_the_mirror_is_left_and_its_grants_are_revoked(mirror: StackR
     assert [g.split(" ", 1)[1] for g in revoked] == [g.split(" ", 1)[1] for g in granted]
     [dependency] = {g.split(" ")[1] for g in granted}
     mirrors = {g.split(" ")[3] for g in granted}
-    [group] = mirror.client("ec2").describe_security_groups(GroupIds=[dependency])[
-        "SecurityGroups"
-    ]
+    [group] = mirror.client("ec2").describe_security_groups(GroupIds=[dependency])["SecurityGroups"]
     sources = {p["GroupId"] for rule in group["IpPermissions"] for p in rule["UserIdGroupPairs"]}
     assert sources and sources.isdisjoint(mirrors), sources  # the primary's workers only
 

@@ -19,21 +19,37 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api, CustomObjectsApi
 
 from automation.kube.calico import GROUP, PLURAL, RESTART_ANNOTATION, VERSION
-from tests.rehearsal.conftest import REPO, StackRehearsal, rehearse_adopted
+from tests.rehearsal.conftest import (
+    BEFORE_RUN,
+    REPO,
+    StackRehearsal,
+    rehearse_adopted,
+    sandbox_kube,
+)
 
 pytestmark = [pytest.mark.rehearsal, pytest.mark.cloudcontroller]  # the sandbox runs the CCM
 
 STACK = "overlay-switch-example"
 CLUSTER = "data-use1"
+CALICO_PODS = "k8s-app=calico-node"
 
 
 def _stack() -> dict[str, Any]:
     return yaml.safe_load((REPO / "stacks" / f"Pulumi.{STACK}.yaml").read_text())["config"]
 
 
+def _calico_generation(sandbox: dict[str, Any]) -> int:
+    """calico-node's DaemonSet generation: one more for each change of its spec."""
+    with sandbox_kube(sandbox) as api:
+        calico: Any = AppsV1Api(api).read_namespaced_daemon_set("calico-node", "kube-system")
+    return int(calico.metadata.generation)
+
+
 @pytest.fixture(scope="module")
 def overlay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
-    with rehearse_adopted(tmp_path_factory.mktemp("overlay-rehearsal-state"), STACK) as done:
+    """calico-node's generation is read once adopted, before the run."""
+    state = tmp_path_factory.mktemp("overlay-rehearsal-state")
+    with rehearse_adopted(state, STACK, {BEFORE_RUN: _calico_generation}) as done:
         yield done
 
 
@@ -116,17 +132,28 @@ def test_every_node_reported_route_created_by_the_controller_after_the_routes_ph
 
 
 def test_ipip_is_off_and_calico_rolled_once(overlay: StackRehearsal) -> None:
+    """Once: the whole run (and the second one) changed calico-node's spec exactly once,
+    and every calico-node pod running now was made after roll-calico began."""
     with overlay.kube() as api:
-        pool = CustomObjectsApi(api).get_cluster_custom_object(
-            GROUP, VERSION, PLURAL, "default-ipv4-ippool"
-        )
-        calico = AppsV1Api(api).read_namespaced_daemon_set("calico-node", "kube-system")
+        apps, core, custom = AppsV1Api(api), CoreV1Api(api), CustomObjectsApi(api)
+        pool: Any = custom.get_cluster_custom_object(GROUP, VERSION, PLURAL, "default-ipv4-ippool")
+        calico: Any = apps.read_namespaced_daemon_set("calico-node", "kube-system")
+        pods: list[Any] = core.list_namespaced_pod("kube-system", label_selector=CALICO_PODS).items
     assert pool["spec"]["ipipMode"] == "Never"
     annotations = calico.spec.template.metadata.annotations or {}
     assert RESTART_ANNOTATION in annotations, annotations
     status = calico.status
     assert status.updated_number_scheduled == status.desired_number_scheduled == status.number_ready
     assert status.desired_number_scheduled == len(_nodes(overlay))
+    before = overlay.seen[BEFORE_RUN]
+    generations = (calico.metadata.generation, status.observed_generation)
+    assert generations == (before + 1, before + 1), f"generation {before} before the run"
+    rolled = overlay.records["native-routing/after:roll-calico"]
+    live = [p for p in pods if p.metadata.deletion_timestamp is None]
+    assert len(live) == status.desired_number_scheduled, [p.metadata.name for p in pods]
+    made = {p.metadata.name: p.metadata.creation_timestamp.timestamp() for p in live}
+    older = {name: at for name, at in made.items() if at < int(rolled["started"])}
+    assert older == {}, (rolled["started"], made)
 
 
 def test_the_source_destination_check_is_off_on_every_instance(overlay: StackRehearsal) -> None:
