@@ -144,6 +144,11 @@ class Timeline:
                 self._ready.add(uid)
                 self.events[app].append((now, READY))
 
+    def seen(self, kind: str) -> int:
+        """How many events of ``kind`` the watches have recorded so far."""
+        with self._lock:
+            return sum(k == kind for events in self.events.values() for _, k in events)
+
     def _budget(self, pdb: dict[str, Any]) -> None:
         app, now = pdb["metadata"]["name"], time.monotonic()
         allowed = int((pdb.get("status") or {}).get("disruptionsAllowed", 0))
@@ -259,6 +264,7 @@ def main() -> int:
     except MissingBinaries as exc:
         print(f"drain_timeline: {exc}", file=sys.stderr)
         return 2
+    pods = args.deployments * args.replicas
     with tempfile.TemporaryDirectory(prefix="kubeshift-timeline-") as tmp:
         etcd = start_etcd(bins.etcd, Path(tmp))
         cluster = start_cluster(bins, etcd.url, Path(tmp) / "cp", ClusterOptions(name="timeline"))
@@ -270,15 +276,18 @@ def main() -> int:
                     apps = ",".join(f"timeline-{i}" for i in range(args.deployments))
                     with Timeline(kube, f"app in ({apps})", set(old)) as timeline:
                         summary = drain_nodes(kube, old, limits=DrainLimits(timeout=300))
-                        time.sleep(2.0)  # the last replacement's Ready reaches the watch
+                        eventually(  # the drain returns before the watch sees the last Ready
+                            "every replacement Ready in the timeline",
+                            lambda: timeline.seen(READY),
+                            until=lambda ready: ready >= pods,
+                        )
                 finally:
                     pools.cleanup()
         finally:
             cluster.stop()
             etcd.stop()
     steps = timeline.steps()
-    left = sum(kind == LEAVE for events in timeline.events.values() for _, kind in events)
-    pods = args.deployments * args.replicas
+    left = timeline.seen(LEAVE)
     verdict = checks(steps, left, pods, pods - args.deployments, summary.complete)
     for name, ok in verdict.items():
         print(f"{'ok ' if ok else 'FAIL'} {name}")

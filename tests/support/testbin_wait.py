@@ -118,11 +118,12 @@ def wait_for(components: Iterable[str], build: Path) -> str | None:
             )
         if time.monotonic() - told >= PROGRESS_EVERY_SECONDS:
             told = time.monotonic()
-            sys.__stderr__.write(
+            stderr = sys.__stderr__ or sys.stderr  # past pytest's capture when there is one
+            stderr.write(
                 f"\n[testbin] waiting {waited:.0f}s for {', '.join(missing)} "
                 f"(deadline {DEADLINE_SECONDS / 60:.0f} min)\n"
             )
-            sys.__stderr__.flush()
+            stderr.flush()
         time.sleep(POLL_SECONDS)
 
 

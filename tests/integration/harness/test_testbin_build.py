@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from automation.sandbox.binaries import pinned_version
-
-REPO = Path(__file__).resolve().parents[3]
+from tests.support.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    path = REPO / "scripts" / "testbin"
-    loader = importlib.machinery.SourceFileLoader("testbin_script", str(path))
-    spec = importlib.util.spec_from_loader("testbin_script", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("testbin_script", module)  # its dataclasses look it up there
-    loader.exec_module(module)
-    return module
+    return load_script("testbin")
 
 
 def test_the_control_plane_kwok_and_the_cloud_controller_share_one_wrapper(

@@ -3,12 +3,9 @@ scripts/test-pipeline's exit status lets no shard's failure, nor an empty shard,
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -18,6 +15,7 @@ import pytest
 
 from automation.sandbox.binaries import component_dir
 from tests.support import testbin_wait
+from tests.support.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -41,7 +39,12 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_test_waits_until_its_components_are_built(cache: Path) -> None:
     _finish("etcd")
-    later = threading.Timer(0.3, lambda: [_finish(c) for c in ("kubernetes", "kwok")])
+
+    def finish_the_rest() -> None:
+        for component in ("kubernetes", "kwok"):
+            _finish(component)
+
+    later = threading.Timer(0.3, finish_the_rest)
     later.start()
     began = time.monotonic()
 
@@ -72,14 +75,7 @@ def test_the_wait_has_a_deadline(cache: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _pipeline() -> ModuleType:
-    path = REPO / "scripts" / "test-pipeline"
-    loader = importlib.machinery.SourceFileLoader("test_pipeline", str(path))
-    spec = importlib.util.spec_from_loader("test_pipeline", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("test_pipeline", module)  # its dataclasses look it up there
-    loader.exec_module(module)
-    return module
+    return load_script("test-pipeline")
 
 
 @pytest.mark.parametrize(
