@@ -236,8 +236,12 @@ def test_run_is_refused_while_another_update_holds_the_pulumi_stack(
     engine_project: EngineProject, state: Path
 ) -> None:
     engine_project.pulumi("config", "set", "kubeshift:phase", "fleet")
-    # Five chained 3 s creates keep the hand-run update (and its lock) alive for 15 s+.
-    engine_project.pulumi("config", "set", "kubeshift-test:fleet_delay", "3")
+    # The hand-run update holds its lock until the test removes the hold file, however
+    # long the second run takes to reach the engine on a busy machine.
+    hold = state.parent / "hold-the-fleet"
+    hold.touch()
+    engine_project.pulumi("config", "set", "kubeshift-test:fleet_delay", "0")
+    engine_project.pulumi("config", "set", "kubeshift-test:fleet_hold", str(hold))
     by_hand = subprocess.Popen(
         [str(engine_project.engine.pulumi), "up", "--yes", "--skip-preview", "-s", STACK],
         cwd=engine_project.dir,
@@ -258,6 +262,7 @@ def test_run_is_refused_while_another_update_holds_the_pulumi_stack(
         journal = Journal(journal_path(state), STACK)
         assert journal.get("fleet", "update").status is StepStatus.FAILED
     finally:
+        hold.unlink()
         assert by_hand.wait(timeout=300) == 0
     # Once the other update is over, the same command finishes the phase.
     third = _drive(engine_project, state, "--start", "fleet", "--stop", "fleet")

@@ -29,6 +29,7 @@ import pulumi.dynamic as dynamic
 from records import Network, NetworkArgs, Workers, WorkersArgs
 
 PHASES = ("network", "workers", "scale-workers", "move-vpc", "fleet")
+HOLD_DEADLINE = 600.0
 
 
 class RecordProvider(dynamic.ResourceProvider):
@@ -36,6 +37,11 @@ class RecordProvider(dynamic.ResourceProvider):
 
     def _write(self, record_id: str, props: dict[str, Any]) -> None:
         time.sleep(float(props.get("delay") or 0))
+        hold, deadline = props.get("hold") or "", time.monotonic() + HOLD_DEADLINE
+        while hold and Path(hold).exists():  # the test decides when the update goes on
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{hold} still exists after {HOLD_DEADLINE:.0f} s")
+            time.sleep(0.1)
         path = Path(props["store"]) / f"{record_id}.json"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(props, sort_keys=True))
@@ -81,6 +87,7 @@ class Record(dynamic.Resource):
         settings: dict[str, Any],
         delay: float = 0.0,
         linger: float = 0.0,
+        hold: str = "",
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         props = {
@@ -89,6 +96,7 @@ class Record(dynamic.Resource):
             "settings": settings,
             "delay": delay,
             "linger": linger,
+            "hold": hold,
             "store": STORE,
             "record_id": None,
         }
@@ -123,9 +131,10 @@ if step >= PHASES.index("workers"):
 if step >= PHASES.index("fleet"):
     delay = float(pulumi.Config("kubeshift-test").get("fleet_delay") or 2.0)
     linger = float(pulumi.Config("kubeshift-test").get("fleet_linger") or 0.0)
+    hold = pulumi.Config("kubeshift-test").get("fleet_hold") or ""
     fleet = Workers(
         "fleet",
-        WorkersArgs(network, count=5, size=1, delay=delay, linger=linger, chained=True),
+        WorkersArgs(network, count=5, size=1, delay=delay, linger=linger, chained=True, hold=hold),
         Record,
     )
     pulumi.export("fleet_group_ids", fleet.group_ids)

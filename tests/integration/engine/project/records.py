@@ -70,6 +70,7 @@ class WorkersArgs:
     delay: float = 0.0
     linger: float = 0.0
     chained: bool = False
+    hold: str = ""  # a file: each create waits while it exists
 
 
 class Workers(pulumi.ComponentResource):
@@ -95,6 +96,7 @@ class Workers(pulumi.ComponentResource):
                 settings={"size": args.size},
                 delay=args.delay,
                 linger=args.linger,
+                hold=args.hold,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
             )
             self.groups.append(previous)
