@@ -47,6 +47,7 @@ from kubernetes import client
 
 from automation.aws.nodes import LEGACY_CLUSTER_TAG, cluster_tag_key, instance_id_from_provider_id
 from automation.kube.clients import list_all
+from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
 from automation.waiting import summarize
 from components.tags import node_template
 from components.userdata import LIFECYCLE_LABEL
@@ -434,16 +435,20 @@ class NodeBridge:
     def run(self, stop: threading.Event, interval: float = 1.0, duty: float = 0.3) -> None:
         """``sync`` until ``stop``; errors are logged, never fatal.
 
-        A pass starts ``interval`` seconds after the last one ended, or later when the
-        last pass was long: the bridge spends at most ``duty`` of one core. With a few
+        A pass starts ``interval`` seconds after the last one ended when it changed
+        something or left instances for later, up to four times that while passes find
+        nothing to do (:mod:`automation.sandbox.pacing`), and later still when the last
+        pass was long: the bridge spends at most ``duty`` of one core. With a few
         hundred instances a pass takes seconds (moto's responses are slow to build),
         and passing every second would starve the control plane it stands beside.
         """
         failing = ""
         deferred: tuple[str, ...] = ()
+        pace = Pace(fastest=interval, slowest=max(interval, SLOWEST_SECONDS))
         log.info("node bridge for cluster %s started", self.cluster)
         while not stop.is_set():
             began = time.monotonic()
+            busy = True  # a failed pass is retried soon
             try:
                 report = self.sync()
             except Exception as exc:
@@ -461,8 +466,9 @@ class NodeBridge:
                 if report.changed or report.deferred != deferred:
                     log.info("node bridge %s: %s", self.cluster, report)
                 deferred = report.deferred
+                busy = report.changed or bool(report.deferred)
             spent = time.monotonic() - began
-            stop.wait(max(interval, spent * (1 - duty) / duty))
+            stop.wait(max(pace.after(busy), spent * (1 - duty) / duty))
         log.info("node bridge for cluster %s stopped", self.cluster)
 
     # -- EC2 -------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from automation.adoption.proposal import EVENTS_TAG
 from automation.aws.lookup.model import tag_map
 from automation.sandbox.bridge import Instance, kops_role, user_data_text
 from automation.sandbox.member_plan import SandboxEtcd
+from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
 from automation.sandbox.world.kops import ETCD_MAIN_TAG
 
 if TYPE_CHECKING:
@@ -292,16 +293,24 @@ class MemberBoots:
         return True
 
     def run(self, stop: threading.Event, interval: float = 1.0) -> None:
-        """``sync`` every ``interval`` seconds until ``stop``; errors are logged, never fatal."""
+        """``sync`` until ``stop``; errors are logged, never fatal.
+
+        Every ``interval`` seconds after a pass that booted or stopped a member (or
+        failed), up to four times that while passes find nothing to do
+        (:mod:`automation.sandbox.pacing`).
+        """
         failing = ""
+        pace = Pace(fastest=interval, slowest=max(interval, SLOWEST_SECONDS))
         while not stop.is_set():
+            busy = True
             try:
-                for event in self.sync():
+                events = self.sync()
+                for event in events:
                     log.info("%s", event)
-                failing = ""
+                failing, busy = "", bool(events)
             except Exception as exc:
                 message = f"{type(exc).__name__}: {exc}"
                 if message != failing:
                     log.warning("member boots: pass failed, will retry: %s", message)
                 failing = message
-            stop.wait(interval)
+            stop.wait(pace.after(busy))
