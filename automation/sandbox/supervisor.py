@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.member_plan import SandboxEtcd
+from automation.sandbox.moto_images import AMIS_VARIABLE, public_images
 from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState, process_start
 
 if TYPE_CHECKING:
@@ -36,8 +37,10 @@ log = logging.getLogger("kubeshift.sandbox")
 MOTO_ENV = {"MOTO_ACM_VALIDATION_WAIT": "0", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"}
 
 
-def _start_moto(port: int) -> tuple[Callable[[], None], str]:
+def _start_moto(port: int, run: Path) -> tuple[Callable[[], None], str]:
     os.environ.update(MOTO_ENV)
+    run.mkdir(parents=True, exist_ok=True)
+    os.environ[AMIS_VARIABLE] = str(public_images(run))
     from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
     from automation.sandbox.moto_gaps import close_every_gap
@@ -78,7 +81,7 @@ def serve(args: argparse.Namespace) -> int:
     cleanups: list[Callable[[], None]] = []
     try:
         bins = locate()
-        stop_moto, endpoint = _start_moto(args.moto_port)
+        stop_moto, endpoint = _start_moto(args.moto_port, paths.run)
         cleanups.append(stop_moto)
         log.info("moto at %s", endpoint)
         for key, value in {

@@ -16,6 +16,7 @@ import tempfile
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -65,6 +66,10 @@ def moto_server() -> Iterator[MotoServer]:
         patch.setenv("AWS_CONFIG_FILE", os.path.join(empty, "config"))
         patch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.path.join(empty, "credentials"))
         patch.delenv("AWS_PROFILE", raising=False)
+
+        from automation.sandbox.moto_images import AMIS_VARIABLE, public_images
+
+        patch.setenv(AMIS_VARIABLE, str(public_images(Path(empty))))
 
         from moto.route53.models import HostedZoneIdentifier, Route53Backend
         from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
