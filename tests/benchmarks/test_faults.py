@@ -12,12 +12,14 @@ failed. The same checks run against the shared rehearsal's finished world in
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+import benchmarks.faults
 from automation.kube.probe import ProbeReport, ServiceAvailability, ZeroInterval
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import build
@@ -25,6 +27,7 @@ from benchmarks.faults import (
     WorldUnreadable,
     availability_problems,
     aws_world,
+    choose_faults,
     stack_outputs,
     unstruck,
     world_differences,
@@ -248,3 +251,15 @@ def test_a_failed_stack_output_stops_the_comparison() -> None:
     with pytest.raises(WorldUnreadable, match="no outputs"):
         stack_outputs(_shell("echo '{}'"))
     assert stack_outputs(_shell('echo \'{"vpc": "vpc-0abc123"}\'')) == {"vpc": "vpc-0abc123"}
+
+
+def test_no_fault_is_aimed_at_the_adopted_first_phase(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stack is adopted, so ``run`` never runs baseline's steps: a fault aimed there
+    could not strike, and stopped a full run at its first trial (issue 50)."""
+    phase = {"gates_before": [], "gates_after": [], "hooks": ["h"]}
+    plan = {"phases": [{"id": name, **phase} for name in ("baseline", "a", "b")]}
+    done = subprocess.CompletedProcess([], 0, stdout=json.dumps(plan), stderr="")
+    monkeypatch.setattr(benchmarks.faults, "_kubeshift", lambda *args, **kwargs: done)
+    faults = choose_faults({}, "local", 100, seed=1)
+    assert len(faults) == 10  # a and b: config, before, preview, update, after
+    assert not [f for f in faults if f.at.startswith("baseline/")]
