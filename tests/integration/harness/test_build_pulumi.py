@@ -65,7 +65,7 @@ def script() -> ModuleType:
 
 
 def _trim(script: ModuleType, imports: tuple[str, ...], blocks: tuple[str, ...]) -> object:
-    return script.Trim("backend/diy/backend.go", imports=imports, blocks=blocks)
+    return script.Trim(script.CLI_MODULE, "backend/diy/backend.go", imports=imports, blocks=blocks)
 
 
 def test_a_trim_takes_out_its_imports_an_if_and_a_case_and_nothing_else(
@@ -95,10 +95,34 @@ def test_a_trim_that_does_not_match_the_source_exactly_stops_the_build(
         script.trimmed(GO_SOURCE + 'import "gocloud.dev/blob"\n', _trim(script, imports, blocks))
 
 
-def test_every_trim_names_a_file_of_the_cli_module_and_keeps_aws(script: ModuleType) -> None:
-    """The S3 backend and AWS KMS secrets stay: a team backend (S3) depends on them."""
-    dropped = {path for trim in script.TRIMS for path in trim.imports}
+def test_a_line_is_replaced_where_it_stands_and_text_is_appended(script: ModuleType) -> None:
+    trim = script.Trim(
+        "example.com/m",
+        "f.go",
+        lines=(("func init() {", "func load() {"),),
+        appended="\nfunc Load() { load() }\n",
+    )
 
+    out = script.trimmed("package f\n\nfunc init() {\n}\n", trim)
+
+    assert out == "package f\n\nfunc load() {\n}\n\nfunc Load() { load() }\n"
+    with pytest.raises(SystemExit, match="not once"):
+        script.trimmed("package f\n", trim)
+
+
+def test_every_word_list_loads_when_first_needed_not_at_start(script: ModuleType) -> None:
+    """Both copies of zxcvbn-go lose their init; their matcher loads the lists itself."""
+    lazy = {(t.module, t.path) for t in script.LAZY_WORD_LISTS if "func init() {" in t.blocks}
+    renamed = {(t.module, t.path) for t in script.LAZY_WORD_LISTS if t.appended}
+
+    assert {module for module, _ in lazy} == {m for m, _ in renamed} and len(lazy) == 2
+
+
+def test_the_other_clouds_trims_edit_the_cli_module_and_keep_aws(script: ModuleType) -> None:
+    """The S3 backend and AWS KMS secrets stay: a team backend (S3) depends on them."""
+    dropped = {path for trim in script.OTHER_CLOUDS for path in trim.imports}
+
+    assert all(trim.module == script.CLI_MODULE for trim in script.OTHER_CLOUDS)
     assert all(not trim.path.startswith("/") and trim.path.endswith(".go") for trim in script.TRIMS)
     assert not any("s3blob" in path or "awskms" in path for path in dropped)
     assert {"gocloud.dev/blob/gcsblob", "gocloud.dev/secrets/gcpkms"} <= dropped
@@ -134,6 +158,6 @@ def test_the_inputs_digest_follows_the_trims(
     script: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = script.inputs_digest()
-    monkeypatch.setattr(script, "TRIMS", script.TRIMS[:1])
+    monkeypatch.setattr(script, "TRIMS", script.OTHER_CLOUDS)
 
     assert script.inputs_digest() != before
