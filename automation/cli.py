@@ -190,7 +190,7 @@ def plan(
     markdown: MarkdownOpt = False,
 ) -> None:
     """Show the phase table of a stack: id, summary, destructive, gates."""
-    from automation.phase import Gate
+    from automation.phase import Gate, Hook
     from automation.project import load_stack
     from automation.runner import plan_steps
     from automation.scenarios import build_scenario
@@ -208,6 +208,8 @@ def plan(
                 "gates_before": [g.summary for g in phase.before if isinstance(g, Gate)],
                 "gates_after": [g.summary for g in phase.after if isinstance(g, Gate)],
                 "hooks": [h.summary for h in phase.hooks],
+                "hooks_before": [h.summary for h in phase.before if isinstance(h, Hook)],
+                "hooks_after": [h.summary for h in phase.after if isinstance(h, Hook)],
                 "changes": phase.changes.summary,
                 "targets": list(phase.targets),
                 "targeted": phase.targeted,

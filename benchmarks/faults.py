@@ -151,10 +151,11 @@ def choose_faults(
     for phase in plan["phases"][1:]:
         name = phase["id"]
         points.append(f"{name}/config")
-        if phase["gates_before"] or phase["hooks"]:
+        # only the sides that have a step: a fault aimed at an empty side cannot strike
+        if phase["gates_before"] or phase["hooks_before"]:
             points.append(f"{name}/before:*")
         points += [f"{name}/preview", f"{name}/update"]
-        if phase["gates_after"] or phase["hooks"]:
+        if phase["gates_after"] or phase["hooks_after"]:
             points.append(f"{name}/after:*")
         if name == to:
             break

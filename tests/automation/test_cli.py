@@ -53,6 +53,10 @@ def test_plan_lists_phases_in_order(cli: CliRunner) -> None:
     assert by_id["drain-workers"]["destructive"] is True
     assert by_id["target-network"]["destructive"] is False
     assert "every new worker joined and Ready" in by_id["target-workers"]["gates"]
+    # each hook on the side it runs: what a reader (and benchmarks/faults) needs to aim at it
+    for phase in plan["phases"]:
+        assert sorted(phase["hooks_before"] + phase["hooks_after"]) == sorted(phase["hooks"])
+    assert by_id["drain-workers"]["hooks_before"] and not by_id["retire-old-workers"]["hooks_after"]
 
 
 def test_plan_table_output(cli: CliRunner) -> None:

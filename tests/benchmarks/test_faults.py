@@ -256,10 +256,28 @@ def test_a_failed_stack_output_stops_the_comparison() -> None:
 def test_no_fault_is_aimed_at_the_adopted_first_phase(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stack is adopted, so ``run`` never runs baseline's steps: a fault aimed there
     could not strike, and stopped a full run at its first trial (issue 50)."""
-    phase = {"gates_before": [], "gates_after": [], "hooks": ["h"]}
+    phase = {"gates_before": [], "gates_after": ["g"], "hooks_before": ["h"], "hooks_after": []}
     plan = {"phases": [{"id": name, **phase} for name in ("baseline", "a", "b")]}
     done = subprocess.CompletedProcess([], 0, stdout=json.dumps(plan), stderr="")
     monkeypatch.setattr(benchmarks.faults, "_kubeshift", lambda *args, **kwargs: done)
     faults = choose_faults({}, "local", 100, seed=1)
     assert len(faults) == 10  # a and b: config, before, preview, update, after
     assert not [f for f in faults if f.at.startswith("baseline/")]
+
+
+def test_a_fault_is_aimed_only_at_a_side_of_a_phase_that_has_a_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A phase with a before-hook and nothing after it (ingress-nodeport): a full run drew
+    ``after:*`` there, which could not strike, and stopped at that trial (issue 50)."""
+    before_only = {"gates_before": [], "gates_after": [], "hooks_before": ["h"], "hooks_after": []}
+    after_only = {"gates_before": [], "gates_after": ["g"], "hooks_before": [], "hooks_after": []}
+    plan = {"phases": [{"id": "baseline", **before_only}, {"id": "a", **before_only},
+                       {"id": "b", **after_only}]}  # fmt: skip
+    done = subprocess.CompletedProcess([], 0, stdout=json.dumps(plan), stderr="")
+    monkeypatch.setattr(benchmarks.faults, "_kubeshift", lambda *args, **kwargs: done)
+
+    points = {f.at for f in choose_faults({}, "local", 100, seed=1)}
+
+    assert points == {"a/config", "a/before:*", "a/preview", "a/update",
+                      "b/config", "b/preview", "b/update", "b/after:*"}  # fmt: skip
