@@ -529,7 +529,8 @@ def replace_nodes(
     timeout: Annotated[
         float,
         typer.Option(
-            "--timeout", min=1,
+            "--timeout",
+            min=1,
             help="Seconds each node's drain, then its fresh node, may take.",
         ),
     ] = 1800.0,
@@ -643,7 +644,8 @@ def _propose(stack: str, target: Path, as_json: bool) -> None:
     if as_json:
         _emit_json(
             {"cluster": proposal.cluster, "notes": proposal.notes, "problems": proposal.problems,
-             "written": None if proposal.problems else str(target)}
+             "written": None if proposal.problems else str(target),
+             "files": [str(path) for path in proposed.written]}
         )  # fmt: skip
     else:
         for note in proposal.notes:
@@ -655,7 +657,8 @@ def _propose(stack: str, target: Path, as_json: bool) -> None:
             members = proposal.cluster.get("control_plane", {}).get("members", 0)
             out.print(
                 f"{stack}: proposed {len(pools)} worker pools from {proposed.groups} groups and "
-                f"{members} control-plane members; wrote {target}",
+                f"{members} control-plane members; wrote "
+                f"{' and '.join(str(path) for path in proposed.written)}",
                 markup=False,
             )
     if proposal.problems:

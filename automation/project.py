@@ -116,4 +116,22 @@ def load_stack(project: Path, stack: str, config_file: Path | None = None) -> St
         load_runtime_settings(values)
     except ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from None
+    _check_config_fits(path, values)
     return StackInfo(name=stack, path=path, values=values, config=typed)
+
+
+def _check_config_fits(path: Path, values: dict[str, Any]) -> None:
+    """Refuse, before the engine starts, a config the engine could not hand its program."""
+    from components import kept_file
+    from components.config import CLUSTER_KEY
+
+    size = kept_file.config_env_bytes(values)
+    if size > kept_file.ENV_LIMIT:
+        raise ConfigError(
+            f"{path.name}: the stack's config is {size / 1024:.0f} KiB, and Pulumi hands it "
+            f"to the program in one environment variable of at most "
+            f"{kept_file.ENV_LIMIT // 1024} KiB (largest: "
+            f"{kept_file.largest_sections(values, CLUSTER_KEY)}); keep "
+            f"{', '.join(kept_file.SECTIONS)} in a file named by {kept_file.KEPT_KEY} "
+            "(`kubeshift adopt --write-config` writes one for a cluster this large)."
+        )

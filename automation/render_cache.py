@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from automation.rendered import PROGRAM, RenderedResource
+from components import kept_file
+from components.config import CLUSTER_KEY
 from components.engine_vars import PROGRAM_VARS
 
 VERSION = 1
@@ -84,7 +86,11 @@ def cached_render(
 
     if any(os.environ.get(name) for name in PROGRAM_VARS):
         return render(config, phase), False
-    path = cache_dir / f"{key(config, phase, program_digest())}.json"
+    try:  # the kept file's content, not its name, is what the program reads
+        keyed = kept_file.merge(config, CLUSTER_KEY)
+    except kept_file.KeptFileError:
+        return render(config, phase), False  # which refuses it in one sentence
+    path = cache_dir / f"{key(keyed, phase, program_digest())}.json"
     found = _load(path) if path.exists() else None
     if found is not None:
         return found, True

@@ -8,6 +8,7 @@ the journal — a user error never leaves a trace.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from collections.abc import Callable, Iterator
@@ -506,5 +507,6 @@ def execute_proposal(
     settings = load_runtime_settings(values)
     proposed = propose_stack(values, path, (clients or LazyClients(settings)).aws())
     if not proposed.proposal.problems:
-        write(proposed, target, str(values.get(stack_config.REGION_KEY, "")))
+        written = write(proposed, target, str(values.get(stack_config.REGION_KEY, "")), stack)
+        proposed = dataclasses.replace(proposed, written=written)
     return proposed

@@ -72,6 +72,7 @@ from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_m
 from automation.scenarios import build_scenario  # noqa: E402
 from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
 from benchmarks.drain import EndPoint, EndPointMissed, lower_bound  # noqa: E402
+from benchmarks.faults import take_proposal  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
@@ -455,7 +456,9 @@ def main() -> None:
         )
         if args.max_nodes_in_flight:
             with_drain_limits(proposal, args.max_nodes_in_flight)
-        shutil.copy(proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml")
+        take_proposal(
+            proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml", stack
+        )
         stages["adopt --yes --keep-live"], _ = kubeshift(
             env, "--stack", stack, "adopt", "--yes", "--keep-live"
         )

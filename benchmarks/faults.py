@@ -51,6 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from components.config import load_stack_file  # noqa: E402
+from components.kept_file import kept_file_name  # noqa: E402
 from tests.support.faults import (  # noqa: E402
     HOWS,
     Fault,
@@ -209,6 +210,15 @@ def probe_services(env: dict[str, str], stack: str) -> list[str]:
     """The Services the stack file has the probe watch (``kubeshift:runtime.probe_services``)."""
     runtime = load_stack_file(stack_file(env, stack)).get("kubeshift:runtime") or {}
     return [str(s) for s in runtime.get("probe_services") or []]
+
+
+def take_proposal(proposal: Path, target: Path, stack: str) -> None:
+    """The proposal taken as the stack file ``target``, with the kept file a large
+    cluster's proposal names (``kubeshift:kept``) beside it."""
+    shutil.copy(proposal, target)
+    kept = proposal.with_name(kept_file_name(stack))
+    if kept.exists():
+        shutil.copy(kept, target.with_name(kept.name))
 
 
 def stack_file(env: dict[str, str], stack: str) -> Path:
@@ -529,7 +539,7 @@ def adopt(env: dict[str, str], stack: str) -> float:
     proposal = Path(env["KUBESHIFT_STATE_DIR"]) / "proposed.yaml"
     wrote = _kubeshift(env, "--stack", stack, "adopt", "--write-config", str(proposal))
     _must("kubeshift adopt --write-config", wrote)
-    shutil.copy(proposal, stack_file(env, stack))
+    take_proposal(proposal, stack_file(env, stack), stack)
     _must("kubeshift adopt", _kubeshift(env, "--stack", stack, "adopt", "--yes", "--keep-live"))
     return time.monotonic() - began
 

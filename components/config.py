@@ -36,7 +36,7 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from components import phases, registry
+from components import kept_file, phases, registry
 from components.validation import join, sentence, show
 
 PREFIX = "kubeshift:"
@@ -46,7 +46,15 @@ CLUSTER_KEY = "kubeshift:cluster"
 MIGRATION_KEY = "kubeshift:migration"
 RUNTIME_KEY = "kubeshift:runtime"
 SKIP_PROGRESS_KEY = "kubeshift:skipProgressCheck"
-KNOWN_KEYS = (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, RUNTIME_KEY, SKIP_PROGRESS_KEY)
+KNOWN_KEYS = (
+    SCENARIO_KEY,
+    PHASE_KEY,
+    CLUSTER_KEY,
+    MIGRATION_KEY,
+    RUNTIME_KEY,
+    SKIP_PROGRESS_KEY,
+    kept_file.KEPT_KEY,
+)
 REGION_KEY = "aws:region"
 
 CLUSTER_NAME_MAX = 40
@@ -328,9 +336,15 @@ def load_config(values: Mapping[str, Any]) -> StackConfig:
     """Validate raw config values (``{"kubeshift:cluster": {...}, "aws:region": ...}``).
 
     Object values may be dicts or JSON strings (as ``pulumi.Config`` stores them).
-    Raises :class:`ConfigError` with a one-sentence message naming the key.
+    Raises :class:`ConfigError` with a one-sentence message naming the key. A kept
+    file (``kubeshift:kept``, made absolute by :func:`load_stack_file`) is merged into
+    the cluster block first.
     """
     _check_known_keys(values)
+    try:
+        values = kept_file.merge(values, CLUSTER_KEY)
+    except kept_file.KeptFileError as exc:
+        raise ConfigError(kept_file.KEPT_KEY, str(exc)) from None
     scenario = _require_str(values, SCENARIO_KEY)
     if scenario not in registry.ids():
         raise ConfigError(
@@ -386,39 +400,43 @@ def load_stack_file(path: str | Path) -> dict[str, Any]:
 
     Secure values (``{secure: ...}``) are kept as they are; they never reach a name.
     Unreadable bytes, broken YAML and keys given twice are one sentence naming the file.
+    A kept file it names (``kubeshift:kept``) is made absolute, for :func:`load_config`.
     """
     file = Path(path)
+    document = load_yaml_document(file, what="Stack file")
+    section = (document or {}).get("config") if isinstance(document, dict) else None
+    if not isinstance(section, dict):
+        raise ConfigError("config", f"Stack file {file} has no 'config:' mapping.")
+    return kept_file.resolve(dict(section), file.parent)
+
+
+def load_yaml_document(file: Path, *, what: str) -> Any:
+    """A YAML file read strictly: UTF-8, valid, no key given twice; else one sentence."""
     try:
         data = file.read_bytes()
     except FileNotFoundError:
-        raise ConfigError("stack", f"Stack file {file} does not exist.") from None
+        raise ConfigError("stack", f"{what} {file} does not exist.") from None
     except IsADirectoryError:
-        raise ConfigError("stack", f"Stack file {file} is a directory, not a file.") from None
+        raise ConfigError("stack", f"{what} {file} is a directory, not a file.") from None
     except OSError as exc:
-        raise ConfigError("stack", f"Stack file {file} cannot be read ({exc.strerror}).") from None
+        raise ConfigError("stack", f"{what} {file} cannot be read ({exc.strerror}).") from None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ConfigError("stack", f"Stack file {file} is UTF-16; save it as UTF-8.")
+        raise ConfigError("stack", f"{what} {file} is UTF-16; save it as UTF-8.")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            "stack", f"Stack file {file} is not UTF-8 text (byte {exc.start}); save it as UTF-8."
+            "stack", f"{what} {file} is not UTF-8 text (byte {exc.start}); save it as UTF-8."
         ) from None
     try:
-        document = yaml.load(text, Loader=_UniqueKeyLoader)
+        return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}" if mark else ""
         problem = exc.problem or exc.context or "invalid YAML"
-        raise ConfigError(
-            "stack", f"Stack file {file} is not valid YAML{where}: {problem}."
-        ) from None
+        raise ConfigError("stack", f"{what} {file} is not valid YAML{where}: {problem}.") from None
     except yaml.YAMLError as exc:
-        raise ConfigError("stack", f"Stack file {file} is not valid YAML ({exc}).") from None
-    section = (document or {}).get("config") if isinstance(document, dict) else None
-    if not isinstance(section, dict):
-        raise ConfigError("config", f"Stack file {file} has no 'config:' mapping.")
-    return dict(section)
+        raise ConfigError("stack", f"{what} {file} is not valid YAML ({exc}).") from None
 
 
 def stack_file(stacks_dir: str | Path, stack: str) -> Path:
@@ -577,13 +595,13 @@ def _check_kept_inputs(cluster: ClusterConfig) -> None:
                 raise ConfigError(
                     where,
                     f"{where}: an attribute is named as Pulumi names it (camelCase, as "
-                    "`kubeshift adopt` shows it), e.g. deregistrationDelay."
+                    "`kubeshift adopt` shows it), e.g. deregistrationDelay.",
                 )
             if attribute in _NOT_KEPT_AS_INPUTS:
                 raise ConfigError(
                     where,
                     f"{where}: tags another tool set are kept key by key, under "
-                    f"{CLUSTER_KEY}.kept_tags.{resource}."
+                    f"{CLUSTER_KEY}.kept_tags.{resource}.",
                 )
 
 

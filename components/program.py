@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+import yaml
 
 from components import (
     collector,
     etcd_volumes,
     imports,
+    kept_file,
     kept_inputs,
     kept_tags,
     own_tags,
@@ -50,12 +52,27 @@ PHASE_OUTPUT = "phase"  # every scenario exports the phase it built
 def read_config() -> StackConfig:
     """The stack's ``kubeshift:*`` and ``aws:region`` values, validated."""
     values: dict[str, Any] = {}
-    for key in (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, REGION_KEY, SKIP_PROGRESS_KEY):
+    keys = (SCENARIO_KEY, PHASE_KEY, CLUSTER_KEY, MIGRATION_KEY, REGION_KEY, SKIP_PROGRESS_KEY)
+    for key in (*keys, kept_file.KEPT_KEY):
         namespace, name = key.split(":", 1)
         value = pulumi.Config(namespace).get(name)
         if value is not None:
             values[key] = value
+    if kept_file.KEPT_KEY in values:
+        values = kept_file.resolve(values, stack_config_dir())
     return load_config(values)
+
+
+def stack_config_dir() -> Path:
+    """Where the project keeps its stack files (``stackConfigDir`` in ``Pulumi.yaml``),
+    against which a kept file's name (``kubeshift:kept``) is read."""
+    root = Path(pulumi.runtime.get_root_directory() or ".")
+    try:
+        project = yaml.safe_load((root / "Pulumi.yaml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        project = {}
+    configured = project.get("stackConfigDir") if isinstance(project, dict) else None
+    return root / configured if isinstance(configured, str) else root
 
 
 def build(config: StackConfig) -> dict[str, Any]:

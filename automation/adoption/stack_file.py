@@ -10,7 +10,7 @@ included. YAML comments are not kept.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from automation.aws.lookup import Lookup
 from automation.errors import ConfigError, UserError
 from automation.render import render_program
 from components import config as stack_config
+from components import kept_file
 from components.tags import is_own_tag
 
 
@@ -39,6 +40,8 @@ class ProposedStack:
     proposal: Proposal
     groups: int
     """Auto Scaling groups read."""
+    written: list[Path] = field(default_factory=list)
+    """The stack file and, for a large cluster, its kept file (:func:`write`)."""
 
 
 def cluster_name(values: dict[str, Any], path: Path) -> str:
@@ -78,7 +81,8 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
     )
     proposal.notes += [
         f"Launch template {template}'s user data is not text; it is not kept, and adopting "
-        "shows it as a difference." for template in user_data.not_text
+        "shows it as a difference."
+        for template in user_data.not_text
     ]
     proposal.notes += [
         f"Launch template {template}'s boot script, kept in {stack_config.CLUSTER_KEY}."
@@ -109,7 +113,8 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
                 f"{len(kept)} {what} kubeshift would not give them; "
                 f"{stack_config.CLUSTER_KEY}.{block} keeps them ({why})."
             )
-    proposed = {**values, stack_config.CLUSTER_KEY: proposal.cluster}
+    others = {k: v for k, v in values.items() if k != kept_file.KEPT_KEY}  # proposed anew
+    proposed = {**others, stack_config.CLUSTER_KEY: proposal.cluster}
     if not proposal.problems:
         try:
             stack_config.load_config(proposed)
@@ -179,17 +184,57 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 _StackDumper.add_representer(str, _text)
 
 
-def write(proposed: ProposedStack, target: Path, region: str) -> None:
-    """Write the proposed stack file to ``target`` (never over an existing file)."""
-    if target.exists():
-        raise ConfigError(f"{target} exists; write the proposal to a new file and compare.")
-    header = (
-        f"# Proposed by `kubeshift adopt --write-config` from what runs in {region} "
-        f"on {time.strftime('%Y-%m-%d')}; review it, then use it as the stack file.\n"
+def write(proposed: ProposedStack, target: Path, region: str, stack: str) -> list[Path]:
+    """Write the proposed stack file to ``target`` (never over an existing file); a
+    proposal too large for the engine to hand its program whole keeps its adopted
+    sections in ``Pulumi.<stack>.kept.yaml`` beside it (:mod:`components.kept_file`).
+    Returns the files written."""
+    values: dict[str, Any] = proposed.values
+    kept: dict[str, Any] = {}
+    kept_target = target.with_name(kept_file.kept_file_name(stack))
+    size = kept_file.config_env_bytes(values)
+    if size > kept_file.SPLIT_AT:
+        values, kept = kept_file.split(values, stack_config.CLUSTER_KEY)
+        values = _after(values, stack_config.CLUSTER_KEY, kept_file.KEPT_KEY, kept_target.name)
+        proposed.proposal.notes.append(
+            f"The proposed config is {size / 1024:.0f} KiB; Pulumi hands a stack's config to "
+            f"its program in one environment variable of at most "
+            f"{kept_file.ENV_LIMIT // 1024} KiB, so {', '.join(sorted(kept))} are kept in "
+            f"{kept_target.name}, named by {kept_file.KEPT_KEY}: keep it beside the stack file."
+        )
+    written = [target, kept_target] if kept else [target]
+    for path in written:
+        if path.exists():
+            raise ConfigError(f"{path} exists; write the proposal to a new file and compare.")
+    stamp = f"from what runs in {region} on {time.strftime('%Y-%m-%d')}"
+    _write_yaml(
+        target,
+        f"# Proposed by `kubeshift adopt --write-config` {stamp}; review it, then use it "
+        "as the stack file.\n",
+        {"config": values},
     )
-    body = yaml.dump(
-        {"config": proposed.values}, Dumper=_StackDumper, sort_keys=False, width=100
-    )
+    if kept:
+        _write_yaml(
+            kept_target,
+            f"# Kept by `kubeshift adopt --write-config` {stamp}: the live cluster's own "
+            f"settings, merged into {stack_config.CLUSTER_KEY}.\n",
+            kept,
+        )
+    return written
+
+
+def _after(values: dict[str, Any], anchor: str, key: str, value: Any) -> dict[str, Any]:
+    """``values`` with ``key`` placed right after ``anchor``, for a readable file."""
+    placed: dict[str, Any] = {}
+    for name, existing in values.items():
+        placed[name] = existing
+        if name == anchor:
+            placed[key] = value
+    return placed
+
+
+def _write_yaml(target: Path, header: str, document: dict[str, Any]) -> None:
+    body = yaml.dump(document, Dumper=_StackDumper, sort_keys=False, width=100)
     try:
         target.write_text(header + body)
     except OSError as exc:

@@ -4,13 +4,15 @@ bad config into the engine's one-line RunError."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pulumi
 import pytest
+import yaml
 
 from automation.render import record
-from components import program
+from components import kept_file, program
 from components.progress import parse_progress
 from tests.components.conftest import stack_values
 
@@ -158,3 +160,18 @@ def test_a_torn_read_of_the_checkpoint_is_read_again(monkeypatch: pytest.MonkeyP
     answers.append(Exception("invoke failed: permission denied"))
     with pytest.raises(Exception, match="permission denied"):
         program.read_own_outputs()
+
+
+def test_the_program_reads_a_kept_file_named_beside_its_stack_files(
+    small_values: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: kubeshift\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.small.kept.yaml").write_text(
+        yaml.safe_dump({"descriptions": {"demo-node": "Security group for nodes"}})
+    )
+    monkeypatch.setattr(pulumi.runtime, "get_root_directory", lambda: str(tmp_path))
+    small_values[kept_file.KEPT_KEY] = "Pulumi.small.kept.yaml"  # as the engine passes it
+    rendering = record(program.main, config=small_values)
+    group = next(r for r in rendering.resources if r.name == "demo-common-sg-node")
+    assert group.inputs["description"] == "Security group for nodes"
