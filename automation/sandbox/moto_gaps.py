@@ -55,12 +55,32 @@ migration would notice, closed by patching its in-process model.
   ``CreateAutoScalingGroup`` keeps the period it is given and 0 when none is (kops gives
   none); moto makes both 0 and none 300, so a kops group would look as if it had been
   given kubeshift's value.
+- **A group in use cannot be deleted.** AWS refuses to delete a security group that a
+  network interface (so a running instance) still carries (``DependencyViolation``;
+  EC2 API reference, DeleteSecurityGroup); moto deletes it, so a clean-up that deletes
+  a group before the instances in it are gone passes here. An instance's primary
+  interface goes with it, as AWS deletes it on termination (moto keeps it).
+- **An address in use cannot be taken twice.** AWS refuses an interface at a private
+  address another interface in the subnet holds (``InvalidIPAddress.InUse``), a member's
+  fixed address included; moto gives both, so a replacement that creates the new member
+  interface before deleting the old one passes here and fails on an account.
+- **A volume is not shrunk, nor modified without end.** AWS refuses a smaller size
+  (``InvalidParameterValue``) and, since 15 January 2026, more than four modifications
+  of one volume in a rolling 24 hours (``VolumeModificationRateExceeded``; before, one
+  per six hours; EBS User Guide, "Requirements for EBS volume modifications"); moto
+  takes any.
+- **A launch names its groups in one place.** AWS refuses a launch (a template's
+  included) that gives security groups both for the instance and on a network
+  interface (``InvalidParameterCombination``: "Network interfaces and an instance-level
+  security groups may not be specified on the same request"); moto merges them.
 """
 
 from __future__ import annotations
 
 import functools
 import random
+import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -141,31 +161,43 @@ def indexed_tag_lookups() -> None:
 def referenced_groups_stay() -> None:
     """Refuse to delete a security group another group's rule refers to, as AWS does
     (``DependencyViolation``). Idempotent."""
+    _guard_group_deletes("_kubeshift_referenced", _referring_group)
+
+
+def _referring_group(backend: Any, doomed: Any) -> str | None:
+    for groups in backend.groups.values():
+        for group in groups.values():
+            rules = [*group.ingress_rules, *group.egress_rules]
+            if group.id != doomed.id and any(
+                r.source_group.get("GroupId") == doomed.id for r in rules
+            ):
+                return str(group.id)
+    return None
+
+
+def _guard_group_deletes(marker: str, dependent: Callable[[Any, Any], str | None]) -> None:
+    """Wrap moto's group delete to refuse while ``dependent(backend, group)`` names
+    something that holds the group (``DependencyViolation``), once per ``marker``."""
     from moto.ec2.exceptions import DependencyViolationError
     from moto.ec2.models.security_groups import SecurityGroupBackend
 
-    if getattr(SecurityGroupBackend.delete_security_group, "_kubeshift_referenced", False):
-        return
     original = SecurityGroupBackend.delete_security_group
+    if getattr(original, marker, False):
+        return
 
     @functools.wraps(original)
     def delete_security_group(
         self: Any, name: str | None = None, group_id: str | None = None
     ) -> None:
         doomed = self.get_security_group_by_name_or_id(group_id or name or "")
-        if doomed is not None:
-            for groups in self.groups.values():
-                for group in groups.values():
-                    if group.id == doomed.id:
-                        continue
-                    rules = [*group.ingress_rules, *group.egress_rules]
-                    if any(r.source_group.get("GroupId") == doomed.id for r in rules):
-                        raise DependencyViolationError(
-                            f"resource {doomed.id} has a dependent object"
-                        )
+        held_by = dependent(self, doomed) if doomed is not None else None
+        if held_by is not None:
+            raise DependencyViolationError(
+                f"resource {doomed.id} has a dependent object ({held_by})"
+            )
         original(self, name=name, group_id=group_id)
 
-    delete_security_group._kubeshift_referenced = True  # type: ignore[attr-defined]
+    setattr(delete_security_group, marker, True)
     SecurityGroupBackend.delete_security_group = delete_security_group  # type: ignore[method-assign]
 
 
@@ -311,9 +343,7 @@ def metrics_collection_adds_and_disables() -> None:
         self.metrics = [*self.metrics, *(m for m in metrics or [] if m not in self.metrics)]
 
     def disable_metrics_collection(self: Any) -> Any:
-        group = self.autoscaling_backend.autoscaling_groups[
-            self._get_param("AutoScalingGroupName")
-        ]
+        group = self.autoscaling_backend.autoscaling_groups[self._get_param("AutoScalingGroupName")]
         named = self._get_param("Metrics") or []
         group.metrics = [m for m in group.metrics if named and m not in named]
         return EmptyResult()
@@ -369,6 +399,153 @@ def interface_groups_reach_instances() -> None:
     InstanceBackend.run_instances = run_instances  # type: ignore[method-assign]
 
 
+def _gone_with_its_instance(eni: Any) -> bool:
+    """An instance's primary interface, its instance terminated: AWS deleted it."""
+    instance = getattr(eni, "instance", None)
+    if instance is None or getattr(instance, "state", None) != "terminated":
+        return False
+    return any(nic is eni for index, nic in instance.nics.items() if int(index) == 0)
+
+
+def _live_interfaces(backend: Any) -> list[Any]:
+    return [eni for eni in backend.enis.values() if not _gone_with_its_instance(eni)]
+
+
+def groups_in_use_stay() -> None:
+    """Refuse to delete a security group a live interface or instance carries, as AWS
+    does (``DependencyViolation``). Idempotent."""
+    _guard_group_deletes("_kubeshift_in_use", _carrier)
+
+
+def _carrier(backend: Any, doomed: Any) -> str | None:
+    for eni in _live_interfaces(backend):
+        if doomed.id in _own_groups(eni):
+            return str(eni.id)
+    for instance in backend.all_instances():
+        if instance.state != "terminated" and any(
+            g.id == doomed.id for g in instance.security_groups
+        ):
+            return str(instance.id)
+    return None
+
+
+def _own_groups(eni: Any) -> set[str]:
+    return {getattr(g, "id", g) for g in getattr(eni, "_group_set", [])}
+
+
+def addresses_taken_once() -> None:
+    """Refuse an interface at a private address another live interface in its subnet
+    holds (``InvalidIPAddress.InUse``), as AWS does. Idempotent."""
+    from moto.ec2.exceptions import EC2ClientError
+    from moto.ec2.models.elastic_network_interfaces import NetworkInterfaceBackend
+
+    original = NetworkInterfaceBackend.create_network_interface
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def create_network_interface(
+        self: Any,
+        subnet: Any,
+        private_ip_address: str | list[str] | None,
+        private_ip_addresses: list[dict[str, Any]] | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        wanted: set[Any] = {private_ip_address} if isinstance(private_ip_address, str) else set()
+        wanted |= {a.get("PrivateIpAddress") for a in private_ip_addresses or []}
+        wanted.discard(None)
+        subnet_id = getattr(subnet, "id", subnet)
+        for eni in _live_interfaces(self):
+            if getattr(eni.subnet, "id", None) != subnet_id:
+                continue
+            held = {eni.private_ip_address}
+            held |= {a.get("PrivateIpAddress") for a in eni.private_ip_addresses or []}
+            taken = sorted(str(a) for a in wanted & held)
+            if taken:
+                raise EC2ClientError("InvalidIPAddress.InUse", f"Address {taken[0]} is in use.")
+        return original(self, subnet, private_ip_address, private_ip_addresses, *args, **kwargs)
+
+    create_network_interface._kubeshift = True  # type: ignore[attr-defined]
+    NetworkInterfaceBackend.create_network_interface = create_network_interface  # type: ignore[method-assign]
+
+
+VOLUME_MODIFICATIONS_PER_DAY = 4
+"""AWS's limit on one volume's modifications in a rolling 24 hours (since 15 January
+2026; supabase/supabase#44071 quotes the announcement)."""
+
+
+def volume_modifications_as_aws() -> None:
+    """Refuse a smaller size and a fifth modification of a volume within 24 hours, as
+    AWS does. Idempotent."""
+    from moto.ec2.exceptions import EC2ClientError
+    from moto.ec2.models.elastic_block_store import EBSBackend
+
+    original = EBSBackend.modify_volume
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def modify_volume(
+        self: Any, volume_id: str, target_size: int | None = None, *args: Any, **kw: Any
+    ) -> Any:
+        volume = self.get_volume(volume_id)
+        if target_size is not None and int(target_size) < int(volume.size):
+            raise EC2ClientError(
+                "InvalidParameterValue",
+                f"New size cannot be smaller than existing size ({volume.size} GiB).",
+            )
+        now = time.time()
+        recent = [t for t in getattr(volume, "_kubeshift_modified", []) if now - t < 86400]
+        if len(recent) >= VOLUME_MODIFICATIONS_PER_DAY:
+            raise EC2ClientError(
+                "VolumeModificationRateExceeded",
+                "You've reached the maximum modification rate per volume limit. Wait "
+                "before modifying this volume again.",
+            )
+        modified = original(self, volume_id, target_size, *args, **kw)
+        volume._kubeshift_modified = [*recent, now]
+        return modified
+
+    modify_volume._kubeshift = True  # type: ignore[attr-defined]
+    EBSBackend.modify_volume = modify_volume  # type: ignore[method-assign]
+
+
+def launch_groups_in_one_place() -> None:
+    """Refuse a launch that gives security groups both for the instance and on a
+    network interface, its template's included, as AWS does. Idempotent."""
+    from moto.ec2.exceptions import InvalidParameterCombination
+    from moto.ec2.models.instances import InstanceBackend
+
+    original = InstanceBackend.run_instances
+    if getattr(original, "_kubeshift_one_place", False):
+        return
+
+    @functools.wraps(original)
+    def run_instances(
+        self: Any, image_id: str, count: int, user_data: Any, security_group_names: Any, **kw: Any
+    ) -> Any:
+        data: dict[str, Any] = {}
+        if kw.get("launch_template"):
+            data = self._get_template_from_args(kw["launch_template"]).data
+        instance_level = bool(
+            kw.get("security_group_ids")
+            or security_group_names
+            or data.get("SecurityGroupIds")
+            or data.get("SecurityGroups")
+        )
+        interfaces = [*(kw.get("nics") or []), *(data.get("NetworkInterfaces") or [])]
+        if instance_level and any(i.get("Groups") for i in interfaces if isinstance(i, dict)):
+            raise InvalidParameterCombination(
+                "Network interfaces and an instance-level security groups may not be "
+                "specified on the same request"
+            )
+        return original(self, image_id, count, user_data, security_group_names, **kw)
+
+    run_instances._kubeshift_one_place = True  # type: ignore[attr-defined]
+    InstanceBackend.run_instances = run_instances  # type: ignore[method-assign]
+
+
 PEERING_STATUS = "CreateVpcPeeringConnectionResult.VpcPeeringConnection.Status"
 """The key moto's peering create writes into EC2's shared transformer table."""
 
@@ -401,4 +578,8 @@ def close_every_gap() -> None:
     metrics_collection_adds_and_disables()
     grace_period_as_given()
     interface_groups_reach_instances()
+    launch_groups_in_one_place()  # after: it reads the launch as it was asked
     peering_status_in_place()
+    groups_in_use_stay()
+    addresses_taken_once()
+    volume_modifications_as_aws()

@@ -12,17 +12,22 @@ from botocore.parsers import ResponseParserError
 
 from automation.sandbox.moto_gaps import (
     PEERING_STATUS,
+    VOLUME_MODIFICATIONS_PER_DAY,
+    addresses_taken_once,
     default_health_checks,
     grace_period_as_given,
+    groups_in_use_stay,
     groups_spread_over_zones_and_types,
     indexed_tag_lookups,
     interface_groups_reach_instances,
+    launch_groups_in_one_place,
     metrics_collection_adds_and_disables,
     peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
     reserve_interface_addresses,
     rules_equal_whatever_their_descriptions,
+    volume_modifications_as_aws,
 )
 from tests.support.moto_fixtures import MotoServer
 
@@ -486,3 +491,163 @@ def test_unpatched_moto_grows_the_table_on_its_first_peering(
     size = len(table)
     _peer(moto)
     assert len(table) == size + 1
+
+
+def _code(refused: pytest.ExceptionInfo[ClientError]) -> str:
+    return str(refused.value.response["Error"]["Code"])
+
+
+def _subnet(moto: MotoServer, cidr: str) -> tuple[Any, str, list[str]]:
+    """EC2, a subnet of a fresh VPC and two groups in it."""
+    ec2 = moto.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock=cidr)["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock=cidr.replace("/16", "/24"))["Subnet"]
+    groups = [
+        ec2.create_security_group(GroupName=f"g{i}", Description="g", VpcId=vpc)["GroupId"]
+        for i in range(2)
+    ]
+    return ec2, subnet["SubnetId"], groups
+
+
+def _patched(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, patch: Any) -> None:
+    """Apply ``patch`` twice (idempotent: one wrapper), undone after the test."""
+    monkeypatch.setattr(owner, name, getattr(owner, name))
+    patch()
+    patch()
+
+
+def test_a_group_an_interface_or_a_running_instance_carries_stays(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.security_groups import SecurityGroupBackend
+
+    _patched(monkeypatch, SecurityGroupBackend, "delete_security_group", groups_in_use_stay)
+    ec2, subnet, (member, node) = _subnet(moto, "10.7.0.0/16")
+    interface = ec2.create_network_interface(SubnetId=subnet, Groups=[member])
+    instance = ec2.run_instances(
+        ImageId="ami-12c6146b", MinCount=1, MaxCount=1, SubnetId=subnet, SecurityGroupIds=[node]
+    )["Instances"][0]["InstanceId"]
+    for group in (member, node):
+        with pytest.raises(ClientError) as refused:
+            ec2.delete_security_group(GroupId=group)
+        assert _code(refused) == "DependencyViolation"
+    ec2.delete_network_interface(
+        NetworkInterfaceId=interface["NetworkInterface"]["NetworkInterfaceId"]
+    )
+    ec2.terminate_instances(InstanceIds=[instance])  # its primary interface goes with it
+    ec2.delete_security_group(GroupId=member)
+    ec2.delete_security_group(GroupId=node)
+
+
+def test_unpatched_moto_deletes_a_group_a_running_instance_carries(moto: MotoServer) -> None:
+    ec2, subnet, (_, node) = _subnet(moto, "10.7.0.0/16")
+    ec2.run_instances(
+        ImageId="ami-12c6146b", MinCount=1, MaxCount=1, SubnetId=subnet, SecurityGroupIds=[node]
+    )
+    ec2.delete_security_group(GroupId=node)
+    assert (
+        ec2.describe_security_groups(Filters=[{"Name": "group-id", "Values": [node]}])[
+            "SecurityGroups"
+        ]
+        == []
+    )
+
+
+def test_an_address_an_interface_holds_is_not_given_twice(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.elastic_network_interfaces import NetworkInterfaceBackend
+
+    _patched(monkeypatch, NetworkInterfaceBackend, "create_network_interface", addresses_taken_once)
+    ec2, subnet, _ = _subnet(moto, "10.6.0.0/16")
+    first = ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress="10.6.0.10")
+    with pytest.raises(ClientError) as refused:
+        ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress="10.6.0.10")
+    assert _code(refused) == "InvalidIPAddress.InUse"
+    ec2.delete_network_interface(NetworkInterfaceId=first["NetworkInterface"]["NetworkInterfaceId"])
+    again = ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress="10.6.0.10")
+    assert again["NetworkInterface"]["PrivateIpAddress"] == "10.6.0.10"
+
+
+def test_unpatched_moto_gives_one_address_to_two_interfaces(moto: MotoServer) -> None:
+    ec2, subnet, _ = _subnet(moto, "10.6.0.0/16")
+    for _ in range(2):
+        ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress="10.6.0.10")
+    held = ec2.describe_network_interfaces(
+        Filters=[{"Name": "addresses.private-ip-address", "Values": ["10.6.0.10"]}]
+    )["NetworkInterfaces"]
+    assert len(held) == 2
+
+
+def test_a_volume_is_not_shrunk_nor_modified_a_fifth_time_in_a_day(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.elastic_block_store import EBSBackend
+
+    _patched(monkeypatch, EBSBackend, "modify_volume", volume_modifications_as_aws)
+    ec2 = moto.client("ec2")
+    volume = ec2.create_volume(Size=20, AvailabilityZone="us-west-2a")["VolumeId"]
+    with pytest.raises(ClientError) as shrunk:
+        ec2.modify_volume(VolumeId=volume, Size=10)
+    assert _code(shrunk) == "InvalidParameterValue"
+    for step in range(VOLUME_MODIFICATIONS_PER_DAY):
+        ec2.modify_volume(VolumeId=volume, Size=21 + step)
+    with pytest.raises(ClientError) as fifth:
+        ec2.modify_volume(VolumeId=volume, Size=30)
+    assert _code(fifth) == "VolumeModificationRateExceeded"
+    [described] = ec2.describe_volumes(VolumeIds=[volume])["Volumes"]
+    assert described["Size"] == 20 + VOLUME_MODIFICATIONS_PER_DAY
+
+
+def test_unpatched_moto_shrinks_a_volume(moto: MotoServer) -> None:
+    ec2 = moto.client("ec2")
+    volume = ec2.create_volume(Size=20, AvailabilityZone="us-west-2a")["VolumeId"]
+    ec2.modify_volume(VolumeId=volume, Size=10)
+    assert ec2.describe_volumes(VolumeIds=[volume])["Volumes"][0]["Size"] == 10
+
+
+def _template_naming_groups_twice(moto: MotoServer) -> tuple[Any, str]:
+    ec2, subnet, (top, interface) = _subnet(moto, "10.5.0.0/16")
+    ec2.create_launch_template(
+        LaunchTemplateName="twice",
+        LaunchTemplateData={
+            "ImageId": "ami-12c6146b",
+            "SecurityGroupIds": [top],
+            "NetworkInterfaces": [{"DeviceIndex": 0, "SubnetId": subnet, "Groups": [interface]}],
+        },
+    )
+    ec2.create_launch_template(
+        LaunchTemplateName="kops",
+        LaunchTemplateData={
+            "ImageId": "ami-12c6146b",
+            "NetworkInterfaces": [{"DeviceIndex": 0, "SubnetId": subnet, "Groups": [interface]}],
+        },
+    )
+    return ec2, subnet
+
+
+def test_a_launch_naming_groups_for_the_instance_and_an_interface_is_refused(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.instances import InstanceBackend
+
+    monkeypatch.setattr(InstanceBackend, "run_instances", InstanceBackend.run_instances)
+    interface_groups_reach_instances()
+    _patched(monkeypatch, InstanceBackend, "run_instances", launch_groups_in_one_place)
+    ec2, _ = _template_naming_groups_twice(moto)
+    with pytest.raises(ClientError) as refused:
+        ec2.run_instances(LaunchTemplate={"LaunchTemplateName": "twice"}, MinCount=1, MaxCount=1)
+    assert _code(refused) == "InvalidParameterCombination"
+    # kops's templates give their groups on the interface only: they launch
+    [kops] = ec2.run_instances(
+        LaunchTemplate={"LaunchTemplateName": "kops"}, MinCount=1, MaxCount=1
+    )["Instances"]
+    assert kops["SecurityGroups"]
+
+
+def test_unpatched_moto_launches_from_a_template_naming_groups_twice(moto: MotoServer) -> None:
+    ec2, _ = _template_naming_groups_twice(moto)
+    launched = ec2.run_instances(
+        LaunchTemplate={"LaunchTemplateName": "twice"}, MinCount=1, MaxCount=1
+    )["Instances"]
+    assert len(launched) == 1

@@ -1,0 +1,35 @@
+"""The fidelity ledger names every patch the sandbox's moto runs with."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+from automation.sandbox import moto_gaps, moto_route53
+
+LEDGER = Path(__file__).resolve().parents[3] / "docs" / "sandbox-fidelity.md"
+
+
+def _called(function: object) -> set[str]:
+    tree = ast.parse(inspect.getsource(function))  # type: ignore[arg-type]
+    return {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+
+
+def test_every_moto_patch_has_a_ledger_line() -> None:
+    patches = (_called(moto_gaps.close_every_gap) | _called(moto_route53.close_route53_gaps)) - {
+        "close_route53_gaps"
+    }
+    assert len(patches) >= 17
+    ledger = LEDGER.read_text()
+    unlisted = sorted(p for p in patches if f"| `{p}` |" not in ledger)
+    assert unlisted == []
+
+
+def test_the_readme_links_the_ledger() -> None:
+    readme = (LEDGER.parents[1] / "README.md").read_text()
+    assert "(docs/sandbox-fidelity.md)" in readme
