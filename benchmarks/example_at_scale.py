@@ -366,10 +366,11 @@ class PhaseFigures:
 def phase_figures(records: list[dict[str, Any]], gates: set[str]) -> dict[str, PhaseFigures]:
     figures: dict[str, PhaseFigures] = {}
     for record in records:
-        if not record["started"]:
+        if record["started"] is None:
             continue
         row = figures.setdefault(record["phase"], PhaseFigures())
-        spent = (record["finished"] or record["started"]) - record["started"]
+        finished = record["started"] if record["finished"] is None else record["finished"]
+        spent = finished - record["started"]
         if record["step"] in ("preview", "update"):
             row.engine += spent
         elif record["step"].split(":", 1)[-1] in gates:  # journalled as before:/after:<name>
@@ -377,10 +378,9 @@ def phase_figures(records: list[dict[str, Any]], gates: set[str]) -> dict[str, P
         elif record["step"] != "config":
             row.hooks += spent
     for phase, row in figures.items():
-        mine = [r for r in records if r["phase"] == phase and r["started"]]
-        row.wall = max(r["finished"] or r["started"] for r in mine) - min(
-            r["started"] for r in mine
-        )
+        mine = [r for r in records if r["phase"] == phase and r["started"] is not None]
+        ends = [r["started"] if r["finished"] is None else r["finished"] for r in mine]
+        row.wall = max(ends) - min(r["started"] for r in mine)
     return figures
 
 
