@@ -9,6 +9,12 @@ closed by patching its in-process model (as ``moto_gaps`` does for EC2 and ELB).
   then against any record at or after the name in the zone's order: a record someone
   else created is silently doubled, while re-creating a record deleted earlier fails
   whenever a later record exists.
+- **A CNAME stands alone at its name.** AWS refuses a change that would leave a CNAME
+  beside any other record set of the same name (``InvalidChangeBatch``: "RRSet of type
+  CNAME with DNS name ... is not permitted as it conflicts with other records with the
+  same DNS name"; RFC 1034 §3.6.2, RFC 1912 §2.4), checked change by change as a batch
+  is applied, so an A record can become a CNAME in one batch only by deleting the A
+  first. moto keeps both.
 - **A hosted zone's id is 'Z' then upper-case letters and digits.** AWS's ids look like
   ``Z1D633PJN98FT9`` or ``Z0123456789ABCDEFGHIJ``, and kubeshift's stack check takes no
   other; moto draws 22 upper-case letters and digits, most not starting with Z.
@@ -52,6 +58,7 @@ def creates_refuse_existing_record_sets() -> None:
             elif change["Action"] == "CREATE" and key in held:
                 raise ResourceRecordAlreadyExists(name=key[0] + ".", _type=key[1])
             else:
+                _refuse_beside_a_cname(held, key, zone.name)
                 held.add(key)
         # Past the check above a CREATE names a free record set, where moto's UPSERT
         # adds it as CREATE would, without moto's own (misfiring) check; the journal
@@ -65,6 +72,29 @@ def creates_refuse_existing_record_sets() -> None:
 
     change_resource_record_sets._kubeshift_creates = True  # type: ignore[attr-defined]
     Route53Backend.change_resource_record_sets = change_resource_record_sets  # type: ignore[method-assign]
+
+
+def _refuse_beside_a_cname(
+    held: set[tuple[str, str, str | None]], key: tuple[str, str, str | None], zone: str
+) -> None:
+    """Route53's refusal of a record set that would share its name with a CNAME."""
+    from moto.route53.exceptions import Route53ClientError
+
+    name, kind, _ = key
+    others = sorted({t for n, t, _ in held if n == name and (t == "CNAME") != (kind == "CNAME")})
+    if kind == "CNAME" and others:
+        raise Route53ClientError(
+            "InvalidChangeBatch",
+            f"RRSet of type CNAME with DNS name {name}. is not permitted as it conflicts "
+            f"with other records with the same DNS name in zone {zone.rstrip('.')}.",
+        )
+    if kind != "CNAME" and "CNAME" in others:
+        raise Route53ClientError(
+            "InvalidChangeBatch",
+            f"RRSet of type {kind} with DNS name {name}. is not permitted because a "
+            f"conflicting RRSet of type CNAME with the same DNS name already exists in zone "
+            f"{zone.rstrip('.')}.",
+        )
 
 
 def aws_shaped_zone_ids() -> None:

@@ -118,9 +118,9 @@ def test_unpatched_moto_refuses_to_recreate_a_deleted_record_before_a_later_one(
 def _zone_ids(moto: MotoServer, count: int) -> list[str]:
     route53 = moto.client("route53")
     return [
-        route53.create_hosted_zone(Name=f"z{i}.example.com", CallerReference=f"z{i}")[
-            "HostedZone"
-        ]["Id"]
+        route53.create_hosted_zone(Name=f"z{i}.example.com", CallerReference=f"z{i}")["HostedZone"][
+            "Id"
+        ]
         for i in range(count)
     ]
 
@@ -171,3 +171,42 @@ def test_the_sandboxs_moto_closes_the_route53_gaps(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(moto_route53, "close_route53_gaps", lambda: closed.append("route53"))
     moto_gaps.close_every_gap()
     assert closed == ["route53"]
+
+
+def _a(address: str, name: str = NAME) -> dict[str, Any]:
+    return {"Name": name, "Type": "A", "TTL": 60, "ResourceRecords": [{"Value": address}]}
+
+
+@pytest.mark.moto
+def test_a_cname_beside_another_record_of_its_name_is_refused_as_on_aws(
+    moto: MotoServer,
+) -> None:
+    route53 = moto.client("route53")
+    zone = make_zone(route53)
+    _change(route53, zone, ("CREATE", _a("10.0.0.1")))
+    for changes in (
+        [("CREATE", _cname("lb.example.net"))],  # beside the A
+        [("CREATE", _cname("lb.example.net")), ("DELETE", _a("10.0.0.1"))],  # created first
+    ):
+        with pytest.raises(ClientError) as refused:
+            _change(route53, zone, *changes)
+        assert refused.value.response["Error"]["Code"] == "InvalidChangeBatch"
+        assert "RRSet of type CNAME with DNS name app.example.com." in str(refused.value)
+    # the A deleted first in the batch, the CNAME takes the name; then no A beside it
+    _change(route53, zone, ("DELETE", _a("10.0.0.1")), ("CREATE", _cname("lb.example.net")))
+    assert _values(route53, zone) == [("app.example.com.", "lb.example.net")]
+    with pytest.raises(ClientError) as beside:
+        _change(route53, zone, ("UPSERT", _a("10.0.0.2")))
+    assert "conflicting RRSet of type CNAME" in str(beside.value)
+
+
+@pytest.mark.moto
+def test_unpatched_moto_keeps_a_cname_beside_an_a_record(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _unpatched(monkeypatch)
+    route53 = moto.client("route53")
+    zone = make_zone(route53)
+    _change(route53, zone, ("CREATE", _a("10.0.0.1")), ("CREATE", _cname("lb.example.net")))
+    listed = route53.list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
+    assert {rr["Type"] for rr in listed if rr["Name"] == f"{NAME}."} == {"A", "CNAME"}
