@@ -141,6 +141,16 @@ def _project_dir(path: str) -> Setup:
     return setup
 
 
+def _kept_file(text: str) -> Setup:
+    """A kept file beside the stack file, named by ``kubeshift:kept``."""
+
+    def setup(s: Scratch) -> None:
+        (s.stack_file.parent / "Pulumi.t.kept.yaml").write_text(text)
+        s.config("kubeshift:kept", "Pulumi.t.kept.yaml")
+
+    return setup
+
+
 def _nothing(_: Scratch) -> None:
     return None
 
@@ -163,6 +173,29 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
     ("stack-config-list", _stack_text("config: [1, 2]\n"), PLAN, 2, ("no 'config:' mapping",)),
     ("stack-config-string", _stack_text("config: hello\n"), PLAN, 2, ("no 'config:' mapping",)),
     # --- the stack's configuration -------------------------------------------------------
+    (
+        "kept-file-missing",
+        _set("kubeshift:kept", "gone.yaml"),
+        PLAN,
+        2,
+        ("Kept file", "does not exist"),
+    ),
+    (
+        "kept-file-unknown-section",
+        _kept_file("worker_pools: {}\n"),
+        PLAN,
+        2,
+        ("holds 'worker_pools'",),
+    ),
+    ("kept-file-not-mapping", _kept_file("- names\n"), PLAN, 2, ("is not a mapping",)),
+    ("kept-file-broken-yaml", _kept_file("names: {a: [1\n"), PLAN, 2, ("not valid YAML",)),
+    (
+        "kept-section-twice",
+        lambda s: (_kept_file("names: {}\n")(s), s.config("kubeshift:cluster.names", {})),
+        PLAN,
+        2,
+        ("given both",),
+    ),
     ("misspelt-runtime-block", _set("kubeshift:runtme", {}), PLAN, 2, ("'kubeshift:runtime'",)),
     ("misspelt-cluster-block", _set("kubeshift:clustr", {}), PLAN, 2, ("'kubeshift:cluster'",)),
     ("unknown-scenario", _set("kubeshift:scenario", "teleport"), PLAN, 2, ("not a known",)),
