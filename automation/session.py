@@ -494,7 +494,7 @@ def execute_proposal(
 ) -> ProposedStack:
     """Propose the stack file from what runs and write it to ``target`` (nothing else is
     written; a proposal with problems is not written at all)."""
-    from automation.adoption.stack_file import propose_stack, write
+    from automation.adoption.stack_file import check_targets, propose_stack, write
     from automation.errors import ConfigError
     from automation.project import stack_path
     from components import config as stack_config
@@ -505,6 +505,7 @@ def execute_proposal(
     except stack_config.ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
     settings = load_runtime_settings(values)
+    check_targets(target, stack)
     proposed = propose_stack(values, path, (clients or LazyClients(settings)).aws())
     if not proposed.proposal.problems:
         written = write(proposed, target, str(values.get(stack_config.REGION_KEY, "")), stack)

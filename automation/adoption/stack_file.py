@@ -9,6 +9,7 @@ included. YAML comments are not kept.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,6 +183,19 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 
 
 _StackDumper.add_representer(str, _text)
+
+
+def check_targets(target: Path, stack: str) -> None:
+    """Refuse, before the account is read, a proposal that could not be written: its file
+    or the kept file beside it exists, or their directory is missing or read-only."""
+    for path in (target, target.with_name(kept_file.kept_file_name(stack))):
+        if path.exists() or path.is_symlink():
+            raise ConfigError(f"{path} exists; write the proposal to a new file and compare.")
+    folder = target.parent
+    if not folder.is_dir():
+        raise UserError(f"Cannot write {target}: {folder} is not a directory.")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(f"Cannot write {target}: {folder} is not writable.")
 
 
 def write(proposed: ProposedStack, target: Path, region: str, stack: str) -> list[Path]:

@@ -547,3 +547,28 @@ def test_a_bad_kubeconfig_is_one_sentence(
     message = str(caught.value)
     assert words in message and "\n" not in message and message.endswith(".")
     assert "--context" not in message and "--kubeconfig" not in message
+
+
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        ("stacks/Pulumi.t.yaml", "exists; write the proposal to a new file"),
+        ("stacks/proposed.yaml", "Pulumi.t.kept.yaml exists"),
+        ("missing/proposed.yaml", "is not a directory"),
+    ],
+)
+def test_a_proposal_that_could_not_be_written_is_refused_before_the_account_is_read(
+    scratch: Scratch, target: str, words: str
+) -> None:
+    (scratch.project / "stacks" / "Pulumi.t.kept.yaml").write_text("names: {}\n")
+    before = _snapshot(scratch.project, scratch.state)
+
+    argv = ["--stack", "t", "adopt", "--write-config", str(scratch.project / target)]
+    result = CliRunner().invoke(app, argv)
+
+    assert result.exit_code == 2, (result.output, result.exception)
+    text = result.stderr.strip()
+    assert len(text.splitlines()) == 1 and text.startswith("error: "), text
+    assert words in text, text
+    assert "AWS" not in text and "credentials" not in text  # the account was not read
+    assert _snapshot(scratch.project, scratch.state) == before
