@@ -28,7 +28,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components import baseline
-from components.config import MirrorConfig, StackConfig
+from components.config import MirrorConfig, StackConfig, mirror_host_offset
 from components.naming import Namer
 from components.scenarios import cni_swap as ids
 from components.worker_pools import ORIGINAL_GENERATION
@@ -113,7 +113,7 @@ class CniSwap(pulumi.ComponentResource):
                 zone_id=zone.zone_id,
                 api_record=mirror_api_record(mirror_cfg),
                 ingress_records=[f"*.{mirror_cfg.zone_name}"],
-                host_offset=config.cluster.control_plane.members,
+                host_offset=mirror_host_offset(config),
                 disposable=True,
             )
             outputs["mirror_node_security_group_ids"] = [mirror.node_security_group_id]

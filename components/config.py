@@ -290,6 +290,11 @@ class MirrorConfig(_Model):
     """Primary domains whose certificates get the mirror domains as SANs."""
     dependency_security_group_ids: list[str] = []
     """SGs (RDS, caches...) that must admit the mirror's nodes too."""
+    host_index: int | None = Field(default=None, ge=4)
+    """Mirror member k gets the fixed address ``<private subnet network> + host_index +
+    k - 1``; default: right after the primary's members. The primary's nodes already
+    hold addresses in those subnets (AWS hands them out anywhere in the subnet), so
+    ``mirror-cluster`` first checks every one is free and names a taken one."""
 
 
 class OverlayConfig(_Model):
@@ -553,8 +558,10 @@ def _check(config: StackConfig) -> None:
     spec = registry.spec(config.scenario)
     networks = [(source_key, cluster.network), *spec.check(config)]
     _check_pools(cluster, networks)
-    # A mirror shares the subnets: its members sit right after the primary's.
+    # A mirror shares the subnets: its members sit right after the primary's, unless
+    # migration.mirror.host_index places them elsewhere.
     _check_member_azs(cluster.control_plane, networks, spec.member_copies)
+    _check_mirror_addresses(config)
     _check_dns(cluster.dns)
     _check_ingress(cluster.ingress)
     _check_tags(cluster.tags)
@@ -752,6 +759,32 @@ def _check_member_azs(
                     f"{key}.host_index {cp.host_index} puts member {member} outside "
                     f"{net_key} subnet {subnet}.",
                 )
+
+
+def mirror_host_offset(config: StackConfig) -> int:
+    """How far the mirror's member addresses sit from the primary's."""
+    cp, mirror = config.cluster.control_plane, config.migration.mirror
+    if mirror is None or mirror.host_index is None:
+        return cp.members
+    return mirror.host_index - cp.host_index
+
+
+def _check_mirror_addresses(config: StackConfig) -> None:
+    cp, mirror = config.cluster.control_plane, config.migration.mirror
+    if mirror is None or mirror.host_index is None:
+        return
+    key = f"{MIGRATION_KEY}.mirror.host_index"
+    if abs(mirror.host_index - cp.host_index) < cp.members:
+        _fail(
+            key,
+            f"{key} {mirror.host_index} gives the mirror's members addresses of the "
+            f"primary's (control_plane.host_index {cp.host_index}, {cp.members} members).",
+        )
+    net = config.cluster.network
+    for member in range(1, cp.members + 1):
+        subnet = net.private_subnet_in(member_az(cp, net, member))
+        if mirror.host_index + member - 1 >= subnet.num_addresses - 1:
+            _fail(key, f"{key} {mirror.host_index} puts mirror member {member} outside {subnet}.")
 
 
 def _check_label(key: str, name: str, value: str) -> None:

@@ -10,7 +10,7 @@ read the account and report every violation up front, in one ``PreflightReport``
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -263,6 +263,34 @@ def planned_peering_problems(ec2: EC2Client, vpc_a: str, vpc_b: str) -> list[str
     ]
 
 
+def address_problems(ec2: EC2Client, vpc_id: str, planned: Mapping[str, str]) -> list[str]:
+    """Each planned fixed address (address -> the description the program gives its
+    interface) that another interface in ``vpc_id`` holds: AWS refuses the create
+    (``InvalidIPAddress.InUse``). An interface the program made already (its own
+    description, at its address) is no problem: an earlier update got that far."""
+    if not planned:
+        return []
+    filters: list[FilterTypeDef] = [
+        {"Name": "vpc-id", "Values": [vpc_id]},
+        {"Name": "addresses.private-ip-address", "Values": sorted(planned)},
+    ]
+    found = _call("describe network interfaces", ec2.describe_network_interfaces, Filters=filters)[
+        "NetworkInterfaces"
+    ]
+    problems = []
+    for interface in found:
+        held = {a.get("PrivateIpAddress") for a in interface.get("PrivateIpAddresses", [])}
+        held.add(interface.get("PrivateIpAddress"))
+        for address in sorted(str(a) for a in held if a in planned):
+            if interface.get("Description") == planned[address]:
+                continue
+            holder = interface.get("Attachment", {}).get("InstanceId") or interface.get(
+                "NetworkInterfaceId", "an interface"
+            )
+            problems.append(f"{address} (for {planned[address]}) is held by {holder}")
+    return problems
+
+
 def _describe_vpcs(ec2: EC2Client, vpc_ids: Sequence[str]) -> dict[str, VpcTypeDef]:
     if not vpc_ids:
         return {}
@@ -281,6 +309,7 @@ def preflight(
     security_group_ids: Sequence[str] = (),
     vpc_ids: Sequence[str] = (),
     planned_peerings: Sequence[tuple[str, str]] = (),
+    fixed_addresses: tuple[str, Mapping[str, str]] | None = None,
 ) -> PreflightReport:
     """Run the checks that have inputs; read-only. ``.require()`` refuses on problems."""
     checks: list[str] = []
@@ -297,4 +326,7 @@ def preflight(
     for a, b in planned_peerings:
         checks.append(f"planned peering {a}-{b}")
         problems += planned_peering_problems(ec2, a, b)
+    if fixed_addresses is not None:
+        checks.append("fixed addresses free")
+        problems += address_problems(ec2, *fixed_addresses)
     return PreflightReport(tuple(checks), tuple(problems))

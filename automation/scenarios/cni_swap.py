@@ -42,6 +42,11 @@ MIRROR_NODES_READY = Gate(
     timeout=1800,
     interval=15,
 )
+MIRROR_ADDRESSES_FREE = Hook(
+    name="mirror-addresses-free",
+    summary="every fixed address of the mirror's members is free in the primary's subnets",
+    run=mirror.mirror_addresses_free,
+)
 GRANT_MIRROR = Hook(
     name="grant-mirror-access",
     summary="dependency SGs (RDS, caches) admit the mirror's nodes as they admit the primary's",
@@ -87,7 +92,10 @@ NEW_CNI_EVERYWHERE = Gate(
     name="new-cni-on-every-node",
     summary="the new CNI DaemonSet has a Ready pod on every node (names the nodes missing)",
     check=mirror.new_cni_on_every_node,
-    wakes_on=(Watch("pods"), Watch("nodes"),),
+    wakes_on=(
+        Watch("pods"),
+        Watch("nodes"),
+    ),
     timeout=1800,
     interval=15,
 )
@@ -158,6 +166,7 @@ def scenario(config: StackConfig) -> Scenario:
         Phase(
             id=ids.MIRROR_CLUSTER,
             summary="the mirror: own names and zone, mirrored IAM roles and SGs, grants",
+            before=(MIRROR_ADDRESSES_FREE,),
             after=(MIRROR_NODES_READY, GRANT_MIRROR),
             changes=CREATES_ONLY,
             way_back="teardown-mirror: revoke the grants, delete the mirror's resources",

@@ -599,3 +599,34 @@ def revoke_mirror_access(ctx: HookContext) -> HookResult:
         remove_grants(ctx.clients.aws().ec2, grants, dry_run=ctx.dry_run) if grants else (),
         "revoke",
     )
+
+
+# --- the mirror's fixed addresses --------------------------------------------------------
+
+
+def mirror_addresses_free(ctx: HookContext) -> HookResult:
+    """Every fixed address the mirror's members will take is free in the primary's VPC:
+    the primary's nodes hold addresses anywhere in the subnets the mirror shares, and
+    AWS refuses an interface at a taken one half-way through the phase. Read-only, so a
+    dry run runs it too; a taken address names ``migration.mirror.host_index``."""
+    from automation.aws.preflight import preflight
+    from components.baseline import members
+    from components.config import mirror_host_offset
+
+    config = ctx.stack_config
+    out = ctx.read_outputs(CniSwapOutputs)
+    vpc = outputs.need(out.source_vpc_id, "source_vpc_id", ctx.phase)
+    planned = {
+        m.address: f"etcd member {m.index} of {config.cluster.name}"
+        for m in members(config, mirror_host_offset(config))
+    }
+    aws = ctx.clients.aws()
+    report = preflight(aws.ec2, aws.elbv2, fixed_addresses=(vpc, planned))
+    if not report.ok:
+        raise PreconditionFailed(
+            f"{report.message()[:-1]}; set kubeshift:migration.mirror.host_index to a free "
+            "range of the private subnets (the mirror's members take it from there)."
+        )
+    free = sorted(planned)
+    message = f"{len(free)} mirror member address(es) free: {', '.join(free)}"
+    return HookResult(False, message, {"addresses": free})

@@ -318,3 +318,37 @@ def test_a_pool_starts_a_node_per_desired_size_in_each_of_its_groups(small_value
     pool["group_per"] = "capacity"
     spanning = load_config(small_values).cluster.worker_pools[0]
     assert (spanning.group_count(azs), spanning.starting_nodes(azs)) == (2, 4)
+
+
+@pytest.mark.parametrize(
+    ("host_index", "expected"),
+    [
+        (11, "gives the mirror's members addresses of the primary's"),
+        (8190, "puts mirror member 2 outside 10.30.64.0/19"),
+    ],
+)
+def test_a_mirror_host_index_must_clear_the_primarys_members_and_fit(
+    host_index: int, expected: str
+) -> None:
+    values = copy.deepcopy(stack_values("cni-swap-example"))
+    values["kubeshift:migration"]["mirror"]["host_index"] = host_index
+    with pytest.raises(ConfigError) as refused:
+        load_config(values)
+    assert refused.value.key == "kubeshift:migration.mirror.host_index"
+    assert expected in str(refused.value)
+
+
+def test_the_mirrors_members_sit_where_its_host_index_says() -> None:
+    from components.baseline import members
+    from components.config import mirror_host_offset
+
+    config = load_config(stack_values("cni-swap-example"))
+    assert [m.address for m in members(config, mirror_host_offset(config))] == [
+        "10.30.48.10", "10.30.80.11", "10.30.112.12"
+    ]  # fmt: skip
+    values = copy.deepcopy(stack_values("cni-swap-example"))
+    del values["kubeshift:migration"]["mirror"]["host_index"]
+    default = load_config(values)
+    assert [m.address for m in members(default, mirror_host_offset(default))] == [
+        "10.30.32.13", "10.30.64.14", "10.30.96.15"
+    ]  # fmt: skip

@@ -11,6 +11,7 @@ from botocore.stub import Stubber
 
 from automation.aws.clients import AwsClients
 from automation.aws.preflight import (
+    address_problems,
     overlapping,
     peering_cidr_problems,
     planned_peering_problems,
@@ -172,3 +173,26 @@ def test_preflight_gathers_every_problem_and_refuses(aws: AwsClients) -> None:
 )
 def test_overlapping(a: list[str], b: list[str], expected: list[tuple[str, str]]) -> None:
     assert overlapping(a, b) == expected
+
+
+@pytest.mark.moto
+def test_a_planned_fixed_address_another_interface_holds_is_a_problem(aws: AwsClients) -> None:
+    """The primary's nodes hold addresses in the subnets a mirror shares: AWS would
+    refuse the mirror member's interface there (``InvalidIPAddress.InUse``)."""
+    net = make_network(aws.ec2, "10.4.0.0/16")
+    [node] = run_instances(aws.ec2, net, 1)
+    taken = node["PrivateIpAddress"]
+    free = "10.4.1.200"
+    ours = aws.ec2.create_network_interface(
+        SubnetId=net.subnet_id, PrivateIpAddress="10.4.1.201", Description="etcd member 2 of c"
+    )
+    planned = {taken: "etcd member 1 of c", "10.4.1.201": "etcd member 2 of c",
+               free: "etcd member 3 of c"}  # fmt: skip
+    assert address_problems(aws.ec2, net.vpc_id, planned) == [
+        f"{taken} (for etcd member 1 of c) is held by {node['InstanceId']}"
+    ]
+    report = preflight(aws.ec2, aws.elbv2, fixed_addresses=(net.vpc_id, planned))
+    assert report.checks == ("fixed addresses free",) and not report.ok
+    other_vpc = make_network(aws.ec2, "10.5.0.0/16")
+    assert address_problems(aws.ec2, other_vpc.vpc_id, planned) == []
+    assert ours["NetworkInterface"]["PrivateIpAddress"] == "10.4.1.201"

@@ -76,7 +76,8 @@ def _steps(plan: Scenario, phase: str) -> list[tuple[str, str, bool]]:
 EXPECTED_STEPS = {
     "baseline": [],
     "certificates": [],
-    "mirror-cluster": [("mirror-nodes-ready", "gate", False),
+    "mirror-cluster": [("mirror-addresses-free", "hook", False),
+                       ("mirror-nodes-ready", "gate", False),
                        ("grant-mirror-access", "hook", False)],
     "copy": [("copy-to-mirror", "hook", False), ("mirror-workloads-available", "gate", False),
              ("deploys-frozen", "gate", False)],
@@ -115,6 +116,7 @@ def test_hooks_and_gates_per_phase(plan: Scenario, phase: str) -> None:
 def test_hooks_come_from_the_mirror_steps(plan: Scenario) -> None:
     hooks = {h.name: h.run for p in plan.phases for h in p.hooks}
     assert hooks == {
+        "mirror-addresses-free": steps.mirror_addresses_free,
         "grant-mirror-access": steps.grant_mirror_access,
         "copy-to-mirror": steps.copy_to_mirror,
         "dns-to-mirror": steps.dns_to_mirror,
