@@ -85,6 +85,11 @@ ETCD_QUORUM_KEPT = Gate(
     timeout=600,
     interval=5,
 )
+MEMBER_ADDRESS_FREE = Hook(
+    name="member-address-free",
+    summary="the moving member's fixed address is free in the target subnet",
+    run=preflight.member_address_free,
+)
 RECORD_ETCD_MEMBER = Hook(
     name=etcd.RECORD_STEP,
     summary="record the moving etcd member's ID, its new peer URL and the member count",
@@ -125,6 +130,7 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         # From member 2 on the API record is a CNAME to the new API load balancer again:
         # it must serve before the record moves to it.
         before=(
+            MEMBER_ADDRESS_FREE,
             CONTROL_PLANE_QUORUM,
             ETCD_QUORUM_KEPT,
             RECORD_ETCD_MEMBER,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from automation.aws.preflight import preflight
 from automation.context import HookContext
+from automation.errors import PreconditionFailed
 from automation.results import HookResult
 from automation.steps import outputs
 from components.scenarios.vpc_move import VpcMoveOutputs
@@ -37,3 +38,27 @@ def aws_preflight(ctx: HookContext) -> HookResult:
         aws.ec2, aws.elbv2, target_group_arns=arns, security_group_ids=groups, vpc_ids=vpcs
     ).require()
     return HookResult(False, report.message(), {"checks": list(report.checks)})
+
+
+def member_address_free(ctx: HookContext) -> HookResult:
+    """The moving member's fixed address is free in the target VPC. Workers launched
+    there earlier hold addresses anywhere in its subnets (AWS hands them out at random),
+    and AWS would refuse the member's interface half-way through the phase
+    (``InvalidIPAddress.InUse``). Read-only; its own interface (an earlier attempt's,
+    same description) is no problem."""
+    from automation.steps.etcd import addresses, moving_member
+
+    config = ctx.stack_config
+    member = moving_member(ctx)
+    _, address = addresses(ctx, member)
+    out = ctx.read_outputs(VpcMoveOutputs)
+    vpc = outputs.need(out.target_vpc_id, "target_vpc_id", ctx.phase)
+    planned = {address: f"etcd member {member} of {config.cluster.name}"}
+    aws = ctx.clients.aws()
+    report = preflight(aws.ec2, aws.elbv2, fixed_addresses=(vpc, planned))
+    if not report.ok:
+        raise PreconditionFailed(
+            f"{report.message()[:-1]}; an instance in the target subnet took the member's "
+            "address: set kubeshift:cluster.control_plane.host_index to a free range."
+        )
+    return HookResult(False, f"member {member}'s address {address} is free in {vpc}")

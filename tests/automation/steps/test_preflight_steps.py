@@ -68,3 +68,36 @@ def test_preflight_runs_before_the_new_workers_and_names_what_aws_would_refuse(
     example = load_config(load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml"))
     (workers,) = [p for p in build_scenario(example).phases if p.id == ids.TARGET_WORKERS]
     assert [s.name for s in workers.before] == ["aws-preflight"]
+
+
+@pytest.mark.moto
+def test_a_moving_members_address_a_worker_took_is_refused_before_the_engine(
+    moto: MotoServer,
+) -> None:
+    """Workers launched into the target subnets hold addresses anywhere in them: the
+    member's fixed one is checked free before its phase's update."""
+    from automation.steps.preflight import member_address_free
+
+    aws = AwsClients(AwsAccess(region=moto.region))
+    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml"))
+    vpc = aws.ec2.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
+    subnet = aws.ec2.create_subnet(VpcId=vpc, CidrBlock="10.20.64.0/19")["Subnet"]["SubnetId"]
+    context = HookContext(
+        stack="s",
+        scenario="vpc-move",
+        phase=ids.control_plane_phase(1),
+        clients=StaticClients(aws=aws),
+        config=config,
+        outputs={"target_vpc_id": vpc},
+    )
+    passed = member_address_free(context)
+    assert passed.message == f"member 1's address 10.20.64.10 is free in {vpc}"
+    worker = aws.ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress="10.20.64.10")
+    with pytest.raises(PreconditionFailed) as refused:
+        member_address_free(context)
+    holder = worker["NetworkInterface"]["NetworkInterfaceId"]
+    assert f"10.20.64.10 (for etcd member 1 of demo) is held by {holder}" in str(refused.value)
+    assert "control_plane.host_index" in str(refused.value)
+
+    (phase,) = [p for p in build_scenario(config).phases if p.id == ids.control_plane_phase(1)]
+    assert phase.before[0].name == "member-address-free"
