@@ -609,7 +609,7 @@ def mirror_addresses_free(ctx: HookContext) -> HookResult:
     the primary's nodes hold addresses anywhere in the subnets the mirror shares, and
     AWS refuses an interface at a taken one half-way through the phase. Read-only, so a
     dry run runs it too; a taken address names ``migration.mirror.host_index``."""
-    from automation.aws.preflight import preflight
+    from automation.steps.preflight import require_free
     from components.baseline import members
     from components.config import mirror_host_offset
 
@@ -620,13 +620,13 @@ def mirror_addresses_free(ctx: HookContext) -> HookResult:
         m.address: f"etcd member {m.index} of {config.cluster.name}"
         for m in members(config, mirror_host_offset(config))
     }
-    aws = ctx.clients.aws()
-    report = preflight(aws.ec2, aws.elbv2, fixed_addresses=(vpc, planned))
-    if not report.ok:
-        raise PreconditionFailed(
-            f"{report.message()[:-1]}; set kubeshift:migration.mirror.host_index to a free "
-            "range of the private subnets (the mirror's members take it from there)."
-        )
+    require_free(
+        ctx,
+        vpc,
+        planned,
+        "set kubeshift:migration.mirror.host_index to a free range of the private subnets "
+        "(the mirror's members take it from there)",
+    )
     free = sorted(planned)
     message = f"{len(free)} mirror member address(es) free: {', '.join(free)}"
     return HookResult(False, message, {"addresses": free})

@@ -54,11 +54,20 @@ def member_address_free(ctx: HookContext) -> HookResult:
     out = ctx.read_outputs(VpcMoveOutputs)
     vpc = outputs.need(out.target_vpc_id, "target_vpc_id", ctx.phase)
     planned = {address: f"etcd member {member} of {config.cluster.name}"}
+    require_free(
+        ctx,
+        vpc,
+        planned,
+        "an instance in the target subnet took the member's address: set "
+        "kubeshift:cluster.control_plane.host_index to a free range",
+    )
+    return HookResult(False, f"member {member}'s address {address} is free in {vpc}")
+
+
+def require_free(ctx: HookContext, vpc: str, planned: dict[str, str], remedy: str) -> None:
+    """Refuse, naming each taken address and ``remedy``, unless every planned fixed
+    address (address -> its interface's description) is free in ``vpc``."""
     aws = ctx.clients.aws()
     report = preflight(aws.ec2, aws.elbv2, fixed_addresses=(vpc, planned))
     if not report.ok:
-        raise PreconditionFailed(
-            f"{report.message()[:-1]}; an instance in the target subnet took the member's "
-            "address: set kubeshift:cluster.control_plane.host_index to a free range."
-        )
-    return HookResult(False, f"member {member}'s address {address} is free in {vpc}")
+        raise PreconditionFailed(f"{report.message()[:-1]}; {remedy}.")

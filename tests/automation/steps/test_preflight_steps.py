@@ -101,3 +101,28 @@ def test_a_moving_members_address_a_worker_took_is_refused_before_the_engine(
 
     (phase,) = [p for p in build_scenario(config).phases if p.id == ids.control_plane_phase(1)]
     assert phase.before[0].name == "member-address-free"
+
+
+@pytest.mark.moto
+def test_a_mirror_members_address_a_primary_node_holds_is_refused(moto: MotoServer) -> None:
+    from automation.steps.mirror import mirror_addresses_free
+
+    aws = AwsClients(AwsAccess(region=moto.region))
+    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.cni-swap-example.yaml"))
+    vpc = aws.ec2.create_vpc(CidrBlock="10.30.0.0/16")["Vpc"]["VpcId"]
+    subnet = aws.ec2.create_subnet(VpcId=vpc, CidrBlock="10.30.32.0/19")["Subnet"]["SubnetId"]
+    context = HookContext(
+        stack="s",
+        scenario="cni-swap",
+        phase="mirror-cluster",
+        clients=StaticClients(aws=aws),
+        config=config,
+        outputs={"source_vpc_id": vpc},
+    )
+    free = mirror_addresses_free(context)
+    assert free.details == {"addresses": ["10.30.112.12", "10.30.48.10", "10.30.80.11"]}
+    aws.ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress="10.30.48.10")
+    with pytest.raises(PreconditionFailed) as refused:
+        mirror_addresses_free(context)
+    assert "10.30.48.10 (for etcd member 1 of shop-euw1) is held by eni-" in str(refused.value)
+    assert "migration.mirror.host_index" in str(refused.value)
