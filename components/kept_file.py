@@ -43,6 +43,7 @@ class KeptFileError(ValueError):
 
 
 def kept_file_name(stack: str) -> str:
+    """The kept file ``adopt --write-config`` writes beside ``stack``'s proposal."""
     return f"Pulumi.{stack}.kept.yaml"
 
 
