@@ -3,6 +3,7 @@ every problem on one AWS would refuse (moto itself accepts it)."""
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,27 @@ def test_preflight_runs_before_the_new_workers_and_names_what_aws_would_refuse(
     assert [s.name for s in workers.before] == ["aws-preflight"]
 
 
+def _fixed_address_world(
+    moto: MotoServer, stack: str, phase: str, vpc_output: str, subnet_cidr: str
+) -> tuple[AwsClients, Any, str, str, HookContext]:
+    """``stack``'s config, a VPC with one private subnet in moto, and a hook context for
+    ``phase`` whose outputs name that VPC as ``vpc_output``."""
+    aws = AwsClients(AwsAccess(region=moto.region))
+    config = load_config(load_stack_file(REPO / "stacks" / f"Pulumi.{stack}.yaml"))
+    vpc_cidr = str(ipaddress.ip_network(subnet_cidr).supernet(new_prefix=16))
+    vpc = aws.ec2.create_vpc(CidrBlock=vpc_cidr)["Vpc"]["VpcId"]
+    subnet = aws.ec2.create_subnet(VpcId=vpc, CidrBlock=subnet_cidr)["Subnet"]["SubnetId"]
+    context = HookContext(
+        stack="s",
+        scenario=config.scenario,
+        phase=phase,
+        clients=StaticClients(aws=aws),
+        config=config,
+        outputs={vpc_output: vpc},
+    )
+    return aws, config, vpc, subnet, context
+
+
 @pytest.mark.moto
 def test_a_moving_members_address_a_worker_took_is_refused_before_the_engine(
     moto: MotoServer,
@@ -78,17 +100,8 @@ def test_a_moving_members_address_a_worker_took_is_refused_before_the_engine(
     member's fixed one is checked free before its phase's update."""
     from automation.steps.preflight import member_address_free
 
-    aws = AwsClients(AwsAccess(region=moto.region))
-    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml"))
-    vpc = aws.ec2.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
-    subnet = aws.ec2.create_subnet(VpcId=vpc, CidrBlock="10.20.64.0/19")["Subnet"]["SubnetId"]
-    context = HookContext(
-        stack="s",
-        scenario="vpc-move",
-        phase=ids.control_plane_phase(1),
-        clients=StaticClients(aws=aws),
-        config=config,
-        outputs={"target_vpc_id": vpc},
+    aws, config, vpc, subnet, context = _fixed_address_world(
+        moto, "vpc-move-small", ids.control_plane_phase(1), "target_vpc_id", "10.20.64.0/19"
     )
     passed = member_address_free(context)
     assert passed.message == f"member 1's address 10.20.64.10 is free in {vpc}"
@@ -107,17 +120,8 @@ def test_a_moving_members_address_a_worker_took_is_refused_before_the_engine(
 def test_a_mirror_members_address_a_primary_node_holds_is_refused(moto: MotoServer) -> None:
     from automation.steps.mirror import mirror_addresses_free
 
-    aws = AwsClients(AwsAccess(region=moto.region))
-    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.cni-swap-example.yaml"))
-    vpc = aws.ec2.create_vpc(CidrBlock="10.30.0.0/16")["Vpc"]["VpcId"]
-    subnet = aws.ec2.create_subnet(VpcId=vpc, CidrBlock="10.30.32.0/19")["Subnet"]["SubnetId"]
-    context = HookContext(
-        stack="s",
-        scenario="cni-swap",
-        phase="mirror-cluster",
-        clients=StaticClients(aws=aws),
-        config=config,
-        outputs={"source_vpc_id": vpc},
+    aws, _, _, subnet, context = _fixed_address_world(
+        moto, "cni-swap-example", "mirror-cluster", "source_vpc_id", "10.30.32.0/19"
     )
     free = mirror_addresses_free(context)
     assert free.details == {"addresses": ["10.30.112.12", "10.30.48.10", "10.30.80.11"]}
