@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from automation.rendered import PROGRAM, RenderedResource
-from components import kept_file
-from components.config import CLUSTER_KEY
 from components.engine_vars import PROGRAM_VARS
 
 VERSION = 1
@@ -83,6 +81,8 @@ def cached_render(
     """The resources the program declares for ``config`` at ``phase``, and whether they
     came from the cache."""
     from automation.render import render  # the Pulumi SDK, only when rendering
+    from components import kept_file
+    from components.config import CLUSTER_KEY
 
     if any(os.environ.get(name) for name in PROGRAM_VARS):
         return render(config, phase), False
