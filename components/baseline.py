@@ -159,6 +159,7 @@ def cluster(
     generations: list[str] | None = None,
     native_routing: bool = False,
     disposable: bool = False,
+    keep_member_addresses: bool = False,
 ) -> Cluster:
     """A :class:`Cluster` for ``config`` in ``net`` (defaults: the primary's names/DNS)."""
     c = config.cluster
@@ -180,6 +181,7 @@ def cluster(
             worker_generations=generations or [ORIGINAL_GENERATION],
             native_routing=native_routing,
             disposable=disposable,
+            keep_member_addresses=keep_member_addresses,
         ),
         pulumi.ResourceOptions(parent=parent),
     )

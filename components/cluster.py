@@ -53,6 +53,9 @@ class ClusterArgs:
     """Nodes turn off their source/dest check at boot and may manage pod routes."""
     disposable: bool = False
     """A mirror: its etcd volumes go with it (the primary's are protected)."""
+    keep_member_addresses: bool = False
+    """Reserve the members' addresses before any worker launches: members joining
+    subnets that another cluster's instances keep launching into (a mirror's)."""
 
 
 class Cluster(pulumi.ComponentResource):
@@ -71,8 +74,19 @@ class Cluster(pulumi.ComponentResource):
         groups = common.groups
         assert groups.node_id is not None
         boot_extra = SOURCE_DEST_CHECK_OFF if args.native_routing else ""
+        kept = (
+            side.keep_member_addresses({m.index: (m.az, m.address) for m in args.members})
+            if args.keep_member_addresses
+            else {}
+        )
         workers = {
-            generation: side.workers(common, common, generation=generation, boot_extra=boot_extra)
+            generation: side.workers(
+                common,
+                common,
+                generation=generation,
+                boot_extra=boot_extra,
+                launch_after=list(kept.values()),
+            )
             for generation in args.worker_generations
         }
         # The route controller (the cloud-controller-manager) runs on the control plane.

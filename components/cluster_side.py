@@ -19,7 +19,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import pulumi
+import pulumi_aws as aws
 
+from components.address_reservations import KeptAddress, keep_addresses
 from components.common import Common, CommonArgs
 from components.control_plane import (
     ControlPlane,
@@ -279,10 +281,12 @@ class ClusterSide:
         generation: str | None = None,
         suspended: Sequence[str] = (),
         boot_extra: str = "",
+        launch_after: Sequence[pulumi.Resource] = (),
     ) -> WorkerPools:
         """One generation of worker pools in ``common``'s groups, running as the workers'
         identity, which ``identity`` holds (default generation: the side's own; another
-        generation's names carry it). ``suspended``: ASG processes stopped while draining."""
+        generation's names carry it). ``suspended``: ASG processes stopped while draining;
+        ``launch_after``: what must exist before the groups launch."""
         spec = self.parts.spec
         generation = generation or self.generation
         apart = "" if generation == self.generation else generation
@@ -298,6 +302,7 @@ class ClusterSide:
                 security_group_ids=groups.of_workers(),
                 instance_profile_name=identity.instance_profile_name,
                 grants=identity.grants,
+                launch_after=launch_after,
                 image_id=spec.image_id,
                 api_endpoint=spec.api_endpoint,
                 generation=generation,
@@ -308,6 +313,23 @@ class ClusterSide:
             ),
             self.parts.opts,
         )
+
+    def keep_member_addresses(
+        self, addresses: Mapping[int, tuple[str, str]]
+    ) -> dict[str, aws.ec2.SubnetCidrReservation]:
+        """Keep each member's address (``member -> (az, address)``) in this side's private
+        subnet of its AZ, so that nothing launched here before the member moves takes it."""
+        cluster = self.parts.namer.cluster
+        kept = [
+            KeptAddress(
+                key=str(index),
+                subnet_id=self.network.private_subnet_ids[az],
+                address=address,
+                owner=f"etcd member {index} of {cluster} (kubeshift)",
+            )
+            for index, (az, address) in sorted(addresses.items())
+        ]
+        return keep_addresses(self._name("member-address"), kept, self.parts.opts)
 
     def member(self, index: int, az: str, address: str, common: Common) -> MemberPlacement:
         """Control-plane member ``index`` placed on this side, in ``az`` at ``address``."""

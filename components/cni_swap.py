@@ -10,7 +10,8 @@ baseline          the primary cluster (VPC, common, workers, control plane, LBs,
 certificates      + an ACM certificate per ``mirror.certificate_domains`` entry whose
                   SANs also cover the mirror's zone
 mirror-cluster    + the mirror: same VPC, every name suffixed, its own private hosted
-                  zone and records, its own IAM identities and security groups
+                  zone and records, its own IAM identities and security groups, its
+                  members' addresses reserved before its workers launch
 copy              (no change)
 dns-to-mirror     (no change: hooks move each service's record, validated)
 cni-swap          + a second worker generation on the primary (nodes doubled: the
@@ -115,6 +116,7 @@ class CniSwap(pulumi.ComponentResource):
                 ingress_records=[f"*.{mirror_cfg.zone_name}"],
                 host_offset=mirror_host_offset(config),
                 disposable=True,
+                keep_member_addresses=True,
             )
             outputs["mirror_node_security_group_ids"] = [mirror.node_security_group_id]
             outputs["mirror"] = {**mirror.outputs, "zone_id": zone.zone_id}

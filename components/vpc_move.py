@@ -8,7 +8,8 @@ theirs). Each phase keeps what earlier phases declared unless it retires it:
 ==================  ===========================================================
 baseline            source VPC, common (SGs + node identity), workers, control
                     plane, ingress + API LBs, records (CNAMEs to the LBs)
-target-network      + target VPC, peering, routes in every table on both sides
+target-network      + target VPC, peering, routes in every table on both sides, each
+                    member's target address reserved (explicit subnet reservation)
 shared-resources    + suffixed SGs (shared SGs admit both sides), target ingress LB
 ingress-nodeport    (no change: the runner switches the ingress Service)
 target-workers      + suffixed worker ASGs in the target subnets, attached to the
@@ -115,6 +116,7 @@ class VpcMove(pulumi.ComponentResource):
         # --- the cluster: its parts, and one side per network -------------------------
         namer = Namer.for_cluster(cluster)
         parts = ClusterParts(name, namer, spec, self)
+        cp = cluster.control_plane
         source_side = target_side = None
         if source is not None:
             source_side = parts.side(
@@ -126,6 +128,15 @@ class VpcMove(pulumi.ComponentResource):
                 SideNetwork.of(target, TARGET, target_cfg.azs),
                 baseline.pool_specs(config, target_cfg),
                 suffix,
+            )
+            target_side.keep_member_addresses(
+                {
+                    index: (
+                        member_az(cp, cluster.network, index),
+                        member_address(cp, cluster.network, target_cfg, index),
+                    )
+                    for index in range(1, cp.members + 1)
+                }
             )
 
         # --- common: security groups and the workers' identity ----------------------
@@ -156,7 +167,6 @@ class VpcMove(pulumi.ComponentResource):
             new_workers = target_side.workers(target_common, holder)
 
         # --- control plane ----------------------------------------------------------
-        cp = cluster.control_plane
         members: list[MemberPlacement] = []
         for index in range(1, cp.members + 1):
             moved = index <= plan.members_moved

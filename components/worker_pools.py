@@ -95,6 +95,9 @@ class WorkerPoolsArgs:
     """Extra shell run at boot before the kubelet starts (e.g. source/dest check off)."""
     grants: Sequence[pulumi.Resource] = ()
     """What grants the workers' role its permissions: the groups launch after them."""
+    launch_after: Sequence[pulumi.Resource] = ()
+    """What else must exist before the groups launch (the reservations of addresses a
+    cluster's members will take in the same subnets)."""
     suspended_processes: list[str] = field(default_factory=list)
     """ASG processes to suspend, e.g. ``Launch`` while the pool is being drained."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -244,7 +247,7 @@ class WorkerPools(pulumi.ComponentResource):
             ],
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=list(args.grants),
+                depends_on=[*args.grants, *args.launch_after],
                 # cluster-autoscaler owns desired capacity; attachments own target groups.
                 ignore_changes=["desiredCapacity", "targetGroupArns", "loadBalancers"],
             ),

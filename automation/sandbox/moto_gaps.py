@@ -470,6 +470,25 @@ def addresses_taken_once() -> None:
     NetworkInterfaceBackend.create_network_interface = create_network_interface  # type: ignore[method-assign]
 
 
+def reservation_descriptions_kept() -> None:
+    """Keep a subnet CIDR reservation's description and answer it, as AWS does (moto
+    drops it, so every read would show the reservation changed). Idempotent."""
+    from moto.ec2.responses.subnets import Subnets
+
+    original = Subnets.create_subnet_cidr_reservation
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def create_subnet_cidr_reservation(self: Any) -> Any:
+        answer = original(self)
+        answer.result["SubnetCidrReservation"].description = self._get_param("Description")
+        return answer
+
+    create_subnet_cidr_reservation._kubeshift = True  # type: ignore[attr-defined]
+    Subnets.create_subnet_cidr_reservation = create_subnet_cidr_reservation  # type: ignore[method-assign]
+
+
 VOLUME_MODIFICATIONS_PER_DAY = 4
 """AWS's limit on one volume's modifications in a rolling 24 hours (since 15 January
 2026; supabase/supabase#44071 quotes the announcement)."""
@@ -583,3 +602,4 @@ def close_every_gap() -> None:
     groups_in_use_stay()
     addresses_taken_once()
     volume_modifications_as_aws()
+    reservation_descriptions_kept()

@@ -165,7 +165,8 @@ def scenario(config: StackConfig) -> Scenario:
         ),
         Phase(
             id=ids.MIRROR_CLUSTER,
-            summary="the mirror: own names and zone, mirrored IAM roles and SGs, grants",
+            summary="the mirror: own names and zone, its members' addresses reserved, mirrored IAM "
+            "roles and SGs, grants",
             before=(MIRROR_ADDRESSES_FREE,),
             after=(MIRROR_NODES_READY, GRANT_MIRROR),
             changes=CREATES_ONLY,

@@ -162,7 +162,8 @@ def scenario(config: StackConfig) -> Scenario:
         ),
         Phase(
             id=ids.TARGET_NETWORK,
-            summary="new VPC, subnets per AZ, peering and routes both ways",
+            summary="new VPC, subnets per AZ (members' addresses reserved), peering and routes "
+            "both ways",
             changes=ChangePolicy(
                 allowed_ops=frozenset({"create", "update"}),
                 summary="creates; in-place updates (peering options)",

@@ -17,6 +17,8 @@ PHASES = load_config(stack_values(STACK)).phase_ids
 ASG = "aws:autoscaling/group:Group"
 SG = "aws:ec2/securityGroup:SecurityGroup"
 TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+ENI = "aws:ec2/networkInterface:NetworkInterface"
+RESERVATION = "aws:ec2/subnetCidrReservation:SubnetCidrReservation"
 
 
 def _mirror_alive(phase: str) -> bool:
@@ -52,6 +54,26 @@ def test_mirror_names_are_suffixed_and_groups_distinct() -> None:
     assert sum(r.inputs["name"].endswith("-mirror") for r in sgs) == 5
     roles = {r.inputs["name"] for r in by_type(resources, "aws:iam/role:Role")}
     assert "shop-euw1-node-role-mirror" in roles and "shop-euw1-node-role" in roles
+
+
+def test_mirror_members_addresses_are_reserved_before_its_workers_launch() -> None:
+    """The mirror's members join subnets the primary's instances launch into: each
+    member's address is reserved (explicit) in its interface's subnet, and the mirror's
+    worker groups launch only once every reservation exists."""
+    resources = rendered(STACK, "mirror-cluster").resources
+    mirror = [r for r in resources if r.name.startswith("shop-euw1-mirror")]
+    interfaces = {
+        (i.inputs["subnetId"], f"{i.inputs['privateIps'][0]}/32") for i in by_type(mirror, ENI)
+    }
+    reservations = by_type(mirror, RESERVATION)
+    assert {(r.inputs["subnetId"], r.inputs["cidrBlock"]) for r in reservations} == interfaces
+    assert {r.inputs["reservationType"] for r in reservations} == {"explicit"}
+    primary = [r for r in resources if r not in mirror]
+    assert by_type(primary, RESERVATION) == []
+    workers = [r for r in by_type(mirror, ASG) if "-control-plane-" not in r.inputs["name"]]
+    assert workers
+    for group in workers:
+        assert {r.name for r in reservations} <= set(group.options.get("dependsOn", [])), group.name
 
 
 def test_certificates_cover_the_mirror() -> None:

@@ -38,6 +38,7 @@ RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 RECORD = "aws:route53/record:Record"
 SUBNET = "aws:ec2/subnet:Subnet"
 ENI = "aws:ec2/networkInterface:NetworkInterface"
+RESERVATION = "aws:ec2/subnetCidrReservation:SubnetCidrReservation"
 
 SMALL_PHASES = load_config(stack_values(SMALL)).phase_ids
 EXAMPLE_PHASES = load_config(stack_values(EXAMPLE)).phase_ids
@@ -160,6 +161,36 @@ def test_members_move_one_per_phase(phase: str) -> None:
         index = int(_tags(eni)["kubeshift.io/member"])
         side = "target" if index <= moved_up_to else "source"
         assert _vpc_of(resources, eni.inputs["subnetId"]) == vpcs[side], eni.name
+
+
+def test_members_target_addresses_are_reserved_before_any_worker_launches_there() -> None:
+    """From target-network on, each member's address in the target VPC is an explicit
+    reservation in the subnet its interface will take, so no worker launched there
+    first can hold it; the same reservations in every phase (none replaced)."""
+    moved = rendered(SMALL, "cleanup").resources
+    subnets = {r.id: r for r in by_type(moved, SUBNET)}
+    addresses = {
+        _tags(e)["kubeshift.io/member"]: (
+            subnets[e.inputs["subnetId"]].name,
+            f"{e.inputs['privateIps'][0]}/32",
+        )
+        for e in by_type(moved, ENI)
+    }
+    assert len(addresses) == load_config(stack_values(SMALL)).cluster.control_plane.members
+    assert by_type(rendered(SMALL, "baseline").resources, RESERVATION) == []
+    names = set()
+    for phase in SMALL_PHASES[1:]:
+        resources = rendered(SMALL, phase).resources
+        subnet_names = {r.id: r.name for r in by_type(resources, SUBNET)}
+        reservations = by_type(resources, RESERVATION)
+        assert {r.inputs["reservationType"] for r in reservations} == {"explicit"}
+        reserved = {
+            r.name: (subnet_names[r.inputs["subnetId"]], r.inputs["cidrBlock"])
+            for r in reservations
+        }
+        assert sorted(reserved.values()) == sorted(addresses.values()), phase
+        names.add(frozenset(reserved))
+    assert len(names) == 1
 
 
 def test_etcd_volumes_never_move() -> None:

@@ -1,4 +1,5 @@
-"""The VPC and its parts: subnets, gateways, addresses, route tables, routes."""
+"""The VPC and its parts: subnets and their reservations, gateways, addresses, route
+tables, routes."""
 
 from __future__ import annotations
 
@@ -146,6 +147,22 @@ def route_table_association(lookup: Lookup, name: str, inputs: Props) -> Found:
     )
     table_id = next(t for a, t in associations if a == found)
     return Found(found, f"{subnet_id}/{table_id}")
+
+
+@finds("aws:ec2/subnetCidrReservation:SubnetCidrReservation")
+def subnet_cidr_reservation(lookup: Lookup, name: str, inputs: Props) -> Found:
+    """The subnet's reservation of the declared CIDR (reservations in one VPC never
+    overlap); pulumi-aws imports it as ``<subnet>:<reservation>``."""
+    subnet_id, cidr = inputs["subnetId"], inputs["cidrBlock"]
+    answer = lookup.clients.ec2.get_subnet_cidr_reservations(SubnetId=subnet_id)
+    ids = [
+        r["SubnetCidrReservationId"]
+        for r in answer.get("SubnetIpv4CidrReservations", [])
+        + answer.get("SubnetIpv6CidrReservations", [])
+        if r["Cidr"] == cidr
+    ]
+    found = only(name, f"reservation of {cidr} in {subnet_id}", ids)
+    return Found(found, f"{subnet_id}:{found}")
 
 
 _LIVE_PEERING = ("initiating-request", "pending-acceptance", "provisioning", "active")

@@ -25,6 +25,7 @@ from automation.sandbox.moto_gaps import (
     peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
+    reservation_descriptions_kept,
     reserve_interface_addresses,
     rules_equal_whatever_their_descriptions,
     volume_modifications_as_aws,
@@ -651,3 +652,26 @@ def test_unpatched_moto_launches_from_a_template_naming_groups_twice(moto: MotoS
         LaunchTemplate={"LaunchTemplateName": "twice"}, MinCount=1, MaxCount=1
     )["Instances"]
     assert len(launched) == 1
+
+
+def _reservation_description(moto: MotoServer) -> str | None:
+    ec2, subnet, _ = _subnet(moto, "10.3.0.0/16")
+    ec2.create_subnet_cidr_reservation(
+        SubnetId=subnet, Cidr="10.3.0.10/32", ReservationType="explicit",
+        Description="etcd member 1",
+    )  # fmt: skip
+    [found] = ec2.get_subnet_cidr_reservations(SubnetId=subnet)["SubnetIpv4CidrReservations"]
+    return found.get("Description")
+
+
+def test_a_reservation_answers_its_description(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.responses.subnets import Subnets
+
+    _patched(monkeypatch, Subnets, "create_subnet_cidr_reservation", reservation_descriptions_kept)
+    assert _reservation_description(moto) == "etcd member 1"
+
+
+def test_unpatched_moto_drops_a_reservations_description(moto: MotoServer) -> None:
+    assert _reservation_description(moto) is None

@@ -1,4 +1,5 @@
-"""``aws:ec2`` networking: VPC, subnets, gateways, route tables, routes and VPC peering.
+"""``aws:ec2`` networking: VPC, subnets and their reservations, gateways, route tables,
+routes and VPC peering.
 
 ``force_new`` is, per type, the properties the Terraform AWS provider's schema marks
 ``ForceNew`` (hashicorp/terraform-provider-aws ``internal/service/ec2/``), which is what
@@ -329,6 +330,78 @@ class Subnet(ResourceType):
     @staticmethod
     def _map_public_ip(aws: Aws, id_: str, value: bool) -> None:
         aws.ec2.modify_subnet_attribute(SubnetId=id_, MapPublicIpOnLaunch={"Value": value})
+
+
+@register
+class SubnetCidrReservation(ResourceType):
+    """``aws:ec2/subnetCidrReservation:SubnetCidrReservation`` —
+    ``vpc_subnet_cidr_reservation.go``: every argument ForceNew (the resource has no
+    update); read finds the reservation among its subnet's; the importer takes
+    ``<subnet id>:<reservation id>``."""
+
+    token = "aws:ec2/subnetCidrReservation:SubnetCidrReservation"
+    _go = _SRC + "vpc_subnet_cidr_reservation.go: "
+    force_new = (
+        ForceNew("cidrBlock", _go + "cidr_block ForceNew"),
+        ForceNew("description", _go + "description ForceNew"),
+        ForceNew("reservationType", _go + "reservation_type ForceNew"),
+        ForceNew("subnetId", _go + "subnet_id ForceNew"),
+    )
+    computed = ("ownerId",)
+
+    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
+        args = _some(
+            {
+                "SubnetId": inputs["subnetId"],
+                "Cidr": inputs["cidrBlock"],
+                "ReservationType": inputs["reservationType"],
+                "Description": inputs.get("description"),
+            }
+        )
+        id_ = aws.ec2.create_subnet_cidr_reservation(**args)["SubnetCidrReservation"][
+            "SubnetCidrReservationId"
+        ]
+        return id_, _until(lambda: self.read(aws, req, id_, inputs))
+
+    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
+        reservation_id, subnet_id = self._key(id_, state)
+
+        def find() -> list[Raw]:
+            answer = aws.ec2.get_subnet_cidr_reservations(SubnetId=subnet_id)
+            every = answer.get("SubnetIpv4CidrReservations", []) + answer.get(
+                "SubnetIpv6CidrReservations", []
+            )
+            return [r for r in every if r["SubnetCidrReservationId"] == reservation_id]
+
+        found = _one(find)
+        return _some(
+            {
+                "cidrBlock": found["Cidr"],
+                "description": found.get("Description"),
+                "ownerId": found.get("OwnerId"),
+                "reservationType": found["ReservationType"],
+                "subnetId": found["SubnetId"],
+            }
+        )
+
+    def imported_id(self, aws: Aws, req: Request, id_: str, outputs: Props) -> str:
+        return self._key(id_, outputs)[0]
+
+    @staticmethod
+    def _key(id_: str, state: Props) -> tuple[str, str]:
+        """(reservation id, subnet id) from the id and the state, or from the
+        importer's ``<subnet id>:<reservation id>``."""
+        subnet_id, sep, reservation_id = id_.partition(":")
+        if sep:
+            return reservation_id, subnet_id
+        return id_, str(state.get("subnetId", ""))
+
+    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
+        _ignore_gone(
+            lambda: aws.ec2.delete_subnet_cidr_reservation(
+                SubnetCidrReservationId=self._key(id_, state)[0]
+            )
+        )
 
 
 @register

@@ -131,3 +131,26 @@ def test_a_peering_is_found_between_its_vpcs_and_a_deleted_one_is_not(
     found = find(lookup, token, "peering", declared)
 
     assert found.id == wanted and found.import_id == wanted
+
+
+def test_a_reservation_is_found_by_its_subnet_and_cidr_and_imported_as_pulumi_aws_does(
+    moto: MotoServer, lookup: Lookup
+) -> None:
+    ec2 = moto.client("ec2")
+    vpc = _vpc(ec2, "10.0.0.0/16")
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.1.0/24")["Subnet"]["SubnetId"]
+    for cidr in ("10.0.1.11/32", "10.0.1.10/32"):
+        ec2.create_subnet_cidr_reservation(SubnetId=subnet, Cidr=cidr, ReservationType="explicit")
+    [wanted] = [
+        r["SubnetCidrReservationId"]
+        for r in ec2.get_subnet_cidr_reservations(SubnetId=subnet)["SubnetIpv4CidrReservations"]
+        if r["Cidr"] == "10.0.1.10/32"
+    ]
+    kind = "aws:ec2/subnetCidrReservation:SubnetCidrReservation"
+    declared = {"subnetId": subnet, "cidrBlock": "10.0.1.10/32", "reservationType": "explicit"}
+
+    found = find(lookup, kind, "member-address-1", declared)
+
+    assert found.id == wanted and found.import_id == f"{subnet}:{wanted}"
+    with pytest.raises(Missing):
+        find(lookup, kind, "member-address-3", {**declared, "cidrBlock": "10.0.1.12/32"})

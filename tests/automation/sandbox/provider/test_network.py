@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from automation.sandbox.moto_gaps import reservation_descriptions_kept
 from automation.sandbox.provider.model import (
     REGISTRY,
     Aws,
@@ -30,6 +31,7 @@ from automation.sandbox.provider.types.network import (
     RouteTable,
     RouteTableAssociation,
     Subnet,
+    SubnetCidrReservation,
     Vpc,
     VpcPeeringConnection,
     VpcPeeringConnectionAccepter,
@@ -219,6 +221,44 @@ def test_subnet_created_public(aws: Aws, ec2: Any) -> None:
     id_, outputs = create(aws, Subnet, declared)
     assert ec2.describe_subnets(SubnetIds=[id_])["Subnets"][0]["MapPublicIpOnLaunch"] is True
     delete(aws, Subnet, id_, outputs)
+
+
+def test_subnet_cidr_reservation(aws: Aws, ec2: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from moto.ec2.responses.subnets import Subnets
+
+    monkeypatch.setattr(
+        Subnets, "create_subnet_cidr_reservation", Subnets.create_subnet_cidr_reservation
+    )
+    reservation_descriptions_kept()  # as the sandbox's moto runs
+    vpc_id = make_vpc(ec2)
+    subnet = make_subnet(ec2, vpc_id)
+    declared = {
+        "subnetId": subnet,
+        "cidrBlock": "10.0.1.10/32",
+        "reservationType": "explicit",
+        "description": "etcd member 1",
+    }
+    id_, outputs = create(aws, SubnetCidrReservation, declared)
+    assert id_.startswith("scr-")
+    assert outputs == {**declared, "ownerId": ACCOUNT}
+    kind = REGISTRY[SubnetCidrReservation.token]
+    imported = f"{subnet}:{id_}"  # the importer's form
+    assert kind.imported_id(aws, request(SubnetCidrReservation), imported, {}) == id_
+    assert kind.read(aws, request(SubnetCidrReservation), imported, {}) == outputs
+
+    launched = ec2.run_instances(ImageId="ami-12c6146b", MinCount=12, MaxCount=12, SubnetId=subnet)
+    assert "10.0.1.10" not in {i["PrivateIpAddress"] for i in launched["Instances"]}
+
+    for change in (
+        {"cidrBlock": "10.0.1.11/32"},
+        {"description": "etcd member 2"},
+        {"reservationType": "prefix"},
+        {"subnetId": make_subnet(ec2, vpc_id, "10.0.2.0/24")},
+    ):
+        assert requires_replace(SubnetCidrReservation, outputs, {**outputs, **change}), change
+
+    delete(aws, SubnetCidrReservation, id_, outputs)
+    assert ec2.get_subnet_cidr_reservations(SubnetId=subnet)["SubnetIpv4CidrReservations"] == []
 
 
 def test_internet_gateway(aws: Aws, ec2: Any) -> None:
