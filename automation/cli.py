@@ -593,7 +593,8 @@ def adopt(
         typer.Option(
             "--keep-live",
             help="Keep the live value of each attribute AWS could change in place: write "
-            "it to the stack file (kubeshift:cluster.kept_inputs), declared in every phase.",
+            "it to the stack file (kubeshift:cluster.kept_inputs), or to the kept file it "
+            "names, declared in every phase.",
         ),
     ] = False,
     write_config: Annotated[

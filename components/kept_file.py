@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 KEPT_KEY = "kubeshift:kept"
-SECTIONS = ("names", "descriptions", "user_data", "kept_tags")
-"""The cluster block's sections adoption proposes from what runs and may keep aside;
-``kept_inputs`` stays in the stack file, where ``adopt --keep-live`` writes it."""
+SECTIONS = ("names", "descriptions", "user_data", "kept_tags", "kept_inputs")
+"""The cluster block's sections adoption keeps from what runs and may keep aside
+(``adopt --keep-live`` writes ``kept_inputs`` to the kept file when the stack names one)."""
 
 ENV_LIMIT = 128 * 1024
 """Linux's ``MAX_ARG_STRLEN`` (32 pages): the longest one environment string may be,

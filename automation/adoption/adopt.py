@@ -54,7 +54,9 @@ class Adoption:
     imports: ImportFile | None = None
     accepted: dict[str, list[str]] = field(default_factory=dict)
     kept: KeptInputs = field(default_factory=dict)
-    """Live values ``--keep-live`` keeps; written to the stack file by :meth:`apply`."""
+    """Live values ``--keep-live`` keeps; written by :meth:`apply`."""
+    kept_in: Path | None = None
+    """Where :meth:`apply` wrote them: the stack file, or the kept file it names."""
 
     @property
     def first_phase(self) -> str:
@@ -141,7 +143,7 @@ class Adoption:
         journal.start(first, STEP)
         try:
             if self.kept:  # before the import: every phase from now on declares them
-                write(self.info.path, self.kept)
+                self.kept_in = write(self.info.path, self.kept)
             with self._imports_file(self.imports) as path:
                 engine = self.engine_factory(
                     self.project, self.info.name, run_id, {IMPORTS_VAR: str(path)}
@@ -182,10 +184,11 @@ class Adoption:
             if made_later
             else f"{first} now previews no change"
         )
-        if self.kept:
+        if self.kept and self.kept_in is not None:
+            where = "kubeshift:cluster." if self.kept_in == self.info.path else ""
             message += (
-                f"; {self.info.path.name} keeps {count(self.kept)} live value(s) under "
-                "kubeshift:cluster.kept_inputs"
+                f"; {self.kept_in.name} keeps {count(self.kept)} live value(s) under "
+                f"{where}kept_inputs"
             )
         return plan.model_copy(update={"outcome": "adopted", "message": message})
 

@@ -2,12 +2,13 @@
 
 The engine's preview of the imports names every attribute where the live resource and
 the program disagree, with both whole values. Those that would not replace the
-resource can be kept: written into the stack file's ``kubeshift:cluster.kept_inputs``
-(``components/kept_inputs.py`` declares them) so adoption, and every phase after it,
-leave them as they run. Not kept: replacements (refused whatever happens), tags (kept
-key by key, ``kept_tags``), boot scripts (kept as text, ``user_data``, where a
-credential in one is noted), attributes only the provider stores, and values the preview
-could not show (a secret, or an id not known before the update).
+resource can be kept: written into the stack file's ``kubeshift:cluster.kept_inputs``,
+or the kept file's when the stack names one (``components/kept_inputs.py`` declares
+them), so adoption, and every phase after it, leave them as they run. Not kept:
+replacements (refused whatever happens), tags (kept key by key, ``kept_tags``), boot
+scripts (kept as text, ``user_data``, where a credential in one is noted), attributes
+only the provider stores, and values the preview could not show (a secret, or an id
+not known before the update).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from automation.adoption.state_only import is_state_only
 from automation.errors import UserError
 from automation.property_paths import UNKNOWN_SHOWN, top_level
 from components.config import CLUSTER_KEY, KeptInput
+from components.kept_file import KEPT_KEY as KEPT_FILE_KEY
 
 KEPT_KEY = "kept_inputs"
 _KEPT_OTHERWISE = frozenset({"tags", "tagsAll", "userData"})
@@ -78,10 +80,43 @@ def count(kept: Mapping[str, Mapping[str, KeptInput]]) -> int:
     return sum(len(found) for found in kept.values())
 
 
-def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> None:
-    """Add ``kept`` to the stack file at ``path`` under ``kubeshift:cluster.kept_inputs``,
-    keeping the rest of the file as it is, comments included."""
-    yaml = YAML()  # round-trip: the user's layout, quotes and comments survive
+def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> Path:
+    """Add ``kept`` under ``kept_inputs`` and return the file written: the kept file the
+    stack file at ``path`` names (``kubeshift:kept``: there the values leave the stack's
+    config, which Pulumi hands the program in one bounded environment string), else the
+    stack file's ``kubeshift:cluster``. The rest of the file stays as it is, comments
+    included."""
+    yaml, document = _load(path)
+    cluster = (document or {}).get("config", {}).get(CLUSTER_KEY)
+    if not isinstance(cluster, CommentedMap):
+        raise UserError(f"{path} has no {CLUSTER_KEY} block to keep the live values in.")
+    kept_file = document["config"].get(KEPT_FILE_KEY)
+    target, home = path, cluster
+    if isinstance(kept_file, str) and kept_file and KEPT_KEY not in cluster:
+        target = path.parent / kept_file
+        yaml, home = _load(target)
+        if not isinstance(home, CommentedMap):
+            raise UserError(f"{target} is not a mapping to keep the live values in.")
+        document = home
+    block = home.setdefault(KEPT_KEY, CommentedMap())
+    for name, found in kept.items():
+        entry = block.setdefault(name, CommentedMap())
+        for attribute, value in found.items():
+            entry[attribute] = value.model_dump(mode="json")
+    temporary = target.with_name(f".{target.name}.kept")
+    try:
+        with temporary.open("w") as stream:
+            yaml.dump(document, stream)
+        temporary.replace(target)
+    except OSError as exc:
+        raise UserError(f"Cannot write {target} ({exc.strerror}).") from None
+    return target
+
+
+def _load(path: Path) -> tuple[YAML, object]:
+    """``path``'s YAML, round-trip (the user's layout, quotes and comments survive),
+    and the dumper that writes it back in the same indents."""
+    yaml = YAML()
     yaml.width = 100
     yaml.preserve_quotes = True
     try:
@@ -89,21 +124,6 @@ def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> None:
         _, sequence, offset = load_yaml_guess_indent(text)  # a list's indent, its dash's
         sequence, offset = sequence or 2, offset or 0
         yaml.indent(mapping=sequence - offset, sequence=sequence, offset=offset)
-        document = yaml.load(text)
+        return yaml, yaml.load(text)
     except (OSError, YAMLError) as exc:
         raise UserError(f"Cannot update {path} with the kept values ({exc}).") from None
-    cluster = (document or {}).get("config", {}).get(CLUSTER_KEY)
-    if not isinstance(cluster, CommentedMap):
-        raise UserError(f"{path} has no {CLUSTER_KEY} block to keep the live values in.")
-    block = cluster.setdefault(KEPT_KEY, CommentedMap())
-    for name, found in kept.items():
-        entry = block.setdefault(name, CommentedMap())
-        for attribute, value in found.items():
-            entry[attribute] = value.model_dump(mode="json")
-    temporary = path.with_name(f".{path.name}.kept")
-    try:
-        with temporary.open("w") as stream:
-            yaml.dump(document, stream)
-        temporary.replace(path)
-    except OSError as exc:
-        raise UserError(f"Cannot write {path} ({exc.strerror}).") from None

@@ -169,15 +169,17 @@ DELAY = PropertyChange(
 @dataclass
 class KeepingEngine(ScriptedEngine):
     """Shows the VPC's ``enableDnsHostnames`` as differing unless the program keeps
-    the live value, through the import file or the stack file."""
+    the live value, through the import file or the stack file (and its kept file)."""
 
     project: Path = REPO
 
     def _kept(self) -> bool:
-        from components.config import load_stack_file
+        from components import kept_file
+        from components.config import CLUSTER_KEY, load_stack_file
 
-        in_file = load_stack_file(self.project / "stacks" / "Pulumi.vpc-move-small.yaml")
-        if in_file["kubeshift:cluster"].get("kept_inputs", {}).get(NAME):
+        stack_file = self.project / "stacks" / "Pulumi.vpc-move-small.yaml"
+        in_file = kept_file.merge(load_stack_file(stack_file), CLUSTER_KEY)  # as the program
+        if in_file[CLUSTER_KEY].get("kept_inputs", {}).get(NAME):
             return True
         if IMPORTS_VAR not in self.env:
             return False
@@ -247,6 +249,31 @@ def test_kept_live_values_are_written_to_the_stack_file_and_imported_as_they_run
     assert kept[NAME]["enableDnsHostnames"].model_dump() == {"live": False, "declared": True}
     again = keep(world, project, keep_live=True)
     assert again.outcome == "unchanged" and stack_file.read_text() == text
+
+
+def test_kept_live_values_go_to_the_kept_file_the_stack_names(project: Path) -> None:
+    """A stack with a kept file keeps its live values there, out of the config Pulumi
+    hands the program in one bounded environment string; the stack file is untouched."""
+    from components.config import load_config, load_stack_file
+
+    stack_file = project / "stacks" / "Pulumi.vpc-move-small.yaml"
+    kept_file = stack_file.with_name("Pulumi.vpc-move-small.kept.yaml")
+    kept_file.write_text("# kept by adopt\nkept_tags: {}\n")
+    stack_file.write_text(
+        stack_file.read_text().replace(
+            "config:\n", "config:\n  kubeshift:kept: Pulumi.vpc-move-small.kept.yaml\n", 1
+        )
+    )
+    stack_before = stack_file.read_text()
+    report = keep(World(tags=()), project, keep_live=True)
+    assert report.outcome == "adopted", report
+    assert "Pulumi.vpc-move-small.kept.yaml keeps 1 live value(s) under kept_inputs" in (
+        report.message
+    )
+    assert stack_file.read_text() == stack_before
+    assert kept_file.read_text().startswith("# kept by adopt\nkept_tags: {}\nkept_inputs:\n")
+    kept = load_config(load_stack_file(stack_file)).cluster.kept_inputs
+    assert kept[NAME]["enableDnsHostnames"].model_dump() == {"live": False, "declared": True}
 
 
 def test_what_could_not_be_kept_safely_is_not() -> None:
