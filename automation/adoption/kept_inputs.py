@@ -87,17 +87,18 @@ def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> Path:
     stack file's ``kubeshift:cluster``. The rest of the file stays as it is, comments
     included."""
     yaml, document = _load(path)
-    cluster = (document or {}).get("config", {}).get(CLUSTER_KEY)
-    if not isinstance(cluster, CommentedMap):
+    config = document.get("config") if isinstance(document, CommentedMap) else None
+    cluster = config.get(CLUSTER_KEY) if isinstance(config, CommentedMap) else None
+    if not isinstance(config, CommentedMap) or not isinstance(cluster, CommentedMap):
         raise UserError(f"{path} has no {CLUSTER_KEY} block to keep the live values in.")
-    kept_file = document["config"].get(KEPT_FILE_KEY)
+    kept_file = config.get(KEPT_FILE_KEY)
     target, home = path, cluster
     if isinstance(kept_file, str) and kept_file and KEPT_KEY not in cluster:
         target = path.parent / kept_file
-        yaml, home = _load(target)
-        if not isinstance(home, CommentedMap):
+        yaml, document = _load(target)
+        if not isinstance(document, CommentedMap):
             raise UserError(f"{target} is not a mapping to keep the live values in.")
-        document = home
+        home = document
     block = home.setdefault(KEPT_KEY, CommentedMap())
     for name, found in kept.items():
         entry = block.setdefault(name, CommentedMap())
