@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from automation.errors import StackLockedError, UserError
 from components.run_marker import state_dir
+from components.user_files import UnreadableFile, read_bounded
 
 __all__ = ["Journal", "JournalError", "StepRecord", "StepStatus", "stack_lock", "state_dir"]
 
@@ -148,13 +149,13 @@ def load_journal(path: Path, stack: str, scenario: str = "") -> JournalData:
     if path.is_dir():
         raise JournalError(f"The journal {path} is a directory, not a file; {fix}.")
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bounded(path, "The journal").decode("utf-8")
     except FileNotFoundError:
         return JournalData(stack=stack, scenario=scenario)
     except UnicodeDecodeError:
         raise JournalError(f"The journal {path} is not UTF-8 text; {fix}.") from None
-    except OSError as exc:
-        raise JournalError(f"The journal {path} cannot be read ({exc.strerror}).") from None
+    except UnreadableFile as exc:
+        raise JournalError(str(exc)) from None
     if not text.strip():
         raise JournalError(f"The journal {path} is empty; {fix}.")
     try:

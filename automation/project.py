@@ -74,7 +74,7 @@ def stack_path(project: Path, stack: str) -> Path:
     path = project / "stacks" / f"Pulumi.{stack}.yaml"
     if path.is_dir():
         raise UserError(f"Stack file {path} is a directory, not a file.")
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         known = ", ".join(known_stacks(project)) or "none"
         raise UserError(f"Stack '{stack}' has no file {path}; known stacks: {known}.")
     return path
@@ -105,7 +105,7 @@ def load_stack(project: Path, stack: str, config_file: Path | None = None) -> St
     from components import config as stack_config
 
     path = config_file if config_file is not None else stack_path(project, stack)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():  # a FIFO or a loop: the reader says
         raise UserError(f"Config file {path} does not exist.")
     try:
         values = stack_config.load_stack_file(path)

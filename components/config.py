@@ -37,6 +37,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from components import kept_file, phases, registry
+from components.user_files import (
+    AliasBomb,
+    BoundedLoader,
+    UnreadableFile,
+    alias_bomb_sentence,
+    read_bounded,
+)
 from components.validation import join, sentence, show
 
 PREFIX = "kubeshift:"
@@ -378,8 +385,9 @@ def load_config(values: Mapping[str, Any]) -> StackConfig:
     return config
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+class _UniqueKeyLoader(BoundedLoader):
+    """YAML that refuses a key given twice in one mapping (PyYAML keeps the last), and
+    aliases that expand past what kubeshift reads."""
 
 
 def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -416,15 +424,14 @@ def load_stack_file(path: str | Path) -> dict[str, Any]:
 
 
 def load_yaml_document(file: Path, *, what: str) -> Any:
-    """A YAML file read strictly: UTF-8, valid, no key given twice; else one sentence."""
+    """A YAML file read strictly: a regular file of bounded size, UTF-8, valid, no key
+    given twice, aliases bounded; else one sentence."""
     try:
-        data = file.read_bytes()
+        data = read_bounded(file, what)
     except FileNotFoundError:
         raise ConfigError("stack", f"{what} {file} does not exist.") from None
-    except IsADirectoryError:
-        raise ConfigError("stack", f"{what} {file} is a directory, not a file.") from None
-    except OSError as exc:
-        raise ConfigError("stack", f"{what} {file} cannot be read ({exc.strerror}).") from None
+    except UnreadableFile as exc:
+        raise ConfigError("stack", str(exc)) from None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ConfigError("stack", f"{what} {file} is UTF-16; save it as UTF-8.")
     try:
@@ -435,6 +442,8 @@ def load_yaml_document(file: Path, *, what: str) -> Any:
         ) from None
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)
+    except AliasBomb as bomb:
+        raise ConfigError("stack", alias_bomb_sentence(what, file, bomb)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}" if mark else ""

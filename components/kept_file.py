@@ -20,6 +20,7 @@ workspace, the offline renderer) still find it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,7 @@ def resolve(values: dict[str, Any], stack_dir: Path) -> dict[str, Any]:
     name = values.get(KEPT_KEY)
     if not isinstance(name, str) or not name or Path(name).is_absolute():
         return values
-    return {**values, KEPT_KEY: str((stack_dir / name).resolve())}
+    return {**values, KEPT_KEY: os.path.abspath(stack_dir / name)}  # its name, not a link's
 
 
 def merge(values: Mapping[str, Any], cluster_key: str) -> dict[str, Any]:

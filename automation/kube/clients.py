@@ -24,6 +24,13 @@ from kubernetes.config.config_exception import ConfigException
 from pydantic import BaseModel, ConfigDict, Field
 
 from automation.errors import RetryableError, UserError, from_api_exception, translate
+from components.user_files import (
+    AliasBomb,
+    BoundedLoader,
+    UnreadableFile,
+    alias_bomb_sentence,
+    read_bounded,
+)
 
 MERGE_PATCH = "application/merge-patch+json"
 CONFLICT_ATTEMPTS = 5
@@ -149,17 +156,21 @@ def build_clients(access: ClusterAccess) -> KubeClients:
         name = "in-cluster"
     else:
         path = access.kubeconfig_path()
-        if not path.is_file():
-            raise UserError(
-                f"Kubeconfig {path} does not exist; set KUBECONFIG or "
-                "kubeshift:runtime.clusters.<role>.kubeconfig in the stack file."
-            )
+        missing = (
+            f"Kubeconfig {path} does not exist; set KUBECONFIG or "
+            "kubeshift:runtime.clusters.<role>.kubeconfig in the stack file."
+        )
         try:
-            doc = yaml.safe_load(path.read_bytes().decode("utf-8")) or {}
+            text = read_bounded(path, "Kubeconfig").decode("utf-8")
+            doc = yaml.load(text, Loader=BoundedLoader) or {}
+        except FileNotFoundError:
+            raise UserError(missing) from None
+        except UnreadableFile as exc:
+            raise UserError(str(exc)) from None
         except UnicodeDecodeError:
             raise UserError(f"Kubeconfig {path} is not UTF-8 text; save it as UTF-8.") from None
-        except OSError as exc:
-            raise UserError(f"Kubeconfig {path} cannot be read ({exc.strerror}).") from None
+        except AliasBomb as bomb:
+            raise UserError(alias_bomb_sentence("Kubeconfig", path, bomb)) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark else ""

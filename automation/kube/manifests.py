@@ -20,6 +20,13 @@ from kubernetes.client.exceptions import ApiException
 
 from automation.errors import UserError, from_api_exception
 from automation.kube.clients import KubeClients
+from components.user_files import (
+    AliasBomb,
+    BoundedLoader,
+    UnreadableFile,
+    alias_bomb_sentence,
+    read_bounded,
+)
 
 FIELD_MANAGER = "kubeshift"
 
@@ -27,9 +34,16 @@ FIELD_MANAGER = "kubeshift"
 def load_manifest(path: Path, setting: str) -> list[dict[str, Any]]:
     """The documents of ``path``; one sentence naming ``setting`` when it cannot be used."""
     try:
-        documents = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
-    except OSError as exc:
-        raise UserError(f"{setting} {path} cannot be read ({exc.strerror}).") from None
+        text = read_bounded(path, setting).decode("utf-8")
+        documents = [d for d in yaml.load_all(text, Loader=BoundedLoader) if d is not None]
+    except FileNotFoundError:
+        raise UserError(f"{setting} {path} does not exist.") from None
+    except UnreadableFile as exc:
+        raise UserError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise UserError(f"{setting} {path} is not UTF-8 text; save it as UTF-8.") from None
+    except AliasBomb as bomb:
+        raise UserError(alias_bomb_sentence(setting, path, bomb)) from None
     except yaml.YAMLError as exc:
         raise UserError(f"{setting} {path} is not YAML ({type(exc).__name__}).") from None
     for index, doc in enumerate(documents, 1):

@@ -572,3 +572,62 @@ def test_a_proposal_that_could_not_be_written_is_refused_before_the_account_is_r
     assert words in text, text
     assert "AWS" not in text and "credentials" not in text  # the account was not read
     assert _snapshot(scratch.project, scratch.state) == before
+
+
+def _fifo_stack(s: Scratch) -> None:
+    s.stack_file.unlink()
+    os.mkfifo(s.stack_file)
+
+
+def _alias_bomb_stack(s: Scratch) -> None:
+    from tests.components.test_user_files import BILLION_LAUGHS
+
+    laughs = "".join(f"    {line}\n" for line in BILLION_LAUGHS.splitlines())
+    s.stack_file.write_text(s.stack_file.read_text() + "  kubeshift:laughs:\n" + laughs)
+
+
+def _device_kept_file(s: Scratch) -> None:
+    (s.stack_file.parent / "Pulumi.t.kept.yaml").symlink_to("/dev/zero")
+    s.config("kubeshift:kept", "Pulumi.t.kept.yaml")
+
+
+def _fifo_journal(s: Scratch) -> None:
+    s.state.mkdir(parents=True)
+    os.mkfifo(s.journal)
+
+
+# (id, setup, argv, words): files that would hang or flood a plain read
+FLOODS: list[tuple[str, Setup, tuple[str, ...], tuple[str, ...]]] = [
+    ("stack-fifo", _fifo_stack, PLAN, ("Pulumi.t.yaml", "is a FIFO")),
+    ("stack-alias-bomb", _alias_bomb_stack, PLAN, ("Pulumi.t.yaml", "through its aliases")),
+    ("kept-file-device", _device_kept_file, PLAN, ("Pulumi.t.kept.yaml", "character device")),
+    ("journal-fifo", _fifo_journal, STATUS, ("t.journal.json", "is a FIFO")),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup", "argv", "words"), [c[1:] for c in FLOODS], ids=[c[0] for c in FLOODS]
+)
+def test_a_file_that_would_hang_or_flood_is_one_sentence_from_the_console_script(
+    scratch: Scratch, setup: Setup, argv: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    """Run as a user runs it, apart and with a deadline: a read that blocked on a FIFO or
+    expanded a bomb would otherwise hang the suite."""
+    import subprocess
+    import sys
+
+    setup(scratch)
+    before = _snapshot(scratch.project, scratch.state)
+    console = Path(sys.executable).parent / "kubeshift"
+
+    done = subprocess.run(
+        [str(console), *argv], capture_output=True, text=True, timeout=30, env=dict(os.environ)
+    )
+
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stdout + done.stderr
+    text = done.stderr.strip()
+    assert len(text.splitlines()) == 1 and text.startswith("error: "), text
+    for word in words:
+        assert word in text, text
+    assert _snapshot(scratch.project, scratch.state) == before, "the command wrote something"

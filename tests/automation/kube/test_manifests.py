@@ -15,6 +15,7 @@ from automation.kube.clients import KubeClients
 from automation.kube.manifests import apply_manifest, load_manifest
 from automation.settings import MirrorSettings, RuntimeSettings
 from automation.steps.mirror import install_new_cni
+from tests.components.test_user_files import BILLION_LAUGHS
 from tests.support.workloads import PAUSE_IMAGE
 
 SETTING = "kubeshift:runtime.mirror.new_cni_manifest"
@@ -88,8 +89,14 @@ def test_the_install_hook_applies_the_named_manifest_or_needs_the_daemonset(
 
 
 def test_a_manifest_kubeshift_cannot_use_is_one_sentence(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="cannot be read"):
+    with pytest.raises(UserError, match="does not exist"):
         load_manifest(tmp_path / "missing.yaml", SETTING)
+    with pytest.raises(UserError, match="is a directory, not a file"):
+        load_manifest(tmp_path, SETTING)
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(BILLION_LAUGHS)
+    with pytest.raises(UserError, match="expands past 1,000,000 values through its aliases"):
+        load_manifest(bomb, SETTING)
     bad = tmp_path / "bad.yaml"
     bad.write_text("kind: ConfigMap\nmetadata: {name: x}\n")
     with pytest.raises(UserError, match=r"document 1 lacks apiVersion, kind or metadata\.name"):
