@@ -615,6 +615,14 @@ def adopt(
     g = _globals(ctx)
     name = _stack_name(ctx, stack)
     if write_config is not None:
+        importing = {"--yes": yes, "--dry-run": dry_run, "--accept-updates": accept_updates,
+                     "--accept-own-tags": accept_own_tags, "--keep-live": keep_live}  # fmt: skip
+        given = [flag for flag, on in importing.items() if on]
+        if given:
+            raise UserError(
+                f"--write-config only proposes a stack file and imports nothing, so it takes "
+                f"no {' or '.join(given)}; run adopt with {given[0]} once the file is in place."
+            )
         _propose(name, write_config, json_output or g.json)
         return
     request = AdoptRequest(

@@ -431,6 +431,13 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
     ("fresh-with-dry-run", _nothing, (*DRY, "--fresh"), 2, ("--fresh", "--dry-run")),
     ("status-without-journal", _nothing, STATUS, 2, ("no journal yet",)),
     ("env-project-elsewhere", _project_dir("/nonexistent/project"), PLAN, 2, ("no file",)),
+    (
+        "write-config-with-import-flags",
+        _nothing,
+        ("--stack", "t", "adopt", "--write-config", "p.yaml", "--keep-live", "--yes"),
+        2,
+        ("--write-config", "--yes or --keep-live"),
+    ),
 ]
 
 
