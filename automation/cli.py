@@ -211,6 +211,7 @@ def plan(
                 "hooks_before": [h.summary for h in phase.before if isinstance(h, Hook)],
                 "hooks_after": [h.summary for h in phase.after if isinstance(h, Hook)],
                 "changes": phase.changes.summary,
+                "delete_first": list(phase.changes.delete_first),
                 "targets": list(phase.targets),
                 "targeted": phase.targeted,
                 "way_back": phase.way_back,

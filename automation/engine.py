@@ -70,10 +70,35 @@ class ResourceChange:
     diffs: tuple[str, ...] = ()
     detail: tuple[PropertyChange, ...] = ()
     """Per property, for steps the engine diffed (updates, replaces, imports)."""
+    delete_first: bool = False
+    """A step of a replacement that deletes the old resource before creating its
+    successor (the provider's or the program's delete-before-replace)."""
 
     @classmethod
     def from_urn(cls, op: str, urn: str, diffs: Sequence[str] = ()) -> ResourceChange:
         return cls(op=op, urn=urn, type=urn_type(urn), name=urn_name(urn), diffs=tuple(diffs))
+
+
+def marked_delete_first(changes: Sequence[ResourceChange]) -> tuple[ResourceChange, ...]:
+    """``changes`` (in the engine's step order), each step of a delete-first replacement
+    marked: its ``delete-replaced`` comes before its ``create-replacement``, where a
+    create-first replacement deletes only after every create and update
+    (pulumi/pulumi ``pkg/resource/deploy/step_generator.go``)."""
+    first_seen: dict[tuple[str, str], int] = {}
+    for index, change in enumerate(changes):
+        first_seen.setdefault((change.urn, change.op), index)
+    early = {
+        urn
+        for (urn, op), index in first_seen.items()
+        if op == "delete-replaced" and index < first_seen.get((urn, "create-replacement"), -1)
+    }
+    return tuple(
+        dataclasses.replace(c, delete_first=True) if c.urn in early and c.op in _REPLACING else c
+        for c in changes
+    )
+
+
+_REPLACING = frozenset({"replace", "create-replacement", "delete-replaced"})
 
 
 @dataclass(frozen=True)
@@ -300,7 +325,7 @@ class PulumiEngine:
                 plan=str(plan) if plan is not None else None,
             )
         summary = {str(getattr(k, "value", k)): int(v) for k, v in result.change_summary.items()}
-        return PreviewOutcome(changes=tuple(changes), summary=summary)
+        return PreviewOutcome(changes=marked_delete_first(changes), summary=summary)
 
     def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
         with mapped_errors("update the stack", self.stack_name):

@@ -1,8 +1,9 @@
 """The blast-radius guard: a phase's preview may contain only the changes it allows.
 
 Before every update the runner previews with the same targets and hands the result
-here. Any delete or replace outside the phase's scope, or any change to a protected
-resource, stops the run before ``up`` and names the offending resources.
+here. Any delete or replace outside the phase's scope, any replacement that deletes
+first where the phase does not allow it, or any change to a protected resource, stops
+the run before ``up`` and names the offending resources.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def violations(preview: PreviewOutcome, policy: ChangePolicy) -> list[Violation]
         )
         if bookkeeping and change.op in {"same", "update", "create"}:
             continue
-        reason = policy.violation(change.op, change.type, change.name)
+        reason = policy.violation(change.op, change.type, change.name, change.delete_first)
         if reason:
             found.append(Violation(change, reason))
     return sorted(found, key=lambda v: v.change.urn)

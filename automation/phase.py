@@ -80,6 +80,11 @@ class ChangePolicy:
     the scope also holds every resource the program itself removes or changes in this
     phase — found offline by rendering the previous phase and this one — so the guard
     lets through exactly the declared intent and stops anything else.
+
+    A replacement the engine makes delete-first (pulumi-aws does so for every resource
+    whose name the program sets) leaves nothing in the old one's place until its
+    successor exists: an Auto Scaling group without instances, a group of rules gone. It
+    is allowed only for resources matching ``delete_first``, none by default.
     """
 
     allowed_ops: frozenset[str] = frozenset({"same", "read", "create", "update"})
@@ -88,6 +93,7 @@ class ChangePolicy:
     protected: tuple[str, ...] = ()
     program_scope: bool = False
     summary: str = "creates and in-place updates"
+    delete_first: tuple[str, ...] = ()
 
     def widened(self, extra_scope: tuple[str, ...]) -> ChangePolicy:
         """This policy with ``extra_scope`` added to its scope."""
@@ -95,13 +101,25 @@ class ChangePolicy:
 
         return replace(self, scope=self.scope + tuple(extra_scope))
 
-    def violation(self, op: str, resource_type: str, name: str) -> str | None:
-        """Why ``op`` on this resource is not allowed, or None when it is."""
+    def violation(
+        self, op: str, resource_type: str, name: str, delete_first: bool = False
+    ) -> str | None:
+        """Why ``op`` on this resource is not allowed, or None when it is;
+        ``delete_first``: the op belongs to a replacement that deletes first."""
         key = f"{resource_type}::{name}"
         if op in {"same", "read"}:
             return None
         if any(fnmatch.fnmatchcase(key, p) for p in self.protected):
             return f"{op} of protected resource {key}"
+        if (
+            delete_first
+            and op in REPLACE_OPS
+            and not any(fnmatch.fnmatchcase(key, p) for p in self.delete_first)
+        ):
+            return (
+                f"delete-first replacement of {key} (gone before its successor exists), "
+                "which this phase does not allow"
+            )
         if op in self.allowed_ops:
             return None
         if op in self.scoped_ops and any(fnmatch.fnmatchcase(key, p) for p in self.scope):

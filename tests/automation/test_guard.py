@@ -67,3 +67,21 @@ def test_check_lists_every_offender_and_says_nothing_changed() -> None:
 def test_provider_bookkeeping_is_not_a_change() -> None:
     outcome = preview(("update", "pulumi:providers:pulumi-python", "default"))
     assert guard.violations(outcome, CREATES_ONLY) == []
+
+
+def test_a_delete_first_replacement_needs_its_own_allowance() -> None:
+    """A phase that may replace a group may still not leave it gone before its successor
+    exists: delete-first replacements are allowed only where the policy names them."""
+    from dataclasses import replace
+
+    steps = [
+        ResourceChange(op, f"urn:pulumi:s::p::{ASG}::w-old-a", ASG, "w-old-a", delete_first=True)
+        for op in ("delete-replaced", "replace", "create-replacement")
+    ]
+    outcome = PreviewOutcome(changes=tuple(steps))
+    replacing = deletes_in(f"{ASG}::w-old-*")
+    refused = guard.violations(outcome, replacing)
+    assert len(refused) == 3 and "delete-first replacement" in refused[0].reason
+    assert guard.violations(outcome, replace(replacing, delete_first=(f"{ASG}::w-old-*",))) == []
+    created_first = [replace(s, delete_first=False) for s in steps]
+    assert guard.violations(PreviewOutcome(changes=tuple(created_first)), replacing) == []

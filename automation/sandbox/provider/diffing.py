@@ -16,7 +16,10 @@ from typing import Any
 
 from pulumi.runtime import rpc
 
-IGNORED = frozenset({"__defaults"})
+DEFAULTS = "__defaults"
+"""The checked inputs' list of the properties Check filled in (the bridge's
+``defaultsKey``, ``pkg/tfbridge/schema.go``)."""
+IGNORED = frozenset({DEFAULTS})
 
 
 def unset(value: Any) -> bool:
@@ -148,6 +151,35 @@ def decide(
 
     changed = tuple(sorted(k for k in keys if not equal(k)))
     return Verdict(changed=changed, replaces=tuple(k for k in changed if k in force_new))
+
+
+def with_defaults(declared: dict[str, Any], checked: dict[str, Any]) -> dict[str, Any]:
+    """``checked`` and, under :data:`DEFAULTS`, the properties Check filled in: those the
+    program left out (``applyDefaults`` lists a key only when the property was absent)."""
+    filled = sorted(k for k in checked if k != DEFAULTS and unset(declared.get(k)))
+    return {**without_defaults(checked), DEFAULTS: filled}
+
+
+def without_defaults(props: dict[str, Any]) -> dict[str, Any]:
+    """``props`` as a type sees them: the bridge's bookkeeping is no AWS attribute."""
+    return {k: v for k, v in props.items() if k != DEFAULTS}
+
+
+def deletes_first(
+    replaces: bool, auto_named: str | None, outright: bool, news: dict[str, Any]
+) -> bool:
+    """Whether pulumi-aws answers a replacement delete-before-replace: its type is marked
+    so, or the program set the property it would autoname (pulumi-terraform-bridge
+    ``pkg/tfbridge/provider.go`` Diff and ``schema.go`` nameRequiresDeleteBeforeReplace;
+    checked inputs without a defaults list count as autonamed)."""
+    if not replaces:
+        return False
+    if outright:
+        return True
+    filled = news.get(DEFAULTS)
+    if auto_named is None or not isinstance(filled, list):
+        return False
+    return not unset(news.get(auto_named)) and auto_named not in filled
 
 
 def overlay(prior: object, live: object) -> object:

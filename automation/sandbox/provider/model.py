@@ -95,6 +95,12 @@ class ResourceType:
     # JSON documents (IAM policies), compared as parsed JSON: the provider suppresses
     # diffs between equivalent policies.
     json_documents: ClassVar[tuple[str, ...]] = ()
+    # The property pulumi-aws autonames when the program leaves it out (``name``; its
+    # ``provider/autonaming.go`` for every type with an input ``name``, but for
+    # overrides). Set by the program, it makes every replacement delete-first.
+    auto_named: ClassVar[str | None] = None
+    # pulumi-aws marks the type ``DeleteBeforeReplace`` outright in its ResourceInfo.
+    delete_before_replace: ClassVar[bool] = False
 
     @classmethod
     def schema(cls) -> Schema:

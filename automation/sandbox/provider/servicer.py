@@ -29,9 +29,12 @@ from automation.sandbox.provider import types as _types  # noqa: F401  (register
 from automation.sandbox.provider.diffing import (
     contains_unknown,
     decide,
+    deletes_first,
     in_prior_order,
     overlay,
     shaped_like,
+    with_defaults,
+    without_defaults,
 )
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
 
@@ -166,21 +169,22 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
     @answering
     def Check(self, request: Any, context: Any) -> provider_pb2.CheckResponse:
         kind, req = self._type(request.urn)
-        news = props_of(request.news)
+        news = without_defaults(props_of(request.news))
         try:
             checked = kind.check(req, news)
         except ValueError as exc:
             failure = provider_pb2.CheckFailure(property="", reason=str(exc))
             return provider_pb2.CheckResponse(inputs=request.news, failures=[failure])
-        return provider_pb2.CheckResponse(inputs=struct_of(checked))
+        return provider_pb2.CheckResponse(inputs=struct_of(with_defaults(news, checked)))
 
     @answering
     def Diff(self, request: Any, context: Any) -> provider_pb2.DiffResponse:
         kind, _ = self._type(request.urn)
-        olds = props_of(request.olds)
+        olds = without_defaults(props_of(request.olds))
         old_inputs = props_of(request.old_inputs) if request.HasField("old_inputs") else olds
-        news = props_of(request.news)
-        verdict = decide(kind.replace_props(), old_inputs, news, kind.schema())
+        checked = props_of(request.news)
+        news = without_defaults(checked)
+        verdict = decide(kind.replace_props(), without_defaults(old_inputs), news, kind.schema())
         if not verdict.changed:
             return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
         kinds = provider_pb2.PropertyDiff
@@ -197,6 +201,9 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
             changes=provider_pb2.DiffResponse.DIFF_SOME,
             diffs=list(verdict.changed),
             replaces=list(verdict.replaces),
+            deleteBeforeReplace=deletes_first(
+                bool(verdict.replaces), kind.auto_named, kind.delete_before_replace, checked
+            ),
             stables=[k for k in olds if k not in verdict.changed],
             detailedDiff=detailed,
             hasDetailedDiff=True,
@@ -205,7 +212,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
     @answering
     def Create(self, request: Any, context: Any) -> provider_pb2.CreateResponse:
         kind, req = self._type(request.urn)
-        inputs = props_of(request.properties)
+        inputs = without_defaults(props_of(request.properties))
         if request.preview or contains_unknown(inputs):
             planned = {**{k: rpc.UNKNOWN for k in kind.computed}, **inputs}
             return provider_pb2.CreateResponse(id="", properties=struct_of(planned))
@@ -217,7 +224,8 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
     @answering
     def Update(self, request: Any, context: Any) -> provider_pb2.UpdateResponse:
         kind, req = self._type(request.urn)
-        olds, news = props_of(request.olds), props_of(request.news)
+        olds = without_defaults(props_of(request.olds))
+        news = without_defaults(props_of(request.news))
         if request.preview or contains_unknown(news):
             planned = {**olds, **news, **{k: rpc.UNKNOWN for k in kind.recomputed(olds, news)}}
             return provider_pb2.UpdateResponse(properties=struct_of(planned))
@@ -229,7 +237,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
     @answering
     def Read(self, request: Any, context: Any) -> provider_pb2.ReadResponse:
         kind, req = self._type(request.urn)
-        state = props_of(request.properties) or props_of(request.inputs)
+        state = without_defaults(props_of(request.properties) or props_of(request.inputs))
         try:
             live = kind.read(self.aws, req, request.id, state)
         except NotFound:
@@ -237,7 +245,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
         outputs = overlay(state, live) if state else live
         assert isinstance(outputs, dict)
         in_prior_order(kind.sets, state, outputs)
-        declared = props_of(request.inputs)
+        declared = without_defaults(props_of(request.inputs))
         computed = set(kind.computed) | {"id", "tagsAll"}
         if declared:
             shaped = shaped_like(outputs, declared)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,33 @@ def test_preview_lists_the_real_creates_updates_and_replaces(
     assert {n for op, n in _changes(moves) if op == "replace"} == replaced
     assert {n for op, n in _changes(moves) if op == "delete-replaced"} == replaced
     assert moves.summary["replace"] == len(replaced)
+    assert not any(c.delete_first for c in moves.changes)  # created first, deleted last
+    assert len(engine_project.records()) == 5, "previews must not touch the records"
+
+
+def test_the_guard_tells_a_delete_first_replacement_by_the_engines_step_order(
+    engine_project: EngineProject, state: Path
+) -> None:
+    """The engine deletes the VPC (and what it must replace with it) before making its
+    successor: the preview's steps say so, and a phase that allows replacements still
+    refuses that one unless it names it."""
+    from automation import guard
+    from automation.phase import deletes_in
+
+    engine, _journal, runner = build_runner(engine_project.dir, state)
+    runner.run(scenario().slice("network", "workers"))
+    engine_project.pulumi("config", "set", "kubeshift-test:delete_first", "true")
+    engine.set_phase("move-vpc")
+
+    moves = engine.preview()
+
+    first = {c.name for c in moves.changes if c.delete_first}
+    assert "net-vpc" in first and first <= NETWORK | GROUPS, first
+    replacing = deletes_in("*")
+    with pytest.raises(BlastRadiusError, match=r"delete-first replacement of .*::net-vpc"):
+        guard.check("move-vpc", moves, replacing)
+    allowed = replace(replacing, delete_first=tuple(f"*::{name}" for name in first))
+    guard.check("move-vpc", moves, allowed)
     assert len(engine_project.records()) == 5, "previews must not touch the records"
 
 

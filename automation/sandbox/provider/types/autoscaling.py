@@ -219,6 +219,7 @@ class Group(ResourceType):
     """
 
     token = "aws:autoscaling/group:Group"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{_GROUP_GO}: name ForceNew"),
         ForceNew("namePrefix", f"{_GROUP_GO}: name_prefix ForceNew"),

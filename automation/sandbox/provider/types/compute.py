@@ -275,6 +275,7 @@ class LaunchTemplate(ResourceType):
     tags change in place. A missing name is autonamed at create."""
 
     token = "aws:ec2/launchTemplate:LaunchTemplate"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", _LT + ": name ForceNew"),
         ForceNew("namePrefix", _LT + ": name_prefix ForceNew"),

@@ -135,6 +135,7 @@ class Zone(ResourceType):
     """A hosted zone, private when ``vpcs`` are given; id = the zone id."""
 
     token = "aws:route53/zone:Zone"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("delegationSetId", f"{ZONE_GO}: delegation_set_id ForceNew"),
         ForceNew("name", f"{ZONE_GO}: name ForceNew"),

@@ -149,6 +149,7 @@ class Role(ResourceType):
     """An IAM role; id = its name."""
 
     token = "aws:iam/role:Role"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{ROLE_GO}: name ForceNew"),
         ForceNew("namePrefix", f"{ROLE_GO}: name_prefix ForceNew"),
@@ -294,6 +295,7 @@ class InstanceProfile(ResourceType):
     """An IAM instance profile holding at most one role; id = its name."""
 
     token = "aws:iam/instanceProfile:InstanceProfile"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{PROFILE_GO}: name ForceNew"),
         ForceNew("namePrefix", f"{PROFILE_GO}: name_prefix ForceNew"),
@@ -380,6 +382,7 @@ class RolePolicy(ResourceType):
     """An inline policy of a role; id = ``<role>:<name>``."""
 
     token = "aws:iam/rolePolicy:RolePolicy"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{ROLE_POLICY_GO}: name ForceNew"),
         ForceNew("namePrefix", f"{ROLE_POLICY_GO}: name_prefix ForceNew"),
@@ -443,6 +446,8 @@ class RolePolicyAttachment(ResourceType):
     PrefixedUniqueId makes it (imports use ``<role>/<policy arn>``)."""
 
     token = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+    # pulumi-aws resources.go: "create followed by a delete actually deletes the same attachment"
+    delete_before_replace = True
     force_new = (
         ForceNew("policyArn", f"{ATTACHMENT_GO}: policy_arn ForceNew"),
         ForceNew("role", f"{ATTACHMENT_GO}: role ForceNew"),

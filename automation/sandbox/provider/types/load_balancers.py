@@ -244,6 +244,7 @@ class LoadBalancer(ResourceType):
     """
 
     token = "aws:lb/loadBalancer:LoadBalancer"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{_LB_GO}: name ForceNew"),
         ForceNew("namePrefix", f"{_LB_GO}: name_prefix ForceNew"),
@@ -406,6 +407,7 @@ class TargetGroup(ResourceType):
     """A target group; id = its ARN."""
 
     token = "aws:lb/targetGroup:TargetGroup"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{_TG_GO}: name ForceNew"),
         ForceNew("namePrefix", f"{_TG_GO}: name_prefix ForceNew"),

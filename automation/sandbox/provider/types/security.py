@@ -282,6 +282,7 @@ class SecurityGroup(ResourceType):
     change in place. A missing name is autonamed at create."""
 
     token = "aws:ec2/securityGroup:SecurityGroup"
+    auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("description", _SG + ": description ForceNew"),
         ForceNew("name", _SG + ": name ForceNew"),

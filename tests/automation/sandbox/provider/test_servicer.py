@@ -35,3 +35,57 @@ def test_a_set_whose_members_are_unknown_until_the_update_differs_in_place() -> 
     answer = AwsProvider().Diff(request, context=None)
     assert answer.changes == provider_pb2.DiffResponse.DIFF_SOME
     assert list(answer.diffs) == ["securityGroups"] and list(answer.replaces) == []
+
+
+SG = "urn:pulumi:s::kubeshift::aws:ec2/securityGroup:SecurityGroup::nodes"
+ROLE = "urn:pulumi:s::kubeshift::aws:iam/role:Role::nodes"
+ATTACHMENT = "urn:pulumi:s::kubeshift::aws:iam/rolePolicyAttachment:RolePolicyAttachment::ssm"
+VPC = "urn:pulumi:s::kubeshift::aws:ec2/vpc:Vpc::net"
+
+
+def _checked(urn: str, declared: dict[str, Any]) -> dict[str, Any]:
+    request = provider_pb2.CheckRequest(urn=urn, news=struct_of(declared))
+    return props_of(AwsProvider().Check(request, context=None).inputs)
+
+
+def _deletes_first(urn: str, olds: dict[str, Any], news: dict[str, Any]) -> bool:
+    """Whether the stand-in answers the replacement from ``olds`` to ``news`` (as Check
+    returns them) delete-before-replace."""
+    request = provider_pb2.DiffRequest(
+        urn=urn, id="id", olds=struct_of(olds), news=struct_of(news), old_inputs=struct_of(olds)
+    )
+    answer = AwsProvider().Diff(request, context=None)
+    assert list(answer.replaces), "the change must replace"
+    return bool(answer.deleteBeforeReplace)
+
+
+def test_check_lists_what_it_filled_in_as_the_bridge_does() -> None:
+    named = _checked(SG, {"name": "nodes", "vpcId": "vpc-1"})
+    assert named["__defaults"] == ["description", "revokeRulesOnDelete"]
+    autonamed = _checked(ROLE, {"assumeRolePolicy": "{}"})
+    assert "name" in autonamed["__defaults"] and autonamed["name"].startswith("nodes-")
+
+
+def test_a_replacement_deletes_first_when_the_program_named_the_resource() -> None:
+    """pulumi-terraform-bridge: a set autonameable ``name`` makes every replacement
+    delete-before-replace, whether or not the name itself changes."""
+    olds = _checked(SG, {"name": "nodes", "vpcId": "vpc-1"})
+    assert _deletes_first(SG, olds, _checked(SG, {"name": "nodes", "vpcId": "vpc-2"}))
+    assert _deletes_first(SG, olds, _checked(SG, {"name": "nodes-2", "vpcId": "vpc-1"}))
+    role = _checked(ROLE, {"name": "nodes", "assumeRolePolicy": "{}"})
+    assert _deletes_first(ROLE, role, {**role, "path": "/other/"})
+
+
+def test_an_autonamed_or_unnamed_resource_is_replaced_create_first() -> None:
+    role = _checked(ROLE, {"assumeRolePolicy": "{}"})
+    assert not _deletes_first(ROLE, role, {**role, "path": "/other/"})
+    vpc = _checked(VPC, {"cidrBlock": "10.0.0.0/16"})
+    assert not _deletes_first(VPC, vpc, _checked(VPC, {"cidrBlock": "10.1.0.0/16"}))
+    sg = {"name": "nodes", "vpcId": "vpc-1"}  # inputs checked before the bridge listed
+    assert not _deletes_first(SG, sg, {**sg, "vpcId": "vpc-2"})  # defaults: autonamed
+
+
+def test_a_type_pulumi_aws_marks_so_always_deletes_first() -> None:
+    olds = _checked(ATTACHMENT, {"role": "nodes", "policyArn": "arn:aws:iam::aws:policy/a"})
+    news = _checked(ATTACHMENT, {"role": "nodes", "policyArn": "arn:aws:iam::aws:policy/b"})
+    assert _deletes_first(ATTACHMENT, olds, news)

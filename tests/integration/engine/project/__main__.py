@@ -6,7 +6,8 @@ Phases are cumulative, like a real scenario:
 network        Network ``net``: a VPC record and two subnet records
 workers        + Workers ``workers``: two groups of size 2
 scale-workers  workers resized to 3 (update) and the VPC re-tagged (update)
-move-vpc       the VPC's CIDR changes: VPC and subnets are replaced
+move-vpc       the VPC's CIDR changes: VPC and subnets are replaced (the VPC delete-first
+               with ``kubeshift-test:delete_first``)
 fleet          + Workers ``fleet``: five chained slow groups (kill/resume tests)
 =============  ==============================================================
 
@@ -117,6 +118,7 @@ network = Network(
         cidr="10.1.0.0/16" if step >= PHASES.index("move-vpc") else "10.0.0.0/16",
         subnet_cidrs=("a", "b"),
         tags={"stage": "scaled" if step >= PHASES.index("scale-workers") else "initial"},
+        delete_first=pulumi.Config("kubeshift-test").get_bool("delete_first") or False,
     ),
     Record,
 )

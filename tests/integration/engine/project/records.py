@@ -25,6 +25,7 @@ class NetworkArgs:
     cidr: str
     subnet_cidrs: tuple[str, ...]
     tags: dict[str, str] = field(default_factory=dict)
+    delete_first: bool = False  # the VPC is replaced delete-before-replace
 
 
 class Network(pulumi.ComponentResource):
@@ -38,9 +39,11 @@ class Network(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("kubeshift:test:Network", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
         self.vpc = record(
-            f"{name}-vpc", identity={"cidr": args.cidr}, settings={"tags": args.tags}, opts=child
+            f"{name}-vpc",
+            identity={"cidr": args.cidr},
+            settings={"tags": args.tags},
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=args.delete_first),
         )
         # Identities name the VPC by its CIDR (an input), not by its id (an output):
         # the Python dynamic provider cannot mark outputs stable, so an id would turn
