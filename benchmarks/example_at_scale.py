@@ -74,6 +74,7 @@ from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
 from benchmarks.drain import EndPoint, EndPointMissed, lower_bound  # noqa: E402
 from benchmarks.faults import take_proposal  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
+from tests.support.user_env import user_environment  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
@@ -426,12 +427,7 @@ def main() -> None:
     stack = args.stack
 
     state = Path(tempfile.mkdtemp(prefix="kubeshift-scale-"))
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
-    }
-    env["KUBESHIFT_STATE_DIR"] = str(state)
+    env = user_environment(state)
     stages: dict[str, float] = {}
     ceiling: Ceiling | None = None
     drain_replaced_at: float | None = None

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 import shutil
@@ -62,6 +61,7 @@ from tests.support.faults import (  # noqa: E402
     sandbox_journal,
     table,
 )
+from tests.support.user_env import user_environment  # noqa: E402
 
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 SMOKE_TO = "ingress-move"  # the first phase whose step runs under the availability probe
@@ -559,13 +559,7 @@ def _sandbox(stack: str) -> Iterator[dict[str, str]]:
 
 def sandbox_env(state: Path) -> dict[str, str]:
     """This environment without AWS, Pulumi or kubeshift settings, the state in ``state``."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
-    }
-    env["KUBESHIFT_STATE_DIR"] = str(state)
-    return env
+    return user_environment(state)
 
 
 def _parse() -> argparse.Namespace:

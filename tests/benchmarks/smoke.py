@@ -8,26 +8,18 @@ the timings are not looked at.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.user_env import user_environment
+
 REPO = Path(__file__).resolve().parents[2]
-KEPT = ("KUBESHIFT_TESTBIN_DIR", "KUBESHIFT_TESTBIN_BUILD", "KUBESHIFT_KWOK_LOG_LEVEL")
-"""kubeshift's variables a smoke run keeps: where the test binaries are."""
-
-
 def run_smoke(script: str, state: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``.venv/bin/python benchmarks/<script> --smoke [args]`` from the repository, with
     no AWS, Pulumi or kubeshift settings of this session (the moto fixture's endpoint,
     say) but the test binaries' location, and its state under ``state``."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) or k in KEPT
-    }
-    env["KUBESHIFT_STATE_DIR"] = str(state)
+    env = user_environment(state)
     return subprocess.run(
         [sys.executable, f"benchmarks/{script}", *args, "--smoke"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600,

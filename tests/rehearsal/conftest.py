@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -43,6 +42,7 @@ import yaml
 from components.config import load_stack_file
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
+from tests.support.user_env import user_environment
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -456,11 +456,7 @@ def rehearse_adopted(
     not take kubeshift's own account of it: under :data:`BEFORE_RUN` right after
     adoption; under a phase id once ``run --yes --to <phase>`` has stopped after that
     phase (in the plan's order), before the run goes on."""
-    env = {
-        k: v for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
-    }  # fmt: skip
-    env["KUBESHIFT_STATE_DIR"] = str(state)
+    env = user_environment(state)
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
 
@@ -504,11 +500,7 @@ def rehearse_adopted(
 @pytest.fixture(scope="session")
 def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     state = tmp_path_factory.mktemp("rehearsal-state")
-    env = {
-        k: v for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
-    }  # fmt: skip
-    env["KUBESHIFT_STATE_DIR"] = str(state)
+    env = user_environment(state)
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
     try:

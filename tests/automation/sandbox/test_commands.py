@@ -18,6 +18,7 @@ import pytest
 
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.state import ProcessInfo, SandboxState, process_start
+from tests.support.user_env import user_environment
 
 REPO = Path(__file__).resolve().parents[3]
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
@@ -39,12 +40,7 @@ def _one_sentence(proc: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("AWS_", "PULUMI_", "KUBESHIFT_")) and k != "KUBECONFIG"
-    }
-    clean["KUBESHIFT_STATE_DIR"] = str(tmp_path / "state")
+    clean = user_environment(tmp_path / "state")
     clean["COLUMNS"] = "200"
     return clean
 
