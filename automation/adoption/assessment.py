@@ -86,6 +86,12 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
     refusals: list[str] = []
     replaced: set[str] = set()
     followers: list[ResourceChange] = []
+    # a replacement's steps: the one that details its attributes, whichever comes first
+    # (a delete-first replacement starts with its detail-less delete-replaced)
+    detailed: dict[str, ResourceChange] = {}
+    for change in changes:
+        if change.op in _REPLACING and change.detail:
+            detailed.setdefault(change.name, change)
     for change in changes:
         state_only = change.type.startswith(_STATE_ONLY_PREFIXES)
         if change.op in ("same", "read") or (state_only and change.op == "create"):
@@ -103,6 +109,7 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
             # the engine plans a replacement as several steps: one line, one refusal
             if change.name not in replaced:
                 replaced.add(change.name)
+                change = detailed.get(change.name, change)
                 found = _differences(change)
                 differences.extend(found)
                 if _follows(found):

@@ -96,21 +96,21 @@ def test_a_replacement_is_one_refusal_naming_what_forces_it_and_its_lines() -> N
     sg = "aws:ec2/securityGroup:SecurityGroup"
     forcing = PropertyChange("description", "update-replace", "Security group for nodes", "x")
     tags = PropertyChange('tags["team"]', "update", "payments", "platform")
-    result = assess(
-        [
-            _change("create-replacement", sg, "node", forcing, tags),
-            _change("replace", sg, "node", forcing, tags),
-            _change("delete-replaced", sg, "node"),
-        ],
-        FOUND,
-    )
-    assert result.refusals == (
-        "The first phase would replace node (aws:ec2/securityGroup:SecurityGroup): "
-        "description cannot change in place.",
-    )
-    assert [(d.attribute, d.replaces) for d in result.differences] == [
-        ("description", True), ('tags["team"]', False),
-    ]  # fmt: skip
+    steps = [
+        _change("create-replacement", sg, "node", forcing, tags),
+        _change("replace", sg, "node", forcing, tags),
+        _change("delete-replaced", sg, "node"),
+    ]
+    delete_first = [steps[2], steps[1], steps[0]]  # a named group: pulumi-aws deletes first
+    for order in (steps, delete_first):
+        result = assess(order, FOUND)
+        assert result.refusals == (
+            "The first phase would replace node (aws:ec2/securityGroup:SecurityGroup): "
+            "description cannot change in place.",
+        )
+        assert [(d.attribute, d.replaces) for d in result.differences] == [
+            ("description", True), ('tags["team"]', False),
+        ]  # fmt: skip
 
 
 def test_replacements_that_only_follow_another_are_named_together_after_it() -> None:
