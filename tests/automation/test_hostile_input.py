@@ -587,7 +587,7 @@ def _fifo_stack(s: Scratch) -> None:
 
 
 def _alias_bomb_stack(s: Scratch) -> None:
-    from tests.components.test_user_files import BILLION_LAUGHS
+    from tests.support.yaml_bombs import BILLION_LAUGHS
 
     laughs = "".join(f"    {line}\n" for line in BILLION_LAUGHS.splitlines())
     s.stack_file.write_text(s.stack_file.read_text() + "  kubeshift:laughs:\n" + laughs)

@@ -18,11 +18,7 @@ from components.user_files import (
     UnreadableFile,
     read_bounded,
 )
-
-BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{chr(ord('a') + i)}: &{chr(ord('a') + i)} [{', '.join(['*' + chr(ord('a') + i - 1)] * 9)}]\n"
-    for i in range(1, 9)
-)  # nine levels of nine aliases: 9**9 values once walked, 300 bytes as text
+from tests.support.yaml_bombs import BILLION_LAUGHS
 
 
 def _refusal(path: Path, limit: int = 1024) -> str:

@@ -15,8 +15,8 @@ from automation.kube.clients import KubeClients
 from automation.kube.manifests import apply_manifest, load_manifest
 from automation.settings import MirrorSettings, RuntimeSettings
 from automation.steps.mirror import install_new_cni
-from tests.components.test_user_files import BILLION_LAUGHS
 from tests.support.workloads import PAUSE_IMAGE
+from tests.support.yaml_bombs import BILLION_LAUGHS
 
 SETTING = "kubeshift:runtime.mirror.new_cni_manifest"
 
