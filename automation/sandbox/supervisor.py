@@ -41,16 +41,13 @@ def _start_moto(port: int, run: Path) -> tuple[Callable[[], None], str]:
     os.environ.update(MOTO_ENV)
     run.mkdir(parents=True, exist_ok=True)
     os.environ[AMIS_VARIABLE] = str(public_images(run))
-    from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
-
     from automation.sandbox.moto_gaps import close_every_gap
+    from automation.sandbox.moto_server import MotoServer  # after MOTO_ENV is set
 
     close_every_gap()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    host, bound = server.get_host_and_port()
-    return server.stop, f"http://{host}:{bound}"
+    server = MotoServer("127.0.0.1", port).start()
+    return server.stop, server.url
 
 
 def _member_fronts(members: EtcdCluster, cleanups: list[Callable[[], None]]) -> list[str]:

@@ -1,7 +1,8 @@
 """A moto server on 127.0.0.1 for the AWS tests: real HTTP, real botocore, no cloud.
 
-One ``ThreadedMotoServer`` serves the whole session (it runs in this process, so tests
-may patch its in-process backends for states moto never produces); its Route53 answers
+One moto server (``automation.sandbox.moto_server``, one request at a time) serves the
+whole session (it runs in this process, so tests may patch its in-process backends for
+states moto never produces); its Route53 answers
 as the sandbox's patched moto does (``moto_route53``). Every test that asks for
 ``moto`` starts from an empty account through ``POST /moto-api/reset``. The
 environment carries fake credentials and ``AWS_ENDPOINT_URL``, so any boto3 client
@@ -72,9 +73,9 @@ def moto_server() -> Iterator[MotoServer]:
         patch.setenv(AMIS_VARIABLE, str(public_images(Path(empty))))
 
         from moto.route53.models import HostedZoneIdentifier, Route53Backend
-        from moto.server import ThreadedMotoServer  # after MOTO_ACM_VALIDATION_WAIT is set
 
         from automation.sandbox.moto_route53 import close_route53_gaps
+        from automation.sandbox.moto_server import MotoServer as Serving  # after MOTO_ENV
 
         # Route53 as the sandbox's moto answers it (``moto_route53``), undone after.
         patch.setattr(
@@ -86,10 +87,8 @@ def moto_server() -> Iterator[MotoServer]:
         close_route53_gaps()
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access line per call
 
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        host, port = server.get_host_and_port()
-        endpoint = f"http://{host}:{port}"
+        server = Serving().start()
+        endpoint = server.url
         patch.setenv("AWS_ENDPOINT_URL", endpoint)
         try:
             yield MotoServer(endpoint_url=endpoint)
