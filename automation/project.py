@@ -61,7 +61,7 @@ _STACK_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 
 def check_stack_name(stack: str) -> str:
     """A stack name names a file under stacks/ and nothing outside it."""
-    if not _STACK_NAME.match(stack) or stack in (".", ".."):
+    if not _STACK_NAME.fullmatch(stack) or stack in (".", ".."):
         raise UserError(
             f"{stack!r} is not a stack name (letters, digits, '-', '_' and '.'); "
             "see `ls stacks/` for the known stacks."

@@ -8,11 +8,13 @@ default AWS profile. Validation errors name the key, in one sentence.
 
 from __future__ import annotations
 
+import itertools
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -27,14 +29,19 @@ from automation.errors import ConfigError
 from automation.etcd.gateway import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, check_endpoint
 from automation.etcd.health import DEFAULT_MAX_RAFT_LAG
 from automation.kube.clients import ClusterAccess
-from automation.kube.copy import DEFAULT_KINDS, RegistryRewrite
+from automation.kube.copy import DEFAULT_KINDS, CopiedKinds, CopiedNamespaces, RegistryRewrites
 from automation.kube.drain.filters import DrainOptions
 from automation.kube.drain.run import DrainLimits
 from automation.kube.nodes import Taint
 from automation.kube.pod_network_check import PodNetworkCheck
+from automation.kube.selector_text import ABSENT, covers, parse
+from automation.kube.selector_text import check as check_selector
 from automation.kube.stateful import StatefulChoice
 from components.config import REGION_KEY, RUNTIME_KEY
 from components.validation import join, sentence
+
+# A label selector as text (``tier=web,track!=canary``), read as the API server reads it.
+SelectorText = Annotated[str, AfterValidator(check_selector)]
 
 # namespace/name, each a DNS-1123 label (what Kubernetes accepts for both).
 _SERVICE_REF = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
@@ -69,7 +76,7 @@ class DaemonSetRef(BaseModel):
 
     namespace: str = "kube-system"
     name: str
-    pod_selector: str | None = Field(
+    pod_selector: SelectorText | None = Field(
         default=None, description="Labels of its pods (default name=<name>)."
     )
 
@@ -79,10 +86,10 @@ class MirrorSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    namespaces: tuple[str, ...] = Field(default=(), description="Namespaces to copy.")
-    kinds: tuple[str, ...] = DEFAULT_KINDS
-    registry_rewrites: tuple[RegistryRewrite, ...] = ()
-    label_selector: str | None = None
+    namespaces: CopiedNamespaces = Field(default=(), description="Namespaces to copy.")
+    kinds: CopiedKinds = Field(default=DEFAULT_KINDS, min_length=1)
+    registry_rewrites: RegistryRewrites = ()
+    label_selector: SelectorText | None = None
     stateful: StatefulChoice = Field(
         default="refuse",
         description="Workloads with PersistentVolumeClaims: refuse (stop the copy naming "
@@ -106,15 +113,34 @@ class MirrorSettings(BaseModel):
         "server-side apply before the old CNI goes; unset: it is installed by other means.",
     )
     old_cni: DaemonSetRef = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
-    new_nodes_selector: str = Field(
+    new_nodes_selector: SelectorText = Field(
         default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."
     )
-    old_nodes_selector: str | None = Field(
+    old_nodes_selector: SelectorText | None = Field(
         default=None,
         description="The generation that is drained; unset: every worker (no control-plane "
         "role) outside the new generation.",
     )
     pod_network: PodNetworkCheck = PodNetworkCheck()
+
+    @model_validator(mode="after")
+    def _old_generation_leaves_the_new_alone(self) -> Self:
+        old, new = self.old_nodes_selector, self.new_nodes_selector
+        if old is not None and covers(parse(old), parse(new)):
+            raise ValueError(
+                f"old_nodes_selector {old!r} selects every node new_nodes_selector {new!r} "
+                "selects, so the new generation would be drained with the old; give it a "
+                f"requirement the new generation fails{_for_instance(new)}"
+            )
+        return self
+
+
+def _for_instance(new: str) -> str:
+    """An old-generation requirement that excludes ``new``'s nodes, when one is plain."""
+    for requirement in parse(new):
+        if requirement.inside and len(requirement.values) == 1 and ABSENT not in requirement.values:
+            return f" (e.g. '{requirement.key}!={next(iter(requirement.values))}')"
+    return ""
 
 
 class GateSettings(BaseModel):
@@ -182,12 +208,29 @@ class EtcdSettings(BaseModel):
         for vpc, reached in value.items():
             if vpc.prefixlen != reached.prefixlen:
                 raise ValueError(f"{vpc} and {reached} differ in size; map equal ranges")
+        for (a, a_at), (b, b_at) in itertools.combinations(value.items(), 2):
+            if a.overlaps(b):
+                raise ValueError(f"{a} and {b} overlap; an address would be mapped twice")
+            if a_at.overlaps(b_at):
+                raise ValueError(
+                    f"{a} and {b} are mapped to overlapping ranges ({a_at}, {b_at}); two "
+                    "members could be reached at one address"
+                )
         return value
 
     @model_validator(mode="after")
     def _cert_with_key(self) -> Self:
         if (self.cert_file is None) != (self.key_file is None):
             raise ValueError("cert_file and key_file go together; give both or neither")
+        return self
+
+    @model_validator(mode="after")
+    def _two_ports(self) -> Self:
+        if self.client_port == self.peer_port:
+            raise ValueError(
+                f"client_port and peer_port are both {self.client_port}; etcd serves clients "
+                "and peers on two ports"
+            )
         return self
 
     def reach(self, address: str) -> str:

@@ -366,7 +366,7 @@ def load_config(values: Mapping[str, Any]) -> StackConfig:
         )
     phase = _require_str(values, PHASE_KEY)
     region = _require_str(values, REGION_KEY)
-    if not _REGION.match(region):
+    if not _REGION.fullmatch(region):
         raise ConfigError(REGION_KEY, f"{REGION_KEY} {region!r} is not an AWS region name.")
     cluster = _parse(ClusterConfig, _require_object(values, CLUSTER_KEY), CLUSTER_KEY)
     migration = _parse(MigrationConfig, _require_object(values, MIGRATION_KEY), MIGRATION_KEY)
@@ -592,7 +592,7 @@ def _check_managed_policies(policies: ManagedPolicies) -> None:
         arns = getattr(policies, role)
         key = f"{CLUSTER_KEY}.managed_policies.{role}"
         for arn in arns or []:
-            if not _POLICY_ARN.match(arn):
+            if not _POLICY_ARN.fullmatch(arn):
                 raise ConfigError(key, f"{key}: {show(arn)} is not an IAM policy ARN.")
         if arns and len(set(arns)) != len(arns):
             raise ConfigError(key, f"{key} lists a policy twice.")
@@ -607,7 +607,7 @@ def _check_kept_inputs(cluster: ClusterConfig) -> None:
     for resource, kept in cluster.kept_inputs.items():
         for attribute in kept:
             where = f"{CLUSTER_KEY}.kept_inputs.{resource}.{attribute}"
-            if not _PULUMI_NAME.match(attribute):
+            if not _PULUMI_NAME.fullmatch(attribute):
                 raise ConfigError(
                     where,
                     f"{where}: an attribute is named as Pulumi names it (camelCase, as "
@@ -623,7 +623,7 @@ def _check_kept_inputs(cluster: ClusterConfig) -> None:
 
 def _check_cluster_name(name: str) -> None:
     key = f"{CLUSTER_KEY}.name"
-    if len(name) > CLUSTER_NAME_MAX or len(name) < 2 or not _CLUSTER_NAME.match(name):
+    if len(name) > CLUSTER_NAME_MAX or len(name) < 2 or not _CLUSTER_NAME.fullmatch(name):
         _fail(
             key,
             f"{key} {name!r} must be 2-{CLUSTER_NAME_MAX} lower-case letters, digits or "
@@ -633,7 +633,7 @@ def _check_cluster_name(name: str) -> None:
 
 def _check_suffix(suffix: str) -> None:
     key = f"{MIGRATION_KEY}.suffix"
-    if not (1 <= len(suffix) <= SUFFIX_MAX) or not _SUFFIX.match(suffix):
+    if not (1 <= len(suffix) <= SUFFIX_MAX) or not _SUFFIX.fullmatch(suffix):
         _fail(
             key,
             f"{key} {suffix!r} cannot be carried by AWS names: use 1-{SUFFIX_MAX} lower-case "
@@ -652,7 +652,7 @@ def _check_control_plane(cp: ControlPlaneConfig) -> None:
     if cp.azs is not None and len(set(cp.azs)) != len(cp.azs):
         key = f"{CLUSTER_KEY}.control_plane.azs"
         _fail(key, f"{key} lists an AZ twice.")
-    if not _INSTANCE_TYPE.match(cp.instance_type):
+    if not _INSTANCE_TYPE.fullmatch(cp.instance_type):
         key = f"{CLUSTER_KEY}.control_plane.instance_type"
         _fail(key, f"{key} {cp.instance_type!r} is not an EC2 instance type.")
 
@@ -669,7 +669,7 @@ def check_network(net: NetworkConfig, key: str, region: str) -> None:
         _fail(f"{key}.azs", f"{key}.azs lists an AZ twice.")
     in_region = re.compile(rf"^{re.escape(region)}(-[a-z]+-\d+)?[a-z]$")
     for az in net.azs:
-        if not in_region.match(az):
+        if not in_region.fullmatch(az):
             _fail(f"{key}.azs", f"{key}.azs {az!r} is not an availability zone of {region}.")
     for tier in ("public_subnets", "private_subnets"):
         subnets: list[ipaddress.IPv4Network] = getattr(net, tier)
@@ -705,7 +705,7 @@ def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig
     names: set[str] = set()
     for i, pool in enumerate(cluster.worker_pools):
         key = f"{CLUSTER_KEY}.worker_pools[{i}]"
-        if not POOL_NAME.match(pool.name):
+        if not POOL_NAME.fullmatch(pool.name):
             _fail(
                 f"{key}.name",
                 f"{key}.name {pool.name!r} must be 1-24 lower-case letters, digits or hyphens.",
@@ -719,7 +719,7 @@ def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig
                 f"{key}.instance_types is empty; list at least one EC2 instance type.",
             )
         for t in pool.instance_types:
-            if not _INSTANCE_TYPE.match(t):
+            if not _INSTANCE_TYPE.fullmatch(t):
                 _fail(f"{key}.instance_types", f"{key}.instance_types has {t!r}, not a type.")
         if len(set(pool.instance_types)) != len(pool.instance_types):
             _fail(f"{key}.instance_types", f"{key}.instance_types lists a type twice.")
@@ -800,8 +800,8 @@ def _check_label(key: str, name: str, value: str) -> None:
     """A Kubernetes label or taint: qualified-name key, label-syntax value."""
     prefix, _, base = name.rpartition("/")
     if (
-        not _LABEL_NAME.match(base)
-        or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))
+        not _LABEL_NAME.fullmatch(base)
+        or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)))
         or name.count("/") > 1
     ):
         _fail(
@@ -809,13 +809,13 @@ def _check_label(key: str, name: str, value: str) -> None:
             f"{key} key {name!r} is not a valid Kubernetes key ([prefix/]name, name at most "
             "63 letters, digits, '-', '_' or '.').",
         )
-    if value and not _LABEL_NAME.match(value):
+    if value and not _LABEL_NAME.fullmatch(value):
         _fail(key, f"{key} value {value!r} for {name!r} is not a valid Kubernetes label value.")
 
 
 def _check_dns(dns: DnsConfig) -> None:
     key = f"{CLUSTER_KEY}.dns"
-    if not _ZONE_ID.match(dns.zone_id):
+    if not _ZONE_ID.fullmatch(dns.zone_id):
         _fail(
             f"{key}.zone_id",
             f"{key}.zone_id {dns.zone_id!r} is not a Route53 hosted zone id ('Z' then "
@@ -826,7 +826,7 @@ def _check_dns(dns: DnsConfig) -> None:
         for name in names:
             labels = name.rstrip(".").split(".")
             if (
-                not _DNS_NAME.match(name)
+                not _DNS_NAME.fullmatch(name)
                 or len(name.rstrip(".")) > 253
                 or any(len(label) > 63 for label in labels)
             ):
@@ -883,7 +883,7 @@ def _check_existing_names(cluster: ClusterConfig) -> None:
                 f"{key} {show(derived)} is not a name kubeshift gives cluster {cluster.name!r} "
                 f"(those start with '{cluster.name}-'; `kubeshift render --json` lists them).",
             )
-        if not existing or len(existing) > 255 or not _EXISTING_NAME.match(existing):
+        if not existing or len(existing) > 255 or not _EXISTING_NAME.fullmatch(existing):
             _fail(key, f"{key} {show(key_name)}: {show(existing)} is not a name AWS gives.")
 
 
@@ -904,7 +904,7 @@ def _check_descriptions(cluster: ClusterConfig) -> None:
     key = f"{CLUSTER_KEY}.descriptions"
     for group, description in cluster.descriptions.items():
         _check_kept_under_kubeshifts_name(cluster, key, group, "security group")
-        if not _GROUP_DESCRIPTION.match(description):
+        if not _GROUP_DESCRIPTION.fullmatch(description):
             _fail(
                 key,
                 f"{key} {show(group)}: {show(description)} is not a description EC2 accepts "

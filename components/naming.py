@@ -92,7 +92,7 @@ def check_name(name: str, kind: NameKind) -> None:
     rule = kind.value
     if not name or len(name) > rule.max_length:
         raise ValueError(f"{kind.name} name {name!r} is not 1..{rule.max_length} characters")
-    if not rule.allowed.match(name):
+    if not rule.allowed.fullmatch(name):
         raise ValueError(f"{kind.name} name {name!r} has characters AWS does not accept")
     if name.startswith(rule.forbidden_prefixes):
         raise ValueError(f"{kind.name} name {name!r} starts with a prefix AWS reserves")

@@ -198,7 +198,7 @@ is the zone's letter (``-<n>`` kept), ``master-us-east-1a-2`` -> ``a-2``."""
 
 def kops_etcd_member(instance_group: str) -> str | None:
     """The etcd member kops names after a member's instance group, if kops named it."""
-    found = _KOPS_MEMBER_GROUP.match(instance_group)
+    found = _KOPS_MEMBER_GROUP.fullmatch(instance_group)
     return found.group(1) + (found.group(2) or "") if found else None
 
 

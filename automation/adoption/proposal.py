@@ -212,7 +212,7 @@ def pool_name(tagged: str) -> str:
     """``tagged`` (a kops instance group's name, say) as a pool name kubeshift accepts:
     itself when valid, else lower-cased, other characters as hyphens, cut to fit and
     ended with a hash of the whole, so no two tagged names share a pool."""
-    if POOL_NAME.match(tagged):
+    if POOL_NAME.fullmatch(tagged):
         return tagged
     cleaned = re.sub(r"[^a-z0-9-]+", "-", tagged.lower()).strip("-")
     cleaned = re.sub(r"^[^a-z]+", "", cleaned) or "pool"

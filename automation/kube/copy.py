@@ -26,14 +26,15 @@ import copy as copylib
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from kubernetes import client
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from automation.errors import (
     KubeshiftError,
@@ -43,6 +44,7 @@ from automation.errors import (
     from_api_exception,
 )
 from automation.kube.cronjobs import COPY_SUSPENDED, SUSPENDED_BY
+from automation.kube.selector_text import check as check_selector
 from automation.kube.stateful import StatefulChoice, StatefulWorkload, claims, dig
 from automation.kube.stateful import refusal as stateful_refusal
 from automation.progress import NullReporter, Reporter
@@ -159,15 +161,73 @@ def rewrite_image(image: str, rewrites: Sequence[RegistryRewrite]) -> str:
     return image
 
 
+_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+
+
+def _copied_namespaces(value: tuple[str, ...]) -> tuple[str, ...]:
+    if bad := [n for n in value if not _NAMESPACE.fullmatch(n)]:
+        raise ValueError(f"{bad[0]!r} is not a namespace name (a DNS label)")
+    system = sorted(set(value) & SYSTEM_NAMESPACES)
+    if system:
+        raise ValueError(
+            f"namespace(s) {', '.join(system)} belong to the cluster itself and are "
+            "never copied (the mirror runs its own CNI and add-ons)"
+        )
+    return tuple(dict.fromkeys(value))
+
+
+def _known_kinds(value: tuple[str, ...]) -> tuple[str, ...]:
+    lower = {k.lower(): k for k in KIND_BY_NAME}
+    unknown = sorted(k for k in value if k.lower() not in lower)
+    if unknown:
+        raise ValueError(f"unknown kind(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_KINDS)}")
+    wanted = {lower[k.lower()] for k in value}
+    return tuple(k for k in DEFAULT_KINDS if k in wanted)  # canonical order
+
+
+def _rewrites_that_all_apply(value: tuple[RegistryRewrite, ...]) -> tuple[RegistryRewrite, ...]:
+    """The first matching rewrite wins, so one under an earlier one's source never would."""
+    for later_index, later in enumerate(value):
+        for earlier in value[:later_index]:
+            if _hub_named(later.source) == _hub_named(earlier.source):
+                raise ValueError(f"{later.source!r} is rewritten twice; keep one rewrite")
+            if _under(later.source, earlier.source):
+                raise ValueError(
+                    f"the rewrite of {later.source!r} never applies: the earlier rewrite of "
+                    f"{earlier.source!r} takes every image under it; put the narrower first"
+                )
+        if later.target == later.source:
+            raise ValueError(f"the rewrite of {later.source!r} names it as its own target")
+    return value
+
+
+def _under(source: str, prefix: str) -> bool:
+    """``source`` is ``prefix`` or a path below it (Docker Hub by either name)."""
+    source, prefix = (_hub_named(x) for x in (source, prefix))
+    return source == prefix or source.startswith(prefix + "/")
+
+
+def _hub_named(source: str) -> str:
+    host, sep, rest = source.partition("/")
+    return f"docker.io{sep}{rest}" if host in _DOCKER_HUB else source
+
+
+CopiedNamespaces = Annotated[tuple[str, ...], AfterValidator(_copied_namespaces)]
+CopiedKinds = Annotated[tuple[str, ...], AfterValidator(_known_kinds)]
+RegistryRewrites = Annotated[tuple[RegistryRewrite, ...], AfterValidator(_rewrites_that_all_apply)]
+
+
 class CopyOptions(BaseModel):
     """What to copy from the primary to the mirror."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    namespaces: tuple[str, ...] = Field(min_length=1, description="Namespaces to copy.")
-    kinds: tuple[str, ...] = Field(default=DEFAULT_KINDS, min_length=1)
-    registry_rewrites: tuple[RegistryRewrite, ...] = ()
-    label_selector: str | None = Field(default=None, description="Copy only matching objects.")
+    namespaces: CopiedNamespaces = Field(min_length=1, description="Namespaces to copy.")
+    kinds: CopiedKinds = Field(default=DEFAULT_KINDS, min_length=1)
+    registry_rewrites: RegistryRewrites = ()
+    label_selector: Annotated[str, AfterValidator(check_selector)] | None = Field(
+        default=None, description="Copy only matching objects."
+    )
     skip_finished_jobs: bool = Field(
         default=True, description="Do not copy Jobs that already completed or failed."
     )
@@ -180,29 +240,6 @@ class CopyOptions(BaseModel):
         description="Workloads with PersistentVolumeClaims: refuse, leave-on-primary or "
         "copy-without-data (automation.kube.stateful).",
     )
-
-    @field_validator("namespaces")
-    @classmethod
-    def _no_system_namespaces(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        system = sorted(set(value) & SYSTEM_NAMESPACES)
-        if system:
-            raise ValueError(
-                f"namespace(s) {', '.join(system)} belong to the cluster itself and are "
-                "never copied (the mirror runs its own CNI and add-ons)"
-            )
-        return tuple(dict.fromkeys(value))
-
-    @field_validator("kinds")
-    @classmethod
-    def _known_kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        lower = {k.lower(): k for k in KIND_BY_NAME}
-        unknown = sorted(k for k in value if k.lower() not in lower)
-        if unknown:
-            raise ValueError(
-                f"unknown kind(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_KINDS)}"
-            )
-        wanted = {lower[k.lower()] for k in value}
-        return tuple(k for k in DEFAULT_KINDS if k in wanted)  # canonical order
 
     @property
     def specs(self) -> tuple[KindSpec, ...]:

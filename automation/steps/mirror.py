@@ -467,15 +467,21 @@ def _old_generation(ctx: HookContext) -> tuple[list[str], str]:
     from automation.kube.clients import list_all
 
     settings = mirror_settings(ctx)
-    selector = settings.old_nodes_selector
+    selector, new = settings.old_nodes_selector, settings.new_nodes_selector
+    newer, outside = _generations(ctx, new)
     if selector is not None:
         kube = ctx.clients.kube(PRIMARY)
         listed = list_all(kube.core.list_node, action="list nodes", label_selector=selector)
         names = [n["metadata"]["name"] for n in listed["items"]]
+        if both := sorted(set(names) & set(newer)):
+            raise PreconditionFailed(
+                f"{SETTINGS_KEY}.old_nodes_selector '{selector}' also selects "
+                f"{len(both)} node(s) of the new generation ('{new}'): "
+                f"{', '.join(both[:3])}{', …' if len(both) > 3 else ''}; those would be "
+                "drained with the old, so narrow it to the old generation."
+            )
         if names:
             return names, f"matched by '{selector}'"
-    new = settings.new_nodes_selector
-    newer, outside = _generations(ctx, new)
     if selector is None:
         if outside and not newer:
             raise PreconditionFailed(

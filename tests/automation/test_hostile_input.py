@@ -99,6 +99,11 @@ def _stack_text(text: str) -> Setup:
     return lambda s: s.stack_file.write_text(text)
 
 
+def _rewrites(*rules: tuple[str, str]) -> Setup:
+    rewrites = [{"source": source, "target": target} for source, target in rules]
+    return _runtime({"mirror": {"registry_rewrites": rewrites}})
+
+
 def _set(key: str, value: Any) -> Setup:
     return lambda s: s.config(key, value)
 
@@ -371,6 +376,179 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
         ("gates.dns_sync_timeout",),
     ),
     ("unknown-runtime-key", _runtime({"clustres": {}}), PLAN, 2, ("'clusters'",)),
+    # --- a whole value, not a prefix of it: a trailing newline is not part of a name ----
+    (
+        "name-trailing-newline",
+        _set("kubeshift:cluster.name", "demo\n"),
+        PLAN,
+        2,
+        ("kubeshift:cluster.name",),
+    ),
+    (
+        "suffix-trailing-newline",
+        _set("kubeshift:migration.suffix", "mig\n"),
+        PLAN,
+        2,
+        ("kubeshift:migration.suffix",),
+    ),
+    (
+        "zone-id-trailing-newline",
+        _set("kubeshift:cluster.dns.zone_id", "Z0DEMO0000000000000\n"),
+        PLAN,
+        2,
+        ("zone_id",),
+    ),
+    ("region-trailing-newline", _set("aws:region", "us-west-2\n"), PLAN, 2, ("aws:region",)),
+    (
+        "instance-type-trailing-newline",
+        _set("kubeshift:cluster.control_plane.instance_type", "m5.large\n"),
+        PLAN,
+        2,
+        ("instance_type",),
+    ),
+    (
+        "pool-name-trailing-newline",
+        _set("kubeshift:cluster.worker_pools.0.name", "general\n"),
+        PLAN,
+        2,
+        ("worker_pools[0]",),
+    ),
+    (
+        "image-id-trailing-newline",
+        _set("kubeshift:cluster.image_id", "ami-0123456789abcdef0\n"),
+        PLAN,
+        2,
+        ("image_id",),
+    ),
+    (
+        "api-record-trailing-newline",
+        _set("kubeshift:cluster.dns.api_record", "api.demo.example.internal\n"),
+        PLAN,
+        2,
+        ("api_record",),
+    ),
+    (
+        "az-trailing-newline",
+        _set("kubeshift:cluster.network.azs", ["us-west-2a", "us-west-2b\n"]),
+        PLAN,
+        2,
+        ("network.azs",),
+    ),
+    (
+        "policy-arn-trailing-newline",
+        _set(
+            "kubeshift:cluster.managed_policies",
+            {"node": ["arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore\n"]},
+        ),
+        PLAN,
+        2,
+        ("managed_policies",),
+    ),
+    ("stack-name-trailing-newline", _nothing, ("--stack", "t\n", "plan"), 2, ("stack",)),
+    (
+        "service-ref-trailing-newline",
+        _runtime({"probe_services": ["shop/web\n"]}),
+        PLAN,
+        2,
+        ("probe_services",),
+    ),
+    # --- runtime settings that make sense one by one but not together -------------------
+    (
+        "old-generation-selects-the-new",
+        _runtime({"mirror": {"old_nodes_selector": "kubeshift.io/generation"}}),
+        PLAN,
+        2,
+        ("old_nodes_selector", "new generation would be drained"),
+    ),
+    (
+        "old-generation-equals-the-new",
+        _runtime({"mirror": {"new_nodes_selector": "gen=b", "old_nodes_selector": "gen = b"}}),
+        PLAN,
+        2,
+        ("old_nodes_selector", "'gen!=b'"),
+    ),
+    (
+        "selector-trailing-comma",
+        _runtime({"mirror": {"new_nodes_selector": "gen=b,"}}),
+        PLAN,
+        2,
+        ("mirror.new_nodes_selector", "not a label selector"),
+    ),
+    (
+        "pod-selector-space",
+        _runtime({"mirror": {"old_cni": {"name": "weave-net", "pod_selector": "name=weave net"}}}),
+        PLAN,
+        2,
+        ("mirror.old_cni.pod_selector", "not a label selector"),
+    ),
+    (
+        "copy-kube-system",
+        _runtime({"mirror": {"namespaces": ["shop", "kube-system"]}}),
+        PLAN,
+        2,
+        ("mirror.namespaces", "kube-system", "never copied"),
+    ),
+    (
+        "copy-namespace-newline",
+        _runtime({"mirror": {"namespaces": ["shop\n"]}}),
+        PLAN,
+        2,
+        ("mirror.namespaces", "not a namespace name"),
+    ),
+    (
+        "copy-unknown-kind",
+        _runtime({"mirror": {"kinds": ["Deploymnet"]}}),
+        PLAN,
+        2,
+        ("mirror.kinds", "unknown kind"),
+    ),
+    (
+        "rewrite-shadowed",
+        _rewrites(("registry.example.com", "m.example.com"), ("registry.example.com/t", "t.io")),
+        PLAN,
+        2,
+        ("registry_rewrites", "never applies"),
+    ),
+    (
+        "rewrite-twice",
+        _rewrites(("docker.io", "a.example.com"), ("index.docker.io", "b.example.com")),
+        PLAN,
+        2,
+        ("registry_rewrites", "rewritten twice"),
+    ),
+    (
+        "etcd-one-port",
+        _runtime({"etcd": {"client_port": 2380}}),
+        PLAN,
+        2,
+        ("kubeshift:runtime.etcd", "both 2380"),
+    ),
+    (
+        "etcd-ranges-overlap",
+        _runtime(
+            {
+                "etcd": {
+                    "address_map": {"10.0.0.0/16": "127.1.0.0/16", "10.0.8.0/24": "127.9.0.0/24"}
+                }
+            }
+        ),
+        PLAN,
+        2,
+        ("etcd.address_map", "overlap"),
+    ),
+    (
+        "etcd-ranges-land-together",
+        _runtime(
+            {
+                "etcd": {
+                    "address_map": {"10.0.0.0/16": "127.1.0.0/16", "10.1.0.0/16": "127.1.0.0/16"}
+                }
+            }
+        ),
+        PLAN,
+        2,
+        ("etcd.address_map", "one address"),
+    ),
     (
         "runtime-secret",
         _runtime({"clusters": {"primary": {"context": {"secure": "v1:c2VjcmV0Y2lwaGVydGV4dA=="}}}}),

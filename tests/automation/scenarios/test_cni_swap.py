@@ -486,6 +486,15 @@ def test_cni_swap_phase_steps_on_the_primary(
     with pytest.raises(PreconditionFailed, match=f"old_nodes_selector '{missing}' matches no node"):
         steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
     assert _web_nodes(kube, namespace) <= set(old.node_names)
+    # a selector that also picks new nodes (the group label both share) is refused
+    # naming them, before anything is cordoned
+    shared = _selector(group)
+    mirror = settings.mirror.model_copy(update={"old_nodes_selector": shared})
+    with pytest.raises(PreconditionFailed, match=r"also selects 2 node\(s\) of the new"):
+        steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
+    assert not any(
+        CoreV1Api(kube.api_client).read_node(n).spec.unschedulable for n in new.node_names
+    )
     # unset, the old generation is every worker outside the new generation, whatever
     # labels its tool gave it (kops: its instance group's), and never a member
     kops = node_pools.create(
