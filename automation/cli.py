@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -28,6 +27,7 @@ from rich.text import Text
 from automation.errors import EXIT_CODES, ErrorKind, KubeshiftError, UserError
 from automation.project import DEFAULT_STACK, check_stack_name, project_dir
 from automation.sandbox.world import BuiltBy
+from automation.usage_errors import ClickException, OneSentenceGroup
 
 if TYPE_CHECKING:
     from automation.adoption.models import AdoptReport
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="kubeshift",
+    cls=OneSentenceGroup,
     help="Zero-downtime migrations of live Kubernetes clusters on AWS, phase by phase.",
     no_args_is_help=True,
     add_completion=False,
@@ -73,7 +74,7 @@ def handles_errors(func: F) -> F:
         except KeyboardInterrupt:
             err.print("interrupted; run the same command again to resume.")
             raise typer.Exit(130) from None
-        except (typer.Exit, typer.Abort, click.exceptions.ClickException):
+        except (typer.Exit, typer.Abort, ClickException):
             raise
         except Exception as exc:  # a bug: still one sentence, the traceback on --verbose
             logging.getLogger("kubeshift").debug("unexpected error", exc_info=True)
@@ -894,7 +895,13 @@ def sandbox_up(
     stack: StackOpt = None,
     moto_port: Annotated[
         int,
-        typer.Option("--moto-port", metavar="PORT", help="Port for moto (default: any free port)."),
+        typer.Option(
+            "--moto-port",
+            metavar="PORT",
+            min=0,
+            max=65535,
+            help="Port for moto (default: any free port).",
+        ),
     ] = 0,
     built_by: Annotated[
         BuiltBy,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -230,6 +231,10 @@ def execute(
         return runner.run(phases)
 
 
+# A Node's name: a DNS subdomain (lower-case labels joined by dots).
+_NODE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
 @dataclass
 class _StepsSession:
     """What running steps outside ``kubeshift run`` needs, checked before any write:
@@ -255,16 +260,28 @@ class _StepsSession:
         console: Any,
         engine_factory: EngineFactory,
         clients: ClientSet | None,
+        phase: str,
+        cluster: str | None = None,
     ) -> _StepsSession:
+        """Everything the command line names is checked here, before the engine: the
+        stack, its settings, the ``phase`` and the ``cluster`` (when steps act on one)."""
         info = load_stack(project, stack)
         settings = load_runtime_settings(info.values)
+        scenario = build_scenario(info.config)
+        scenario.phase(phase)
+        if cluster is not None and cluster not in settings.clusters:
+            known = ", ".join(sorted(settings.clusters))
+            raise UserError(
+                f"Cluster '{cluster}' has no Kubernetes access in kubeshift:runtime.clusters "
+                f"(it has: {known})."
+            )
         path = journal_path(project, stack)
         check_state_dir(state_dir(project))
         load_journal(path, stack, info.scenario)
         run_id = uuid.uuid4().hex
         reporter = NullReporter() if quiet else _reporter(console, False)
         return cls(
-            project, stack, info, build_scenario(info.config), path, run_id,
+            project, stack, info, scenario, path, run_id,
             engine_factory(project, stack, run_id), reporter,
             context_factory(info, settings, clients or LazyClients(settings), reporter),
         )  # fmt: skip
@@ -309,7 +326,7 @@ def execute_hooks(
     """
     session = _StepsSession.open(
         request.project, request.stack, quiet=request.dry_run or request.json,
-        console=console, engine_factory=engine_factory, clients=clients,
+        console=console, engine_factory=engine_factory, clients=clients, phase=request.phase,
     )  # fmt: skip
     scenario = session.scenario
     phase = scenario.phase(request.phase)
@@ -340,9 +357,14 @@ def execute_replacement(
 
     if not request.nodes:
         raise UserError("Name the nodes to replace (the gate that failed lists them).")
+    if bad := [n for n in request.nodes if not _NODE_NAME.fullmatch(n) or len(n) > 253]:
+        raise UserError(
+            f"{bad[0]!r} is not a node name (a DNS subdomain, as Kubernetes names nodes)."
+        )
     session = _StepsSession.open(
         request.project, request.stack, quiet=request.dry_run or request.json,
         console=console, engine_factory=engine_factory, clients=clients,
+        phase=request.phase, cluster=request.cluster,
     )  # fmt: skip
     phase = session.scenario.phase(request.phase)
     hooks = replace_node_hooks(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer.main
 import yaml
 from typer.testing import CliRunner
 
@@ -164,6 +165,7 @@ PLAN = ("--stack", "t", "plan")
 STATUS = ("--stack", "t", "status")
 RUN = ("--stack", "t", "run", "--yes")
 DRY = ("--stack", "t", "run", "--dry-run")
+REPLACE = ("--stack", "t", "replace-nodes", "ip-10-0-1-1.ec2.internal", "--dry-run")
 LONG_NAME = ("a" * 60 + ".") * 5 + "example.com"
 
 # (id, setup, argv, exit code, words stderr must hold)
@@ -376,6 +378,81 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
         ("gates.dns_sync_timeout",),
     ),
     ("unknown-runtime-key", _runtime({"clustres": {}}), PLAN, 2, ("'clusters'",)),
+    # --- the command line: each option and argument that takes a value ---------------------
+    ("usage-unknown-option", _nothing, (*PLAN, "--bogus"), 2, ("No such option", "plan --help")),
+    ("usage-unknown-command", _nothing, ("--stack", "t", "teleport"), 2, ("No such command",)),
+    (
+        "render-config-missing",
+        _nothing,
+        ("--stack", "t", "render", "--config", "gone.yaml"),
+        2,
+        ("gone.yaml", "does not exist"),
+    ),
+    (
+        "diff-unknown-to",
+        _nothing,
+        ("--stack", "t", "diff", "--from", "baseline", "--to", "warp"),
+        2,
+        ("Unknown phase 'warp'",),
+    ),
+    (
+        "preview-unknown-phase",
+        _nothing,
+        ("--stack", "t", "preview", "--phase", "warp"),
+        2,
+        ("'warp'",),
+    ),
+    ("run-unknown-to", _nothing, (*DRY, "--to", "warp"), 2, ("Unknown phase 'warp'",)),
+    (
+        "hooks-unknown-phase",  # said before the engine is looked for (there is none here)
+        _nothing,
+        ("--stack", "t", "hooks", "warp", "--before", "--dry-run"),
+        2,
+        ("Unknown phase 'warp'",),
+    ),
+    (
+        "replace-unknown-phase",
+        _nothing,
+        (*REPLACE, "--phase", "warp"),
+        2,
+        ("Unknown phase 'warp'",),
+    ),
+    (
+        "replace-unknown-cluster",
+        _nothing,
+        (*REPLACE, "--phase", "drain-workers", "--cluster", "mirror"),
+        2,
+        ("Cluster 'mirror'", "kubeshift:runtime.clusters"),
+    ),
+    (
+        "replace-timeout-zero",
+        _nothing,
+        (*REPLACE, "--phase", "drain-workers", "--timeout", "0"),
+        2,
+        ("--timeout", "replace-nodes --help"),
+    ),
+    (
+        "replace-not-a-node-name",
+        _nothing,
+        ("--stack", "t", "replace-nodes", "ip-10-0-1-1\n", "--phase", "drain-workers", "--dry-run"),
+        2,
+        ("not a node name",),
+    ),
+    (
+        "sandbox-port-range",
+        _nothing,
+        ("sandbox", "up", "--moto-port", "70000"),
+        2,
+        ("--moto-port",),
+    ),
+    (
+        "sandbox-built-by-unknown",
+        _nothing,
+        ("sandbox", "up", "--built-by", "terraform"),
+        2,
+        ("--built-by", "'kops'"),
+    ),
+    ("sandbox-unknown-stack", _nothing, ("sandbox", "up", "--stack", "nope"), 2, ("'nope'",)),
     # --- a whole value, not a prefix of it: a trailing newline is not part of a name ----
     (
         "name-trailing-newline",
@@ -816,3 +893,57 @@ def test_a_file_that_would_hang_or_flood_is_one_sentence_from_the_console_script
     for word in words:
         assert word in text, text
     assert _snapshot(scratch.project, scratch.state) == before, "the command wrote something"
+
+
+def _value_params() -> set[str]:
+    """``command --option`` (or ``command ARGUMENT``) for each parameter that takes a
+    value, of every command."""
+    found: set[str] = set()
+
+    def walk(command: Any, path: str) -> None:
+        for param in command.params:
+            if getattr(param, "is_flag", False) or param.name == "help":
+                continue
+            if param.opts[0] == "--stack":  # one option, checked alike wherever it is given
+                found.add("--stack")
+            else:
+                name = param.opts[0] if param.opts[0].startswith("-") else param.name
+                found.add(f"{path} {name}")
+        for name, sub in (getattr(command, "commands", None) or {}).items():
+            walk(sub, f"{path} {name}".strip())
+
+    walk(typer.main.get_command(app), "")
+    return {p.strip() for p in found}
+
+
+def _params_tried(argv: tuple[str, ...]) -> set[str]:
+    """The value parameters ``argv`` gives, named as ``_value_params`` names them."""
+    command: Any = typer.main.get_command(app)
+    path, tried, index = "", set(), 0
+    while index < len(argv):
+        token = argv[index]
+        subcommands = getattr(command, "commands", None) or {}
+        if token in subcommands:
+            command, path = subcommands[token], f"{path} {token}".strip()
+        elif token.startswith("-"):
+            param = next((p for p in command.params if token in p.opts), None)
+            if token in ("--stack", "-s"):  # the global option, or a command's
+                if argv[index + 1 : index + 2] != ("t",):  # not the scratch stack: tried
+                    tried.add("--stack")
+                index += 1
+            elif param is not None and not getattr(param, "is_flag", False):
+                tried.add(f"{path} {param.opts[0]}".strip())
+                index += 1
+        else:
+            argument = next((p for p in command.params if not p.opts[0].startswith("-")), None)
+            if argument is not None:
+                tried.add(f"{path} {argument.name}")
+        index += 1
+    return tried
+
+
+def test_every_option_and_argument_that_takes_a_value_has_a_bad_input_case() -> None:
+    tried = {param for case in CASES for param in _params_tried(case[2])}
+    missing = _value_params() - tried
+    assert "replace-nodes --timeout" in tried  # the walk reads the table
+    assert not missing, f"no bad-input case gives {sorted(missing)}"
