@@ -453,16 +453,19 @@ def execute_adoption(
     first phase's preview changes nothing. Refusals change nothing."""
     from automation.adoption.adopt import Adoption
     from automation.adoption.kept_inputs import count
+    from automation.aws.account import reach_account
 
     info = load_stack(request.project, request.stack)
     settings = load_runtime_settings(info.values)
     path = journal_path(request.project, request.stack)
     check_state_dir(state_dir(request.project))
     load_journal(path, request.stack, info.scenario)
+    clients = clients or LazyClients(settings)
+    reach_account(clients.aws())
     adoption = Adoption(
         project=request.project,
         info=info,
-        clients=clients or LazyClients(settings),
+        clients=clients,
         engine_factory=engine_factory or _adoption_engine,
         status=_status(console, request.json or console is None),
     )
@@ -517,6 +520,7 @@ def execute_proposal(
     """Propose the stack file from what runs and write it to ``target`` (nothing else is
     written; a proposal with problems is not written at all)."""
     from automation.adoption.stack_file import check_targets, propose_stack, write
+    from automation.aws.account import reach_account
     from automation.errors import ConfigError
     from automation.project import stack_path
     from components import config as stack_config
@@ -528,7 +532,9 @@ def execute_proposal(
         raise ConfigError(f"{path.name}: {exc}") from exc
     settings = load_runtime_settings(values)
     check_targets(target, stack)
-    proposed = propose_stack(values, path, (clients or LazyClients(settings)).aws())
+    aws = (clients or LazyClients(settings)).aws()
+    reach_account(aws)
+    proposed = propose_stack(values, path, aws)
     if not proposed.proposal.problems:
         written = write(proposed, target, str(values.get(stack_config.REGION_KEY, "")), stack)
         proposed = dataclasses.replace(proposed, written=written)

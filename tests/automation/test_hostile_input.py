@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -833,6 +834,32 @@ def test_a_proposal_that_could_not_be_written_is_refused_before_the_account_is_r
     assert len(text.splitlines()) == 1 and text.startswith("error: "), text
     assert words in text, text
     assert "AWS" not in text and "credentials" not in text  # the account was not read
+    assert _snapshot(scratch.project, scratch.state) == before
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("adopt", "--dry-run"), ("adopt", "--write-config", "proposed.yaml")],
+    ids=["adopt", "write-config"],
+)
+def test_an_account_that_cannot_be_reached_is_one_sentence_not_one_per_resource(
+    scratch: Scratch, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]
+) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    scratch.runtime({"aws": {"endpoint_url": endpoint, "max_attempts": 1}})
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    before = _snapshot(scratch.project, scratch.state)
+
+    target = [str(scratch.project / a) if a.endswith(".yaml") else a for a in argv]
+    result = CliRunner().invoke(app, ["--stack", "t", *target])
+
+    assert result.exit_code == 2, (result.output, result.exception)
+    text = result.stderr.strip()
+    assert len(text.splitlines()) == 1 and text.startswith("error: "), text
+    assert f"{endpoint} could not be reached" in text, text
     assert _snapshot(scratch.project, scratch.state) == before
 
 
