@@ -578,6 +578,7 @@ def _check(config: StackConfig) -> None:
         _check_tags(kept, f"{CLUSTER_KEY}.kept_tags.{resource}")
     _check_kept_inputs(cluster)
     _check_managed_policies(cluster.managed_policies)
+    _check_volumes(cluster)
     _check_existing_names(cluster)
     _check_descriptions(cluster)
     _check_user_data(cluster)
@@ -585,6 +586,10 @@ def _check(config: StackConfig) -> None:
 
 
 _POLICY_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::(aws|\d{12}):policy/[\w+=,.@/-]{1,512}$")
+
+
+MANAGED_POLICIES_PER_ROLE_MAX = 20
+"""IAM's hard limit on managed policies attached to one role (the default quota is 10)."""
 
 
 def _check_managed_policies(policies: ManagedPolicies) -> None:
@@ -596,6 +601,45 @@ def _check_managed_policies(policies: ManagedPolicies) -> None:
                 raise ConfigError(key, f"{key}: {show(arn)} is not an IAM policy ARN.")
         if arns and len(set(arns)) != len(arns):
             raise ConfigError(key, f"{key} lists a policy twice.")
+        if arns and len(arns) > MANAGED_POLICIES_PER_ROLE_MAX:
+            raise ConfigError(
+                key,
+                f"{key} lists {len(arns)} policies; IAM attaches at most "
+                f"{MANAGED_POLICIES_PER_ROLE_MAX} to a role (10 unless the account's quota "
+                "was raised).",
+            )
+
+
+# GiB an EBS volume of each type may hold (EC2 CreateVolume / launch template block
+# devices); io1 and io2 also need provisioned IOPS, which kubeshift does not set.
+VOLUME_SIZES = {"gp2": (1, 16384), "gp3": (1, 16384), "io1": (4, 16384), "io2": (4, 65536)}
+_PROVISIONED_IOPS = frozenset({"io1", "io2"})
+
+
+def _check_volumes(cluster: ClusterConfig) -> None:
+    cp = cluster.control_plane
+    key = f"{CLUSTER_KEY}.control_plane"
+    if cp.etcd_volume_type in _PROVISIONED_IOPS:
+        _fail(
+            f"{key}.etcd_volume_type",
+            f"{key}.etcd_volume_type {cp.etcd_volume_type} needs provisioned IOPS, which "
+            "kubeshift does not set (EC2 refuses the volume without them); use gp3, which "
+            "takes 3,000 IOPS and more.",
+        )
+    low, high = VOLUME_SIZES[cp.etcd_volume_type]
+    if not low <= cp.etcd_volume_size <= high:
+        _fail(
+            f"{key}.etcd_volume_size",
+            f"{key}.etcd_volume_size {cp.etcd_volume_size}: a {cp.etcd_volume_type} volume "
+            f"holds {low} to {high} GiB.",
+        )
+    roots = [(f"{key}.root_volume_size", cp.root_volume_size)] + [
+        (f"{CLUSTER_KEY}.worker_pools[{i}].root_volume_size", pool.root_volume_size)
+        for i, pool in enumerate(cluster.worker_pools)
+    ]
+    for where, size in roots:
+        if size is not None and size > VOLUME_SIZES["gp3"][1]:
+            _fail(where, f"{where} {size}: a gp3 root volume holds at most 16384 GiB.")
 
 
 _PULUMI_NAME = re.compile(r"^[a-z][A-Za-z0-9]*$")

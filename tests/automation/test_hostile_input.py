@@ -530,6 +530,38 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
         2,
         ("probe_services",),
     ),
+    # --- what AWS would refuse, said at load ----------------------------------------------
+    (
+        "etcd-volume-needs-iops",
+        _set("kubeshift:cluster.control_plane.etcd_volume_type", "io1"),
+        PLAN,
+        2,
+        ("etcd_volume_type io1", "provisioned IOPS"),
+    ),
+    (
+        "etcd-volume-too-big",
+        _set("kubeshift:cluster.control_plane.etcd_volume_size", 20000),
+        PLAN,
+        2,
+        ("etcd_volume_size 20000", "1 to 16384"),
+    ),
+    (
+        "worker-root-too-big",
+        _set("kubeshift:cluster.worker_pools.0.root_volume_size", 20000),
+        PLAN,
+        2,
+        ("worker_pools[0].root_volume_size",),
+    ),
+    (
+        "managed-policies-past-iams-limit",
+        _set(
+            "kubeshift:cluster.managed_policies",
+            {"node": [f"arn:aws:iam::123456789012:policy/p{i}" for i in range(21)]},
+        ),
+        PLAN,
+        2,
+        ("managed_policies.node", "at most 20"),
+    ),
     # --- runtime settings that make sense one by one but not together -------------------
     (
         "old-generation-selects-the-new",
