@@ -19,6 +19,7 @@ from automation.clients import StaticClients
 from automation.engine import PreviewOutcome, PropertyChange, ResourceChange, UpdateOutcome
 from automation.session import AdoptRequest, execute_adoption
 from components.engine_vars import IMPORTS_VAR
+from tests.support.moto_fixtures import MotoServer
 
 REPO = Path(__file__).resolve().parents[3]
 VPC = "aws:ec2/vpc:Vpc"
@@ -78,7 +79,8 @@ class ScriptedEngine:
 
 
 @pytest.fixture(autouse=True)
-def one_vpc(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def one_vpc(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, moto: MotoServer) -> None:
+    """One live VPC found; the account (moto) answers adoption's sign-in check."""
     monkeypatch.setenv("KUBESHIFT_STATE_DIR", str(tmp_path / "state"))
     found = Discovery(
         stack="vpc-move-small", cluster="demo", phase="baseline",
@@ -123,9 +125,7 @@ def test_a_replace_is_never_accepted() -> None:
     assert not world.imported
 
 
-MARK = PropertyChange(
-    'tags["managed-by"]', "add", "(none)", "kubeshift", added=("managed-by",)
-)
+MARK = PropertyChange('tags["managed-by"]', "add", "(none)", "kubeshift", added=("managed-by",))
 
 
 def test_only_kubeshifts_own_tags_missing_is_refused_with_the_way_past_it() -> None:
@@ -199,9 +199,7 @@ def project(tmp_path: Path) -> Path:
     (copy / "stacks").mkdir(parents=True)
     (copy / "Pulumi.yaml").write_text((REPO / "Pulumi.yaml").read_text())
     stack = (REPO / "stacks" / "Pulumi.vpc-move-small.yaml").read_text()
-    (copy / "stacks" / "Pulumi.vpc-move-small.yaml").write_text(
-        "# the team's own notes\n" + stack
-    )
+    (copy / "stacks" / "Pulumi.vpc-move-small.yaml").write_text("# the team's own notes\n" + stack)
     return copy
 
 
