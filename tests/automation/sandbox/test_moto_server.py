@@ -51,18 +51,28 @@ def test_one_request_is_answered_at_a_time_whole() -> None:
 
 
 @pytest.fixture
-def slow_interface_creation(monkeypatch: pytest.MonkeyPatch) -> None:
-    """moto creates an interface slowly (as under load), its address check patched in."""
+def gathered_creation(monkeypatch: pytest.MonkeyPatch) -> Callable[[float], None]:
+    """``gather(patience)``: moto's address check patched in, and each creation past it
+    waits until every caller's has come as far, or ``patience`` seconds have passed.
+    Callers that can be answered together are then sure to pass the check together,
+    however the machine schedules their threads."""
     from moto.ec2.models.elastic_network_interfaces import NetworkInterfaceBackend
 
-    made = NetworkInterfaceBackend.create_network_interface
+    def gather(patience: float) -> None:
+        made, arrived = NetworkInterfaceBackend.create_network_interface, [0]
+        together = threading.Condition()
 
-    def slowly(self: Any, *args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.3)
-        return made(self, *args, **kwargs)
+        def after_the_others(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with together:
+                arrived[0] += 1
+                together.notify_all()
+                together.wait_for(lambda: arrived[0] >= CALLERS, timeout=patience)
+            return made(self, *args, **kwargs)
 
-    monkeypatch.setattr(NetworkInterfaceBackend, "create_network_interface", slowly)
-    addresses_taken_once()
+        monkeypatch.setattr(NetworkInterfaceBackend, "create_network_interface", after_the_others)
+        addresses_taken_once()
+
+    return gather
 
 
 def _claims(endpoint: str, subnet: str) -> list[str]:
@@ -92,16 +102,20 @@ def _subnet(moto: MotoServer) -> str:
     return str(ec2.create_subnet(VpcId=vpc, CidrBlock="10.5.0.0/24")["Subnet"]["SubnetId"])
 
 
-@pytest.mark.usefixtures("slow_interface_creation")
-def test_an_address_asked_for_at_once_is_given_once(moto: MotoServer) -> None:
+def test_an_address_asked_for_at_once_is_given_once(
+    moto: MotoServer, gathered_creation: Callable[[float], None]
+) -> None:
+    gathered_creation(1.0)  # one request at a time: the first waits alone, then makes it
     answers = _claims(moto.endpoint_url, _subnet(moto))
     assert answers == ["InvalidIPAddress.InUse"] * (CALLERS - 1) + ["made"]
 
 
-@pytest.mark.usefixtures("slow_interface_creation")
-def test_motos_own_threaded_server_gives_it_to_every_caller(moto: MotoServer) -> None:
+def test_motos_own_threaded_server_gives_it_to_every_caller(
+    moto: MotoServer, gathered_creation: Callable[[float], None]
+) -> None:
     from moto.server import ThreadedMotoServer
 
+    gathered_creation(60.0)  # a deadline against a hang; all four arrive long before
     subnet = _subnet(moto)  # the backends are the process's: both servers share them
     lenient = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     lenient.start()
