@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -44,6 +43,7 @@ from automation.secrets import secret_strings
 from automation.settings import RuntimeSettings, load_runtime_settings
 from automation.targets import PhaseRenders, target_urns
 from automation.waiting import Pending, wait_until
+from components.config import DNS_SUBDOMAIN
 from components.progress import listed, missing
 from components.run_marker import clear_mark, marker_path, write_mark
 
@@ -231,10 +231,6 @@ def execute(
         return runner.run(phases)
 
 
-# A Node's name: a DNS subdomain (lower-case labels joined by dots).
-_NODE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
-
 @dataclass
 class _StepsSession:
     """What running steps outside ``kubeshift run`` needs, checked before any write:
@@ -357,7 +353,7 @@ def execute_replacement(
 
     if not request.nodes:
         raise UserError("Name the nodes to replace (the gate that failed lists them).")
-    if bad := [n for n in request.nodes if not _NODE_NAME.fullmatch(n) or len(n) > 253]:
+    if bad := [n for n in request.nodes if not DNS_SUBDOMAIN.fullmatch(n) or len(n) > 253]:
         raise UserError(
             f"{bad[0]!r} is not a node name (a DNS subdomain, as Kubernetes names nodes)."
         )

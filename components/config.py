@@ -78,7 +78,7 @@ _REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 _ZONE_ID = re.compile(r"^(/hostedzone/)?Z[A-Z0-9]{1,31}$")
 # Kubernetes qualified names (label and taint keys): optional DNS-subdomain prefix.
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _EXISTING_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/()+=,@ -]*$")
 # What EC2 accepts in a VPC security group's description, up to 255 characters.
 _GROUP_DESCRIPTION = re.compile(r"^[A-Za-z0-9 ._\-:/()#,@\[\]+=&;{}!$*]{1,255}$")
@@ -845,7 +845,7 @@ def _check_label(key: str, name: str, value: str) -> None:
     prefix, _, base = name.rpartition("/")
     if (
         not _LABEL_NAME.fullmatch(base)
-        or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)))
+        or (prefix and (len(prefix) > 253 or not DNS_SUBDOMAIN.fullmatch(prefix)))
         or name.count("/") > 1
     ):
         _fail(
