@@ -73,6 +73,11 @@ migration would notice, closed by patching its in-process model.
   included) that gives security groups both for the instance and on a network
   interface (``InvalidParameterCombination``: "Network interfaces and an instance-level
   security groups may not be specified on the same request"); moto merges them.
+- **An interface's description can be cleared.** AWS's
+  ``ModifyNetworkInterfaceAttribute`` sets the description it is given, the empty one
+  included (terraform-provider-aws sends ``""`` when a program drops ``description``);
+  moto ignores an empty one, so neither that update nor a description cleared out of
+  band would show.
 """
 
 from __future__ import annotations
@@ -489,6 +494,30 @@ def reservation_descriptions_kept() -> None:
     Subnets.create_subnet_cidr_reservation = create_subnet_cidr_reservation  # type: ignore[method-assign]
 
 
+def interface_descriptions_cleared() -> None:
+    """Set an interface's description to the one given, the empty one included, as AWS
+    does (moto keeps the old one when given ``""``). Idempotent."""
+    from moto.ec2.models.elastic_network_interfaces import NetworkInterfaceBackend
+
+    original = NetworkInterfaceBackend.modify_network_interface_attribute
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def modify_network_interface_attribute(
+        self: Any, eni_id: str, group_ids: list[str], *args: Any, **kwargs: Any
+    ) -> None:
+        original(self, eni_id, group_ids, *args, **kwargs)
+        description = kwargs.get("description", args[1] if len(args) > 1 else None)
+        if description is not None:
+            self.get_network_interface(eni_id).description = description
+
+    modify_network_interface_attribute._kubeshift = True  # type: ignore[attr-defined]
+    NetworkInterfaceBackend.modify_network_interface_attribute = (  # type: ignore[method-assign]
+        modify_network_interface_attribute
+    )
+
+
 VOLUME_MODIFICATIONS_PER_DAY = 4
 """AWS's limit on one volume's modifications in a rolling 24 hours (since 15 January
 2026; supabase/supabase#44071 quotes the announcement)."""
@@ -603,3 +632,4 @@ def close_every_gap() -> None:
     addresses_taken_once()
     volume_modifications_as_aws()
     reservation_descriptions_kept()
+    interface_descriptions_cleared()

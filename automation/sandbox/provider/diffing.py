@@ -182,25 +182,18 @@ def deletes_first(
     return not unset(news.get(auto_named)) and auto_named not in filled
 
 
-def overlay(prior: object, live: object) -> object:
-    """``live`` read back from moto, over ``prior`` state for what moto does not report.
-
-    moto's describe calls omit some attributes the provider stored at create time (a
-    target group's health-check timeout, a listener action's order, an ASG's launch
-    template name when moto keeps only its id). Reading those as "gone" would make every
-    refresh invent drift, and ``kubeshift recover`` refreshes. A value moto reports
-    wins; an attribute it leaves out (absent or null) keeps what the state held.
+def read_back(
+    state: dict[str, Any], live: dict[str, Any], omitted: Collection[str]
+) -> dict[str, Any]:
+    """What a refresh stores: ``live``, as the account holds it, but for the paths in
+    ``omitted`` (a type's ``moto_omits``), which keep the state's value when moto leaves
+    them out. Nothing else is carried over: a tag removed out of band, a cleared
+    description or a route's new target reads as drift, as Terraform's Read sets it.
     """
-    if isinstance(prior, dict) and isinstance(live, dict):
-        merged = dict(prior)
-        for key, value in live.items():
-            merged[key] = overlay(prior.get(key), value) if key in prior else value
-        return merged
-    if isinstance(prior, list) and isinstance(live, list) and len(prior) == len(live):
-        return [overlay(p, v) for p, v in zip(prior, live, strict=True)]
-    if live is None:
-        return prior
-    return live
+    outputs = dict(live)
+    for path in omitted:
+        outputs = _carried(outputs, state, path.split("."))
+    return outputs
 
 
 def shaped_like(live: object, declared: object) -> object:

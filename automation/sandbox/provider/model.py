@@ -80,8 +80,13 @@ class ResourceType:
     token: ClassVar[str]
     force_new: ClassVar[tuple[ForceNew, ...]] = ()
     computed: ClassVar[tuple[str, ...]] = ("arn",)
-    # Input properties that AWS never returns and a Read must keep from the state.
+    # Input properties that AWS never returns; the type's ``read`` keeps them from the
+    # state, as Terraform's Read leaves them alone.
     write_only: ClassVar[tuple[str, ...]] = ()
+    # Paths (``a``, ``a.b``, ``a[].b``) AWS reports but moto does not: a refresh keeps the
+    # state's value for these and for nothing else. Each is a line in
+    # docs/sandbox-fidelity.md and has a test showing moto leave it out.
+    moto_omits: ClassVar[tuple[str, ...]] = ()
     # Properties Terraform's schema types ``TypeSet``: compared without order, and read
     # back in the state's order when the members are the same.
     sets: ClassVar[tuple[str, ...]] = ()

@@ -31,7 +31,7 @@ from automation.sandbox.provider.diffing import (
     decide,
     deletes_first,
     in_prior_order,
-    overlay,
+    read_back,
     shaped_like,
     with_defaults,
     without_defaults,
@@ -242,8 +242,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
             live = kind.read(self.aws, req, request.id, state)
         except NotFound:
             return provider_pb2.ReadResponse(id="")
-        outputs = overlay(state, live) if state else live
-        assert isinstance(outputs, dict)
+        outputs = read_back(state, live, kind.moto_omits) if state else live
         in_prior_order(kind.sets, state, outputs)
         declared = without_defaults(props_of(request.inputs))
         computed = set(kind.computed) | {"id", "tagsAll"}

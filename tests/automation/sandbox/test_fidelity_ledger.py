@@ -33,3 +33,19 @@ def test_every_moto_patch_has_a_ledger_line() -> None:
 def test_the_readme_links_the_ledger() -> None:
     readme = (LEDGER.parents[1] / "README.md").read_text()
     assert "(docs/sandbox-fidelity.md)" in readme
+
+
+def test_every_field_moto_omits_has_a_ledger_line() -> None:
+    """A refresh keeps the state's value only for a type's ``moto_omits``: each such
+    path is a place where drift goes unseen, so each is said in the ledger."""
+    from automation.sandbox.provider import types  # noqa: F401  (registers every type)
+    from automation.sandbox.provider.model import REGISTRY
+
+    ledger = LEDGER.read_text()
+    unlisted = [
+        (token, path)
+        for token, kind in REGISTRY.items()
+        for path in kind.moto_omits
+        if f"`{token}` `{path}`" not in ledger
+    ]
+    assert unlisted == []

@@ -19,6 +19,7 @@ from automation.sandbox.moto_gaps import (
     groups_in_use_stay,
     groups_spread_over_zones_and_types,
     indexed_tag_lookups,
+    interface_descriptions_cleared,
     interface_groups_reach_instances,
     launch_groups_in_one_place,
     metrics_collection_adds_and_disables,
@@ -675,3 +676,26 @@ def test_a_reservation_answers_its_description(
 
 def test_unpatched_moto_drops_a_reservations_description(moto: MotoServer) -> None:
     assert _reservation_description(moto) is None
+
+
+def _description_after_clearing(moto: MotoServer) -> str:
+    ec2, subnet, _ = _subnet(moto, "10.4.0.0/16")
+    interface = ec2.create_network_interface(SubnetId=subnet, Description="etcd member 0")
+    id_ = interface["NetworkInterface"]["NetworkInterfaceId"]
+    ec2.modify_network_interface_attribute(NetworkInterfaceId=id_, Description={"Value": ""})
+    [found] = ec2.describe_network_interfaces(NetworkInterfaceIds=[id_])["NetworkInterfaces"]
+    return str(found.get("Description"))
+
+
+def test_an_interfaces_description_given_empty_is_cleared(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.elastic_network_interfaces import NetworkInterfaceBackend
+
+    name = "modify_network_interface_attribute"
+    _patched(monkeypatch, NetworkInterfaceBackend, name, interface_descriptions_cleared)
+    assert _description_after_clearing(moto) == ""
+
+
+def test_unpatched_moto_keeps_a_description_given_empty(moto: MotoServer) -> None:
+    assert _description_after_clearing(moto) == "etcd member 0"
