@@ -17,7 +17,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from automation.sandbox.provider.diffing import contains_unknown, same
+from automation.sandbox.provider.diffing import IGNORED, contains_unknown, same, unset
 from automation.sandbox.provider.model import (
     Aws,
     ForceNew,
@@ -245,6 +245,22 @@ def _template_outputs(data: Raw) -> Props:
     }
 
 
+# Changes after which CustomizeDiff leaves ``default_version`` / ``latest_version`` known.
+_NO_NEW_DEFAULT = frozenset({"name", "namePrefix", "description"})
+_NO_NEW_LATEST = _NO_NEW_DEFAULT | {"defaultVersion", "updateDefaultVersion"}
+
+
+def _changed_inputs(kind: ResourceType, olds: Props, news: Props) -> set[str]:
+    """The input properties ``news`` changes from the old outputs: declared ones that
+    differ, and ones the program dropped (computed outputs are not inputs)."""
+    declared = {k for k in news if k not in IGNORED and not _covers(olds.get(k), news[k])}
+    dropped = {
+        k for k, v in olds.items()
+        if k not in news and k not in kind.computed and k not in IGNORED and not unset(v)
+    }  # fmt: skip
+    return declared | dropped
+
+
 def _new_version(olds: Props, news: Props) -> bool:
     """Whether ``news`` changes the launch data (AWS then makes a new version)."""
     return not all(_covers(olds.get(prop), news.get(prop)) for prop in _LT_DATA)
@@ -349,13 +365,20 @@ class LaunchTemplate(ResourceType):
         )
 
     def recomputed(self, olds: Props, news: Props) -> tuple[str, ...]:
-        """A launch-data change makes a new version (``resourceLaunchTemplateCustomizeDiff``:
-        ``latest_version``, and ``default_version`` when ``update_default_version``)."""
-        if not _new_version(olds, news):
-            return ()
-        return ("latestVersion", "defaultVersion") if news.get("updateDefaultVersion") else (
-            "latestVersion",
-        )
+        """What the provider's CustomizeDiff marks unknown (``ec2_launch_template.go``,
+        ``customdiff.ComputedIf``): ``latest_version`` on a change of anything but the
+        name, its prefix, the description and the default-version settings — tags
+        included, though they make no version — and ``default_version`` on a change of
+        anything but the name, its prefix and the description when
+        ``update_default_version``. A group that references either previews as an
+        update, as it does on an account."""
+        changed = _changed_inputs(self, olds, news)
+        recomputed = []
+        if changed - _NO_NEW_LATEST:
+            recomputed.append("latestVersion")
+        if news.get("updateDefaultVersion") and changed - _NO_NEW_DEFAULT:
+            recomputed.append("defaultVersion")
+        return tuple(recomputed)
 
     def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
         latest = integer(olds.get("latestVersion"))
