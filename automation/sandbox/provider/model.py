@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import boto3
 from botocore.config import Config
 
-from automation.sandbox.provider.diffing import Schema
+from automation.sandbox.provider.diffing import Schema, Verdict, decide
 
 Props = dict[str, Any]
 
@@ -141,6 +141,22 @@ class ResourceType:
     @classmethod
     def replace_props(cls) -> frozenset[str]:
         return frozenset(f.prop for f in cls.force_new)
+
+    def forced_new(self, olds: Props, old_inputs: Props, news: Props) -> tuple[str, ...]:
+        """Properties the provider's CustomizeDiff (or ModifyPlan) forces new for this
+        change only — what no static ``force_new`` can state. ``olds`` are the old
+        outputs (the state), ``old_inputs`` the old declared inputs."""
+        return ()
+
+    def diff(self, old_inputs: Props, news: Props, olds: Props | None = None) -> Verdict:
+        """Which declared properties changed, and which of them replace the resource."""
+        verdict = decide(self.replace_props(), old_inputs, news, self.schema())
+        forced = [
+            p
+            for p in self.forced_new(old_inputs if olds is None else olds, old_inputs, news)
+            if p in verdict.changed and p not in verdict.replaces
+        ]
+        return Verdict(verdict.changed, verdict.replaces + tuple(forced))
 
 
 REGISTRY: dict[str, ResourceType] = {}

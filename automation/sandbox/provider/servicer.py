@@ -28,7 +28,6 @@ from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 from automation.sandbox.provider import types as _types  # noqa: F401  (registers every type)
 from automation.sandbox.provider.diffing import (
     contains_unknown,
-    decide,
     deletes_first,
     in_prior_order,
     read_back,
@@ -184,7 +183,7 @@ class AwsProvider(provider_pb2_grpc.ResourceProviderServicer):
         old_inputs = props_of(request.old_inputs) if request.HasField("old_inputs") else olds
         checked = props_of(request.news)
         news = without_defaults(checked)
-        verdict = decide(kind.replace_props(), without_defaults(old_inputs), news, kind.schema())
+        verdict = kind.diff(without_defaults(old_inputs), news, olds)
         if not verdict.changed:
             return provider_pb2.DiffResponse(changes=provider_pb2.DiffResponse.DIFF_NONE)
         kinds = provider_pb2.PropertyDiff

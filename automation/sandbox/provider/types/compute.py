@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
+from pulumi.runtime import rpc
 
 from automation.sandbox.provider.diffing import IGNORED, contains_unknown, same, unset
 from automation.sandbox.provider.model import (
@@ -298,6 +299,7 @@ class LaunchTemplate(ResourceType):
     )
     computed = ("arn", "defaultVersion", "latestVersion", "metadataOptions", "name", "tagsAll")
     optional_computed = ("metadataOptions", "name")
+    sets = ("vpcSecurityGroupIds",)  # TypeSet upstream: a reorder is no change
     defaults = {"updateDefaultVersion": False}
     write_only = ("updateDefaultVersion",)
 
@@ -420,15 +422,16 @@ def _find_interface(aws: Aws, id_: str) -> Raw:
 class NetworkInterface(ResourceType):
     """``aws:ec2/networkInterface:NetworkInterface`` — ``vpc_network_interface.go``:
     ``subnet_id`` and ``interface_type`` ForceNew; ``private_ips`` forces a new interface
-    when the primary address goes (CustomizeDiff ForceNewIf; AWS cannot change a primary
-    address), modelled as ForceNew since the primary is the first declared address;
+    only when the primary address (the first of the state's ``private_ip_list``) is not
+    among the new ones (CustomizeDiff ``ForceNewIf("private_ips")``, unless
+    ``private_ip_list_enabled``; AWS cannot change a primary address), so adding or
+    dropping a secondary address is in place (Assign/UnassignPrivateIpAddresses);
     ``description``, ``security_groups``, ``source_dest_check`` and tags change in place.
     Delete detaches the interface first (force), as Terraform does."""
 
     token = "aws:ec2/networkInterface:NetworkInterface"
     force_new = (
         ForceNew("interfaceType", _ENI + ": interface_type ForceNew"),
-        ForceNew("privateIps", _ENI + ": private_ips ForceNewIf the primary IP is dropped"),
         ForceNew("subnetId", _ENI + ": subnet_id ForceNew"),
     )
     computed = (
@@ -453,6 +456,16 @@ class NetworkInterface(ResourceType):
 
     def check(self, req: Request, news: Props) -> Props:
         return {"sourceDestCheck": True, **news}
+
+    def forced_new(self, olds: Props, old_inputs: Props, news: Props) -> tuple[str, ...]:
+        """An address still unknown in a preview is not the primary (upstream compares
+        the primary with each member of the planned set)."""
+        new = news.get("privateIps")
+        if news.get("privateIpListEnabled") or new is None:
+            return ()
+        primary = next(iter(olds.get("privateIpList") or []), "")
+        known = new if isinstance(new, list) else []
+        return () if primary in known and primary != rpc.UNKNOWN else ("privateIps",)
 
     def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
         ips = list(inputs.get("privateIps") or [])
@@ -523,6 +536,16 @@ class NetworkInterface(ResourceType):
             modify(NetworkInterfaceId=id_, Description={"Value": news.get("description") or ""})
         if changed(olds, news, "sourceDestCheck"):
             self._source_dest_check(aws, id_, bool(news.get("sourceDestCheck", True)))
+        if isinstance(news.get("privateIps"), list):  # the primary stays (forced_new)
+            old, new = set(olds.get("privateIps") or []), set(news["privateIps"])
+            if dropped := sorted(old - new):
+                aws.ec2.unassign_private_ip_addresses(
+                    NetworkInterfaceId=id_, PrivateIpAddresses=dropped
+                )
+            if added := sorted(new - old):
+                aws.ec2.assign_private_ip_addresses(
+                    NetworkInterfaceId=id_, PrivateIpAddresses=added
+                )
         retag(aws, id_, olds, news)
         return self.read(aws, req, id_, news)
 

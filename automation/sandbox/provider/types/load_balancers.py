@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
 
+from automation.sandbox.provider.diffing import contains_unknown
 from automation.sandbox.provider.model import (
     Aws,
     ForceNew,
@@ -234,13 +235,11 @@ def _attribute_changes(table: Attributes, kind: str, olds: Props, news: Props) -
 class LoadBalancer(ResourceType):
     """An application, network or gateway load balancer; id = its ARN.
 
-    ``subnets`` is ForceNew for network load balancers (the program's): Terraform's
-    ``customizeDiffLoadBalancerNLB`` replaces one whose subnets are removed or swapped.
-    Adding subnets only would be an in-place ``SetSubnets`` there, and for ALBs
-    ``subnets`` is never ForceNew; the stand-in's static ``force_new`` cannot tell those
-    cases apart. The same CustomizeDiff replaces an NLB whose security groups go from
-    none to some or from some to none; the program always declares some, so a change of
-    ``securityGroups`` is an in-place ``SetSecurityGroups``.
+    Terraform's ``customizeDiffLoadBalancerNLB`` (``elbv2/load_balancer.go``) replaces a
+    network load balancer whose known ``subnets`` change without growing in number, or
+    whose known ``securityGroups`` go from none to some or from some to none; any other
+    change of either is an in-place ``SetSubnets`` / ``SetSecurityGroups``, and an
+    application load balancer's subnets always change in place (:meth:`forced_new`).
     """
 
     token = "aws:lb/loadBalancer:LoadBalancer"
@@ -251,11 +250,6 @@ class LoadBalancer(ResourceType):
         ForceNew("internal", f"{_LB_GO}: internal ForceNew"),
         ForceNew("loadBalancerType", f"{_LB_GO}: load_balancer_type ForceNew"),
         ForceNew("customerOwnedIpv4Pool", f"{_LB_GO}: customer_owned_ipv4_pool ForceNew"),
-        ForceNew(
-            "subnets",
-            f"{_LB_GO}: customizeDiffLoadBalancerNLB ForceNew(subnets) for type network "
-            "when subnets are removed or swapped",
-        ),
     )
     computed = ("arn", "arnSuffix", "dnsName", "zoneId", "vpcId", "ipAddressType", "tagsAll")
     sets = ("securityGroups", "subnets")
@@ -268,6 +262,19 @@ class LoadBalancer(ResourceType):
         if props["name"].startswith("internal-"):
             raise ValueError(f"LoadBalancer name {props['name']!r} cannot begin with 'internal-'")
         return props
+
+    def forced_new(self, olds: Props, old_inputs: Props, news: Props) -> tuple[str, ...]:
+        """Upstream decides on known values only: one still unknown forces nothing."""
+        if news.get("loadBalancerType") != "network":
+            return ()
+        forced = []
+        old, new = olds.get("subnets") or [], news.get("subnets") or []
+        if not contains_unknown(new) and len(new) <= len(old):
+            forced.append("subnets")  # removed or swapped, not only added
+        old, new = olds.get("securityGroups") or [], news.get("securityGroups") or []
+        if not contains_unknown(new) and bool(old) != bool(new):
+            forced.append("securityGroups")  # none to some, or some to none
+        return tuple(forced)
 
     def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
         elb = aws.client("elbv2")

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 import boto3
 from botocore.exceptions import ClientError
 
-from automation.sandbox.provider.diffing import same
+from automation.sandbox.provider.diffing import contains_unknown, same
 from automation.sandbox.provider.model import (
     Aws,
     ForceNew,
@@ -452,8 +452,8 @@ class _Rule(ResourceType):
     ``vpc_security_group_ingress_rule.go`` (whose schema the egress rule shares):
     ``security_group_id`` RequiresReplace; source, ports, protocol and description change
     with ModifySecurityGroupRules. Terraform also replaces when the *kind* of source
-    changes (ModifyPlan), which a static ``force_new`` cannot say: such an update is
-    refused with that explanation.
+    changes (its ModifyPlan: "you cannot change the rule's source type"), which
+    :meth:`forced_new` says.
     """
 
     egress: ClassVar[bool]
@@ -511,13 +511,14 @@ class _Rule(ResourceType):
                 outputs[prop] = rule.get(key)
         return some(outputs)
 
+    def forced_new(self, olds: Props, old_inputs: Props, news: Props) -> tuple[str, ...]:
+        """Upstream decides on known values only: one still unknown forces nothing."""
+        old, new = _source(old_inputs), _source(news)
+        if old == new or new is None or contains_unknown(news.get(new)):
+            return ()
+        return tuple(k for k in (old, new) if k)
+
     def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
-        if _source(olds) != _source(news):
-            raise NotImplementedError(
-                f"changing a security group rule's source from {_source(olds)} to "
-                f"{_source(news)} replaces it in pulumi-aws; replace the resource "
-                "(pulumi up --replace) instead"
-            )
         if any(changed(olds, news, prop) for prop in _RULE_FIELDS):
             # Ports a rule does not have are -1 (AWS's own reading; moto insists on both).
             rule = some(

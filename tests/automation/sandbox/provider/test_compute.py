@@ -13,6 +13,7 @@ import base64
 from typing import Any
 
 import pytest
+from pulumi.runtime import rpc
 
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
 from automation.sandbox.provider.types.compute import LaunchTemplate, NetworkInterface, Volume
@@ -25,9 +26,9 @@ AZ = "eu-west-1a"
 
 
 def replaces(kind: type[ResourceType], olds: Props, changes: Props) -> bool:
-    """Whether applying ``changes`` to ``olds`` replaces a resource of ``kind``."""
-    news = {**olds, **changes}
-    return any(olds.get(p) != news.get(p) for p in kind.replace_props())
+    """Whether applying ``changes`` to ``olds`` replaces a resource of ``kind``, as the
+    servicer's Diff decides (static ForceNew and the type's conditional rules)."""
+    return REGISTRY[kind.token].diff(olds, {**olds, **changes}).replace
 
 
 def req(kind: type[ResourceType]) -> Request:
@@ -176,6 +177,10 @@ def test_launch_template_lifecycle(aws: Aws, network: dict[str, str]) -> None:
     untagged = {k: v for k, v in outputs.items() if k != "tags"}  # the program drops them
     assert resource.recomputed(outputs, untagged) == ("latestVersion", "defaultVersion")
     assert resource.recomputed(outputs, dict(outputs)) == ()
+    groups = [network["sg_a"], network["sg_b"]]
+    grouped = {**inputs, "vpcSecurityGroupIds": groups}
+    reordered = {**grouped, "vpcSecurityGroupIds": groups[::-1]}
+    assert resource.diff(grouped, reordered).changed == ()  # a set: order is no change
     outputs = update(aws, LaunchTemplate, id_, outputs, {"userData": new_script})
     assert (outputs["latestVersion"], outputs["defaultVersion"]) == (2, 2)
     assert version_data(aws, id_, "2")["UserData"] == new_script
@@ -280,6 +285,21 @@ def test_network_interface_lifecycle(aws: Aws, network: dict[str, str]) -> None:
 
     for prop, value in {"subnetId": "subnet-2", "privateIps": ["10.0.1.11"]}.items():
         assert replaces(NetworkInterface, inputs, {prop: value}), prop
+    # The primary kept, a secondary address comes and goes in place (upstream's
+    # ForceNewIf on private_ips looks only for the old primary among the new ones).
+    interface = REGISTRY[NetworkInterface.token]
+    with_secondary = {**inputs, "privateIps": ["10.0.1.10", "10.0.1.20"]}
+    assert not interface.diff(inputs, with_secondary, outputs).replace
+    assert interface.diff(inputs, {**inputs, "privateIps": ["10.0.1.20"]}, outputs).replace
+    unknown_only = {**inputs, "privateIps": [rpc.UNKNOWN]}
+    assert interface.diff(inputs, unknown_only, outputs).replace
+    outputs = update(
+        aws, NetworkInterface, id_, outputs, {"privateIps": with_secondary["privateIps"]}
+    )
+    assert live_interface(aws, id_)["PrivateIpAddress"] == "10.0.1.10"
+    assert sorted(outputs["privateIps"]) == ["10.0.1.10", "10.0.1.20"]
+    outputs = update(aws, NetworkInterface, id_, outputs, {"privateIps": ["10.0.1.10"]})
+    assert outputs["privateIps"] == ["10.0.1.10"]
     changes = {
         "securityGroups": [network["sg_a"], network["sg_b"]],
         "description": "moved",

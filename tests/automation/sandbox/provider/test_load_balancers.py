@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pulumi.runtime import rpc
 
-from automation.sandbox.provider.diffing import decide
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
 from automation.sandbox.provider.servicer import props_of, struct_of
 from automation.sandbox.provider.types.load_balancers import Listener, LoadBalancer, TargetGroup
@@ -24,8 +24,9 @@ pytestmark = pytest.mark.moto
 
 
 def replaces(kind: type[ResourceType], olds: Props, changes: Props) -> bool:
-    """Whether the servicer would replace a ``kind`` whose inputs go ``olds`` -> + ``changes``."""
-    return decide(kind.replace_props(), olds, {**olds, **changes}).replace
+    """Whether the servicer would replace a ``kind`` whose inputs go ``olds`` -> + ``changes``
+    (static ForceNew and the type's conditional rules)."""
+    return REGISTRY[kind.token].diff(olds, {**olds, **changes}).replace
 
 
 def request(kind: type[ResourceType]) -> Request:
@@ -174,6 +175,19 @@ def test_load_balancer(aws: Aws, elbv2: Any, network: dict[str, Any]) -> None:
         assert replaces(LoadBalancer, inputs, change), change
     assert not replaces(LoadBalancer, inputs, {"tags": {"Name": "other"}})
     assert not replaces(LoadBalancer, inputs, {"securityGroups": network["groups"]})
+    # customizeDiffLoadBalancerNLB: subnets that do not grow in number, and security
+    # groups from some to none, replace; growing subnets change in place, and values a
+    # preview does not know yet force nothing.
+    subnets = network["subnets"]
+    assert replaces(LoadBalancer, inputs, {"subnets": [subnets[0], subnets[2]]})  # swapped
+    assert not replaces(LoadBalancer, inputs, {"subnets": subnets[:3]})  # one added
+    assert replaces(LoadBalancer, inputs, {"securityGroups": []})
+    assert not replaces(LoadBalancer, inputs, {"subnets": [rpc.UNKNOWN]})
+    assert not replaces(LoadBalancer, inputs, {"securityGroups": [rpc.UNKNOWN]})
+    groupless = {**inputs, "securityGroups": []}
+    assert replaces(LoadBalancer, groupless, {"securityGroups": network["groups"][:1]})
+    application = {**inputs, "loadBalancerType": "application"}
+    assert not replaces(LoadBalancer, application, {"subnets": subnets[1:2]})
 
     inputs, outputs = update(
         aws,

@@ -27,9 +27,9 @@ ACCOUNT = "123456789012"  # moto's
 
 
 def replaces(kind: type[ResourceType], olds: Props, changes: Props) -> bool:
-    """Whether applying ``changes`` to ``olds`` replaces a resource of ``kind``."""
-    news = {**olds, **changes}
-    return any(olds.get(p) != news.get(p) for p in kind.replace_props())
+    """Whether applying ``changes`` to ``olds`` replaces a resource of ``kind``, as the
+    servicer's Diff decides (static ForceNew and the type's conditional rules)."""
+    return REGISTRY[kind.token].diff(olds, {**olds, **changes}).replace
 
 
 def req(kind: type[ResourceType]) -> Request:
@@ -303,6 +303,11 @@ def test_ingress_rule_from_a_cidr(aws: Aws, vpc: str) -> None:
         "tags": {"team": "edge"},
     }
     assert not replaces(SecurityGroupIngressRule, inputs, changes)
+    # Another *kind* of source replaces the rule (upstream's ModifyPlan), known or not.
+    from_group = {"cidrIpv4": None, "referencedSecurityGroupId": sg}
+    assert replaces(SecurityGroupIngressRule, inputs, from_group)
+    verdict = REGISTRY[SecurityGroupIngressRule.token].diff(inputs, {**inputs, **from_group})
+    assert set(verdict.replaces) == {"cidrIpv4", "referencedSecurityGroupId"}
     outputs = update(aws, SecurityGroupIngressRule, id_, outputs, changes)
     live = live_rule(aws, id_)  # the same rule, changed in place
     assert (live["CidrIpv4"], live["FromPort"], live["ToPort"], live["Description"]) == (
@@ -408,16 +413,31 @@ def test_rule_checks(aws: Aws, vpc: str) -> None:
         )
 
 
-def test_changing_the_kind_of_source_is_refused(aws: Aws, vpc: str) -> None:
+def test_changing_the_kind_of_source_replaces_the_rule(aws: Aws, vpc: str) -> None:
+    """Upstream's ModifyPlan ("you cannot change the rule's source type") makes it a
+    replacement; the servicer's Diff says so on the wire."""
+    from pulumi.runtime.proto import provider_pb2
+
+    from automation.sandbox.provider.servicer import AwsProvider, struct_of
+
     sg, _ = group(aws, vpc, "x")
     other, _ = group(aws, vpc, "y")
-    id_, _, outputs = create(
+    _, inputs, outputs = create(
         aws,
         SecurityGroupIngressRule,
         {"securityGroupId": sg, "ipProtocol": "-1", "cidrIpv4": "10.0.0.0/8"},
     )
-    news = {**outputs, "cidrIpv4": None, "referencedSecurityGroupId": other}
-    with pytest.raises(NotImplementedError, match="replaces it in pulumi-aws"):
-        REGISTRY[SecurityGroupIngressRule.token].update(
-            aws, req(SecurityGroupIngressRule), id_, outputs, news
-        )
+    news = {**inputs, "cidrIpv4": None, "referencedSecurityGroupId": other}
+    urn = f"urn:pulumi:s::kubeshift::{SecurityGroupIngressRule.token}::rule"
+    request = provider_pb2.DiffRequest(
+        urn=urn, id="sgr-1", olds=struct_of(outputs), news=struct_of(news),
+        old_inputs=struct_of(inputs),
+    )  # fmt: skip
+    answer = AwsProvider().Diff(request, context=None)
+    assert set(answer.replaces) == {"cidrIpv4", "referencedSecurityGroupId"}
+    same_kind = {**inputs, "cidrIpv4": "10.1.0.0/16"}
+    request = provider_pb2.DiffRequest(
+        urn=urn, id="sgr-1", olds=struct_of(outputs), news=struct_of(same_kind),
+        old_inputs=struct_of(inputs),
+    )  # fmt: skip
+    assert list(AwsProvider().Diff(request, context=None).replaces) == []
