@@ -23,6 +23,7 @@ import pulumi_aws as aws
 
 from components.address_reservations import KeptAddress, keep_addresses
 from components.common import Common, CommonArgs
+from components.config import API_MEMBER_KEY, API_MEMBER_LABEL
 from components.control_plane import (
     ControlPlane,
     ControlPlaneArgs,
@@ -47,6 +48,11 @@ from components.worker_pools import (
 
 def _joined(*parts: str) -> str:
     return "-".join(p for p in parts if p)
+
+
+def api_member_record(api_record: str) -> str:
+    """The helper A record's name: under the API record's own name, so in its zone."""
+    return f"{API_MEMBER_LABEL}.{api_record.rstrip('.')}"
 
 
 @dataclass(frozen=True)
@@ -186,15 +192,19 @@ class ClusterParts:
         self, ingress: LoadBalancer, api: LoadBalancer | pulumi.Input[str]
     ) -> dict[str, RecordSpec]:
         """Ingress CNAMEs to ``ingress``; the API record a CNAME to the ``api`` LB (an
-        alias A record when the stack says so), or an A record to ``api`` when it is a
-        member's address."""
+        alias A record when the stack says so), or, when ``api`` is a member's address,
+        an A record to it (alias clusters) or a CNAME to a helper A record holding it."""
         spec = self.spec
         records = {
             f"ingress-{i}": RecordSpec(name, "CNAME", [ingress.dns_name])
             for i, name in enumerate(spec.ingress_records)
         }
-        if not isinstance(api, LoadBalancer):
+        if not isinstance(api, LoadBalancer) and spec.api_alias:
             records["api"] = RecordSpec(spec.api_record, "A", [api])
+        elif not isinstance(api, LoadBalancer):  # a CNAME stays one (components.dns)
+            member = api_member_record(spec.api_record)
+            records[API_MEMBER_KEY] = RecordSpec(member, "A", [api])
+            records["api"] = RecordSpec(spec.api_record, "CNAME", [member], after=(API_MEMBER_KEY,))
         elif spec.api_alias:
             records["api"] = RecordSpec(spec.api_record, "A", [api.dns_name], api.zone_id)
         else:

@@ -208,6 +208,13 @@ class ApiConfig(_Model):
     allowed_cidrs: list[ipaddress.IPv4Network] = []
 
 
+API_MEMBER_LABEL = "kubeshift-api-member"
+"""The label of the helper record kubeshift makes under a CNAME API record
+(``components.cluster_side.api_member_record``)."""
+API_MEMBER_KEY = "api-member"
+"""That record's key among a stack's declared records (output ``records``)."""
+
+
 class DnsConfig(_Model):
     """Records kubeshift manages in an existing Route53 hosted zone."""
 
@@ -881,6 +888,14 @@ def _check_dns(dns: DnsConfig) -> None:
                 )
     if len(set(dns.ingress_records)) != len(dns.ingress_records):
         _fail(f"{key}.ingress_records", f"{key}.ingress_records lists a name twice.")
+    helper = f"{API_MEMBER_LABEL}.{dns.api_record.rstrip('.')}"
+    if not dns.api_alias and len(helper) > 253:
+        _fail(
+            f"{key}.api_record",
+            f"{key}.api_record {show(dns.api_record)} leaves no room for the record "
+            f"kubeshift names under it while the API points at a moved member ({helper!r} "
+            "is past 253 characters); use a shorter name or api_alias: true.",
+        )
 
 
 def _check_ingress(ingress: IngressConfig) -> None:

@@ -112,7 +112,8 @@ ETCD_MEMBER_BACK = Gate(
 def _control_plane_phase(member: int, members: int) -> Phase:
     first = member == 1
     dns = (
-        "API record becomes an A record to this member while no LB spans both VPCs"
+        "API record points at this member (an A record, or a CNAME to an A record under "
+        "it) while no LB spans both VPCs"
         if first
         else "API record stays on the new API load balancer"
     )

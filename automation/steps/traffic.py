@@ -14,6 +14,7 @@ from automation.context import HookContext
 from automation.phase import HookResult
 from automation.steps import outputs
 from automation.waiting import Pending
+from components.config import API_MEMBER_KEY
 from components.scenarios.vpc_move import VpcMoveOutputs
 
 
@@ -74,8 +75,9 @@ def records_as_declared(ctx: HookContext) -> Pending:
 
 
 def api_record_as_declared(ctx: HookContext) -> Pending:
-    """The API record is the CNAME or A record this control-plane phase declares."""
-    return _records_pending(ctx, ("api",))
+    """The API record is the CNAME or A record this control-plane phase declares (and
+    the helper A record a CNAME names while it points at a moved member)."""
+    return _records_pending(ctx, ("api", API_MEMBER_KEY))
 
 
 def dns_writers_guard(ctx: HookContext) -> HookResult:

@@ -326,7 +326,7 @@ DNS_TABLE = [
     ("target-workers", "demo-ingress", "CNAME", "demo-api"),
     ("dns-cutover", "demo-ingress-mig", "CNAME", "demo-api"),
     ("retire-old-workers", "demo-ingress-mig", "CNAME", "demo-api"),
-    ("control-plane-1", "demo-ingress-mig", "A", "member-1"),
+    ("control-plane-1", "demo-ingress-mig", "CNAME", "member-1"),
     ("control-plane-2", "demo-ingress-mig", "CNAME", "demo-api-mig"),
     ("control-plane-3", "demo-ingress-mig", "CNAME", "demo-api-mig"),
     ("cleanup", "demo-ingress-mig", "CNAME", "demo-api-mig"),
@@ -343,15 +343,20 @@ def test_dns_per_phase(phase: str, ingress: str, api_type: str, api_target: str)
     assert ingress_record.inputs["type"] == "CNAME"
     assert ingress_record.inputs["records"] == [f"{ingress}.elb.us-west-2.amazonaws.com"]
     api = records["api.demo.example.internal"]
-    assert api.inputs["type"] == api_type
-    assert not api.options.get("deleteBeforeReplace"), "a type switch is in place; no gap"
+    assert api.inputs["type"] == api_type  # never changes: no replacement to order
+    assert not api.options.get("deleteBeforeReplace"), "a delete-first record leaves a gap"
+    helper = records.get("kubeshift-api-member.api.demo.example.internal")
     if api_target == "member-1":
         member_1 = next(
             e for e in by_type(resources, ENI) if _tags(e)["kubeshift.io/member"] == "1"
         )
-        assert api.inputs["records"] == member_1.inputs["privateIps"]
-        assert api.inputs["records"][0].startswith("10.20.")  # the target VPC
+        assert helper is not None and api.inputs["records"] == [helper.inputs["name"]]
+        assert helper.inputs["type"] == "A"
+        assert helper.inputs["records"] == member_1.inputs["privateIps"]
+        assert helper.inputs["records"][0].startswith("10.20.")  # the target VPC
+        assert helper.name in api.options["dependsOn"]  # made before the CNAME names it
     else:
+        assert helper is None
         assert api.inputs["records"] == [f"{api_target}.elb.us-west-2.amazonaws.com"]
 
 
