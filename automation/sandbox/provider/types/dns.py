@@ -8,6 +8,7 @@ ChangeResourceRecordSets batch, so the name never stops resolving.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Mapping
@@ -27,6 +28,12 @@ from automation.sandbox.provider.model import (
 
 ZONE_GO = "internal/service/route53/zone.go"
 RECORD_GO = "internal/service/route53/record.go"
+TYPE_CHANGE_VARIABLE = "KUBESHIFT_SANDBOX_RECORD_TYPE_CHANGE"
+"""How the stand-in answers a change of a record's ``type``: ``in-place`` (the default:
+one change batch, as after hashicorp/terraform-provider-aws#47105) or ``replace`` (a
+create-first replacement, as before it). Which one pinned pulumi-aws carries cannot be
+proven offline, so kubeshift is tested under both."""
+TYPE_CHANGES = ("in-place", "replace")
 COMMENT = "Managed by Pulumi"
 RR_TYPES = frozenset(
     {"A", "AAAA", "CAA", "CNAME", "DS", "HTTPS", "MX", "NAPTR", "NS", "PTR", "SOA", "SPF"}
@@ -398,10 +405,11 @@ def find_record_set(
 class Record(ResourceType):
     """A record set; id = ``<zoneId>_<name>_<type>[_<setIdentifier>]``.
 
-    ``type`` and ``setIdentifier`` are not ForceNew: pulumi-aws 7.51.1 wraps a
-    Terraform provider (>= 6.67, which has the record read cache its docs describe)
-    that includes hashicorp/terraform-provider-aws#47105, undoing v6.0's ForceNew on
-    ``type``; ``set_identifier`` has been updatable in place since v4.21 (#25620).
+    ``type`` is not ForceNew by default: pulumi-aws 7.51.1 wraps a Terraform provider
+    (>= 6.67, which has the record read cache its docs describe) that we read as
+    including hashicorp/terraform-provider-aws#47105, undoing v6.0's ForceNew on
+    ``type``; :data:`TYPE_CHANGE_VARIABLE` switches to the older replacement.
+    ``set_identifier`` has been updatable in place since v4.21 (#25620).
     The engine keeps a resource's id across updates, so Read works from the state's
     zone/name/type/set identifier and parses the id only for imports.
     """
@@ -432,6 +440,12 @@ class Record(ResourceType):
                 for a in props["aliases"]
             ]
         return props
+
+    def forced_new(self, olds: Props, old_inputs: Props, news: Props) -> tuple[str, ...]:
+        how = os.environ.get(TYPE_CHANGE_VARIABLE) or "in-place"
+        if how not in TYPE_CHANGES:
+            raise ValueError(f"{TYPE_CHANGE_VARIABLE} is {how!r}, not one of {TYPE_CHANGES}")
+        return ("type",) if how == "replace" else ()
 
     @staticmethod
     def _key(id_: str, state: Props) -> Props:
