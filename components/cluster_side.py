@@ -189,22 +189,32 @@ class ClusterParts:
         )
 
     def records(
-        self, ingress: LoadBalancer, api: LoadBalancer | pulumi.Input[str]
+        self,
+        ingress: LoadBalancer,
+        api: LoadBalancer | pulumi.Input[str],
+        moved_member: pulumi.Input[str] | None = None,
     ) -> dict[str, RecordSpec]:
         """Ingress CNAMEs to ``ingress``; the API record a CNAME to the ``api`` LB (an
         alias A record when the stack says so), or, when ``api`` is a member's address,
-        an A record to it (alias clusters) or a CNAME to a helper A record holding it."""
+        an A record to it (alias clusters) or a CNAME to a helper A record holding it.
+
+        The helper stays while ``moved_member`` (that member's address) is given, after
+        the API record has moved on: a resolver that cached the CNAME to the helper
+        still finds it until the record's TTL has long passed (deleted at clean-up)."""
         spec = self.spec
         records = {
             f"ingress-{i}": RecordSpec(name, "CNAME", [ingress.dns_name])
             for i, name in enumerate(spec.ingress_records)
         }
+        helper = api_member_record(spec.api_record)
+        if not spec.api_alias and (moved_member is not None or not isinstance(api, LoadBalancer)):
+            address = api if not isinstance(api, LoadBalancer) else moved_member
+            assert address is not None
+            records[API_MEMBER_KEY] = RecordSpec(helper, "A", [address])
         if not isinstance(api, LoadBalancer) and spec.api_alias:
             records["api"] = RecordSpec(spec.api_record, "A", [api])
         elif not isinstance(api, LoadBalancer):  # a CNAME stays one (components.dns)
-            member = api_member_record(spec.api_record)
-            records[API_MEMBER_KEY] = RecordSpec(member, "A", [api])
-            records["api"] = RecordSpec(spec.api_record, "CNAME", [member], after=(API_MEMBER_KEY,))
+            records["api"] = RecordSpec(spec.api_record, "CNAME", [helper], after=(API_MEMBER_KEY,))
         elif spec.api_alias:
             records["api"] = RecordSpec(spec.api_record, "A", [api.dns_name], api.zone_id)
         else:

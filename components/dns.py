@@ -9,7 +9,8 @@ replacement creates the new set first, which Route53 refuses while the old one s
 holds the name (a CNAME shares its name with nothing, RFC 1034 section 3.6.2). So the
 API record of a CNAME cluster stays a CNAME while it points at the first moved member:
 it names a helper A record that holds the member's address (``after``), made before
-and deleted after the record moves through it. An alias A record becomes a plain A
+it and kept until clean-up, long after the record has moved on (a resolver that cached
+the CNAME still finds the helper). An alias A record becomes a plain A
 record and back, in place. Only a change of name or zone replaces a record, and then
 the new record cannot clash with the old one, so Pulumi's default order holds: the new
 record exists before the old one is deleted.

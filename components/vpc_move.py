@@ -202,7 +202,10 @@ class VpcMove(pulumi.ComponentResource):
             api_target = control_plane.addresses[1]
         else:
             api_target = lbs["api-source" if plan.api_record == "source-lb" else "api-target"]
-        records = parts.records(ingress_lb, api_target)
+        # member 1's helper record outlives the API record's move off it (cluster_side)
+        helper_kept = plan.members_moved >= 1 and not plan.cleanup
+        member_1 = control_plane.addresses[1] if helper_kept else None
+        records = parts.records(ingress_lb, api_target, member_1)
         parts.dns(records)
 
         self.outputs = {

@@ -22,7 +22,9 @@ from tests.support.moto_fixtures import MotoServer
 
 RECORD = "aws:route53/record:Record"
 API = "api.demo.example.internal"
-PHASES = ("retire-old-workers", "control-plane-1", "control-plane-2", "control-plane-3")
+PHASES = (
+    "retire-old-workers", "control-plane-1", "control-plane-2", "control-plane-3", "cleanup"
+)  # fmt: skip
 
 
 class Refused(Exception):
