@@ -59,7 +59,10 @@ def test_outputs_the_runner_needs(small: dict[str, Any]) -> None:
     assert outputs["api_record_target"] == "member-1"
     assert outputs["control_plane_members"]["1"]["side"] == "target"
     assert outputs["control_plane_members"]["2"]["side"] == "source"
-    assert outputs["records"]["api"]["type"] == "A"
+    # a CNAME cluster's API record names the helper A record holding member 1's address
+    assert outputs["records"]["api"]["type"] == "CNAME"
+    assert outputs["records"]["api-member"]["type"] == "A"
+    assert outputs["records"]["api"]["values"] == [outputs["records"]["api-member"]["name"]]
     assert set(outputs["target_group_arns"]) == {"ingress-target", "api-source", "api-target"}
     assert len(outputs["worker_asg_names"]["target"]) == 8
 

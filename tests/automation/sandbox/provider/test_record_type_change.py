@@ -8,16 +8,18 @@ the sequence holds under both; a sequence that does change type holds only in pl
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
+from automation.render import render_program
 from automation.sandbox.provider.diffing import DEFAULTS
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
 from automation.sandbox.provider.types.dns import TYPE_CHANGE_VARIABLE
-from tests.components.conftest import by_type, rendered
+from tests.components.conftest import by_type, stack_values
 from tests.support.moto_fixtures import MotoServer
 
 RECORD = "aws:route53/record:Record"
@@ -109,27 +111,36 @@ def replay(moto: MotoServer) -> Replay:
     return Replay(provider, r53, zone["HostedZone"]["Id"].rsplit("/", 1)[-1])
 
 
-def _declared(phase: str, zone_id: str) -> dict[str, dict[str, Any]]:
-    """The records the vpc-move program declares at ``phase`` (the CNAME cluster of
-    ``vpc-move-small``), in its order, moved into the test's zone."""
-    resources = by_type(rendered("vpc-move-small", phase).resources, RECORD)
-    return {r.name: {**r.inputs, "zoneId": zone_id} for r in resources}
+@functools.cache
+def _rendered(phase: str, alias: bool) -> tuple[tuple[str, Any], ...]:
+    values = stack_values("vpc-move-small")
+    values["kubeshift:cluster"]["dns"]["api_alias"] = alias
+    resources = by_type(render_program(values, phase).resources, RECORD)
+    return tuple((r.name, r.inputs) for r in resources)
 
 
+def _declared(phase: str, zone_id: str, alias: bool) -> dict[str, dict[str, Any]]:
+    """The records the vpc-move program declares at ``phase`` for ``vpc-move-small``
+    (a CNAME API record, or kops's alias A record), in its order, in the test's zone."""
+    return {name: {**inputs, "zoneId": zone_id} for name, inputs in _rendered(phase, alias)}
+
+
+@pytest.mark.parametrize("alias", [False, True], ids=["cname", "alias"])
 @pytest.mark.parametrize("how", ["in-place", "replace"])
 def test_the_api_record_moves_through_every_control_plane_phase(
-    replay: Replay, how: str, monkeypatch: pytest.MonkeyPatch
+    replay: Replay, how: str, alias: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(TYPE_CHANGE_VARIABLE, how)
     types = set()
     for phase in PHASES:
-        records = _declared(phase, replay.zone_id)
+        records = _declared(phase, replay.zone_id, alias)
         replay.update_to(records)
         types |= {r["type"] for r in records.values() if r["name"] == API}
         live = replay.r53.list_resource_record_sets(HostedZoneId=replay.zone_id)
         held = {(s["Name"].rstrip("."), s["Type"]) for s in live["ResourceRecordSets"]}
         assert held >= {(r["name"], r["type"]) for r in records.values()}, phase
-    assert types == {"CNAME"}  # never another type, so never a replacement to order
+    # never another type, so never a replacement to order
+    assert types == ({"A"} if alias else {"CNAME"})
 
 
 @pytest.mark.parametrize(("how", "holds"), [("in-place", True), ("replace", False)])
