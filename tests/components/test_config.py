@@ -135,6 +135,13 @@ CASES: list[tuple[str, Callable[[Values], None], str, str]] = [
         "at most 253 characters",
     ),
     (
+        "cname-api-record-with-no-room-for-its-member-helper",
+        # 248 characters: a DNS name, but kubeshift-api-member.<it> would be 269
+        _set("kubeshift:cluster.dns.api_record", ("a" * 60 + ".") * 3 + "b" * 55 + ".example"),
+        "kubeshift:cluster.dns.api_record",
+        "leaves no room for the record kubeshift names under it",
+    ),
+    (
         "invalid-label-key",
         _set("kubeshift:cluster.worker_pools.0.labels", {"bad key!": "x"}),
         "kubeshift:cluster.worker_pools[0].labels",
@@ -352,3 +359,11 @@ def test_the_mirrors_members_sit_where_its_host_index_says() -> None:
     assert [m.address for m in members(default, mirror_host_offset(default))] == [
         "10.30.32.13", "10.30.64.14", "10.30.96.15"
     ]  # fmt: skip
+
+
+def test_an_alias_api_record_needs_no_room_for_a_helper(small_values: Values) -> None:
+    """Only a CNAME API record names a helper record under itself (components.dns)."""
+    long_name = ("a" * 60 + ".") * 3 + "b" * 55 + ".example"
+    assert len(long_name) <= 253
+    small_values["kubeshift:cluster"]["dns"].update(api_record=long_name, api_alias=True)
+    assert load_config(small_values).cluster.dns.api_record == long_name
