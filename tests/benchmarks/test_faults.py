@@ -281,3 +281,24 @@ def test_a_fault_is_aimed_only_at_a_side_of_a_phase_that_has_a_step(
 
     assert points == {"a/config", "a/before:*", "a/preview", "a/update",
                       "b/config", "b/preview", "b/update", "b/after:*"}  # fmt: skip
+
+
+def test_a_reset_builds_aws_managed_policies_in_the_sandbox_partition_only(
+    kops_values: dict[str, Any], moto: MotoServer
+) -> None:
+    """The reset between two world builds is cheap enough not to outlast its deadline
+    on a loaded machine: AWS's managed policies exist in ``aws`` (where the sandbox's
+    regions are) and are built for no other partition."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.iam.models import iam_backends
+
+    moto.reset()
+    arn = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
+    policy = moto.client("iam").get_policy(PolicyArn=arn)["Policy"]
+    assert policy["Arn"] == arn
+    built = {
+        partition: len(backend.aws_managed_policies)
+        for partition, backend in iam_backends[DEFAULT_ACCOUNT_ID].items()
+    }
+    assert built.pop("aws") > 1000, built
+    assert set(built.values()) <= {0}, built

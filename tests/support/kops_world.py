@@ -19,6 +19,27 @@ from components.config import load_stack_file
 from tests.support.moto_fixtures import MotoServer
 
 LOCAL = Path(__file__).resolve().parents[2] / "stacks" / "Pulumi.local.yaml"
+SANDBOX_PARTITION = "aws"
+"""Every region the sandbox uses is in AWS's ``aws`` partition."""
+
+
+def managed_policies_in_one_partition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AWS's managed policies in the ``aws`` partition's IAM backend only.
+
+    moto builds its 1,582 managed policies for each of six partitions' IAM backends, at
+    every reset (9,492 policy objects, about 2.5 s of CPU). The reset between a test's
+    two world builds then outlasted its 10 s deadline on a loaded CI machine (the unit
+    shard runs at a lower priority beside three others). Built where they are used, a
+    reset does a sixth of that work; no test reads another partition.
+    """
+    from moto.iam.models import IAMBackend
+
+    original = IAMBackend._init_aws_policies
+
+    def _init_aws_policies(self: IAMBackend) -> Any:
+        return original(self) if self.region_name == SANDBOX_PARTITION else []
+
+    monkeypatch.setattr(IAMBackend, "_init_aws_policies", _init_aws_policies)
 
 
 @pytest.fixture
@@ -31,6 +52,7 @@ def kops_values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
     from moto.ec2.models.security_groups import SecurityGroupRule
 
     monkeypatch.setenv("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")  # the server is in-process
+    managed_policies_in_one_partition(monkeypatch)
     monkeypatch.setattr(NetworkInterface, "__init__", NetworkInterface.__init__)  # undone after
     spread = FakeAutoScalingGroup.replace_autoscaling_group_instances
     monkeypatch.setattr(FakeAutoScalingGroup, "replace_autoscaling_group_instances", spread)
