@@ -23,7 +23,7 @@ import pulumi_aws as aws
 
 from components.address_reservations import KeptAddress, keep_addresses
 from components.common import Common, CommonArgs
-from components.config import API_MEMBER_KEY, API_MEMBER_LABEL
+from components.config import API_MEMBER_KEY, api_member_record
 from components.control_plane import (
     ControlPlane,
     ControlPlaneArgs,
@@ -48,11 +48,6 @@ from components.worker_pools import (
 
 def _joined(*parts: str) -> str:
     return "-".join(p for p in parts if p)
-
-
-def api_member_record(api_record: str) -> str:
-    """The helper A record's name: under the API record's own name, so in its zone."""
-    return f"{API_MEMBER_LABEL}.{api_record.rstrip('.')}"
 
 
 @dataclass(frozen=True)
@@ -207,10 +202,9 @@ class ClusterParts:
             for i, name in enumerate(spec.ingress_records)
         }
         helper = api_member_record(spec.api_record)
-        if not spec.api_alias and (moved_member is not None or not isinstance(api, LoadBalancer)):
-            address = api if not isinstance(api, LoadBalancer) else moved_member
-            assert address is not None
-            records[API_MEMBER_KEY] = RecordSpec(helper, "A", [address])
+        member = api if not isinstance(api, LoadBalancer) else moved_member
+        if member is not None and not spec.api_alias:
+            records[API_MEMBER_KEY] = RecordSpec(helper, "A", [member])
         if not isinstance(api, LoadBalancer) and spec.api_alias:
             records["api"] = RecordSpec(spec.api_record, "A", [api])
         elif not isinstance(api, LoadBalancer):  # a CNAME stays one (components.dns)

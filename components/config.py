@@ -210,9 +210,14 @@ class ApiConfig(_Model):
 
 API_MEMBER_LABEL = "kubeshift-api-member"
 """The label of the helper record kubeshift makes under a CNAME API record
-(``components.cluster_side.api_member_record``)."""
+(:func:`api_member_record`)."""
 API_MEMBER_KEY = "api-member"
 """That record's key among a stack's declared records (output ``records``)."""
+
+
+def api_member_record(api_record: str) -> str:
+    """The helper A record's name: under the API record's own name, so in its zone."""
+    return f"{API_MEMBER_LABEL}.{api_record.rstrip('.')}"
 
 
 class DnsConfig(_Model):
@@ -888,7 +893,7 @@ def _check_dns(dns: DnsConfig) -> None:
                 )
     if len(set(dns.ingress_records)) != len(dns.ingress_records):
         _fail(f"{key}.ingress_records", f"{key}.ingress_records lists a name twice.")
-    helper = f"{API_MEMBER_LABEL}.{dns.api_record.rstrip('.')}"
+    helper = api_member_record(dns.api_record)
     if not dns.api_alias and len(helper) > 253:
         _fail(
             f"{key}.api_record",
