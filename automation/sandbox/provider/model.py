@@ -106,6 +106,12 @@ class ResourceType:
     auto_named: ClassVar[str | None] = None
     # pulumi-aws marks the type ``DeleteBeforeReplace`` outright in its ResourceInfo.
     delete_before_replace: ClassVar[bool] = False
+    # The attributes of pulumi-aws's state for the type (its SDK class's properties)
+    # that ``read`` does not report, each with why: an import through pulumi-aws compares
+    # the program with all of them, the stand-in's only with what it reads. With what
+    # ``read`` reports it is exactly the SDK's list (a test holds it so), and each is
+    # named on the type's line in docs/sandbox-fidelity.md.
+    not_read: ClassVar[Mapping[str, str]] = {}
 
     @classmethod
     def schema(cls) -> Schema:
@@ -158,6 +164,21 @@ class ResourceType:
         ]
         return Verdict(verdict.changed, verdict.replaces + tuple(forced))
 
+
+# Reasons many types give in ``not_read``.
+OPTIONAL_COMPUTED = "Optional+Computed and never set by the program: an import cannot differ on it"
+REGION = f"the provider's region; {OPTIONAL_COMPUTED}"
+NAME_PREFIX = f"derived from the name on import; {OPTIONAL_COMPUTED}"
+TERRAFORM_ONLY = (
+    "an argument of Terraform's, not an AWS setting: an import reads its schema default, "
+    "which the program keeps"
+)
+COMPUTED_ONLY = "computed only: the program cannot declare it, so an import cannot differ on it"
+UNTRIED = (
+    "not read by the stand-in, though moto holds it: the program never sets it, so a live "
+    "value other than AWS's default would show on a real import only"
+)
+MOTO_LACKS = "moto does not model it: no sandbox resource has it"
 
 REGISTRY: dict[str, ResourceType] = {}
 

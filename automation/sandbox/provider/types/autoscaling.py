@@ -11,7 +11,8 @@ terminated; moto launches and terminates instances at once, so every wait ends a
 first poll. moto tags the instances it launches with the group's propagated tags, which
 is what turns them into cluster nodes in the sandbox.
 
-moto gaps: UpdateAutoScalingGroup ignores ``CapacityRebalance`` and drops a mixed
+moto gaps: UpdateAutoScalingGroup ignores ``CapacityRebalance``, ``TerminationPolicies``
+and ``PlacementGroup`` (CreateAutoScalingGroup keeps them) and drops a mixed
 instances policy it is not given (so updates always send the declared one), and
 instances launched for a mixed instances policy get the launch template's instance
 type, not the overrides' (none, for the program's worker templates).
@@ -30,6 +31,10 @@ from typing import Any, TypeVar
 from botocore.exceptions import ClientError
 
 from automation.sandbox.provider.model import (
+    COMPUTED_ONLY,
+    NAME_PREFIX,
+    REGION,
+    TERRAFORM_ONLY,
     Aws,
     ForceNew,
     NotFound,
@@ -186,7 +191,11 @@ _SETTINGS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "healthCheckGracePeriod": ("HealthCheckGracePeriod", int),
     "healthCheckType": ("HealthCheckType", str),
     "vpcZoneIdentifiers": ("VPCZoneIdentifier", ",".join),
+    "placementGroup": ("PlacementGroup", str),
+    "protectFromScaleIn": ("NewInstancesProtectedFromScaleIn", bool),
+    "terminationPolicies": ("TerminationPolicies", list),
 }
+_DEFAULT_TERMINATION = ["Default"]  # what AWS reports for a group given no policies
 _SETS = ("vpcZoneIdentifiers",)  # compared as sets (Terraform TypeSet)
 
 
@@ -219,6 +228,28 @@ class Group(ResourceType):
     """
 
     token = "aws:autoscaling/group:Group"
+    not_read = {
+        **dict.fromkeys(
+            ("availabilityZoneDistribution", "capacityReservationSpecification", "context",
+             "defaultInstanceWarmup", "desiredCapacityType", "instanceLifecyclePolicy",
+             "instanceMaintenancePolicy", "maxInstanceLifetime", "trafficSources"),
+            "moto drops it (CreateAutoScalingGroup accepts it, DescribeAutoScalingGroups "
+            "leaves it out): a live value would show on a real import only",
+        ),
+        **dict.fromkeys(
+            ("forceDelete", "forceDeleteWarmPool", "ignoreFailedScalingActivities",
+             "minElbCapacity", "waitForCapacityTimeout", "waitForElbCapacity"),
+            TERRAFORM_ONLY,
+        ),
+        **dict.fromkeys(
+            ("initialLifecycleHooks", "instanceRefresh", "launchConfiguration", "warmPool"),
+            "refused by the stand-in's check (the program declares none)",
+        ),
+        "predictedCapacity": COMPUTED_ONLY,
+        "warmPoolSize": COMPUTED_ONLY,
+        "namePrefix": NAME_PREFIX,
+        "region": REGION,
+    }  # fmt: skip
     auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{_GROUP_GO}: name ForceNew"),
@@ -243,7 +274,7 @@ class Group(ResourceType):
         "mixedInstancesPolicy.instancesDistribution.onDemandAllocationStrategy",
         "mixedInstancesPolicy.instancesDistribution.spotInstancePools",
     )
-    defaults = {"capacityRebalance": False}
+    defaults = {"capacityRebalance": False, "protectFromScaleIn": False}
     sets = (
         "availabilityZones",
         "enabledMetrics",
@@ -333,7 +364,12 @@ class Group(ResourceType):
             "tags": tags,
             "loadBalancers": sorted(g.get("LoadBalancerNames") or []),
             "targetGroupArns": sorted(g.get("TargetGroupARNs") or []),
+            "protectFromScaleIn": bool(g.get("NewInstancesProtectedFromScaleIn")),
         }
+        if policies := _termination_policies(g, state):
+            outputs["terminationPolicies"] = policies
+        if placement := g.get("PlacementGroup"):
+            outputs["placementGroup"] = placement
         if role := g.get("ServiceLinkedRoleARN"):
             outputs["serviceLinkedRoleArn"] = role
         if lt := g.get("LaunchTemplate"):
@@ -423,6 +459,17 @@ class Group(ResourceType):
         return True
 
 
+def _termination_policies(group: Raw, state: Props) -> list[str]:
+    """The group's termination policies, but AWS's lone ``Default`` when the state sets
+    none: Terraform's read clears it then (``group.go``: "If no termination polices are
+    explicitly configured and the upstream state is only using the "Default" policy,
+    clear the state"), so only a policy someone chose shows on import."""
+    policies = list(group.get("TerminationPolicies") or [])
+    if policies == _DEFAULT_TERMINATION and not state.get("terminationPolicies"):
+        return []
+    return policies
+
+
 def _collect_metrics(aws: Aws, name: str, collected: list[str], news: Props) -> None:
     """Collect the declared metrics (``enabledMetrics``, at ``metricsGranularity``) and
     stop those ``collected`` that are no longer declared."""
@@ -463,6 +510,10 @@ class Attachment(ResourceType):
     as Terraform's PrefixedUniqueId makes it."""
 
     token = "aws:autoscaling/attachment:Attachment"
+    not_read = {
+        "elb": "a classic load balancer's: the stand-in's check refuses it",
+        "region": REGION,
+    }
     force_new = (
         ForceNew("autoscalingGroupName", f"{_ATTACHMENT_GO}: autoscaling_group_name ForceNew"),
         ForceNew("lbTargetGroupArn", f"{_ATTACHMENT_GO}: lb_target_group_arn ForceNew"),

@@ -20,6 +20,11 @@ from pulumi.runtime import rpc
 
 from automation.sandbox.provider.diffing import IGNORED, contains_unknown, same, unset
 from automation.sandbox.provider.model import (
+    COMPUTED_ONLY,
+    MOTO_LACKS,
+    REGION,
+    TERRAFORM_ONLY,
+    UNTRIED,
     Aws,
     ForceNew,
     NotFound,
@@ -64,8 +69,28 @@ def _declared_change(olds: Props, news: Props, prop: str) -> bool:
 
 _LT = SRC + "ec2_launch_template.go"
 _LT_NAME = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789().-/_"
+# Launch data sent and read back as AWS holds it: property -> LaunchTemplateData field.
+# A block (one-element list in Terraform, an object here) maps field for field, each
+# name the API's with a lower-case first letter.
+_LT_PASSED = {
+    "capacityReservationSpecification": "CapacityReservationSpecification",
+    "cpuOptions": "CpuOptions",
+    "creditSpecification": "CreditSpecification",
+    "disableApiStop": "DisableApiStop",
+    "disableApiTermination": "DisableApiTermination",
+    "enclaveOptions": "EnclaveOptions",
+    "hibernationOptions": "HibernationOptions",
+    "instanceInitiatedShutdownBehavior": "InstanceInitiatedShutdownBehavior",
+    "instanceMarketOptions": "InstanceMarketOptions",
+    "kernelId": "KernelId",
+    "maintenanceOptions": "MaintenanceOptions",
+    "monitoring": "Monitoring",
+    "placement": "Placement",
+    "ramDiskId": "RamDiskId",
+}
 # Properties that live in a version's LaunchTemplateData (Terraform's updateKeys).
 _LT_DATA = (
+    *_LT_PASSED,
     "blockDeviceMappings",
     "description",
     "ebsOptimized",
@@ -99,6 +124,28 @@ def _nbool(value: Any) -> bool | None:
 
 def _text(value: bool | None) -> str | None:
     return None if value is None else str(bool(value)).lower()
+
+
+def _passed_request(value: Any) -> Any:
+    """A passed-through property as the API takes it: ``coreCount`` -> ``CoreCount``, and
+    whole numbers (doubles on the wire) as ``int``."""
+    if isinstance(value, dict):
+        return {
+            k[:1].upper() + k[1:]: _passed_request(v) for k, v in value.items() if v is not None
+        }
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _passed_output(value: Any) -> Any:
+    """The reverse of :func:`_passed_request`; a time (a spot request's ``validUntil``)
+    in RFC 3339, as Terraform holds it."""
+    if isinstance(value, dict):
+        return {k[:1].lower() + k[1:]: _passed_output(v) for k, v in value.items()}
+    if isinstance(value, datetime):
+        return _rfc3339(value)
+    return value
 
 
 def _ebs_request(ebs: Props) -> Raw:
@@ -196,6 +243,11 @@ def _template_data(inputs: Props) -> Raw:
             some({"ResourceType": s.get("resourceType"), "Tags": tags_list(s.get("tags")) or None})
             for s in specs
         ]
+    data |= {
+        api: _passed_request(inputs[prop])
+        for prop, api in _LT_PASSED.items()
+        if inputs.get(prop) is not None
+    }
     if groups := inputs.get("vpcSecurityGroupIds"):
         data["SecurityGroupIds"] = list(groups)
     if interfaces := inputs.get("networkInterfaces"):
@@ -211,6 +263,7 @@ def _template_outputs(data: Raw) -> Props:
     # moto copies the template's own tags (launch-template) into the data; AWS does not.
     specs = [s for s in data.get("TagSpecifications", []) if s["ResourceType"] != "launch-template"]
     return {
+        **{prop: _passed_output(data.get(api)) for prop, api in _LT_PASSED.items()},
         "blockDeviceMappings": [
             some(
                 {
@@ -292,6 +345,14 @@ class LaunchTemplate(ResourceType):
     tags change in place. A missing name is autonamed at create."""
 
     token = "aws:ec2/launchTemplate:LaunchTemplate"
+    not_read = {
+        **dict.fromkeys(
+            ("instanceRequirements", "licenseSpecifications", "networkPerformanceOptions",
+             "privateDnsNameOptions", "secondaryInterfaces", "securityGroupNames"),
+            UNTRIED,
+        ),
+        "region": REGION,
+    }  # fmt: skip
     auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", _LT + ": name ForceNew"),
@@ -300,7 +361,9 @@ class LaunchTemplate(ResourceType):
     computed = ("arn", "defaultVersion", "latestVersion", "metadataOptions", "name", "tagsAll")
     optional_computed = ("metadataOptions", "name")
     sets = ("vpcSecurityGroupIds",)  # TypeSet upstream: a reorder is no change
-    defaults = {"updateDefaultVersion": False}
+    defaults = {
+        "disableApiStop": False, "disableApiTermination": False, "updateDefaultVersion": False,
+    }  # fmt: skip
     write_only = ("updateDefaultVersion",)
 
     def check(self, req: Request, news: Props) -> Props:
@@ -430,6 +493,20 @@ class NetworkInterface(ResourceType):
     Delete detaches the interface first (force), as Terraform does."""
 
     token = "aws:ec2/networkInterface:NetworkInterface"
+    not_read = {
+        **dict.fromkeys(
+            ("connectionTrackingSpecification", "enaSrdSpecification", "ipv4PrefixCount",
+             "ipv4Prefixes", "ipv6PrefixCount", "ipv6Prefixes", "outpostArn"),
+            MOTO_LACKS,
+        ),
+        **dict.fromkeys(
+            ("enablePrimaryIpv6", "ipv6AddressListEnabled", "ipv6AddressLists"),
+            "IPv6 settings the program never makes (its subnets have no IPv6): " + UNTRIED,
+        ),
+        "privateIpListEnabled": TERRAFORM_ONLY,
+        "privateDnsName": f"moto does not report it; {COMPUTED_ONLY}",
+        "region": REGION,
+    }  # fmt: skip
     force_new = (
         ForceNew("interfaceType", _ENI + ": interface_type ForceNew"),
         ForceNew("subnetId", _ENI + ": subnet_id ForceNew"),
@@ -442,7 +519,7 @@ class NetworkInterface(ResourceType):
         "ownerId",
         "privateDnsName",
         "privateIp",
-        "privateIpList",
+        "privateIpLists",
         "privateIps",
         "privateIpsCount",
         "securityGroups",
@@ -450,7 +527,7 @@ class NetworkInterface(ResourceType):
     )
     sets = ("securityGroups", "privateIps", "ipv6Addresses")
     optional_computed = (
-        "ipv6AddressCount", "privateIp", "privateIpList", "privateIps", "privateIpsCount",
+        "ipv6AddressCount", "privateIp", "privateIpLists", "privateIps", "privateIpsCount",
         "securityGroups",
     )  # fmt: skip
 
@@ -463,7 +540,7 @@ class NetworkInterface(ResourceType):
         new = news.get("privateIps")
         if news.get("privateIpListEnabled") or new is None:
             return ()
-        primary = next(iter(olds.get("privateIpList") or []), "")
+        primary = next(iter(olds.get("privateIpLists") or []), "")
         known = new if isinstance(new, list) else []
         return () if primary in known and primary != rpc.UNKNOWN else ("privateIps",)
 
@@ -517,7 +594,7 @@ class NetworkInterface(ResourceType):
                 "ownerId": owner,
                 "privateDnsName": eni.get("PrivateDnsName"),
                 "privateIp": eni.get("PrivateIpAddress"),
-                "privateIpList": ips,
+                "privateIpLists": ips,
                 "privateIps": ips,
                 "privateIpsCount": max(len(ips) - 1, 0),
                 "securityGroups": [g["GroupId"] for g in eni.get("Groups", [])],
@@ -606,6 +683,11 @@ class Volume(ResourceType):
     ModifyVolume; tags in place. ``finalSnapshot`` snapshots the volume before deleting."""
 
     token = "aws:ebs/volume:Volume"
+    not_read = {
+        "outpostArn": "moto has no Outposts, so no sandbox volume has one",
+        "volumeInitializationRate": MOTO_LACKS,
+        "region": REGION,
+    }
     force_new = (
         ForceNew("availabilityZone", _EBS + ": availability_zone ForceNew"),
         ForceNew("encrypted", _EBS + ": encrypted ForceNew"),

@@ -17,6 +17,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from automation.sandbox.provider.model import (
+    MOTO_LACKS,
     Aws,
     ForceNew,
     NotFound,
@@ -142,6 +143,7 @@ class Zone(ResourceType):
     """A hosted zone, private when ``vpcs`` are given; id = the zone id."""
 
     token = "aws:route53/zone:Zone"
+    not_read = {"enableAcceleratedRecovery": MOTO_LACKS}
     auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("delegationSetId", f"{ZONE_GO}: delegation_set_id ForceNew"),
@@ -415,6 +417,13 @@ class Record(ResourceType):
     """
 
     token = "aws:route53/record:Record"
+    not_read = {
+        **dict.fromkeys(
+            ("cidrRoutingPolicy", "geoproximityRoutingPolicy"),
+            "a routing policy the program never declares (its records are simple): not read "
+            "by the stand-in, so a live one would show on a real import only",
+        ),
+    }
     force_new = (
         ForceNew("name", f"{RECORD_GO}: name ForceNew"),
         ForceNew("zoneId", f"{RECORD_GO}: zone_id ForceNew"),

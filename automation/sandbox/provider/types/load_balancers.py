@@ -24,6 +24,11 @@ from botocore.exceptions import ClientError
 
 from automation.sandbox.provider.diffing import contains_unknown
 from automation.sandbox.provider.model import (
+    MOTO_LACKS,
+    NAME_PREFIX,
+    OPTIONAL_COMPUTED,
+    REGION,
+    UNTRIED,
     Aws,
     ForceNew,
     NotFound,
@@ -193,6 +198,18 @@ _TG_ATTRIBUTES: Attributes = {
     "deregistrationDelay": ("deregistration_delay.timeout_seconds", ("instance", "ip"), 300),
     "slowStart": ("slow_start.duration_seconds", ("instance", "ip"), 0),
 }
+# A network load balancer's target groups' attributes, by the group's protocol. Check
+# fills in none of these (a group made before they were served keeps its inputs): the
+# type's ``defaults`` stand for them, and a value AWS does not report is unset.
+_NLB_PROTOCOLS = ("TCP", "TLS", "UDP", "TCP_UDP")
+_TG_PROTOCOL_ATTRIBUTES: Attributes = {
+    "connectionTermination": (
+        "deregistration_delay.connection_termination.enabled",
+        _NLB_PROTOCOLS,
+        False,
+    ),
+    "proxyProtocolV2": ("proxy_protocol_v2.enabled", _NLB_PROTOCOLS, False),
+}
 
 
 def _applicable(table: Attributes, kind: str) -> list[str]:
@@ -243,6 +260,27 @@ class LoadBalancer(ResourceType):
     """
 
     token = "aws:lb/loadBalancer:LoadBalancer"
+    not_read = {
+        **dict.fromkeys(
+            ("clientKeepAlive", "desyncMitigationMode", "dropInvalidHeaderFields",
+             "enableTlsVersionAndCipherSuiteHeaders", "enableWafFailOpen",
+             "enableXffClientPort", "preserveHostHeader", "xffHeaderProcessingMode"),
+            "an application load balancer's: the program's are network ones; " + UNTRIED,
+        ),
+        **dict.fromkeys(
+            ("accessLogs", "connectionLogs", "dnsRecordClientRoutingPolicy",
+             "enablePrefixForIpv6SourceNat", "enableZonalShift",
+             "enforceSecurityGroupInboundRulesOnPrivateLinkTraffic", "healthCheckLogs",
+             "secondaryIpsAutoAssignedPerSubnet"),
+            UNTRIED,
+        ),
+        **dict.fromkeys(("ipamPools", "minimumLoadBalancerCapacity"), MOTO_LACKS),
+        "customerOwnedIpv4Pool": "moto has no Outposts, so no sandbox load balancer has one",
+        "subnetMappings": "the program places its load balancers by subnets; "
+        + OPTIONAL_COMPUTED,
+        "namePrefix": NAME_PREFIX,
+        "region": REGION,
+    }  # fmt: skip
     auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{_LB_GO}: name ForceNew"),
@@ -414,6 +452,21 @@ class TargetGroup(ResourceType):
     """A target group; id = its ARN."""
 
     token = "aws:lb/targetGroup:TargetGroup"
+    not_read = {
+        **dict.fromkeys(
+            ("loadBalancingAlgorithmType", "loadBalancingAnomalyMitigation",
+             "loadBalancingCrossZoneEnabled", "preserveClientIp", "stickiness"),
+            OPTIONAL_COMPUTED,
+        ),
+        "lambdaMultiValueHeadersEnabled": "a Lambda target group's: the program's targets "
+        "are instances",
+        **dict.fromkeys(
+            ("targetControlPort", "targetFailovers", "targetGroupHealth", "targetHealthStates"),
+            MOTO_LACKS,
+        ),
+        "namePrefix": NAME_PREFIX,
+        "region": REGION,
+    }  # fmt: skip
     auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("name", f"{_TG_GO}: name ForceNew"),
@@ -428,6 +481,7 @@ class TargetGroup(ResourceType):
     computed = ("arn", "arnSuffix", "ipAddressType", "loadBalancerArns", "tagsAll")
     sets = ("loadBalancerArns",)
     optional_computed = ("healthCheck.timeout", "healthCheck.matcher", "healthCheck.path")
+    defaults = {p: default for p, (_, _, default) in _TG_PROTOCOL_ATTRIBUTES.items()}
 
     def check(self, req: Request, news: Props) -> Props:
         props = {"targetType": "instance", **news}
@@ -461,12 +515,21 @@ class TargetGroup(ResourceType):
                 args["IpAddressType"] = inputs["ipAddressType"]
         arn = elb.create_target_group(**args)["TargetGroups"][0]["TargetGroupArn"]
         _wait(lambda: self._group(elb, arn), lambda _: True, f"target group {arn}", _TIMEOUT)
-        values = {p: inputs[p] for p in _applicable(_TG_ATTRIBUTES, kind) if p in inputs}
-        if values:
-            elb.modify_target_group_attributes(
-                TargetGroupArn=arn, Attributes=_attribute_args(_TG_ATTRIBUTES, values)
-            )
+        for table, applies in self._attribute_tables(inputs):
+            values = {p: inputs[p] for p in _applicable(table, applies) if p in inputs}
+            if values:
+                elb.modify_target_group_attributes(
+                    TargetGroupArn=arn, Attributes=_attribute_args(table, values)
+                )
         return arn, self.read(aws, req, arn, inputs)
+
+    @staticmethod
+    def _attribute_tables(props: Props) -> tuple[tuple[Attributes, str], ...]:
+        """Each table of attributes with what its entries apply to for this group."""
+        return (
+            (_TG_ATTRIBUTES, props.get("targetType") or "instance"),
+            (_TG_PROTOCOL_ATTRIBUTES, props.get("protocol") or ""),
+        )
 
     @staticmethod
     def _group(elb: Any, arn: str) -> Raw:
@@ -496,6 +559,7 @@ class TargetGroup(ResourceType):
             "healthCheck": {k: v for k, v in health.items() if v is not None},
             "loadBalancerArns": sorted(tg.get("LoadBalancerArns") or []),
             **_attribute_outputs(_TG_ATTRIBUTES, tg["TargetType"], attributes),
+            **_attribute_outputs(_TG_PROTOCOL_ATTRIBUTES, tg.get("Protocol") or "", attributes),
             **_tags(elb, id_),
         }
         for prop, key in (
@@ -513,10 +577,11 @@ class TargetGroup(ResourceType):
         elb = aws.client("elbv2")
         if news.get("healthCheck") and not _covers(olds.get("healthCheck"), news["healthCheck"]):
             elb.modify_target_group(TargetGroupArn=id_, **_health_args(news))
-        if values := _attribute_changes(_TG_ATTRIBUTES, news["targetType"], olds, news):
-            elb.modify_target_group_attributes(
-                TargetGroupArn=id_, Attributes=_attribute_args(_TG_ATTRIBUTES, values)
-            )
+        for table, applies in self._attribute_tables(news):
+            if values := _attribute_changes(table, applies, olds, news):
+                elb.modify_target_group_attributes(
+                    TargetGroupArn=id_, Attributes=_attribute_args(table, values)
+                )
         _retag(elb, id_, olds, news)
         return self.read(aws, req, id_, news)
 
@@ -562,12 +627,41 @@ def _action_outputs(live: list[Raw]) -> list[Props]:
     return outputs
 
 
+# An HTTPS listener's header settings (listener attributes ``routing.http.*``), by the
+# names pulumi-aws gives them.
+_HEADER_SETTINGS = tuple(
+    f"routingHttp{name}"
+    for name in (
+        *(f"RequestXAmznMtlsClientcert{h}HeaderName"
+          for h in ("", "Issuer", "Leaf", "SerialNumber", "Subject", "Validity")),
+        "RequestXAmznTlsCipherSuiteHeaderName",
+        "RequestXAmznTlsVersionHeaderName",
+        *(f"ResponseAccessControl{h}HeaderValue"
+          for h in ("AllowCredentials", "AllowHeaders", "AllowMethods", "AllowOrigin",
+                    "ExposeHeaders", "MaxAge")),
+        "ResponseContentSecurityPolicyHeaderValue",
+        "ResponseServerEnabled",
+        "ResponseStrictTransportSecurityHeaderValue",
+        "ResponseXContentTypeOptionsHeaderValue",
+        "ResponseXFrameOptionsHeaderValue",
+    )
+)  # fmt: skip
+
+
 @register
 class Listener(ResourceType):
     """A listener; id = its ARN. Only ``forward`` default actions to one target group
     (the program's shape) are served."""
 
     token = "aws:lb/listener:Listener"
+    not_read = {
+        **dict.fromkeys(
+            ("alpnPolicy", "mutualAuthentication", *_HEADER_SETTINGS),
+            "an HTTPS listener's setting: the program's listeners are TCP; " + UNTRIED,
+        ),
+        "tcpIdleTimeoutSeconds": OPTIONAL_COMPUTED,
+        "region": REGION,
+    }  # fmt: skip
     force_new = (ForceNew("loadBalancerArn", f"{_LISTENER_GO}: load_balancer_arn ForceNew"),)
     computed = ("arn", "tagsAll")
     optional_computed = ("defaultActions[].order", "protocol")

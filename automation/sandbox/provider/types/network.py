@@ -22,6 +22,11 @@ import boto3
 from botocore.exceptions import ClientError
 
 from automation.sandbox.provider.model import (
+    COMPUTED_ONLY,
+    MOTO_LACKS,
+    OPTIONAL_COMPUTED,
+    REGION,
+    UNTRIED,
     Aws,
     ForceNew,
     NotFound,
@@ -191,6 +196,19 @@ class Vpc(ResourceType):
     (default true) and ``enable_dns_hostnames`` change with ModifyVpcAttribute."""
 
     token = "aws:ec2/vpc:Vpc"
+    not_read = {
+        **dict.fromkeys(
+            ("assignGeneratedIpv6CidrBlock", "enableNetworkAddressUsageMetrics",
+             "instanceTenancy", "ipv6AssociationId", "ipv6CidrBlock",
+             "ipv6CidrBlockNetworkBorderGroup"),
+            UNTRIED,
+        ),
+        **dict.fromkeys(
+            ("ipv4IpamPoolId", "ipv4NetmaskLength", "ipv6IpamPoolId", "ipv6NetmaskLength"),
+            "IPAM allocation arguments: moto has no IPAM",
+        ),
+        "region": REGION,
+    }  # fmt: skip
     force_new = (ForceNew("cidrBlock", _SRC + "vpc_.go: cidr_block ForceNew"),)
     computed = (
         "arn",
@@ -270,6 +288,24 @@ class Subnet(ResourceType):
     changes with ModifySubnetAttribute."""
 
     token = "aws:ec2/subnet:Subnet"
+    not_read = {
+        **dict.fromkeys(
+            ("assignIpv6AddressOnCreation", "enableResourceNameDnsARecordOnLaunch",
+             "enableResourceNameDnsAaaaRecordOnLaunch", "ipv6CidrBlock",
+             "ipv6CidrBlockAssociationId", "ipv6Native", "privateDnsHostnameTypeOnLaunch"),
+            UNTRIED,
+        ),
+        **dict.fromkeys(
+            ("customerOwnedIpv4Pool", "enableDns64", "enableLniAtDeviceIndex",
+             "mapCustomerOwnedIpOnLaunch", "outpostArn"),
+            MOTO_LACKS,
+        ),
+        **dict.fromkeys(
+            ("ipv4IpamPoolId", "ipv4NetmaskLength", "ipv6IpamPoolId", "ipv6NetmaskLength"),
+            "IPAM allocation arguments: moto has no IPAM",
+        ),
+        "region": REGION,
+    }  # fmt: skip
     force_new = (
         ForceNew("availabilityZone", _SRC + "vpc_subnet.go: availability_zone ForceNew"),
         ForceNew("cidrBlock", _SRC + "vpc_subnet.go: cidr_block ForceNew"),
@@ -340,6 +376,7 @@ class SubnetCidrReservation(ResourceType):
     ``<subnet id>:<reservation id>``."""
 
     token = "aws:ec2/subnetCidrReservation:SubnetCidrReservation"
+    not_read = {"region": REGION}
     _go = _SRC + "vpc_subnet_cidr_reservation.go: "
     force_new = (
         ForceNew("cidrBlock", _go + "cidr_block ForceNew"),
@@ -410,6 +447,7 @@ class InternetGateway(ResourceType):
     ForceNew property; a new ``vpc_id`` detaches from the old VPC and attaches to it."""
 
     token = "aws:ec2/internetGateway:InternetGateway"
+    not_read = {"region": REGION}
     force_new = ()
     computed = ("arn", "ownerId", "tagsAll")
 
@@ -494,6 +532,21 @@ class Eip(ResourceType):
     allocation id."""
 
     token = "aws:ec2/eip:Eip"
+    not_read = {
+        **dict.fromkeys(
+            ("address", "carrierIp", "customerOwnedIp", "customerOwnedIpv4Pool", "ipamPoolId"),
+            "moto has no BYOIP, carrier, customer-owned or IPAM pools: every sandbox address "
+            "is Amazon's",
+        ),
+        "associateWithPrivateIp": "an association argument: the stand-in's addresses are "
+        "associated by their NAT gateways, not by the Eip",
+        "networkBorderGroup": f"moto does not report it; {OPTIONAL_COMPUTED}",
+        "publicIpv4Pool": f"moto does not report it; {OPTIONAL_COMPUTED}",
+        "privateDns": COMPUTED_ONLY,
+        "publicDns": COMPUTED_ONLY,
+        "ptrRecord": COMPUTED_ONLY,
+        "region": REGION,
+    }
     force_new = (ForceNew("domain", _SRC + "ec2_eip.go: domain ForceNew"),)
     computed = ("allocationId", "arn", "associationId", "publicIp", "privateIp", "tagsAll")
     optional_computed = ("networkInterface", "associateWithPrivateIp", "publicIpv4Pool")
@@ -552,12 +605,26 @@ class NatGateway(ResourceType):
     EIP and subnet busy until then)."""
 
     token = "aws:ec2/natGateway:NatGateway"
+    not_read = {
+        **dict.fromkeys(
+            ("autoProvisionZones", "autoScalingIps", "availabilityMode",
+             "availabilityZoneAddresses", "regionalNatGatewayAddresses",
+             "regionalNatGatewayAutoMode", "routeTableId"),
+            "a regional NAT gateway's: moto models zonal ones only",
+        ),
+        **dict.fromkeys(
+            ("secondaryAllocationIds", "secondaryPrivateIpAddressCount",
+             "secondaryPrivateIpAddresses"),
+            "secondary addresses: " + MOTO_LACKS,
+        ),
+        "region": REGION,
+    }  # fmt: skip
     force_new = (
         ForceNew("allocationId", _SRC + "vpc_nat_gateway.go: allocation_id ForceNew"),
         ForceNew("connectivityType", _SRC + "vpc_nat_gateway.go: connectivity_type ForceNew"),
         ForceNew("subnetId", _SRC + "vpc_nat_gateway.go: subnet_id ForceNew"),
     )
-    computed = ("associationId", "networkInterfaceId", "privateIp", "publicIp", "tagsAll")
+    computed = ("associationId", "networkInterfaceId", "privateIp", "publicIp", "tagsAll", "vpcId")
 
     def check(self, req: Request, news: Props) -> Props:
         return {"connectivityType": "public", **news}
@@ -592,6 +659,7 @@ class NatGateway(ResourceType):
                 "privateIp": primary.get("PrivateIp"),
                 "publicIp": primary.get("PublicIp"),
                 "subnetId": nat.get("SubnetId"),
+                "vpcId": nat.get("VpcId"),
                 **_tags(nat.get("Tags")),
             }
         )
@@ -627,6 +695,14 @@ class RouteTable(ResourceType):
     tags update. Delete first disassociates the table (as the Terraform provider does)."""
 
     token = "aws:ec2/routeTable:RouteTable"
+    not_read = {
+        **dict.fromkeys(
+            ("routes", "propagatingVgws"),
+            "inline routes and propagations: the program declares routes as Route "
+            f"resources; {OPTIONAL_COMPUTED}",
+        ),
+        "region": REGION,
+    }
     force_new = (ForceNew("vpcId", _SRC + "vpc_route_table.go: vpc_id ForceNew"),)
     computed = ("arn", "ownerId", "tagsAll")
 
@@ -709,6 +785,18 @@ class Route(ResourceType):
     ``r-<route table id><crc32 of the destination>``."""
 
     token = "aws:ec2/route:Route"
+    not_read = {
+        **dict.fromkeys(
+            ("carrierGatewayId", "coreNetworkArn", "egressOnlyGatewayId", "instanceId",
+             "localGatewayId", "odbNetworkArn", "transitGatewayId", "vpcEndpointId",
+             "destinationIpv6CidrBlock", "destinationPrefixListId"),
+            "a target or destination the program never routes (IPv4 CIDRs to internet and "
+            "NAT gateways, interfaces and peering connections): read as AWS answers it, "
+            "untried on moto",
+        ),
+        "instanceOwnerId": COMPUTED_ONLY,
+        "region": REGION,
+    }  # fmt: skip
     force_new = (
         ForceNew("routeTableId", _SRC + "vpc_route.go: route_table_id ForceNew"),
         ForceNew("destinationCidrBlock", _SRC + "vpc_route.go: destination_cidr_block ForceNew"),
@@ -800,6 +888,11 @@ class RouteTableAssociation(ResourceType):
     """
 
     token = "aws:ec2/routeTableAssociation:RouteTableAssociation"
+    not_read = {
+        "gatewayId": "an edge association's: the program associates subnets only; read as "
+        "AWS answers it, untried on moto",
+        "region": REGION,
+    }
     force_new = (
         ForceNew("gatewayId", _SRC + "vpc_route_table_association.go: gateway_id ForceNew"),
         ForceNew("subnetId", _SRC + "vpc_route_table_association.go: subnet_id ForceNew"),
@@ -955,6 +1048,14 @@ class VpcPeeringConnection(ResourceType):
     ``vpc_id`` ForceNew; ``auto_accept`` (accept when pending) and tags update."""
 
     token = "aws:ec2/vpcPeeringConnection:VpcPeeringConnection"
+    not_read = {
+        **dict.fromkeys(
+            ("accepter", "requester"),
+            "peering options: the program declares them as PeeringConnectionOptions; "
+            + OPTIONAL_COMPUTED,
+        ),
+        "region": REGION,
+    }
     force_new = (
         ForceNew("peerOwnerId", _SRC + "vpc_peering_connection.go: peer_owner_id ForceNew"),
         ForceNew("peerRegion", _SRC + "vpc_peering_connection.go: peer_region ForceNew"),
@@ -1013,6 +1114,14 @@ class VpcPeeringConnectionAccepter(ResourceType):
     ``autoAccept`` and tags it; delete only forgets it, as the provider does."""
 
     token = "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter"
+    not_read = {
+        **dict.fromkeys(
+            ("accepter", "requester"),
+            "peering options: the program declares them as PeeringConnectionOptions; "
+            + OPTIONAL_COMPUTED,
+        ),
+        "region": REGION,
+    }
     force_new = (
         ForceNew(
             "vpcPeeringConnectionId",
@@ -1070,6 +1179,7 @@ class PeeringConnectionOptions(ResourceType):
     provider does."""
 
     token = "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions"
+    not_read = {"region": REGION}
     force_new = (
         ForceNew(
             "vpcPeeringConnectionId",

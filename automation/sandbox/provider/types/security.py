@@ -24,6 +24,7 @@ from botocore.exceptions import ClientError
 
 from automation.sandbox.provider.diffing import contains_unknown, same
 from automation.sandbox.provider.model import (
+    REGION,
     Aws,
     ForceNew,
     NotFound,
@@ -282,6 +283,7 @@ class SecurityGroup(ResourceType):
     change in place. A missing name is autonamed at create."""
 
     token = "aws:ec2/securityGroup:SecurityGroup"
+    not_read = {"region": REGION}
     auto_named = "name"  # pulumi-aws autonames it: set here, replacements delete first
     force_new = (
         ForceNew("description", _SG + ": description ForceNew"),
@@ -570,6 +572,7 @@ class SecurityGroupIngressRule(_Rule):
     """``aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule``."""
 
     token = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+    not_read = {"region": REGION}
     force_new = (ForceNew("securityGroupId", _RULE + ": security_group_id RequiresReplace"),)
     egress = False
 
@@ -580,6 +583,7 @@ class SecurityGroupEgressRule(_Rule):
     ingress rule in ``vpc_security_group_ingress_rule.go``)."""
 
     token = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+    not_read = {"region": REGION}
     force_new = (
         ForceNew(
             "securityGroupId",

@@ -326,6 +326,7 @@ def test_nat_gateway(aws: Aws, ec2: Any) -> None:
         "privateIp": address["PrivateIp"],
         "publicIp": eip["PublicIp"],
         "tagsAll": {"Name": "nat"},
+        "vpcId": live["VpcId"],  # computed: Terraform reads it
     }
 
     for change in (
