@@ -86,17 +86,18 @@ def cluster_spec(
     zone_id: pulumi.Input[str] | None = None,
     api_record: str | None = None,
     ingress_records: list[str] | None = None,
+    image_id: str | None = None,
 ) -> ClusterSpec:
     """What every side of the cluster shares; ``client_cidrs``: the VPCs it spans now.
 
-    The DNS settings default to the config's (a mirror passes its own zone and names).
+    The DNS settings and the image default to the config's (a mirror passes its own).
     """
     cluster = config.cluster
     cp = cluster.control_plane
     api_record = api_record or cluster.dns.api_record
     allowed = cluster.ingress.allowed_cidrs + cluster.api.allowed_cidrs
     return ClusterSpec(
-        image_id=cluster.image_id,
+        image_id=image_id or cluster.image_id,
         api_endpoint=f"https://{api_record}:{cp.api_port}",
         api_port=cp.api_port,
         ingress_listeners=tuple(
@@ -156,6 +157,7 @@ def cluster(
     api_record: str | None = None,
     ingress_records: list[str] | None = None,
     host_offset: int = 0,
+    image_id: str | None = None,
     generations: list[str] | None = None,
     native_routing: bool = False,
     disposable: bool = False,
@@ -169,6 +171,7 @@ def cluster(
         zone_id=zone_id,
         api_record=api_record,
         ingress_records=ingress_records,
+        image_id=image_id,
     )
     return Cluster(
         name,

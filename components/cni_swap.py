@@ -115,6 +115,7 @@ class CniSwap(pulumi.ComponentResource):
                 api_record=mirror_api_record(mirror_cfg),
                 ingress_records=[f"*.{mirror_cfg.zone_name}"],
                 host_offset=mirror_host_offset(config),
+                image_id=mirror_cfg.image_id,
                 disposable=True,
                 keep_member_addresses=True,
             )

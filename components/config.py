@@ -314,6 +314,11 @@ class MirrorConfig(_Model):
     k - 1``; default: right after the primary's members. The primary's nodes already
     hold addresses in those subnets (AWS hands them out anywhere in the subnet), so
     ``mirror-cluster`` first checks every one is free and names a taken one."""
+    image_id: str | None = Field(default=None, pattern=r"^ami-[0-9a-f]{8,17}$")
+    """The image the mirror's nodes boot: one built to read kubeshift's node.env (the
+    mirror is kubeshift's own cluster). Default: the cluster's ``image_id``; required
+    when the cluster keeps another tool's boot scripts (``kubeshift:cluster.user_data``),
+    as its image then runs that tool's bootstrap and nothing reads node.env."""
 
 
 class OverlayConfig(_Model):
@@ -583,6 +588,7 @@ def _check(config: StackConfig) -> None:
     # migration.mirror.host_index places them elsewhere.
     _check_member_azs(cluster.control_plane, networks, spec.member_copies)
     _check_mirror_addresses(config)
+    _check_mirror_image(config)
     _check_dns(cluster.dns)
     _check_ingress(cluster.ingress)
     _check_tags(cluster.tags)
@@ -832,6 +838,22 @@ def mirror_host_offset(config: StackConfig) -> int:
     if mirror is None or mirror.host_index is None:
         return cp.members
     return mirror.host_index - cp.host_index
+
+
+def _check_mirror_image(config: StackConfig) -> None:
+    """A mirror of a cluster whose nodes boot another tool's script names its own image:
+    the cluster's image need not run kubeshift's node.env, so the mirror's kubelets
+    would never start (kops's images run nodeup, fetched by its own script)."""
+    mirror = config.migration.mirror
+    if mirror is None or mirror.image_id is not None or not config.cluster.user_data:
+        return
+    key = f"{MIGRATION_KEY}.mirror.image_id"
+    _fail(
+        key,
+        f"{key} is required: the cluster's nodes boot another tool's script "
+        f"({CLUSTER_KEY}.user_data), so its image {config.cluster.image_id} need not read "
+        "kubeshift's node.env, which the mirror's nodes boot; name an image built for it.",
+    )
 
 
 def _check_mirror_addresses(config: StackConfig) -> None:

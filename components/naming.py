@@ -115,7 +115,8 @@ class Namer:
     user_data: tuple[tuple[str, str], ...] = ()
     """(name kubeshift would give a launch template, the boot script another tool wrote
     into it): an adopted template keeps its script, so the nodes its groups launch
-    during a migration still boot as they did. Original side only."""
+    during a migration still boot as they did, and the same role's templates on every
+    side and generation boot it too (:meth:`kept_user_data`)."""
 
     @classmethod
     def of(
@@ -195,9 +196,12 @@ class Namer:
         return dict(self.descriptions).get(derived, default)
 
     def kept_user_data(self, role: str) -> str | None:
-        """The boot script an adopted ``role`` launch template keeps, if it keeps one."""
-        if self.suffix:
-            return None
+        """The boot script an adopted cluster's ``role`` launch template keeps, if it keeps
+        one: the adopted template's own, and on every other side and generation of the
+        cluster the same role's (a vpc-move's target, cni-swap's second workers), so
+        that new nodes boot as the cluster's nodes do — kops's nodeup reads the instance
+        group's configuration from kops's state store; kubeshift's node.env would need
+        an image built for it. A mirror is another cluster, named without kept scripts."""
         derived = physical_name(self.cluster, role, kind=NameKind.LAUNCH_TEMPLATE)
         return dict(self.user_data).get(derived)
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import pulumi
 
-from components import baseline, userdata
+from components import baseline
 from components.cluster_side import ClusterParts, SideNetwork
 from components.common import TYPE as COMMON_TYPE
 from components.common import Common
@@ -246,12 +246,6 @@ class VpcMove(pulumi.ComponentResource):
             "worker_asg_names": {
                 "source": list(old_workers.group_names.values()) if old_workers else [],
                 "target": list(new_workers.group_names.values()) if new_workers else [],
-            },
-            "worker_label_selectors": {
-                # every worker outside the new generation: an adopted cluster's nodes
-                # carry the labels their own tool gave them, not kubeshift's
-                "source": f"{userdata.GENERATION_LABEL}!={suffix},!{userdata.CONTROL_PLANE_ROLE}",
-                "target": f"{userdata.GENERATION_LABEL}={suffix}",
             },
             "control_plane_members": {
                 str(m.index): {

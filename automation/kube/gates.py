@@ -7,7 +7,7 @@ timeout message lists exactly what is still missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from automation.kube.clients import KubeClients, list_all
@@ -28,6 +28,21 @@ def nodes_ready(clients: KubeClients, label_selector: str, *, expected: int) -> 
     nodes = list_all(clients.core.list_node, action="list nodes", label_selector=label_selector)[
         "items"
     ]
+    return _ready(nodes, expected, f"matching '{label_selector}'")
+
+
+def named_nodes_ready(
+    clients: KubeClients, names: Collection[str], *, expected: int, described: str
+) -> Pending:
+    """At least ``expected`` of the nodes ``names`` (``described``, for messages) exist,
+    each Ready and schedulable."""
+    wanted = set(names)
+    listed = list_all(clients.core.list_node, action="list nodes")["items"]
+    nodes = [n for n in listed if n["metadata"]["name"] in wanted]
+    return _ready(nodes, expected, described)
+
+
+def _ready(nodes: list[dict[str, Any]], expected: int, described: str) -> Pending:
     items = []
     for node in nodes:
         name = node["metadata"]["name"]
@@ -39,7 +54,7 @@ def nodes_ready(clients: KubeClients, label_selector: str, *, expected: int) -> 
         elif (node.get("spec") or {}).get("unschedulable"):
             items.append(f"node {name}: cordoned")
     if len(nodes) < expected:
-        items.append(f"{expected - len(nodes)} more node(s) matching '{label_selector}'")
+        items.append(f"{expected - len(nodes)} more node(s) {described}")
     return Pending.of(items, f"{len(nodes)}/{expected} nodes present")
 
 

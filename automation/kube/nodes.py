@@ -164,6 +164,26 @@ def taint_nodes(
     return _apply(core, selection, f"taint {taint}", lambda n: _has_taint(n, taint), build, dry_run)
 
 
+def label_nodes(
+    core: client.CoreV1Api,
+    selection: NodeSelection,
+    labels: Mapping[str, str],
+    *,
+    dry_run: bool = False,
+) -> NodeChange:
+    """Give every selected node ``labels`` (a node already carrying them is unchanged)."""
+
+    def has(node: Mapping[str, Any]) -> bool:
+        present = node["metadata"].get("labels") or {}
+        return all(present.get(k) == v for k, v in labels.items())
+
+    def build(node: dict) -> dict | None:
+        return None if has(node) else {"metadata": {"labels": dict(labels)}}
+
+    shown = ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+    return _apply(core, selection, f"label {shown}", has, build, dry_run)
+
+
 def untaint_nodes(
     core: client.CoreV1Api, selection: NodeSelection, taint: Taint, *, dry_run: bool = False
 ) -> NodeChange:

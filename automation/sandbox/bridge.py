@@ -9,8 +9,11 @@ nodes, :mod:`automation.aws.nodes`), the cloud's zone/region/instance-type label
 would register from the user data (``--node-labels`` / ``--register-with-taints``,
 read from the launch template version the instance was launched from). A node kops
 boots (its script names a kops instance group) registers as kops makes it: the
-group's taints and labels, as its Auto Scaling group's ``node-template`` tags give
-them, plus kops-controller's instance-group and node-role labels. Instances
+group's taints and labels, as its nodeup configuration in kops's state store gives
+them, plus kops-controller's instance-group and node-role labels. An instance joins
+only when its image's bootstrap would start a kubelet (:mod:`automation.sandbox.boots`:
+nodeup finds its group's file under the hash its script names; kubeshift's node.env
+needs an image built to read it); one that would not is left out, and why is logged. Instances
 tagged as control-plane members get the role label and ``NoSchedule`` taint (what
 kops-controller adds). A Node whose instance stopped running or disappeared is
 deleted, as the cloud node-lifecycle controller does.
@@ -47,6 +50,7 @@ from kubernetes import client
 
 from automation.aws.nodes import LEGACY_CLUSTER_TAG, cluster_tag_key, instance_id_from_provider_id
 from automation.kube.clients import list_all
+from automation.sandbox.boots import Boots, Kubelet
 from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
 from automation.waiting import summarize
 from components.tags import node_template
@@ -146,16 +150,22 @@ def kops_role(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def registered_flags(text: str, tags: Mapping[str, str]) -> KubeletFlags:
+def registered_flags(
+    text: str, tags: Mapping[str, str], kubelet: Kubelet | None = None
+) -> KubeletFlags:
     """The labels and taints a node registers with, booted by the script ``text`` from
     an instance tagged ``tags``: its kubelet's flags, and where kops's nodeup boots it,
-    what kops gives its instance group's nodes (nodeup passes the group's taints to the
-    kubelet; kops-controller labels the Node after the group)."""
+    what kops gives its instance group's nodes (nodeup passes the group's labels and
+    taints to the kubelet, read from the state store as ``kubelet`` holds them; without
+    it, as the group's cluster-autoscaler tags mirror them; kops-controller labels the
+    Node after the group)."""
     flags = kubelet_flags(text)
     group = _INSTANCE_GROUP.search(text)
     if group is None:
         return flags
-    labels, taints = node_template(tags)
+    labels, taints = (
+        (dict(kubelet.labels), kubelet.taints) if kubelet is not None else node_template(tags)
+    )
     kops = {**labels, INSTANCE_GROUP_LABEL: group.group(1)}
     if kops_role(text) == "Node":  # a member's role label comes with its member tag
         kops[NODE_ROLE_LABEL] = ""
@@ -207,6 +217,7 @@ class Instance:
     public_ip: str = ""
     tags: Mapping[str, str] = field(default_factory=dict)
     subnet_id: str = ""
+    image_id: str = ""
 
     @classmethod
     def from_ec2(cls, raw: Mapping[str, Any]) -> Instance:
@@ -221,6 +232,7 @@ class Instance:
             public_ip=raw.get("PublicIpAddress") or "",
             tags={t["Key"]: t["Value"] for t in raw.get("Tags") or []},
             subnet_id=raw.get("SubnetId") or "",
+            image_id=raw.get("ImageId") or "",
         )
 
     @property
@@ -354,9 +366,13 @@ class NodeBridge:
         node_cidr_prefix: int = 24,
         api_hosts: frozenset[str] = frozenset(),
         foreign_api_hosts: frozenset[str] = frozenset(),
+        boots: Boots | None = None,
     ) -> None:
         """``api_hosts``: join only instances whose user data names one of these API
-        hosts; ``foreign_api_hosts``: leave those to another cluster's bridge."""
+        hosts; ``foreign_api_hosts``: leave those to another cluster's bridge.
+        ``boots``: join only instances whose image's bootstrap starts a kubelet, with
+        the labels it reads (the sandbox always gives it; without it, for tests of
+        what a Node looks like, every script's kubelet starts)."""
         self._ec2 = ec2_client
         self._core = client.CoreV1Api(kube_api_client)
         self.cluster = cluster_name
@@ -369,6 +385,7 @@ class NodeBridge:
         self._warned: set[str] = set()
         self._api_hosts = api_hosts
         self._foreign_api_hosts = foreign_api_hosts
+        self._boots = boots
 
     # -- one pass --------------------------------------------------------------------------
     def sync(self) -> BridgeReport:
@@ -417,7 +434,12 @@ class NodeBridge:
             text = user_data_text(self.user_data(instance))
         except ClientError as exc:
             return f"user data unreadable ({exc})"
-        flags = registered_flags(text, instance.tags)
+        kubelet = None
+        if self._boots is not None:
+            kubelet = self._boots.kubelet(instance.image_id, text)
+            if kubelet.problem:
+                return f"no kubelet starts: {kubelet.problem}"
+        flags = registered_flags(text, instance.tags, kubelet)
         refused = ", ".join(kubelet_refuses(kubelet_flags(text).labels))
         if refused and refused not in self._warned:
             self._warned.add(refused)

@@ -179,13 +179,31 @@ def up(
     if moto_port and _port_taken(moto_port):
         raise UserError(f"Port {moto_port} on 127.0.0.1 is taken; choose another --moto-port.")
     if state is None:
-        state = _start_supervisor(paths, info, pulumi, moto_port, say)
+        state = _start_supervisor(paths, info, pulumi, moto_port, say, built_by)
     state = build_world(project, paths, info, state, say, built_by=built_by)
     return UpReport(state, started=True, seconds=time.monotonic() - started_at)
 
 
+def _images_argv(info: StackInfo, built_by: BuiltBy) -> list[str]:
+    """What the stack's images run at boot (:mod:`automation.sandbox.boots`)."""
+    from automation.sandbox.boots import declared_images, images_argument
+
+    mirror = info.config.migration.mirror
+    images = declared_images(
+        info.config.cluster.image_id,
+        mirror.image_id if mirror else None,
+        kubeshift_built=built_by == "kubeshift",
+    )
+    return ["--images", images_argument(images)]
+
+
 def _start_supervisor(
-    paths: SandboxPaths, info: StackInfo, pulumi: Path, moto_port: int, say: Say
+    paths: SandboxPaths,
+    info: StackInfo,
+    pulumi: Path,
+    moto_port: int,
+    say: Say,
+    built_by: BuiltBy,
 ) -> SandboxState:
     paths.logs.mkdir(parents=True, exist_ok=True)
     (paths.root / "supervisor.failed").unlink(missing_ok=True)
@@ -196,6 +214,7 @@ def _start_supervisor(
         "--region", region, "--cluster-name", str(info.config.cluster.name),
         "--moto-port", str(moto_port), "--pulumi-bin", str(pulumi), *_mirror_argv(info),
         "--cloud-controllers", ",".join(cloud_controllers(info)), *_pod_cidr_argv(info),
+        *_images_argv(info, built_by),
     ]  # fmt: skip
     plan = plan_members(info.config)
     if plan is not None:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from automation.sandbox.boots import Boots, parse_images
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.member_plan import SandboxEtcd
 from automation.sandbox.moto_images import AMIS_VARIABLE, public_images
@@ -111,6 +112,8 @@ def serve(args: argparse.Namespace) -> int:
         if args.mirror_name:
             roles.append(("mirror", args.mirror_name))
         ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=endpoint)
+        s3 = boto3.client("s3", region_name=args.region, endpoint_url=endpoint)
+        image_boots = Boots(parse_images(args.images), s3)
         for role, name in roles:
             # The primary of a vpc-move stack runs on its members, reached through their fronts.
             servers = ",".join(fronts) if fronts and role == "primary" else etcd.url
@@ -143,6 +146,7 @@ def serve(args: argparse.Namespace) -> int:
                 node_cidr_prefix=args.node_cidr_prefix,
                 api_hosts=mirror_host if role == "mirror" else frozenset(),
                 foreign_api_hosts=mirror_host if role == "primary" else frozenset(),
+                boots=image_boots,
             )
             thread = threading.Thread(
                 target=bridge.run, args=(stop,), name=f"bridge-{role}", daemon=True
@@ -218,6 +222,7 @@ def main() -> int:
     parser.add_argument("--mirror-name", default="")
     parser.add_argument("--mirror-api-host", default="", help="the mirror's nodes join it")
     parser.add_argument("--cloud-controllers", default="", help="e.g. service,route")
+    parser.add_argument("--images", default="", help="<image id>=<boot>,… (ImageBoot)")
     parser.add_argument("--cluster-cidr", default="", help="the nodes' pod CIDRs' range")
     parser.add_argument("--node-cidr-prefix", type=int, default=24, help="each node's pod CIDR")
     parser.add_argument("--moto-port", type=int, default=0)

@@ -24,7 +24,7 @@ from automation.phase import (
     Watch,
     retires_what_the_program_retires,
 )
-from automation.steps import mirror
+from automation.steps import generations, mirror
 from components.scenarios import cni_swap as ids
 
 if TYPE_CHECKING:
@@ -123,6 +123,12 @@ REMOVE_POD_NETWORK_PROBE = Hook(
     name="remove-pod-network-probe",
     summary="delete the probe DaemonSet once the network is proven",
     run=mirror.remove_pod_network_probe,
+)
+LABEL_NEW_GENERATION = Hook(
+    name="label-new-generation",
+    summary="label the nodes of the new generation's groups kubeshift.io/generation=cni "
+    "(an adopted cluster's nodes boot their own tool's script, which does not)",
+    run=generations.label_new_generation,
 )
 NEW_GENERATION_READY = Gate(
     name="new-generation-ready",
@@ -227,6 +233,7 @@ def scenario(config: StackConfig) -> Scenario:
                 ),
             ),
             after=(
+                LABEL_NEW_GENERATION,
                 NEW_GENERATION_READY,
                 DRAIN_OLD_GENERATION,
                 OLD_CNI_GONE,

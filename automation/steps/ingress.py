@@ -8,10 +8,10 @@ back to LoadBalancer and the extra proxy hop disappears.
 from __future__ import annotations
 
 from automation.context import HookContext
+from automation.errors import PreconditionFailed
 from automation.phase import HookResult
-from automation.steps import outputs
 from automation.steps.availability import watched
-from components.scenarios.vpc_move import VpcMoveOutputs
+from automation.steps.nodes import workers_in_vpc
 
 
 def _switch(ctx: HookContext, service_type: str) -> HookResult:
@@ -43,11 +43,16 @@ def move_ingress_pods(ctx: HookContext) -> HookResult:
     from automation.kube.selectors import to_string
 
     ingress = ctx.settings.ingress
-    out = ctx.read_outputs(VpcMoveOutputs)
+    targets = workers_in_vpc(ctx, "target")
+    if not targets:
+        raise PreconditionFailed(
+            f"Phase '{ctx.phase}' moves the ingress pods to the target VPC's workers, and "
+            "none has joined the cluster."
+        )
     move = PodMove(
         namespace=ingress.namespace,
         pod_selector=to_string(ingress.pod_selector),
-        target=NodeSelection(label_selector=outputs.worker_selector(out, "target", ctx.phase)),
+        target=NodeSelection(names=targets),
     )
 
     def move_them() -> HookResult:

@@ -28,8 +28,11 @@ def is_control_plane(node: dict[str, Any]) -> bool:
     return any(role in labels for role in CONTROL_PLANE_ROLES)
 
 
-def workers_in_vpc(ctx: HookContext, side: Side) -> list[str]:
-    """Names of the cluster's worker nodes whose instances run in ``side``'s VPC.
+def workers_in_vpc(ctx: HookContext, side: Side, *, quiet: bool = False) -> list[str]:
+    """Names of the cluster's worker nodes whose instances run in ``side``'s VPC (how a
+    side's workers are known whatever labels the tool whose boot script they run gave
+    them: an adopted kops cluster's new workers boot kops's nodeup, labelled as their
+    instance group is). ``quiet``: no warning for instances without a node yet.
 
     Control-plane members are left out: the seed tainted and drained the old worker
     groups only, and each member moves in its own phase while etcd keeps quorum.
@@ -49,7 +52,7 @@ def workers_in_vpc(ctx: HookContext, side: Side) -> list[str]:
         vpc_id=vpc_id,
         nodes=provider_ids,
     )
-    if match.unmatched:
+    if match.unmatched and not quiet:
         ctx.log.warning(
             "%d instance(s) in %s have no Kubernetes node yet: %s",
             len(match.unmatched),
@@ -128,13 +131,14 @@ def expected_target_workers(ctx: HookContext) -> int:
 
 
 def target_workers_ready(ctx: HookContext) -> Pending:
-    """Every new worker has joined and is Ready (selected by the label its kubelet sets)."""
-    from automation.kube.gates import nodes_ready
+    """Every new worker has joined and is Ready: the workers in the target VPC."""
+    from automation.kube.gates import named_nodes_ready
 
-    return nodes_ready(
+    return named_nodes_ready(
         ctx.clients.kube("primary"),
-        outputs.worker_selector(ctx.read_outputs(VpcMoveOutputs), "target", ctx.phase),
+        workers_in_vpc(ctx, "target", quiet=True),
         expected=expected_target_workers(ctx),
+        described="worker(s) in the target VPC",
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from automation.errors import PreconditionFailed
-from components.scenarios.vpc_move import Side, VpcMoveOutputs
+from components.scenarios.vpc_move import VpcMoveOutputs
 
 T = TypeVar("T")
 
@@ -35,9 +35,3 @@ def target_group_arns(out: VpcMoveOutputs, lb_key: str, phase: str) -> list[str]
             "stack does not have yet."
         )
     return [by_port[port] for port in sorted(by_port)]
-
-
-def worker_selector(out: VpcMoveOutputs, side: Side, phase: str) -> str:
-    """Label selector of the source or target workers (set on them by their kubelet)."""
-    selector = need(out.worker_label_selectors, "worker_label_selectors", phase).get(side)
-    return need(selector, f"worker_label_selectors.{side}", phase)

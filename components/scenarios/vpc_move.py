@@ -97,8 +97,6 @@ class VpcMoveOutputs(StackOutputs):
     """Record key (``api`` or an ingress name) -> the record as declared."""
     api_record_target: str | None = None
     worker_asg_names: dict[Side, list[str]] = {}
-    worker_label_selectors: dict[Side, str] = {}
-    """``label=value`` the kubelet puts on each side's workers."""
     control_plane_members: dict[str, Member] = {}
 
 

@@ -367,3 +367,18 @@ def test_an_alias_api_record_needs_no_room_for_a_helper(small_values: Values) ->
     assert len(long_name) <= 253
     small_values["kubeshift:cluster"]["dns"].update(api_record=long_name, api_alias=True)
     assert load_config(small_values).cluster.dns.api_record == long_name
+
+
+def test_a_mirror_of_a_cluster_booting_another_tools_script_names_its_own_image() -> None:
+    """The mirror's nodes boot kubeshift's node.env; an adopted cluster's image runs its
+    own tool's bootstrap (kops's nodeup), so nothing on it would read node.env."""
+    values = copy.deepcopy(stack_values("cni-swap-example"))
+    del values["kubeshift:migration"]["mirror"]["image_id"]
+    assert load_config(values).migration.mirror is not None  # kubeshift's own cluster: its image
+    values["kubeshift:cluster"]["user_data"] = {"shop-euw1-workers-general-spot": "#!/bin/bash\n"}
+    with pytest.raises(ConfigError) as refused:
+        load_config(values)
+    assert refused.value.key == "kubeshift:migration.mirror.image_id"
+    assert "need not read kubeshift's node.env" in str(refused.value)
+    values["kubeshift:migration"]["mirror"]["image_id"] = "ami-0feedcafe0000001"
+    assert load_config(values).migration.mirror.image_id == "ami-0feedcafe0000001"

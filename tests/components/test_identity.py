@@ -92,12 +92,15 @@ def _grants(values: dict[str, Any], phase: str) -> dict[str, list[str]]:
 
 def test_kubeshifts_grants_wait_for_the_first_member_that_boots_its_script() -> None:
     adopted = _booting_another_tools_script()
-    # the other tool's agent boots every instance: nothing of kubeshift's needs a grant
-    assert _grants(adopted, "baseline") == {}
-    assert _grants(adopted, "retire-old-workers") == {}
-    # member 1 moves to the new network and boots kubeshift's script, which attaches
-    # the member's volume and interface: from then on the role grants it that
-    moved = _grants(adopted, "control-plane-1")
+    # the other tool's agent boots every instance, moved members too (they boot as the
+    # cluster's nodes boot): nothing of kubeshift's needs a grant
+    for phase in ("baseline", "retire-old-workers", "control-plane-1", "cleanup"):
+        assert _grants(adopted, phase) == {}, phase
+    # a cluster whose member 1 keeps no script: its members boot kubeshift's script,
+    # which attaches the member's volume and interface, and the role grants it that
+    values = _booting_another_tools_script()
+    del values["kubeshift:cluster"]["user_data"]["demo-control-plane-1"]
+    moved = _grants(values, "baseline")
     assert list(moved) == ["control-plane-inline"]
     assert {"ec2:AttachVolume", "ec2:AttachNetworkInterface"} <= set(moved["control-plane-inline"])
     # a cluster kubeshift built boots its script from the first phase
@@ -105,7 +108,7 @@ def test_kubeshifts_grants_wait_for_the_first_member_that_boots_its_script() -> 
 
 
 def test_a_member_launches_only_once_its_role_grants_what_its_script_calls() -> None:
-    rendered = render_program(_booting_another_tools_script(), "control-plane-1").resources
+    rendered = render_program(_values(), "control-plane-1").resources
     policy = next(r for r in rendered if r.type == POLICY)
     groups = {
         r.inputs["name"]: r.options.get("dependsOn", [])

@@ -1,5 +1,7 @@
-"""An adopted cluster's launch templates keep the boot scripts another tool wrote; a
-migration's new templates, and a member once it moves, boot kubeshift's way."""
+"""An adopted cluster's launch templates keep the boot scripts another tool wrote, and a
+migration's new templates of the same role boot them too (kops's nodeup reads its
+instance group's configuration; kubeshift's node.env would need an image built for it);
+a role the cluster keeps no script for boots kubeshift's way."""
 
 from __future__ import annotations
 
@@ -47,15 +49,16 @@ def test_the_original_templates_declare_the_scripts_they_carry() -> None:
     assert all(is_node_script(plain[name]) for name in KEPT)
 
 
-def test_new_workers_and_a_moved_member_boot_kubeshifts_way() -> None:
+def test_new_workers_and_a_moved_member_boot_as_the_clusters_nodes_boot() -> None:
     workers = _scripts("target-workers", KEPT)
     assert workers["demo-workers-general-spot"] == NODEUP  # the old template, still used
-    assert is_node_script(workers["demo-workers-general-spot-mig"])
-    assert "kubeshift.io/generation=mig" in workers["demo-workers-general-spot-mig"]
+    assert workers["demo-workers-general-spot-mig"] == NODEUP  # the new generation too
+    assert is_node_script(workers["demo-workers-general-on-demand-mig"])  # none kept
 
     moved = _scripts("control-plane-1", KEPT)
-    assert is_node_script(moved["demo-control-plane-1-mig"])
-    assert "aws ec2 attach-volume" in moved["demo-control-plane-1-mig"]
+    assert moved["demo-control-plane-1-mig"] == MASTER
+    assert is_node_script(moved["demo-control-plane-2"])  # kept for member 1 only
+    assert "aws ec2 attach-volume" in moved["demo-control-plane-2"]
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
@@ -69,3 +70,17 @@ def test_load_balancer_names_never_start_with_internal() -> None:
 def test_check_name_refuses(name: str, kind: NameKind) -> None:
     with pytest.raises(ValueError):
         check_name(name, kind)
+
+
+def test_every_side_and_generation_of_an_adopted_cluster_boots_the_kept_script() -> None:
+    """New workers and moved members boot as the adopted cluster's nodes do (kops's
+    nodeup reads its instance group's configuration); a mirror is another cluster."""
+    role = "workers-general-spot"
+    derived = physical_name("shop", role, kind=NameKind.LAUNCH_TEMPLATE)
+    adopted = Namer.of("shop", {}, user_data={derived: "#!/bin/bash\nnodeup\n"})
+
+    assert adopted.kept_user_data(role) == "#!/bin/bash\nnodeup\n"
+    assert replace(adopted, suffix="vpc2").kept_user_data(role) == "#!/bin/bash\nnodeup\n"
+    assert replace(adopted, suffix="cni").kept_user_data(role) == "#!/bin/bash\nnodeup\n"
+    assert adopted.kept_user_data("workers-batch-spot") is None  # a pool kubeshift adds
+    assert Namer("shop", "mirror").kept_user_data(role) is None

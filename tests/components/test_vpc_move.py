@@ -10,10 +10,8 @@ import copy
 from collections import Counter
 
 import pytest
-from kubernetes.client import CoreV1Api
 
 from automation.render import RenderedResource, Rendering, render_program
-from automation.sandbox.controlplane import Cluster
 from components import policy
 from components.config import load_config
 from components.scenarios.vpc_move import plan_phase
@@ -24,7 +22,6 @@ from tests.components.conftest import (
     stack_values,
     template_groups,
 )
-from tests.support.nodes import NodePools, NodePoolSpec
 
 EXAMPLE = "vpc-move-example"
 SMALL = "vpc-move-small"
@@ -459,36 +456,3 @@ def test_phases_without_infrastructure_change_render_identically() -> None:
         now = {(r.urn, repr(r.inputs)) for r in rendered(SMALL, phase).resources}
         then = {(r.urn, repr(r.inputs)) for r in rendered(SMALL, previous).resources}
         assert now == then, phase
-
-
-@pytest.mark.controlplane
-def test_the_source_selector_finds_every_old_worker_whatever_tool_labelled_it(
-    node_pools: NodePools, primary_cluster: Cluster
-) -> None:
-    """The old workers are every worker outside the new generation: an adopted cluster's
-    nodes carry their own tool's labels (kops's instance group), not kubeshift's."""
-    values = stack_values(SMALL)
-    outputs = render_program(values, "target-workers").outputs
-    selectors = outputs["worker_label_selectors"]
-    suffix = values["kubeshift:migration"]["suffix"]
-    kops = node_pools.create(
-        NodePoolSpec("kops", count=1, labels={"kops.k8s.io/instancegroup": "nodes-a"})
-    )
-    original = node_pools.create(
-        NodePoolSpec("orig", count=1, labels={"kubeshift.io/generation": "original"})
-    )
-    new = node_pools.create(
-        NodePoolSpec("new", count=1, labels={"kubeshift.io/generation": suffix})
-    )
-    members = node_pools.create(
-        NodePoolSpec("cp", count=1, labels={"node-role.kubernetes.io/control-plane": ""})
-    )
-    core = CoreV1Api(primary_cluster.api_client())
-    ours = {*kops.node_names, *original.node_names, *new.node_names, *members.node_names}
-
-    def selected(selector: str) -> set[str]:
-        names = {n.metadata.name for n in core.list_node(label_selector=selector).items}
-        return names & ours
-
-    assert selected(selectors["source"]) == {*kops.node_names, *original.node_names}
-    assert selected(selectors["target"]) == set(new.node_names)

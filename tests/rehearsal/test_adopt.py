@@ -9,8 +9,9 @@ import re
 import pytest
 
 from automation.render import render_program
+from automation.sandbox.boots import nodeup_config_hash, nodeup_config_key
 from automation.sandbox.world.kops import DESCRIPTIONS as KOPS_DESCRIPTIONS
-from automation.sandbox.world.kops import domain, nodeup_script
+from automation.sandbox.world.kops import STATE_STORE, domain, nodeup_script
 from components.config import load_stack_file
 from components.security_groups import DESCRIPTIONS
 from tests.rehearsal.conftest import STACK, Rehearsal
@@ -22,15 +23,19 @@ INGRESS_DESCRIPTION = "Ingress NLB of local-demo.k8s.local"
 pytestmark = [pytest.mark.rehearsal]
 
 
-def nodeup_scripts(names: dict[str, str]) -> list[str]:
-    """kops's boot script of each launch template ``names`` (kept names) keeps."""
+def nodeup_scripts(rehearsal: Rehearsal, names: dict[str, str]) -> list[str]:
+    """kops's boot script of each launch template ``names`` (kept names) keeps: nodeup
+    for its instance group, naming the hash of the group's file in kops's state store."""
     dns = domain("local-demo")
+    store = rehearsal.client("s3")
     scripts = []
     for key, name in names.items():
         if key.startswith("launch-template:"):
             group, _, rest = name.partition(".")
             role = "ControlPlane" if rest.startswith("masters.") else "Node"
-            scripts.append(nodeup_script(group, dns, role))
+            stored = store.get_object(Bucket=STATE_STORE, Key=nodeup_config_key(dns, role, group))
+            config_hash = nodeup_config_hash(stored["Body"].read())
+            scripts.append(nodeup_script(group, dns, role, config_hash=config_hash))
     return sorted(scripts)
 
 
@@ -47,8 +52,8 @@ def test_without_the_names_kops_gave_nothing_is_imported_and_the_way_is_named(
     assert "local-demo-common-sg-node: no live security group local-demo-node in" in (
         " ".join(refusals)
     )
-    assert "`kubeshift adopt --write-config FILE` proposes kubeshift:cluster.names" in (
-        refusals[-1]
+    assert (
+        "`kubeshift adopt --write-config FILE` proposes kubeshift:cluster.names" in (refusals[-1])
     )
 
 
@@ -100,7 +105,9 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
     # shown where the two scripts part
     proposed = load_stack_file(rehearsal.adoption.proposed_file)
     scripts = proposed["kubeshift:cluster"]["user_data"]
-    assert sorted(scripts.values()) == nodeup_scripts(proposed["kubeshift:cluster"]["names"])
+    assert sorted(scripts.values()) == nodeup_scripts(
+        rehearsal, proposed["kubeshift:cluster"]["names"]
+    )
     del proposed["kubeshift:cluster"]["names"]  # the names kubeshift derives, as scripts' keys
     templates = {
         r.name
@@ -221,9 +228,7 @@ def test_adoption_imports_the_live_ids_and_leaves_a_baseline_that_changes_nothin
         (a["SubnetId"], a["RouteTableId"]): a["RouteTableAssociationId"]
         for t in tables for a in t["Associations"] if a.get("SubnetId")
     }  # fmt: skip
-    associations = [
-        r for r in by_name.values() if r["type"] == RTA
-    ]
+    associations = [r for r in by_name.values() if r["type"] == RTA]
     assert len(associations) == 4
     for association in associations:
         subnet, table = association["import_id"].split("/")
@@ -294,7 +299,7 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
         "local-demo-ingress-lb": INGRESS_DESCRIPTION,
     }
     # and the boot scripts kops wrote into its templates: nodeup, each for its group
-    assert sorted(cluster["user_data"].values()) == nodeup_scripts(cluster["names"])
+    assert sorted(cluster["user_data"].values()) == nodeup_scripts(rehearsal, cluster["names"])
     # the program names what it declares at baseline as the world named it
     rendered = render_program(found, "baseline").resources
     physical = {
@@ -302,9 +307,7 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
         for r in rendered
         if isinstance(r.inputs.get("name"), str) and r.type != "aws:route53/record:Record"
     }
-    volumes = {
-        str(r.inputs["tags"]["Name"]) for r in rendered if r.type == "aws:ebs/volume:Volume"
-    }
+    volumes = {str(r.inputs["tags"]["Name"]) for r in rendered if r.type == "aws:ebs/volume:Volume"}
     assert physical | volumes == world
 
 
@@ -336,5 +339,6 @@ def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Reh
     # beside kops's, the members' role holds kubeshift's grants, made when the first
     # member booted kubeshift's script
     assert sorted(iam.list_role_policies(RoleName=f"masters.{dns}")["PolicyNames"]) == [
-        "control-plane-inline", f"masters.{dns}"
+        "control-plane-inline",
+        f"masters.{dns}",
     ]

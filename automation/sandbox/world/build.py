@@ -6,7 +6,8 @@ the stack file read as kops's cluster spec (:mod:`.model`), resource by resource
 boto3 against moto, as kops builds a private-topology cluster on AWS: its VPC
 (:mod:`.network`), its three security groups and their rules (:mod:`.firewall`), its
 two roles with kops's inline grants (:mod:`.identity`), an instance group per member and
-per pool and capacity type, every template booting nodeup, each member's main and events
+per pool and capacity type, every template booting nodeup, each group's nodeup
+configuration in kops's state store (:mod:`.state_store`), each member's main and events
 etcd volumes (:mod:`.compute`), and its API load balancer and record
 (:mod:`.balancers`). Then what the user adds by hand before adopting, because kubeshift's
 baseline has it and kops has no counterpart (:mod:`.prepared`): the members' fixed
@@ -42,6 +43,7 @@ from automation.sandbox.world.prepared import (
     member_interfaces,
     open_balancers,
 )
+from automation.sandbox.world.state_store import StateStore
 from components import config as stack_config
 
 KOPS_OWN = (KOPS_RULE, KOPS_POLICY, EVENTS_VOLUME)
@@ -84,8 +86,9 @@ def _build(aws: Aws, cluster: KopsCluster, built: list[Built]) -> None:
     built += build_identities(aws, cluster)
 
     compute = Compute()
-    build_members(aws, cluster, compute, group_ids["masters"], network.private)
-    build_workers(aws, cluster, compute, group_ids["nodes"], network.private)
+    store = StateStore(aws, cluster)
+    build_members(aws, cluster, compute, group_ids["masters"], network.private, store)
+    build_workers(aws, cluster, compute, group_ids["nodes"], network.private, store)
     built += compute.built
     built += member_interfaces(aws, cluster, group_ids["masters"], network.private)
 

@@ -28,6 +28,7 @@ from automation.sandbox.world.model import (
     WorkerGroup,
     tag_spec,
 )
+from automation.sandbox.world.state_store import StateStore
 
 EVENTS_VOLUME = "kops:etcd-events-volume"
 """A member's volume of kops's events etcd."""
@@ -78,8 +79,22 @@ def _template(aws: Aws, name: str, data: dict[str, object], tags: dict[str, str]
     return str(made["LaunchTemplate"]["LaunchTemplateId"])
 
 
-def _user_data(group: str, cluster: KopsCluster, role: str) -> str:
-    return base64.b64encode(nodeup_script(group, cluster.domain, role).encode()).decode()
+INSTANCE_GROUP_LABEL = "kops.k8s.io/instancegroup"
+
+
+def _user_data(
+    store: StateStore,
+    cluster: KopsCluster,
+    group: str,
+    role: str,
+    labels: dict[str, str],
+    taints: list[str],
+) -> str:
+    """The group's boot script, its nodeup configuration written first (the script
+    names the file's hash)."""
+    config_hash = store.instance_group(group, role, labels, taints)
+    script = nodeup_script(group, cluster.domain, role, config_hash=config_hash)
+    return base64.b64encode(script.encode()).decode()
 
 
 def _group(
@@ -103,7 +118,12 @@ def _group(
 
 
 def build_members(
-    aws: Aws, cluster: KopsCluster, made: Compute, group_id: str, subnets: dict[str, str]
+    aws: Aws,
+    cluster: KopsCluster,
+    made: Compute,
+    group_id: str,
+    subnets: dict[str, str],
+    store: StateStore,
 ) -> None:
     plane = cluster.spec.control_plane
     for member in cluster.members:
@@ -113,7 +133,9 @@ def build_members(
         data: dict[str, object] = {
             "ImageId": cluster.spec.image_id,
             "InstanceType": plane.instance_type,
-            "UserData": _user_data(group, cluster, "ControlPlane"),
+            "UserData": _user_data(
+                store, cluster, group, "ControlPlane", {INSTANCE_GROUP_LABEL: group}, []
+            ),
             "IamInstanceProfile": {"Name": f"masters.{cluster.domain}"},
             "MetadataOptions": {"HttpEndpoint": "enabled", "HttpTokens": "required"},
             "NetworkInterfaces": _interface(group_id),
@@ -126,7 +148,7 @@ def build_members(
         launch: dict[str, object] = {
             "LaunchTemplate": {"LaunchTemplateId": template, "Version": "1"}
         }
-        group_tags = {**tags, "kops.k8s.io/instancegroup": group}
+        group_tags = {**tags, INSTANCE_GROUP_LABEL: group}
         _group(aws, name, launch, [subnets[member.zone]], group_tags)
         made.built.append(Built("autoscaling:group", name, name))
         made.members.append(InstanceGroup(name, launch, 1, 1, 1))
@@ -157,7 +179,7 @@ def _etcd_volumes(aws: Aws, cluster: KopsCluster, member: Member) -> list[Built]
 def _worker_tags(cluster: KopsCluster, group: WorkerGroup, name: str) -> dict[str, str]:
     """kops's tags on a worker group: its instance group's, and the cluster autoscaler's
     node template of the group's labels and taints."""
-    labels = {**group.pool.labels, "node.kubernetes.io/lifecycle": group.capacity}
+    labels = _kubelet_labels(group)
     return cluster.tags(
         name,
         **{
@@ -168,14 +190,24 @@ def _worker_tags(cluster: KopsCluster, group: WorkerGroup, name: str) -> dict[st
                 f"{AUTOSCALER}node-template/taint/{t.key}": f"{t.value}:{t.effect}"
                 for t in group.pool.taints
             },
-            "kops.k8s.io/instancegroup": group.name,
+            INSTANCE_GROUP_LABEL: group.name,
             "k8s.io/role/node": "1",
         },
     )
 
 
+def _kubelet_labels(group: WorkerGroup) -> dict[str, str]:
+    """What a worker group's kubelet registers with (kops's ``nodeLabels``)."""
+    return {**group.pool.labels, "node.kubernetes.io/lifecycle": group.capacity}
+
+
 def build_workers(
-    aws: Aws, cluster: KopsCluster, made: Compute, group_id: str, subnets: dict[str, str]
+    aws: Aws,
+    cluster: KopsCluster,
+    made: Compute,
+    group_id: str,
+    subnets: dict[str, str],
+    store: StateStore,
 ) -> None:
     for group in cluster.worker_groups:
         pool = group.pool
@@ -187,7 +219,12 @@ def build_workers(
         data: dict[str, object] = {
             "ImageId": cluster.spec.image_id,
             "InstanceType": group.instance_types[0],
-            "UserData": _user_data(group.name, cluster, "Node"),
+            "UserData": _user_data(
+                store, cluster, group.name, "Node",
+                {**_kubelet_labels(group), INSTANCE_GROUP_LABEL: group.name},
+                [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+                 for t in pool.taints],
+            ),
             "IamInstanceProfile": {"Name": f"nodes.{cluster.domain}"},
             "MetadataOptions": {
                 "HttpEndpoint": "enabled", "HttpTokens": "required",

@@ -136,13 +136,16 @@ def kops_policy(role: Literal["masters", "nodes"], cluster: str) -> tuple[str, s
 NODEUP_VERSION = "1.28.4"
 
 
-def nodeup_script(instance_group: str, cluster_domain: str, role: str = "Node") -> str:
+def nodeup_script(
+    instance_group: str, cluster_domain: str, role: str = "Node", *, config_hash: str
+) -> str:
     """The boot script kops writes into an instance group's launch template (``role``:
     ``Node`` or ``ControlPlane``): it fetches nodeup, leaves the group's bootstrap
     settings where nodeup reads them, and runs it; nodeup then reads the rest of the
-    node's configuration from the state store, kops-controller labels the node after
-    its instance group, and on a member etcd-manager claims its etcd volume by tags."""
-    digest = hashlib.sha256(f"{cluster_domain}/{instance_group}".encode()).hexdigest()
+    node's configuration from the state store (the group's file, whose hash
+    ``config_hash`` is: :mod:`automation.sandbox.world.state_store`), kops-controller
+    labels the node after its instance group, and on a member etcd-manager claims its
+    etcd volume by tags."""
     url = f"https://artifacts.k8s.io/binaries/kops/{NODEUP_VERSION}/linux/amd64/nodeup"
     return "\n".join(
         [
@@ -161,7 +164,7 @@ def nodeup_script(instance_group: str, cluster_domain: str, role: str = "Node") 
             f"ConfigBase: s3://{STATE_STORE}/{cluster_domain}",
             f"InstanceGroupName: {instance_group}",
             f"InstanceGroupRole: {role}",
-            f"NodeupConfigHash: {base64.b64encode(bytes.fromhex(digest)).decode()}",
+            f"NodeupConfigHash: {config_hash}",
             "__EOF_KUBE_ENV",
             "",
             'curl -fsSL --retry 5 -o /opt/kops/bin/nodeup "${NODEUP_URL_AMD64}"',

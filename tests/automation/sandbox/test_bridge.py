@@ -21,6 +21,7 @@ import pytest
 from kubernetes.client import CoreV1Api
 
 from automation.aws.nodes import cluster_node_names
+from automation.sandbox.boots import Boots
 from automation.sandbox.bridge import (
     BRIDGE_LABEL,
     CONTROL_PLANE_ROLE,
@@ -38,7 +39,7 @@ from automation.sandbox.controlplane import Cluster
 from automation.sandbox.world.kops import nodeup_script
 from components import userdata
 from components.tags import cluster_tags
-from tests.support.ec2_world import ZONE, World
+from tests.support.ec2_world import AMI, ZONE, World
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually
 
@@ -113,7 +114,7 @@ def test_a_node_kops_boots_carries_its_instance_groups_labels_and_taints() -> No
         "k8s.io/cluster-autoscaler/node-template/label/team": "platform",
         "k8s.io/cluster-autoscaler/node-template/taint/dedicated": "batch:NoSchedule",
     }
-    script = nodeup_script("general-spot", "c.k8s.local")
+    script = nodeup_script("general-spot", "c.k8s.local", config_hash="")
 
     flags = registered_flags(user_data_text(userdata.encode(script)), tags)
 
@@ -124,7 +125,7 @@ def test_a_node_kops_boots_carries_its_instance_groups_labels_and_taints() -> No
     }
     assert flags.taints == (("dedicated", "batch", "NoSchedule"),)
     # a member's role label comes with its member tag, not kops's node role
-    master = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane")
+    master = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane", config_hash="")
     assert "node-role.kubernetes.io/node" not in registered_flags(master, tags).labels
     # kubeshift's own script: its kubelet flags only, whatever the instance's tags say
     own = userdata.node_script(cluster_name="c", api_endpoint="https://api", labels={"a": "b"},
@@ -420,3 +421,26 @@ def test_each_instance_joins_the_cluster_its_user_data_names(
             assert not primary.sync().changed and not mirror.sync().changed
         finally:
             mirror_core.delete_collection_node(label_selector=f"{BRIDGE_LABEL}={world.cluster}")
+
+
+@pytest.mark.moto
+@pytest.mark.controlplane
+def test_a_kubelet_starts_only_where_the_image_reads_the_boot_script(world: World) -> None:
+    """kubeshift's node.env on a stock image (kops's, say) starts no kubelet on an
+    account: the strict bridge leaves the instance out and says why; one built for
+    node.env joins. The bridge without images (what the sandbox ran before) joined it."""
+    [iid] = world.run(1, cluster_tags(world.cluster), UserData=_worker_script(world, "spot"))
+    [name] = [i["PrivateDnsName"] for i in world.instances("running")]
+    stock = NodeBridge(world.ec2, world.api, world.cluster, boots=Boots({AMI: "cloud-init"}))
+    built = NodeBridge(world.ec2, world.api, world.cluster, boots=Boots({AMI: "node-env"}))
+
+    refused = stock.sync()
+
+    assert refused.added == ()
+    assert refused.deferred == (
+        f"{iid}: no kubelet starts: image {AMI} is a stock image: the boot script leaves "
+        "/etc/kubeshift/node.env, which nothing on it reads",
+    )
+    assert built.sync().added == (name,)
+    world.core.delete_node(name)
+    assert world.bridge.sync().added == (name,)  # lenient: any script's kubelet started

@@ -184,7 +184,7 @@ def _describe_interfaces_as_member_1(world: World) -> None:
 def test_a_member_kops_boots_claims_its_volume_by_kops_etcd_tag_and_its_interface(
     world: World,
 ) -> None:
-    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane")
+    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane", config_hash="")
     untagged = world.launch("source", user_data=nodeup, tags=KOPS_MEMBER)
     assert world.boots.sync() == []  # no volume tagged for member 1 yet: it waits
     world.ec2.terminate_instances(InstanceIds=[untagged])
@@ -216,7 +216,7 @@ def test_a_member_kops_boots_attaches_its_events_volume_and_a_kubeshift_boot_lea
         Resources=[world.volume], Tags=[{"Key": "k8s.io/etcd/main", "Value": "1/1,2,3"}]
     )
     _describe_interfaces_as_member_1(world)
-    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane")
+    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane", config_hash="")
     booted = world.launch("source", user_data=nodeup, tags=KOPS_MEMBER)
 
     assert world.boots.sync() == [f"member-1: instance {booted} holds volume {world.volume}"]

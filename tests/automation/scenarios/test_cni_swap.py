@@ -26,6 +26,7 @@ from automation.phase import Gate, Hook, Scenario
 from automation.sandbox.controlplane import Cluster
 from automation.scenarios import build_scenario
 from automation.settings import GENERATION_LABEL, GateSettings, RuntimeSettings
+from automation.steps import generations
 from automation.steps import mirror as steps
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
 from components.config import StackConfig, WorkerPoolConfig, load_config, load_stack_file
@@ -88,6 +89,7 @@ EXPECTED_STEPS = {
     "cni-swap": [("services-serve-on-mirror", "gate", False),
                  ("install-new-cni", "hook", False), ("cronjobs-to-mirror", "hook", False),
                  ("remove-old-cni", "hook", True),
+                 ("label-new-generation", "hook", False),
                  ("new-generation-ready", "gate", False), ("drain-old-generation", "hook", True),
                  ("old-cni-gone", "gate", False), ("new-cni-on-every-node", "gate", False),
                  ("pod-network-probe", "hook", False), ("pod-network-across-nodes", "gate", False),
@@ -130,6 +132,7 @@ def test_hooks_come_from_the_mirror_steps(plan: Scenario) -> None:
         "resume-dns-writers": steps.resume_dns_writers,
         "remove-old-cni": steps.remove_old_cni,
         "drain-old-generation": steps.drain_old_generation,
+        "label-new-generation": generations.label_new_generation,
         "dns-to-primary": steps.dns_to_primary,
         "revoke-mirror-access": steps.revoke_mirror_access,
     }

@@ -13,6 +13,7 @@ import pytest
 from automation.adoption.discovery import discover
 from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
+from automation.sandbox.boots import nodeup_config_hash, nodeup_config_key
 from automation.sandbox.bridge import kops_role, user_data_text
 from automation.sandbox.moto_gaps import (
     portless_protocols,
@@ -24,6 +25,7 @@ from automation.sandbox.world.kops import (
     DESCRIPTIONS,
     KOPS_GROUP_METRICS,
     KOPS_RULES,
+    STATE_STORE,
     domain,
     nodeup_script,
 )
@@ -194,7 +196,9 @@ def test_kops_opens_its_groups_its_own_way_and_the_user_the_load_balancers(
 
 
 def test_with_calico_kops_admits_the_nodes_ip_in_ip_to_the_members(
-    built: list[Built], values: dict[str, Any], moto: MotoServer,
+    built: list[Built],
+    values: dict[str, Any],
+    moto: MotoServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from moto.ec2.models.security_groups import SecurityGroupRule
@@ -226,7 +230,7 @@ def _proposed(values: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
 
 
 def test_write_config_reads_back_every_name_kops_gave(
-    built: list[Built], values: dict[str, Any], tmp_path: Path
+    built: list[Built], values: dict[str, Any], tmp_path: Path, moto: MotoServer
 ) -> None:
     clients = AwsClients(AwsAccess(region=REGION))
     proposed = propose_stack(values, tmp_path / "Pulumi.local.yaml", clients)
@@ -274,11 +278,20 @@ def test_write_config_reads_back_every_name_kops_gave(
         "local-demo-control-plane-1", "local-demo-control-plane-2", "local-demo-control-plane-3",
         "local-demo-workers-general-on-demand-on-demand", "local-demo-workers-general-spot-spot",
     ]  # fmt: skip
+    store = Aws(REGION, moto.endpoint_url).client("s3")
+
+    def stored_hash(role: str, group: str) -> str:
+        key = nodeup_config_key(dns, role, group)
+        return nodeup_config_hash(store.get_object(Bucket=STATE_STORE, Key=key)["Body"].read())
+
+    # each names its instance group's file in kops's state store by its hash, as nodeup
+    # requires
     assert scripts["local-demo-control-plane-2"] == nodeup_script(
-        "master-us-west-2b-2", dns, "ControlPlane"
-    )
+        "master-us-west-2b-2", dns, "ControlPlane",
+        config_hash=stored_hash("ControlPlane", "master-us-west-2b-2"),
+    )  # fmt: skip
     assert scripts["local-demo-workers-general-spot-spot"] == nodeup_script(
-        "general-spot", dns, "Node"
+        "general-spot", dns, "Node", config_hash=stored_hash("Node", "general-spot")
     )
     # kops's descriptions are kept too: EC2 cannot change them
     assert cluster["descriptions"] == {

@@ -57,7 +57,7 @@ def test_rules_are_named_as_kops_names_them_and_keep_the_nodes_off_etcds_peers()
 
 
 def test_nodeup_reads_its_instance_group_from_the_state_store() -> None:
-    script = nodeup_script("general-spot", domain("c"), "Node")
+    script = nodeup_script("general-spot", domain("c"), "Node", config_hash="h")
     assert script.startswith("#!/bin/bash\nset -o errexit")
     assert "InstanceGroupName: general-spot\nInstanceGroupRole: Node" in script
     assert "ConfigBase: s3://kops-state-store/c.k8s.local" in script
