@@ -28,7 +28,7 @@ def nodes_ready(clients: KubeClients, label_selector: str, *, expected: int) -> 
     nodes = list_all(clients.core.list_node, action="list nodes", label_selector=label_selector)[
         "items"
     ]
-    return _ready(nodes, expected, f"matching '{label_selector}'")
+    return _ready(nodes, expected, f"node(s) matching '{label_selector}'")
 
 
 def named_nodes_ready(
@@ -54,7 +54,7 @@ def _ready(nodes: list[dict[str, Any]], expected: int, described: str) -> Pendin
         elif (node.get("spec") or {}).get("unschedulable"):
             items.append(f"node {name}: cordoned")
     if len(nodes) < expected:
-        items.append(f"{expected - len(nodes)} more node(s) {described}")
+        items.append(f"{expected - len(nodes)} more {described}")
     return Pending.of(items, f"{len(nodes)}/{expected} nodes present")
 
 

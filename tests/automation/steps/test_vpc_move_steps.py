@@ -272,3 +272,19 @@ def test_taint_then_drain_moves_a_service_to_the_new_vpc_without_downtime(
     finally:
         for name in created:
             core.delete_node(name)
+
+
+def test_new_workers_are_those_in_the_target_vpc_whatever_labels_they_carry(
+    context: HookContext, world: World
+) -> None:
+    """An adopted kops cluster's new workers boot nodeup and carry their instance group's
+    labels, not kubeshift's generation: the gate counts the workers in the target VPC."""
+    status = nodes.target_workers_ready(context)
+
+    expected = nodes.expected_target_workers(context)
+    assert status.detail == f"2/{expected} nodes present"
+    assert {f"node {name}: no Ready condition yet" for name in world.target_nodes} <= set(
+        status.items
+    )
+    assert not [i for i in status.items for n in world.source_nodes if n in i]
+    assert f"{expected - 2} more worker(s) in the target VPC" in status.items
