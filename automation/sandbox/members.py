@@ -34,6 +34,7 @@ from botocore.exceptions import ClientError
 
 from automation.adoption.proposal import EVENTS_TAG
 from automation.aws.lookup.model import tag_map
+from automation.sandbox.boots import KubeEnv
 from automation.sandbox.bridge import Instance, kops_role, user_data_text
 from automation.sandbox.member_plan import SandboxEtcd
 from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
@@ -189,8 +190,10 @@ class MemberBoots:
 
     def _member_of(self, instance: Instance) -> str:
         """The member an instance runs (``""``: none): kubeshift's member tag; else the
-        number kops ends a member's instance group name with (``master-<zone>-<n>``);
-        else, booted by kubeshift's script, the member its interface is described as."""
+        number kops ends a member's instance group name with (``master-<zone>-<n>``), as
+        its group's tag or its nodeup script names the group (a member kubeshift moved
+        boots the adopted group's script from a group of kubeshift's); else, booted by
+        kubeshift's script, the member its interface is described as."""
         if instance.tags.get(MEMBER_TAG):
             return instance.tags[MEMBER_TAG]
         if instance.instance_id in self._members:
@@ -203,6 +206,11 @@ class MemberBoots:
             text = user_data_text(self._user_data(instance))
             if not text:
                 return ""  # not readable yet: asked again next pass
+            env = KubeEnv.of(text)
+            numbered = _NUMBERED_GROUP.search(env.group) if env else None
+            if env is not None and env.role == "ControlPlane" and numbered:
+                self._members[instance.instance_id] = numbered.group(1)
+                return numbered.group(1)
             plan = boot_plan(text)
             if plan is not None:
                 try:

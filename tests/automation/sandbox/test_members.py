@@ -203,6 +203,28 @@ def test_a_member_kops_boots_claims_its_volume_by_kops_etcd_tag_and_its_interfac
     assert interface["Attachment"]["InstanceId"] == booted
 
 
+def test_a_member_kubeshift_moved_boots_the_adopted_groups_nodeup_in_the_target_subnet(
+    world: World,
+) -> None:
+    """The moved member's group is kubeshift's (no kops tag names its instance group):
+    nodeup's script names the group, and with it the member it runs."""
+    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane", config_hash="")
+    world.ec2.create_tags(
+        Resources=[world.volume], Tags=[{"Key": "k8s.io/etcd/main", "Value": "1/1,2,3"}]
+    )
+    _describe_interfaces_as_member_1(world)
+
+    moved = world.launch("target", user_data=nodeup, tags={"k8s.io/role/master": "1"})
+    events = world.boots.sync()
+
+    assert [e for e in events if e.startswith(f"member-1: booted on {moved} at 10.20.1.10")]
+    assert world.boots.hosts["member-1"] == moved
+    interface = world.ec2.describe_network_interfaces(
+        NetworkInterfaceIds=[world.interfaces["target"]]
+    )["NetworkInterfaces"][0]
+    assert interface["Attachment"]["InstanceId"] == moved
+
+
 def test_a_member_kops_boots_attaches_its_events_volume_and_a_kubeshift_boot_leaves_it(
     world: World,
 ) -> None:
