@@ -260,11 +260,13 @@ def _member_zones(rehearsal: Rehearsal) -> dict[str, str]:
     return {m[2]: m[1] for m in named if m}
 
 
-def test_kops_events_volumes_are_left_as_they_were(rehearsal: Rehearsal) -> None:
-    """kubeshift moves the main etcd only: kops's second etcd's volumes are not its own.
-    Before adoption each was attached to its member's kops instance, in the member's
-    zone; after the whole migration the same volumes are all still there, in those
-    zones, held by nothing (that instance is gone, and no new member took them)."""
+def test_kops_events_volumes_follow_their_members(rehearsal: Rehearsal) -> None:
+    """kubeshift declares the main etcd's volumes only: kops's second etcd's are not its
+    own. Before adoption each was attached to its member's kops instance, in the
+    member's zone; after the whole migration the same volumes are all still there, in
+    those zones, each held by its moved member's instance: that member boots the adopted
+    group's nodeup, whose etcd-manager claims both of its member's volumes by kops's
+    tags."""
     members = [
         str(n) for n in range(1, _stack()["kubeshift:cluster"]["control_plane"]["members"] + 1)
     ]
@@ -281,8 +283,14 @@ def test_kops_events_volumes_are_left_as_they_were(rehearsal: Rehearsal) -> None
     assert {m: (v.zone, v.state, v.holders) for m, v in by_member.items()} == as_kops_left_them
     after = events_volumes(rehearsal.sandbox)
     assert sorted(after) == sorted(before)  # the same volumes: none deleted, replaced or added
-    held_by_nothing = {i: (v.member, v.zone, "available", ()) for i, v in before.items()}
-    assert {i: (v.member, v.zone, v.state, v.holders) for i, v in after.items()} == held_by_nothing
+    moved = {
+        i: (v.member, v.zone, "in-use",
+            ((f"{_stack()['kubeshift:cluster']['name']}-control-plane-"
+              f"{v.member.split('/')[0]}-{_stack()['kubeshift:migration']['suffix']}",
+              "attached"),))
+        for i, v in before.items()
+    }  # fmt: skip
+    assert {i: (v.member, v.zone, v.state, v.holders) for i, v in after.items()} == moved
 
 
 def test_while_both_vpcs_ran_each_admitted_the_others_instances(rehearsal: Rehearsal) -> None:
