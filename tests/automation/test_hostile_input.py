@@ -141,6 +141,24 @@ def _overlay(key: str, value: Any) -> Setup:
     return setup
 
 
+def _cni_swap(key: str, value: Any) -> Setup:
+    def setup(s: Scratch) -> None:
+        shutil.copy(REPO / "stacks" / "Pulumi.cni-swap-example.yaml", s.stack_file)
+        s.config(key, value)
+
+    return setup
+
+
+def _mirror_without_image_of_a_kops_cluster(s: Scratch) -> None:
+    """The cni-swap example adopted from kops (a worker template keeps nodeup), its
+    mirror naming no image of its own."""
+    shutil.copy(REPO / "stacks" / "Pulumi.cni-swap-example.yaml", s.stack_file)
+    s.config("kubeshift:cluster.user_data", {"shop-euw1-workers-general-spot": "#!/bin/bash\n"})
+    document = s.stack()
+    del document["config"]["kubeshift:migration"]["mirror"]["image_id"]
+    s.write_stack(document)
+
+
 def _project_dir(path: str) -> Setup:
     def setup(_: Scratch) -> None:
         os.environ["KUBESHIFT_PROJECT_DIR"] = path  # restored by the fixture's monkeypatch
@@ -310,6 +328,20 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
         ("pod_cidr", "per-node"),
     ),
     ("image-id", _set("kubeshift:cluster.image_id", "ubuntu"), PLAN, 2, ("image_id",)),
+    (
+        "mirror-image-id",
+        _cni_swap("kubeshift:migration.mirror.image_id", "ubuntu"),
+        PLAN,
+        2,
+        ("mirror.image_id",),
+    ),
+    (
+        "mirror-image-of-a-kops-cluster",
+        _mirror_without_image_of_a_kops_cluster,
+        PLAN,
+        2,
+        ("mirror.image_id is required", "node.env"),
+    ),
     # --- runtime settings ------------------------------------------------------------------
     ("runtime-not-mapping", _runtime([]), PLAN, 2, ("kubeshift:runtime", "mapping")),  # type: ignore[arg-type]
     (
