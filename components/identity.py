@@ -136,8 +136,9 @@ class NodeIdentityArgs:
     managed: tuple[str, ...] | None = None
     """ARNs of the policies attached to the role; None: its :data:`POLICIES` entry's."""
     boots_own_script: bool = True
-    """Some of its instances boot kubeshift's script (off while every one of an adopted
-    cluster's still boots its first tool's: nothing of kubeshift's runs to need a grant)."""
+    """Some of its instances boot kubeshift's script (off when every one of an adopted
+    cluster's boots its first tool's, new generations and moved members included:
+    nothing of kubeshift's runs to need a grant)."""
     tags: dict[str, str] = field(default_factory=dict)
 
 

@@ -155,8 +155,8 @@ def _followers_refusal(followers: list[ResourceChange], *, caused: bool) -> str:
 _CREATED_WHY = {
     "aws:iam/rolePolicy:RolePolicy": (
         ": kubeshift's grants for its own boot script, which the launch templates would run "
-        "instead of the live one (kubeshift:cluster.user_data keeps the live script, and the "
-        "grants wait for the first phase that boots kubeshift's)"
+        "instead of the live one (kubeshift:cluster.user_data keeps the live script, for "
+        "the new nodes of a migration too, and then no grant is needed)"
     ),
 }
 """Why the first phase creates a resource of a type that only kubeshift adds."""
