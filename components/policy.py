@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from components.naming import NameKind, check_name
+from components.tags import block_key
 
 ANYWHERE = ("0.0.0.0/0", "::/0")
 LB_ROLES = ("ingress-lb", "api-lb")
@@ -222,6 +223,39 @@ def user_data_encoded(resources: Sequence[Recorded]) -> list[Violation]:
     return found
 
 
+TAGS_PER_RESOURCE = 50
+"""AWS's limit of user tags on one resource (EC2, Auto Scaling, ELB, IAM, Route53 alike:
+EC2 ``TagLimitExceeded``, the tagging best-practices page's "Maximum tags per resource")."""
+
+
+def _tag_sets(r: Recorded) -> list[tuple[str, int]]:
+    """Each set of tags ``r`` declares (its own, an Auto Scaling group's blocks, each of
+    a launch template's tag specifications), with how many tags it holds."""
+    sets: list[tuple[str, int]] = []
+    tags = r.inputs.get("tags")
+    if isinstance(tags, Mapping):
+        sets.append(("tags", len(tags)))
+    elif isinstance(tags, list):
+        sets.append(("tags", len({block_key(t) for t in tags})))
+    for spec in r.inputs.get("tagSpecifications") or []:
+        if isinstance(spec, Mapping) and isinstance(spec.get("tags"), Mapping):
+            sets.append((f"{spec.get('resourceType', '')} tags", len(spec["tags"])))
+    return sets
+
+
+def tags_within_aws_limit(resources: Sequence[Recorded]) -> list[Violation]:
+    """No resource (nor what a template tags at launch) carries more tags than AWS takes:
+    the cluster's tags, kept tags and kubeshift's own together."""
+    found = []
+    for r in resources:
+        for what, count in _tag_sets(r):
+            if count > TAGS_PER_RESOURCE:
+                found.append(
+                    Violation("tags", r.name, f"{count} {what}; AWS takes {TAGS_PER_RESOURCE}")
+                )
+    return found
+
+
 def check_all(
     resources: Sequence[Recorded], cluster: str, public_ports: Iterable[int] = ()
 ) -> list[Violation]:
@@ -234,6 +268,7 @@ def check_all(
         *load_balancers_in_one_vpc(resources),
         *records_consistent(resources),
         *user_data_encoded(resources),
+        *tags_within_aws_limit(resources),
     ]
 
 

@@ -116,6 +116,32 @@ CASES = [
         ),
     ),
     (
+        "tags-over-aws-limit",
+        lambda: policy.tags_within_aws_limit(
+            [Fake(policy.SUBNET, "s", {"tags": {f"t{n}": "v" for n in range(51)}})]
+        ),
+    ),
+    (
+        "asg-tags-over-aws-limit",
+        lambda: policy.tags_within_aws_limit([_asg("a", "s", {f"t{n}": "v" for n in range(51)})]),
+    ),
+    (
+        "launch-tags-over-aws-limit",
+        lambda: policy.tags_within_aws_limit(
+            [
+                Fake(
+                    policy.LAUNCH_TEMPLATE,
+                    "lt",
+                    {
+                        "tagSpecifications": [
+                            {"resourceType": "instance", "tags": {f"t{n}": "v" for n in range(51)}}
+                        ]
+                    },
+                )
+            ]
+        ),
+    ),
+    (
         "user-data-not-base64",
         lambda: policy.user_data_encoded(
             [Fake(policy.LAUNCH_TEMPLATE, "lt", {"userData": "#!/bin/bash\necho hi"})]
@@ -129,6 +155,14 @@ def test_violations_are_found(check: Any) -> None:
     violations = check()
     assert violations, "expected a violation"
     assert all(str(v).startswith("[") for v in violations)
+
+
+def test_fifty_tags_are_within_awss_limit() -> None:
+    fifty = {f"t{n}": "v" for n in range(50)}
+    assert policy.tags_within_aws_limit([Fake(policy.SUBNET, "s", {"tags": fifty})]) == []
+    assert policy.tags_within_aws_limit([_asg("a", "s", fifty)]) == []
+    [over] = policy.tags_within_aws_limit([_asg("a", "s", {**fifty, "t50": "v"})])
+    assert str(over) == "[tags] a: 51 tags; AWS takes 50"
 
 
 def test_compliant_set_passes() -> None:
