@@ -9,6 +9,7 @@ after a crash repeats nothing destructive.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -101,3 +102,31 @@ def in_service(autoscaling: AutoScalingClient, group: str) -> tuple[int, list[st
         if i.get("LifecycleState") == "InService"
     ]
     return groups[0]["DesiredCapacity"], sorted(members)
+
+
+DESCRIBE_GROUPS_AT_ONCE = 100
+"""``DescribeAutoScalingGroups`` takes at most 100 group names per call."""
+
+
+def in_service_of(autoscaling: AutoScalingClient, groups: Sequence[str]) -> list[str]:
+    """The InService instance ids of every group in ``groups``, one call per 100 groups;
+    a group that no longer exists is one sentence."""
+    found: dict[str, list[str]] = {}
+    for start in range(0, len(groups), DESCRIBE_GROUPS_AT_ONCE):
+        names = list(groups[start : start + DESCRIBE_GROUPS_AT_ONCE])
+        try:
+            pages = autoscaling.get_paginator("describe_auto_scaling_groups").paginate(
+                AutoScalingGroupNames=names
+            )
+            for page in pages:
+                for group in page.get("AutoScalingGroups", []):
+                    found[group["AutoScalingGroupName"]] = [
+                        i["InstanceId"]
+                        for i in group.get("Instances", [])
+                        if i.get("LifecycleState") == "InService"
+                    ]
+        except ClientError as exc:
+            raise from_client_error(exc, f"describe Auto Scaling groups {names[0]}…") from exc
+    if missing := [g for g in groups if g not in found]:
+        raise PreconditionFailed(f"Auto Scaling group {missing[0]} no longer exists.")
+    return sorted(i for g in groups for i in found[g])

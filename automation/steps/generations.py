@@ -30,7 +30,7 @@ def label_new_generation(ctx: HookContext) -> HookResult:
     """Label the new generation's nodes ``kubeshift.io/generation=cni``, waiting (with a
     deadline) until every instance its groups start has registered a node."""
     from automation.aws.nodes import instance_id_from_provider_id
-    from automation.aws.replacement import in_service
+    from automation.aws.replacement import in_service_of
     from automation.kube.clients import list_all
     from automation.kube.nodes import NodeSelection, label_nodes
     from automation.steps.mirror import expected_workers
@@ -50,7 +50,7 @@ def label_new_generation(ctx: HookContext) -> HookResult:
     changed: list[str] = []
 
     def check() -> Pending:
-        instances = sorted(i for g in groups for i in in_service(autoscaling, g)[1])
+        instances = in_service_of(autoscaling, groups)
         nodes: list[dict[str, Any]] = list_all(core.list_node, action="list nodes")["items"]
         by_instance = {
             instance_id_from_provider_id((n.get("spec") or {}).get("providerID")): n for n in nodes

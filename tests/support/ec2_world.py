@@ -9,6 +9,7 @@ cloud controller and the kubelet would make them.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -113,3 +114,15 @@ def world(moto: MotoServer, primary_cluster: Cluster) -> Iterator[World]:
     finally:
         core.delete_collection_node(label_selector=f"{BRIDGE_LABEL}={cluster}")
         api.close()
+
+
+@pytest.fixture
+def bridged(world: World) -> Iterator[World]:
+    """``world`` with its bridge syncing in the background, as the cloud and the kubelets
+    would."""
+    stop = threading.Event()
+    thread = threading.Thread(target=world.bridge.run, args=(stop, 0.2), daemon=True)
+    thread.start()
+    yield world
+    stop.set()
+    thread.join(timeout=10)

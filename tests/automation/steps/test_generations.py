@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,16 +29,6 @@ pytestmark = [pytest.mark.controlplane, pytest.mark.moto]
 
 REPO = Path(__file__).resolve().parents[3]
 GROUP_LABEL = {"kops.k8s.io/instancegroup": "nodes"}
-
-
-@pytest.fixture
-def bridged(world: World) -> Iterator[World]:
-    stop = threading.Event()
-    thread = threading.Thread(target=world.bridge.run, args=(stop, 0.2), daemon=True)
-    thread.start()
-    yield world
-    stop.set()
-    thread.join(timeout=10)
 
 
 def _context(world: World, moto: MotoServer, kube: KubeClients, groups: list[str]) -> HookContext:

@@ -8,9 +8,7 @@ instance registers), running in the background as they would.
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 from kubernetes.client import AppsV1Api, PolicyV1Api
@@ -30,17 +28,6 @@ from tests.support.waiting import eventually
 from tests.support.workloads import deployment, pdb
 
 QUICK = Replacement(timeout=90, interval=0.3)
-
-
-@pytest.fixture
-def bridged(world: World) -> Iterator[World]:
-    """The bridge syncing in the background, as the cloud and the kubelets would."""
-    stop = threading.Event()
-    thread = threading.Thread(target=world.bridge.run, args=(stop, 0.2), daemon=True)
-    thread.start()
-    yield world
-    stop.set()
-    thread.join(timeout=10)
 
 
 @pytest.fixture
