@@ -20,6 +20,8 @@ from automation.errors import PreconditionFailed
 from automation.progress import NullReporter, Reporter
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from automation.aws.clients import AwsClients
     from automation.kube.clients import KubeClients
     from automation.settings import RuntimeSettings
@@ -58,6 +60,9 @@ class HookContext:
     recorded: Callable[[str], Mapping[str, Any] | None] = field(default=lambda _key: None)
     """Details an earlier, finished step of this phase left in the journal, by step key
     (``before:<name>``); None when there is no such record."""
+    finished_at: Callable[[str], datetime | None] = field(default=lambda _phase: None)
+    """When an earlier phase's last step finished, as this run's journal says (None:
+    not in the journal, or not finished)."""
 
     @property
     def stack_config(self) -> StackConfig:

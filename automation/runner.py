@@ -288,7 +288,17 @@ class Runner:
             record = journal.get(phase.id, key)
             return record.details if record is not None and record.done else None
 
-        return dataclasses.replace(context, recorded=recorded)
+        def finished_at(phase_id: str) -> datetime | None:
+            earlier = next((p for p in self.order if p.id == phase_id), None)
+            if earlier is None:
+                return None
+            records = [journal.get(phase_id, s.key) for s in plan_steps(earlier)]
+            ends = [r.finished for r in records if r is not None and r.done and r.finished]
+            if len(ends) < len(records) or not ends:
+                return None
+            return datetime.fromtimestamp(max(ends), UTC)
+
+        return dataclasses.replace(context, recorded=recorded, finished_at=finished_at)
 
     def use_outputs(self, outputs: Mapping[str, Any]) -> None:
         """Plan from these stack outputs (a dry run reads them without an engine run)."""

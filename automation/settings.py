@@ -152,6 +152,35 @@ class GateSettings(BaseModel):
     interval: float = Field(default=10.0, gt=0)
 
 
+class DnsDrainSettings(BaseModel):
+    """``kubeshift:runtime.dns_drain``: how long a load balancer outlives its records.
+
+    Before a phase deletes a load balancer its records moved away from, kubeshift waits
+    the records' TTL plus ``margin`` since the move was in sync, then until CloudWatch
+    counted no traffic on it for ``quiet_minutes`` (``automation/steps/dns_drain.py``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    margin: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds waited beyond the records' TTL (resolvers that hold answers longer).",
+    )
+    quiet_minutes: int = Field(
+        default=3,
+        ge=1,
+        le=60,
+        description="Minutes without new flows or requests (CloudWatch) that count as drained.",
+    )
+    traffic_timeout: float = Field(
+        default=1800.0,
+        gt=0,
+        description="Seconds, after the TTL wait, to wait for the traffic to stop before "
+        "the step fails naming the load balancers that still receive some.",
+    )
+
+
 class EtcdSettings(BaseModel):
     """``kubeshift:runtime.etcd``: how the control-plane gates reach etcd itself.
 
@@ -266,6 +295,7 @@ class RuntimeSettings(BaseModel):
     drain: DrainOptions = Field(default_factory=DrainOptions)
     drain_limits: DrainLimits = Field(default_factory=DrainLimits)
     gates: GateSettings = Field(default_factory=GateSettings)
+    dns_drain: DnsDrainSettings = Field(default_factory=DnsDrainSettings)
     calico: CalicoSettings = Field(default_factory=CalicoSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     etcd: EtcdSettings | None = Field(

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     import boto3
     from botocore.config import Config
     from mypy_boto3_autoscaling import AutoScalingClient
+    from mypy_boto3_cloudwatch import CloudWatchClient
     from mypy_boto3_ec2 import EC2Client
+    from mypy_boto3_elb import ElasticLoadBalancingClient
     from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client
     from mypy_boto3_iam import IAMClient
     from mypy_boto3_resourcegroupstaggingapi import ResourceGroupsTaggingAPIClient
@@ -135,6 +137,15 @@ class AwsClients:
     @cached_property
     def elbv2(self) -> ElasticLoadBalancingv2Client:
         return self.client("elbv2")  # type: ignore[no-any-return]
+
+    @cached_property
+    def elb(self) -> ElasticLoadBalancingClient:
+        """Classic load balancers (the AWS cloud provider's default for a Service)."""
+        return self.client("elb")  # type: ignore[no-any-return]
+
+    @cached_property
+    def cloudwatch(self) -> CloudWatchClient:
+        return self.client("cloudwatch")  # type: ignore[no-any-return]
 
     @cached_property
     def route53(self) -> Route53Client:

@@ -45,6 +45,9 @@ class ClusterInstance:
     state: str = "running"
     source_dest_check: bool = True
     """EC2 drops packets not addressed to the instance; native pod routing needs it off."""
+    security_group_ids: tuple[str, ...] = ()
+    auto_scaling_group: str | None = None
+    """The group that launched it (its ``aws:autoscaling:groupName`` tag)."""
 
     @property
     def provider_id(self) -> str:
@@ -119,6 +122,11 @@ def _to_instance(raw: InstanceTypeDef) -> ClusterInstance:
         network_interface_ids=enis,
         state=raw.get("State", {}).get("Name", ""),
         source_dest_check=raw.get("SourceDestCheck", True),
+        security_group_ids=tuple(sorted(g["GroupId"] for g in raw.get("SecurityGroups", []))),
+        auto_scaling_group=next(
+            (t["Value"] for t in raw.get("Tags", []) if t["Key"] == "aws:autoscaling:groupName"),
+            None,
+        ),
     )
 
 

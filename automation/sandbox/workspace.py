@@ -23,6 +23,8 @@ from automation.sandbox.state import SandboxState
 
 PASSPHRASE = "kubeshift-sandbox"  # protects nothing: the rehearsal holds no real secret
 SECRET_PLACEHOLDER = "sandbox-placeholder"
+SANDBOX_MIRROR_TTL = 10  # seconds: the TTL cni-swap's records carry while they move
+SANDBOX_DRAIN_MARGIN = 5.0  # seconds beyond each record's TTL before a load balancer goes
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "sandbox",
     "AWS_SECRET_ACCESS_KEY": "sandbox",
@@ -49,13 +51,20 @@ def zone_name(api_record: str) -> str:
 
 def _mirror_settings(runtime: dict[str, Any], project: Path | None) -> list[str]:
     """cni-swap's runtime.mirror in the sandbox: the new CNI's manifest found from the
-    workspace, and no pod-to-pod probe (kwok nodes carry no pod traffic)."""
+    workspace, a short TTL on the records that move, and no pod-to-pod probe (kwok
+    nodes carry no pod traffic)."""
     mirror = dict(runtime.get("mirror") or {})
     lines = []
     manifest = mirror.get("new_cni_manifest")
     if manifest and project is not None and not Path(str(manifest)).is_absolute():
         mirror["new_cni_manifest"] = str((project / str(manifest)).resolve())
         lines.append(f"runtime.mirror.new_cni_manifest: {manifest} -> {mirror['new_cni_manifest']}")
+    if "dns_ttl" not in mirror:
+        mirror["dns_ttl"] = SANDBOX_MIRROR_TTL
+        lines.append(
+            f"runtime.mirror.dns_ttl: {SANDBOX_MIRROR_TTL} s (the DNS drain before the mirror "
+            "goes waits one TTL)"
+        )
     mirror["pod_network"] = {**(mirror.get("pod_network") or {}), "enabled": False}
     lines.append(
         "runtime.mirror.pod_network: off (kwok's nodes carry no pod traffic; the probe's "
@@ -63,6 +72,17 @@ def _mirror_settings(runtime: dict[str, Any], project: Path | None) -> list[str]
     )
     runtime["mirror"] = mirror
     return lines
+
+
+def _dns_drain_settings(runtime: dict[str, Any]) -> list[str]:
+    """A short DNS drain margin: nobody outside the sandbox resolves its records, and the
+    rehearsal still waits each record's TTL before a load balancer goes."""
+    drain = dict(runtime.get("dns_drain") or {})
+    if "margin" in drain:
+        return []
+    drain["margin"] = SANDBOX_DRAIN_MARGIN
+    runtime["dns_drain"] = drain
+    return [f"runtime.dns_drain.margin: {SANDBOX_DRAIN_MARGIN:g} s (no resolver outside it)"]
 
 
 def rehearsal_config(
@@ -103,6 +123,7 @@ def rehearsal_config(
         mappings.append(f"etcd members: {len(state.etcd.members)} on loopback ({ranges})")
     if state.scenario == "cni-swap":
         mappings += _mirror_settings(runtime, project)
+    mappings += _dns_drain_settings(runtime)
     if state.probe_services and not runtime.get("probe_services"):
         runtime["probe_services"] = list(state.probe_services)
     values["kubeshift:runtime"] = runtime

@@ -288,6 +288,12 @@ def scenario(config: StackConfig) -> Scenario:
                     interval=10,
                 ),
                 Hook(
+                    name="dns-drain",
+                    summary="the mirror's load balancers' clients left: records' TTL + margin "
+                    "since dns-to-primary, then no traffic in CloudWatch",
+                    run=mirror.drain_mirror,
+                ),
+                Hook(
                     name="cronjobs-restored",
                     summary="the primary's CronJobs as before the scenario (mirror copies go)",
                     run=mirror.cronjobs_restored,

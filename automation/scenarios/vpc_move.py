@@ -69,6 +69,14 @@ API_RECORD_AS_DECLARED = Gate(
     timeout=300,
     interval=5,
 )
+PEERING_REACHABLE = Gate(
+    name="peering-reachable",
+    summary="routes, network ACLs and security groups let both VPCs' nodes and the API "
+    "reach each other over the peering",
+    check=traffic.peering_reachable,
+    timeout=300,
+    interval=10,
+)
 CONTROL_PLANE_QUORUM = Gate(
     name="control-plane-ready",
     summary="every control-plane member Ready (one may go without losing quorum)",
@@ -209,6 +217,7 @@ def scenario(config: StackConfig) -> Scenario:
             summary="point ingress records at the new load balancers",
             before=(
                 NEW_TARGETS_HEALTHY,
+                PEERING_REACHABLE,
                 Hook(
                     name="dns-writers",
                     summary="no DNS controller (external-dns) writes a record to move, or pause it",
@@ -269,6 +278,14 @@ def scenario(config: StackConfig) -> Scenario:
         Phase(
             id=ids.RETIRE_OLD_WORKERS,
             summary="delete the old ASGs; shared resources move by alias (no state surgery)",
+            before=(
+                Hook(
+                    name="dns-drain",
+                    summary="the old ingress LB's clients left: records' TTL + margin since "
+                    "dns-cutover, then no traffic in CloudWatch",
+                    run=traffic.drain_old_ingress,
+                ),
+            ),
             changes=retires_what_the_program_retires(
                 summary="deletes of the old workers and what only they used"
             ),
@@ -283,6 +300,12 @@ def scenario(config: StackConfig) -> Scenario:
             id=ids.CLEANUP,
             summary="remove migration-only resources (and the source network when asked)",
             before=(
+                Hook(
+                    name="dns-drain",
+                    summary="the source API LB's clients left: records' TTL + margin since "
+                    "the API record moved off it, then no traffic in CloudWatch",
+                    run=traffic.drain_source_api,
+                ),
                 Hook(
                     name="resume-dns-writers",
                     summary="give the DNS controllers kubeshift paused their replicas back",

@@ -234,6 +234,20 @@ def _move_dns(ctx: HookContext, destination: str, other: str) -> HookResult:
     return report.as_hook_result()
 
 
+def drain_mirror(ctx: HookContext) -> HookResult:
+    """Before the mirror goes: the clients of its Services' load balancers left (the
+    records' TTL plus the margin since dns-to-primary, then no traffic in CloudWatch)."""
+    from automation.steps.dns_drain import Drain, drain_dns
+    from automation.steps.service_dns import inspect_services
+    from components.scenarios.cni_swap import DNS_TO_PRIMARY
+
+    services = inspect_services(
+        ctx.clients.kube(MIRROR), _dns_namespaces(ctx), excluded=left_on_primary(ctx)
+    )
+    hostnames = sorted({s.hostname for s in services if s.hostname})
+    return drain_dns(ctx, Drain(DNS_TO_PRIMARY, mirror_settings(ctx).dns_ttl, hostnames))
+
+
 def dns_writers_guard(ctx: HookContext) -> HookResult:
     """No DNS controller on either cluster writes a record about to move (or pause them)."""
     from automation.steps.dns_writers import guard_records

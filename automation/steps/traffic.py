@@ -15,7 +15,7 @@ from automation.phase import HookResult
 from automation.steps import outputs
 from automation.waiting import Pending
 from components.config import API_MEMBER_KEY
-from components.scenarios.vpc_move import VpcMoveOutputs
+from components.scenarios.vpc_move import DNS_CUTOVER, VpcMoveOutputs, control_plane_phase
 
 
 def new_ingress_targets_healthy(ctx: HookContext) -> Pending:
@@ -94,3 +94,60 @@ def resume_dns_writers(ctx: HookContext) -> HookResult:
     from automation.steps.dns_writers import resume_writers
 
     return resume_writers(ctx, ["primary"])
+
+
+KUBELET_PORT = 10250
+
+
+def peering_reachable(ctx: HookContext) -> Pending:
+    """Routes, network ACLs and security groups let the two VPCs' cluster instances
+    reach each other over the peering: every worker both ways (pods, node ports), new
+    workers to the API on the members still in the source VPC, and those members to
+    the new kubelets."""
+    from automation.aws.nodes import find_cluster_instances
+    from automation.aws.reachability import Need, reachability_problems
+
+    out = ctx.read_outputs(VpcMoveOutputs)
+    config = ctx.stack_config
+    ec2 = ctx.clients.aws().ec2
+    member_groups = {m.asg_name for m in out.control_plane_members.values()}
+    sides = {}
+    for side in ("source", "target"):
+        vpc = outputs.need(getattr(out, f"{side}_vpc_id"), f"{side}_vpc_id", ctx.phase)
+        found = find_cluster_instances(ec2, cluster=config.cluster.name, vpc_id=vpc)
+        workers = tuple(i for i in found if i.auto_scaling_group not in member_groups)
+        members = tuple(i for i in found if i.auto_scaling_group in member_groups)
+        sides[side] = (workers, members)
+    (old, source_members), (new, target_members) = sides["source"], sides["target"]
+    api = config.cluster.control_plane.api_port
+    needs = [
+        Need("pods and node ports", old, new),
+        Need("pods and node ports", new, old),
+        Need("the API", new, source_members, port=api),
+        Need("the API", old, target_members, port=api),
+        Need("the kubelets", source_members, new, port=KUBELET_PORT),
+        Need("the kubelets", target_members, old, port=KUBELET_PORT),
+    ]
+    problems = reachability_problems(ec2, needs)
+    pairs = f"{len(old)} old and {len(new)} new worker(s), {len(member_groups)} member(s)"
+    return Pending.of(problems, f"checked routes, network ACLs and security groups for {pairs}")
+
+
+def _drain(ctx: HookContext, moved_in: str, balancer: str) -> HookResult:
+    from automation.steps.dns_drain import Drain, drain_dns
+
+    names = ctx.read_outputs(VpcMoveOutputs).lb_dns_names
+    dns_names = [names[balancer]] if balancer in names else []
+    return drain_dns(ctx, Drain(moved_in, ctx.stack_config.cluster.dns.ttl, dns_names))
+
+
+def drain_old_ingress(ctx: HookContext) -> HookResult:
+    """Before the old ingress load balancer goes: its clients left (the records' TTL
+    plus the margin since dns-cutover, then no traffic in CloudWatch)."""
+    return _drain(ctx, DNS_CUTOVER, "ingress-source")
+
+
+def drain_source_api(ctx: HookContext) -> HookResult:
+    """Before the source API load balancer goes: its clients left (since the API record
+    moved off it, at the first member's move)."""
+    return _drain(ctx, control_plane_phase(1), "api-source")

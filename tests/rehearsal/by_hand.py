@@ -39,6 +39,7 @@ class ByHand:
     hooks_before: Shell
     drain_up: Shell
     hooks_after: Shell
+    retire_hooks: Shell  # the old ingress load balancer's DNS drain, before it goes
     retire_up: Shell
     override_up: Shell
     second_operator_status: Shell
@@ -83,6 +84,7 @@ def drain_by_hand(
     hooks_before = sh(f"{hooks} drain-workers --before --yes")
     drain_up = sh(f"{phase} drain-workers\n{up}")
     hooks_after = sh(f"{hooks} drain-workers --after --yes")
+    retire_hooks = sh(f"{hooks} retire-old-workers --before --yes")
     retire_up = sh(f"{phase} retire-old-workers\n{up}")
     # control-plane-1 without its before-gate: the operator who knows better, recorded.
     override_up = sh(
@@ -95,5 +97,14 @@ def drain_by_hand(
         f"export KUBESHIFT_STATE_DIR={fresh}\n{kubeshift} --stack {stack} status --recorded --json"
     )
     return ByHand(
-        refused, before, after, hooks_before, drain_up, hooks_after, retire_up, override_up, status
+        refused,
+        before,
+        after,
+        hooks_before,
+        drain_up,
+        hooks_after,
+        retire_hooks,
+        retire_up,
+        override_up,
+        status,
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,8 @@ import pytest
 import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
-from automation.sandbox.workspace import zone_name
-from components.scenarios.cni_swap import CNI_SWAP, DNS_TO_MIRROR
+from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN, SANDBOX_MIRROR_TTL, zone_name
+from components.scenarios.cni_swap import CNI_SWAP, DNS_TO_MIRROR, DNS_TO_PRIMARY
 from tests.rehearsal.conftest import (
     BEFORE_RUN,
     REPO,
@@ -194,6 +195,26 @@ def test_nothing_of_the_mirror_is_left_and_its_grants_are_revoked(mirror: StackR
     [group] = mirror.client("ec2").describe_security_groups(GroupIds=[dependency])["SecurityGroups"]
     sources = {p["GroupId"] for rule in group["IpPermissions"] for p in rule["UserIdGroupPairs"]}
     assert sources and sources.isdisjoint(mirrors), sources  # the primary's workers only
+
+
+def test_the_mirror_went_only_once_its_load_balancers_clients_could_have_left(
+    mirror: StackRehearsal,
+) -> None:
+    """teardown-mirror's dns-drain counted from when dns-to-primary's last step finished
+    (this run's journal: the stack records that phase only with teardown's own update),
+    waited the records' TTL plus the margin, named one load balancer per moved Service,
+    and ended before the update that deleted the mirror began."""
+    drain = mirror.records["teardown-mirror/before:dns-drain"]
+    assert drain["status"] == "succeeded", drain
+    since = datetime.fromisoformat(drain["details"]["since"])
+    moved_back = max(
+        r["finished"] for key, r in mirror.records.items() if key.startswith(DNS_TO_PRIMARY + "/")
+    )
+    assert abs(since.timestamp() - moved_back) < 1, (since, moved_back)
+    hold = SANDBOX_MIRROR_TTL + SANDBOX_DRAIN_MARGIN
+    assert drain["finished"] >= since.timestamp() + hold - 1
+    assert len(drain["details"]["balancers"]) == len(MOVED)
+    assert mirror.records["teardown-mirror/update"]["started"] >= drain["finished"]
 
 
 def test_a_second_run_changes_nothing(mirror: StackRehearsal) -> None:

@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,6 +21,7 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.errors import EXIT_CODES, ErrorKind
+from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN
 from automation.sandbox.world.kops import domain
 from components.config import load_stack_file
 from tests.rehearsal.conftest import REPO, STACK, Rehearsal, SecondOperator, events_volumes
@@ -84,7 +86,8 @@ def test_hooks_by_command_around_a_hand_run_update_let_the_next_phase_go(
     rehearsal: Rehearsal,
 ) -> None:
     by_hand = rehearsal.by_hand
-    for step in (by_hand.hooks_before, by_hand.drain_up, by_hand.hooks_after, by_hand.retire_up):
+    steps = (by_hand.hooks_before, by_hand.drain_up, by_hand.hooks_after, by_hand.retire_hooks)
+    for step in (*steps, by_hand.retire_up):
         assert step.ok, step.output[-3000:]
     assert "Drained" in by_hand.hooks_before.output
     assert "Recorded with the stack: before drain-workers." in by_hand.hooks_before.output
@@ -92,7 +95,32 @@ def test_hooks_by_command_around_a_hand_run_update_let_the_next_phase_go(
     records = _records(rehearsal)
     assert records["drain-workers/before:drain-old-nodes"]["status"] == "succeeded"
     assert "drain-workers/update" not in records  # the engineer's own `pulumi up`
+    assert "Recorded with the stack: before retire-old-workers." in by_hand.retire_hooks.output
     assert "deleted" in by_hand.retire_up.output
+
+
+def test_no_load_balancer_went_before_its_clients_could_have_left(rehearsal: Rehearsal) -> None:
+    """Each dns-drain ran before its phase's update deleted a load balancer, and ended no
+    sooner than the records' TTL plus the margin after the records' move was recorded; the
+    load balancers it drained are gone afterwards (read in moto)."""
+    ttl = _stack()["kubeshift:cluster"]["dns"]["ttl"]
+    records = _records(rehearsal)
+    recorded = rehearsal.kubeshift("--stack", STACK, "status", "--recorded", "--json").json()
+    finished = {r["phase"]: r for r in recorded}
+    drained = []
+    for phase, moved_in in (("retire-old-workers", "dns-cutover"), ("cleanup", "control-plane-1")):
+        drain = records[f"{phase}/before:dns-drain"]
+        assert drain["status"] == "succeeded", drain
+        since = datetime.fromisoformat(drain["details"]["since"])
+        ended = datetime.fromtimestamp(drain["finished"], UTC)
+        assert ended >= since + timedelta(seconds=ttl + SANDBOX_DRAIN_MARGIN - 1)
+        assert finished[moved_in]["after"], finished[moved_in]
+        update = records.get(f"{phase}/update")  # retire-old-workers' is a hand-run pulumi up
+        assert update is None or update["started"] >= drain["finished"], (drain, update)
+        drained += drain["details"]["balancers"]
+    assert len(drained) == 2, drained
+    left = rehearsal.client("elbv2").describe_load_balancers()["LoadBalancers"]
+    assert set(drained).isdisjoint(lb["LoadBalancerName"] for lb in left)
 
 
 def test_the_override_is_recorded_and_shown_by_status(rehearsal: Rehearsal) -> None:

@@ -1,0 +1,135 @@
+"""The DNS drain on moto: the TTL and margin since the move, then CloudWatch's traffic."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import time
+from typing import Any
+
+import pytest
+
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.clients import StaticClients
+from automation.context import HookContext
+from automation.errors import GateTimeoutError
+from automation.settings import DnsDrainSettings, RuntimeSettings
+from automation.steps.dns_drain import Drain, drain_dns
+from tests.support.moto_fixtures import MotoServer
+from tests.support.moto_world import make_network
+
+pytestmark = pytest.mark.moto
+
+MOVED_IN = "dns-cutover"
+
+
+@pytest.fixture
+def aws(moto: MotoServer) -> AwsClients:
+    return AwsClients(AwsAccess(region=moto.region, endpoint_url=moto.endpoint_url))
+
+
+@pytest.fixture
+def old_lb(aws: AwsClients) -> dict[str, Any]:
+    net = make_network(aws.ec2, subnet="10.0.1.0/24")
+    made = aws.elbv2.create_load_balancer(Name="web-old", Subnets=[net.subnet_id], Type="network")
+    return dict(made["LoadBalancers"][0])
+
+
+def _context(
+    aws: AwsClients, *, moved: dt.datetime | None, margin: float, dry_run: bool = False, **more: Any
+) -> HookContext:
+    marks = [] if moved is None else [
+        {"phase": MOVED_IN, "milestone": "after", "by": "t", "at": moved.isoformat()}
+    ]  # fmt: skip
+    return HookContext(
+        stack="test",
+        scenario="vpc-move",
+        phase="retire-old-workers",
+        clients=StaticClients(aws=aws),
+        settings=RuntimeSettings(dns_drain=DnsDrainSettings(margin=margin, **more)),
+        outputs={"progress": {"marks": marks}},
+        dry_run=dry_run,
+    )
+
+
+def _timed(ctx: HookContext, drain: Drain) -> tuple[float, str]:
+    began = time.monotonic()
+    result = drain_dns(ctx, drain)
+    return time.monotonic() - began, result.message
+
+
+def test_a_move_longer_ago_than_ttl_and_margin_waits_for_nothing(
+    aws: AwsClients, old_lb: dict[str, Any]
+) -> None:
+    an_hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
+    ctx = _context(aws, moved=an_hour_ago, margin=60)
+    waited, message = _timed(ctx, Drain(MOVED_IN, 300, [old_lb["DNSName"]]))
+    assert waited < 5
+    assert "since dns-cutover finished" in message and "web-old" in message
+
+
+def test_a_fresh_move_waits_out_ttl_plus_margin_from_its_mark(
+    aws: AwsClients, old_lb: dict[str, Any]
+) -> None:
+    ctx = _context(aws, moved=dt.datetime.now(dt.UTC), margin=1)
+    waited, _ = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert waited >= 2.5  # 3 s from the mark, which is a moment before the step began
+
+
+def test_without_a_recorded_time_the_wait_starts_now(
+    aws: AwsClients, old_lb: dict[str, Any]
+) -> None:
+    ctx = _context(aws, moved=None, margin=0)
+    waited, message = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert waited >= 2
+    assert "no time recorded" in message
+
+
+def test_traffic_still_arriving_fails_at_the_deadline_naming_the_load_balancer(
+    aws: AwsClients, old_lb: dict[str, Any]
+) -> None:
+    dimension = old_lb["LoadBalancerArn"].split(":loadbalancer/")[1]
+    aws.cloudwatch.put_metric_data(
+        Namespace="AWS/NetworkELB",
+        MetricData=[{
+            "MetricName": "NewFlowCount",
+            "Dimensions": [{"Name": "LoadBalancer", "Value": dimension}],
+            "Timestamp": dt.datetime.now(dt.UTC) - dt.timedelta(seconds=30),
+            "Value": 5,
+        }],
+    )  # fmt: skip
+    an_hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
+    ctx = _context(aws, moved=an_hour_ago, margin=0, traffic_timeout=1)
+    with pytest.raises(GateTimeoutError, match="web-old: 5 new flows in the last 3 min"):
+        drain_dns(ctx, Drain(MOVED_IN, 60, [old_lb["DNSName"]]))
+
+
+def test_a_dry_run_says_what_it_would_wait_for_and_waits_not(
+    aws: AwsClients, old_lb: dict[str, Any]
+) -> None:
+    ctx = _context(aws, moved=dt.datetime.now(dt.UTC), margin=60, dry_run=True)
+    waited, message = _timed(ctx, Drain(MOVED_IN, 300, [old_lb["DNSName"]]))
+    assert waited < 5
+    assert message.startswith("would wait for 1 load balancer(s): clients may still hold")
+
+
+def test_no_load_balancer_left_to_delete_is_nothing_to_drain(aws: AwsClients) -> None:
+    ctx = _context(aws, moved=dt.datetime.now(dt.UTC), margin=600)
+    waited, message = _timed(ctx, Drain(MOVED_IN, 300, ["gone.elb.us-west-2.amazonaws.com"]))
+    assert waited < 5 and message.startswith("no load balancer to drain")
+
+
+def test_this_runs_journal_tells_when_the_move_finished_before_the_stack_records_it(
+    aws: AwsClients, old_lb: dict[str, Any]
+) -> None:
+    """The moving phase's mark reaches the stack with the next phase's update; until then
+    the journal's time of its last step counts."""
+    an_hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
+    just_now = dt.datetime.now(dt.UTC)
+    ctx = _context(aws, moved=None, margin=1)
+    ctx = dataclasses.replace(ctx, finished_at=lambda p: just_now if p == MOVED_IN else None)
+    waited, message = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert waited >= 2.5 and "since dns-cutover finished" in message
+    ctx = dataclasses.replace(ctx, finished_at=lambda p: an_hour_ago)
+    waited, _ = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert waited < 2
