@@ -1,12 +1,11 @@
-"""Moving the ingress controller: evict its pods onto new nodes; switch its Service type.
+"""Moving the ingress controller: evict its pods onto new nodes.
 
-Seed 001: before new workers exist the ingress Service goes to ``NodePort`` (old target
-groups reach it through any node); after the old nodes are tainted its pods are evicted
-so they reschedule onto the new nodes; then the Service goes back to
-``LoadBalancer``. Node ports must stay the same throughout, or the load balancers'
-targets point at nothing. The move goes a batch at a time and waits for replacements to
-be Ready on the target nodes before the next batch, so the Service never runs dry.
-Evictions go through the drain's evictor: same filters, budgets, limits and back-off.
+Seed 001: before new workers exist the ingress Service is bridged (any node forwards
+its node ports: ``automation.kube.service_bridge``); after the old nodes are tainted
+its pods are evicted so they reschedule onto the new nodes; then the bridge closes.
+The move goes a batch at a time and waits for replacements to be Ready on the target
+nodes before the next batch, so the Service never runs dry. Evictions go through the
+drain's evictor: same filters, budgets, limits and back-off.
 """
 
 from __future__ import annotations
@@ -15,14 +14,13 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from kubernetes import client
 from pydantic import BaseModel, Field
 
 from automation import interrupt
 from automation.errors import GateTimeoutError, StepFailedError
-from automation.kube.clients import MERGE_PATCH, KubeClients, list_all, patch_on_conflict, raw
+from automation.kube.clients import KubeClients, list_all
 from automation.kube.drain.evictor import DrainLimits, Evictor
 from automation.kube.drain.filters import DrainOptions, PodVerdict, Verdict, plan_pods, verdict_for
 from automation.kube.nodes import NodeSelection, select_nodes
@@ -226,92 +224,3 @@ def _evict_batch(
         raise GateTimeoutError(
             f"Timed out after {move.timeout:.0f}s moving {move.describe()}: {leftovers}."
         )
-
-
-# --- Service type switch -----------------------------------------------------------------
-
-ServiceType = Literal["LoadBalancer", "NodePort"]
-
-
-@dataclass(frozen=True)
-class ServiceSwitch:
-    service: str
-    before: str
-    after: str
-    node_ports: dict[str, int]  # "port/protocol" -> nodePort, identical before and after
-    changed: bool
-    dry_run: bool = False
-
-    @property
-    def message(self) -> str:
-        ports = ", ".join(f"{k}→{v}" for k, v in sorted(self.node_ports.items()))
-        if not self.changed:
-            return f"Service {self.service} is already {self.after} (node ports {ports})."
-        verb = "would switch" if self.dry_run else "switched"
-        return (
-            f"{verb} Service {self.service} from {self.before} to {self.after}, "
-            f"node ports {ports} kept."
-        )
-
-
-def _node_ports(svc: Mapping[str, Any]) -> dict[str, int]:
-    return {
-        f"{p.get('port')}/{p.get('protocol', 'TCP')}": int(p["nodePort"])
-        for p in (svc.get("spec") or {}).get("ports") or []
-        if p.get("nodePort")
-    }
-
-
-def set_service_type(
-    core: client.CoreV1Api,
-    namespace: str,
-    name: str,
-    service_type: ServiceType,
-    *,
-    dry_run: bool = False,
-) -> ServiceSwitch:
-    """Switch a Service between LoadBalancer and NodePort, keeping every node port.
-
-    Fields that only make sense for load balancers are cleared when leaving
-    ``LoadBalancer`` (the API server rejects them on a NodePort Service). Fails if the
-    API server changed a node port anyway.
-    """
-    key = f"{namespace}/{name}"
-
-    def build(svc: dict[str, Any]) -> dict[str, Any] | None:
-        before = (svc.get("spec") or {}).get("type", "ClusterIP")
-        if before not in ("LoadBalancer", "NodePort"):
-            raise StepFailedError(
-                f"Service {key} is {before}; only LoadBalancer and NodePort can be switched."
-            )
-        if before == service_type or dry_run:
-            return None
-        patch_spec: dict[str, Any] = {"type": service_type, "ports": svc["spec"].get("ports")}
-        if service_type == "NodePort":
-            patch_spec.update(
-                loadBalancerClass=None,
-                loadBalancerSourceRanges=None,
-                allocateLoadBalancerNodePorts=None,
-                healthCheckNodePort=None,
-            )
-        return {"spec": patch_spec}
-
-    patched = patch_on_conflict(
-        lambda: raw(core.read_namespaced_service, name, namespace, action=f"read Service {key}"),
-        lambda patch: core.patch_namespaced_service(
-            name, namespace, patch, _content_type=MERGE_PATCH, _preload_content=False
-        ),
-        build,
-        f"switch Service {key} to {service_type}",
-    )
-    before = patched.before["spec"].get("type", "ClusterIP")
-    ports = _node_ports(patched.before)
-    if patched.after is None:
-        return ServiceSwitch(key, before, service_type, ports, before != service_type, dry_run)
-    if _node_ports(patched.after) != ports:
-        raise StepFailedError(
-            f"Service {key} changed node ports from {ports} to {_node_ports(patched.after)} "
-            f"when switched to {service_type}; update the load balancer targets."
-        )
-    log.info("switched Service %s from %s to %s", key, before, service_type)
-    return ServiceSwitch(key, before, service_type, ports, True)

@@ -190,12 +190,13 @@ def scenario(config: StackConfig) -> Scenario:
             before=(
                 Hook(
                     name="ingress-to-nodeport",
-                    summary="switch the ingress Service to NodePort, keeping its node ports",
+                    summary="bridge the ingress Service: NodePort (unless a controller owns its "
+                    "LB), Cluster traffic policy, node ports kept, what it had saved on it",
                     run=ingress.ingress_to_nodeport,
                 ),
             ),
             changes=CREATES_AND_UPDATES,
-            way_back="switch the Service back to LoadBalancer",
+            way_back="close the bridge: the Service gets back every field it had",
         ),
         Phase(
             id=ids.TARGET_WORKERS,
@@ -243,7 +244,8 @@ def scenario(config: StackConfig) -> Scenario:
             after=(
                 Hook(
                     name="ingress-to-loadbalancer",
-                    summary="switch the ingress Service back to LoadBalancer",
+                    summary="close the ingress Service's bridge: type, traffic policy, "
+                    "health-check node port and LB fields back as they were",
                     run=ingress.ingress_to_loadbalancer,
                 ),
             ),

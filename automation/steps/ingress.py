@@ -1,8 +1,8 @@
-"""Ingress steps (seed 001): NodePort while old target groups serve new nodes, then back.
+"""Ingress steps (seed 001): a bridge while old target groups serve new nodes, then back.
 
 While workers in both VPCs serve, the old target groups can only reach pods on new
-nodes through a NodePort; once the ingress pods run on new nodes the Service goes
-back to LoadBalancer and the extra proxy hop disappears.
+nodes through any node's node port (``Cluster`` policy, NodePort); once the ingress pods
+run on new nodes the Service gets back what it had and the extra proxy hop disappears.
 """
 
 from __future__ import annotations
@@ -14,26 +14,26 @@ from automation.steps.availability import watched
 from automation.steps.nodes import workers_in_vpc
 
 
-def _switch(ctx: HookContext, service_type: str) -> HookResult:
-    from automation.kube.ingress import set_service_type
+def ingress_to_nodeport(ctx: HookContext) -> HookResult:
+    """Open the ingress Service's bridge: NodePort (unless a controller owns its load
+    balancer) and the ``Cluster`` traffic policy, what it had saved on it."""
+    from automation.kube.service_bridge import open_bridge
 
     ingress = ctx.settings.ingress
-    switch = set_service_type(
-        ctx.clients.kube("primary").core,
-        ingress.namespace,
-        ingress.service,
-        service_type,  # type: ignore[arg-type]
-        dry_run=ctx.dry_run,
-    )
-    return HookResult(changed=switch.changed, message=switch.message)
-
-
-def ingress_to_nodeport(ctx: HookContext) -> HookResult:
-    return _switch(ctx, "NodePort")
+    core = ctx.clients.kube("primary").core
+    change = open_bridge(core, ingress.namespace, ingress.service, dry_run=ctx.dry_run)
+    return HookResult(changed=change.changed and not ctx.dry_run, message=change.message)
 
 
 def ingress_to_loadbalancer(ctx: HookContext) -> HookResult:
-    return _switch(ctx, "LoadBalancer")
+    """Close the ingress Service's bridge: every field it had back (type, traffic policy,
+    health-check node port, load balancer fields), node ports unchanged."""
+    from automation.kube.service_bridge import close_bridge
+
+    ingress = ctx.settings.ingress
+    core = ctx.clients.kube("primary").core
+    change = close_bridge(core, ingress.namespace, ingress.service, dry_run=ctx.dry_run)
+    return HookResult(changed=change.changed and not ctx.dry_run, message=change.message)
 
 
 def move_ingress_pods(ctx: HookContext) -> HookResult:

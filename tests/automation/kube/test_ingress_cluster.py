@@ -11,17 +11,13 @@ from typing import Any
 import pytest
 from kubernetes.client import (
     CoreV1Api,
-    V1ObjectMeta,
     V1Pod,
-    V1Service,
-    V1ServicePort,
-    V1ServiceSpec,
 )
 
 from automation.errors import StepFailedError
 from automation.kube.clients import KubeClients
 from automation.kube.drain.filters import MIRROR_ANNOTATION
-from automation.kube.ingress import PodMove, move_pods, set_service_type
+from automation.kube.ingress import PodMove, move_pods
 from automation.kube.nodes import NodeSelection, Taint, taint_nodes
 from automation.kube.probe import AvailabilityProbe
 from automation.kube.watching import ListWatcher
@@ -230,50 +226,3 @@ def test_ingress_move_reports_pods_the_drain_would_not_evict(fleet: Fleet) -> No
     assert "left 1 where they are: " in result.message
     left = [p for p in fleet.pods("ingress") if p.spec.node_name == node]
     assert [(p.metadata.name, p.metadata.uid) for p in left] == [("static", static.metadata.uid)]
-
-
-def test_service_type_switch_keeps_node_ports(fleet: Fleet) -> None:
-    core = CoreV1Api(fleet.kube.api_client)
-    svc = V1Service(
-        metadata=V1ObjectMeta(name="edge"),
-        spec=V1ServiceSpec(
-            type="LoadBalancer",
-            selector={"app": "edge"},
-            ports=[
-                V1ServicePort(name="http", port=80, target_port=8080),
-                V1ServicePort(name="https", port=443, target_port=8443),
-            ],
-            external_traffic_policy="Local",
-        ),
-    )
-    created = core.create_namespaced_service(fleet.namespace, svc)
-    ports = {f"{p.port}/TCP": p.node_port for p in created.spec.ports}
-
-    dry = set_service_type(fleet.kube.core, fleet.namespace, "edge", "NodePort", dry_run=True)
-    assert dry.changed and dry.message.startswith("would switch Service")
-    assert core.read_namespaced_service("edge", fleet.namespace).spec.type == "LoadBalancer"
-
-    to_np = set_service_type(fleet.kube.core, fleet.namespace, "edge", "NodePort")
-    live = core.read_namespaced_service("edge", fleet.namespace)
-    assert to_np.changed and live.spec.type == "NodePort"
-    assert {f"{p.port}/TCP": p.node_port for p in live.spec.ports} == ports == to_np.node_ports
-    assert live.spec.health_check_node_port is None
-
-    assert not set_service_type(fleet.kube.core, fleet.namespace, "edge", "NodePort").changed
-    back = set_service_type(fleet.kube.core, fleet.namespace, "edge", "LoadBalancer")
-    live = core.read_namespaced_service("edge", fleet.namespace)
-    assert back.changed and live.spec.type == "LoadBalancer"
-    assert {f"{p.port}/TCP": p.node_port for p in live.spec.ports} == ports
-
-
-def test_cluster_ip_service_cannot_be_switched(fleet: Fleet) -> None:
-    core = CoreV1Api(fleet.kube.api_client)
-    core.create_namespaced_service(
-        fleet.namespace,
-        V1Service(
-            metadata=V1ObjectMeta(name="internal"),
-            spec=V1ServiceSpec(ports=[V1ServicePort(port=80)]),
-        ),
-    )
-    with pytest.raises(StepFailedError, match="is ClusterIP; only LoadBalancer and NodePort"):
-        set_service_type(fleet.kube.core, fleet.namespace, "internal", "NodePort")
