@@ -8,6 +8,7 @@ runner will walk. Bad input ends here as a one-sentence ``UserError``.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -117,7 +118,19 @@ def load_stack(project: Path, stack: str, config_file: Path | None = None) -> St
     except ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from None
     _check_config_fits(path, values)
+    for warning in stack_config.config_warnings(typed):
+        _warn_once(f"{path.name}: {warning}")
     return StackInfo(name=stack, path=path, values=values, config=typed)
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(text: str) -> None:
+    """Say ``text`` on the log once per process (a command loads its stack more than once)."""
+    if text not in _warned:
+        _warned.add(text)
+        logging.getLogger("kubeshift").warning("%s", text)
 
 
 def _check_config_fits(path: Path, values: dict[str, Any]) -> None:

@@ -628,6 +628,26 @@ def _check_managed_policies(policies: ManagedPolicies) -> None:
             )
 
 
+MANAGED_POLICIES_DEFAULT_QUOTA = 10
+"""IAM's default quota of managed policies per role (an account may have it raised)."""
+
+
+def config_warnings(config: StackConfig) -> list[str]:
+    """What the stack asks that AWS may refuse on some accounts only: one sentence each,
+    said (not refused) wherever the stack is loaded."""
+    said = []
+    for role in ("node", "control_plane"):
+        arns = getattr(config.cluster.managed_policies, role) or []
+        if len(arns) > MANAGED_POLICIES_DEFAULT_QUOTA:
+            key = f"{CLUSTER_KEY}.managed_policies.{role}"
+            said.append(
+                f"{key} lists {len(arns)} policies; IAM attaches at most "
+                f"{MANAGED_POLICIES_DEFAULT_QUOTA} to a role unless the account's quota "
+                "was raised (Service Quotas, IAM 'Managed policies per role')."
+            )
+    return said
+
+
 # GiB an EBS volume of each type may hold (EC2 CreateVolume / launch template block
 # devices); io1 and io2 also need provisioned IOPS, which kubeshift does not set.
 VOLUME_SIZES = {"gp2": (1, 16384), "gp3": (1, 16384), "io1": (4, 16384), "io2": (4, 65536)}

@@ -1038,3 +1038,17 @@ def test_every_option_and_argument_that_takes_a_value_has_a_bad_input_case() -> 
     missing = _value_params() - tried
     assert "replace-nodes --timeout" in tried  # the walk reads the table
     assert not missing, f"no bad-input case gives {sorted(missing)}"
+
+
+def test_more_managed_policies_than_iams_default_quota_is_said_once_and_not_refused(
+    scratch: Scratch,
+) -> None:
+    policies = [f"arn:aws:iam::123456789012:policy/p{i}" for i in range(11)]
+    scratch.config("kubeshift:cluster.managed_policies", {"node": policies})
+
+    result = CliRunner().invoke(app, ["--stack", "t", "plan"])
+
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stderr.split())  # the log wraps long lines
+    assert said.count("managed_policies.node lists 11 policies") == 1, result.stderr
+    assert "unless the account's quota was raised" in said, result.stderr
