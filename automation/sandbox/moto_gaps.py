@@ -37,6 +37,10 @@ migration would notice, closed by patching its in-process model.
   policy's override types (on-demand: the first, by priority; spot: among them all).
   moto launches every instance in the group's first subnet with the launch template's
   instance type, so a kops instance group spanning zones would put all its nodes in one.
+- **A Local Service's targets fail their health checks where it has no pod.** With
+  ``externalTrafficPolicy: Local`` a node forwards node-port traffic only to its own
+  Ready pods and answers the health-check node port with 503 without one; moto marks
+  every running instance healthy (``automation.sandbox.local_traffic``).
 - **A group's metrics are collected until disabled.** AWS's ``EnableMetricsCollection``
   adds the metrics it names to those a group collects and ``DisableMetricsCollection``
   stops them; moto replaces the set on enable and has no disable, so an update that
@@ -610,6 +614,37 @@ def _unchanged(value: Any) -> Any:
     return value
 
 
+def local_traffic_health_checks() -> None:
+    """A target a ``Local`` Service's health check fails on is ``unhealthy``, as a network
+    load balancer reports it (``automation.sandbox.local_traffic``). Idempotent."""
+    from moto.elbv2.models import FakeHealthStatus, FakeTargetGroup
+
+    from automation.sandbox.local_traffic import UNSERVED
+
+    if getattr(FakeTargetGroup.health_for, "_kubeshift_local", False):
+        return
+    original = FakeTargetGroup.health_for
+
+    @functools.wraps(original)
+    def health_for(self: Any, target: dict[str, Any], ec2_backend: Any) -> Any:
+        status = original(self, target, ec2_backend)
+        if status.status != "healthy":
+            return status
+        ports = {int(status.port)}
+        if str(self.health_check_port).isdigit():
+            ports.add(int(self.health_check_port))
+        why = next((w for p in sorted(ports) if (w := UNSERVED.why(status.instance_id, p))), None)
+        if why is None:
+            return status
+        return FakeHealthStatus(
+            status.instance_id, status.port, self.health_check_port, "unhealthy",
+            "Target.FailedHealthChecks", f"Health checks failed: {why}",
+        )  # fmt: skip
+
+    health_for._kubeshift_local = True  # type: ignore[attr-defined]
+    FakeTargetGroup.health_for = health_for  # type: ignore[method-assign]
+
+
 def close_every_gap() -> None:
     """Apply every patch above and Route53's (``moto_route53``), as the sandbox's moto
     runs. Idempotent."""
@@ -633,3 +668,4 @@ def close_every_gap() -> None:
     volume_modifications_as_aws()
     reservation_descriptions_kept()
     interface_descriptions_cleared()
+    local_traffic_health_checks()

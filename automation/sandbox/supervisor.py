@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from automation.sandbox.boots import Boots, parse_images
 from automation.sandbox.layout import SandboxPaths
+from automation.sandbox.local_traffic import LocalTrafficWatcher
 from automation.sandbox.member_plan import SandboxEtcd
 from automation.sandbox.moto_images import AMIS_VARIABLE, public_images
 from automation.sandbox.state import ClusterInfo, ProcessInfo, SandboxState, process_start
@@ -153,6 +154,10 @@ def serve(args: argparse.Namespace) -> int:
             )
             thread.start()
             processes.append(ProcessInfo(name=f"{role}-node-bridge", pid=os.getpid()))
+            local = LocalTrafficWatcher(role, cluster.api_client())
+            threading.Thread(
+                target=local.run, args=(stop,), name=f"local-traffic-{role}", daemon=True
+            ).start()
             if role == "primary" and members is not None and plan is not None:
                 boots = MemberBoots(ec2, members, plan, bridge.running_instances, bridge.user_data)
                 threading.Thread(

@@ -64,6 +64,10 @@ class IngressWorkload:
     ports: tuple[tuple[int, int], ...] = ((80, 30080), (443, 30443))
     """(Service port, node port) pairs: the node ports are the target groups' ports."""
     service_type: str = "LoadBalancer"
+    traffic_policy: str = "Local"
+    """As behind a network load balancer that keeps client addresses: a node forwards
+    only to its own pods, and the load balancer's check fails on the others
+    (``automation.sandbox.local_traffic``)."""
 
 
 DEFAULT_APPS = (
@@ -279,7 +283,7 @@ def manifests(spec: WorkloadSpec) -> list[dict[str, Any]]:
                     ing.pod_labels,
                     ports,
                     type=ing.service_type,
-                    externalTrafficPolicy="Cluster",
+                    externalTrafficPolicy=ing.traffic_policy,
                 ),
             ),
         ]

@@ -233,7 +233,8 @@ def test_seeded_workloads_become_available_spread_and_budgeted(
             until=lambda n, c=count: n == c,
         )
     ingress = core.read_namespaced_service(spec.ingress.service, spec.ingress.namespace).spec
-    assert ingress.type == "LoadBalancer" and ingress.external_traffic_policy == "Cluster"
+    assert ingress.type == "LoadBalancer" and ingress.external_traffic_policy == "Local"
+    assert ingress.health_check_node_port  # where a load balancer checks a Local Service
     assert {(p.port, p.node_port) for p in ingress.ports} == set(spec.ingress.ports)
     web = core.read_namespaced_service(spec.apps[0].name, spec.apps[0].namespace).spec
     assert web.type == "ClusterIP"
