@@ -103,3 +103,30 @@ def test_a_local_services_ports_are_unserved_on_nodes_without_its_ready_pods(
     )
     cluster = unserved_targets(core, fleet.kube.discovery)
     assert not [t for t in cluster if t[0] in instance.values()]
+
+
+@pytest.mark.controlplane
+def test_the_open_bridge_leaves_no_node_unserved_where_a_plain_type_switch_would(
+    fleet: Fleet,  # noqa: F811
+) -> None:
+    """The rehearsal's strictness, in small: the ingress pods still on one old node, the
+    new nodes' targets fail a Local Service's check after the old plain switch to
+    NodePort (which kept Local), and pass once the bridge is open (Cluster)."""
+    from automation.kube.service_bridge import open_bridge
+
+    pool = fleet.pool("bridge", 3)
+    fleet.deploy("ingress", 1, with_service=True)
+    fleet.wait_ready("ingress", 1)
+    core = CoreV1Api(fleet.kube.api_client)
+    local = {"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local"}}
+    core.patch_namespaced_service("ingress", fleet.namespace, local)
+    ours = {core.read_node(n).spec.provider_id.rsplit("/", 1)[-1] for n in pool.node_names}
+
+    def unserved_nodes() -> set[str]:
+        found = unserved_targets(core, fleet.kube.discovery)
+        return {instance for instance, _ in found if instance in ours}
+
+    core.patch_namespaced_service("ingress", fleet.namespace, {"spec": {"type": "NodePort"}})
+    assert len(unserved_nodes()) == 2  # the old switch: Local kept, two nodes without the pod
+    open_bridge(fleet.kube.core, fleet.namespace, "ingress")
+    assert unserved_nodes() == set()
