@@ -53,7 +53,13 @@ def by_hand_checks(
     by_hand: ByHand, runs_ok: bool, expected: Mapping[str, Any], actual: Mapping[str, Any]
 ) -> dict[str, bool]:
     """The benchmark's verdict: what the hand-run commands did, and the world after."""
-    hand_run = (by_hand.hooks_before, by_hand.drain_up, by_hand.hooks_after, by_hand.retire_up)
+    hand_run = (
+        by_hand.hooks_before,
+        by_hand.drain_up,
+        by_hand.hooks_after,
+        by_hand.retire_hooks,
+        by_hand.retire_up,
+    )
     return {
         "skip-ahead refused, nothing changed": not by_hand.refused.ok
         and by_hand.world_before_refusal == by_hand.world_after_refusal,

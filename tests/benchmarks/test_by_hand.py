@@ -26,7 +26,8 @@ def _by_hand() -> ByHand:
     ok = _shell(0)
     return ByHand(
         refused=_shell(3), world_before_refusal=STATE, world_after_refusal=STATE,
-        hooks_before=ok, drain_up=ok, hooks_after=ok, retire_up=ok, override_up=ok,
+        hooks_before=ok, drain_up=ok, hooks_after=ok, retire_hooks=ok, retire_up=ok,
+        override_up=ok,
         second_operator_status=ok,
     )  # fmt: skip
 

@@ -101,6 +101,7 @@ EXPECTED_STEPS = {
                        ("cronjobs-to-primary", "hook", False),
                        ("resume-dns-writers", "hook", False)],
     "teardown-mirror": [("no-record-on-mirror", "gate", False),
+                        ("dns-drain", "hook", False),
                         ("cronjobs-restored", "hook", False),
                         ("revoke-mirror-access", "hook", False)],
 }  # fmt: skip
@@ -135,6 +136,7 @@ def test_hooks_come_from_the_mirror_steps(plan: Scenario) -> None:
         "label-new-generation": generations.label_new_generation,
         "dns-to-primary": steps.dns_to_primary,
         "revoke-mirror-access": steps.revoke_mirror_access,
+        "dns-drain": steps.drain_mirror,
     }
     retries = {h.name: h.retries for h in plan.phase("cni-swap").hooks}
     assert retries["remove-old-cni"] == retries["drain-old-generation"] == 0
