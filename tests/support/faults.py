@@ -353,7 +353,10 @@ class FaultyRun:
         run = subprocess.Popen(
             [self.kubeshift, "--stack", self.stack, "run", "--yes", *self.run_args],
             cwd=self.cwd,
-            env=self.env,
+            # a run that dies of a signal of its own (one Ctrl-C trial ended in SIGABRT
+            # under a full CI's load, with nothing in its output) leaves every thread's
+            # stack in its log
+            env={**self.env, "PYTHONFAULTHANDLER": "1"},
             stdout=handle,
             stderr=subprocess.STDOUT,
             text=True,
