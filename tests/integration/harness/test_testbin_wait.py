@@ -110,11 +110,6 @@ def pytest_collection_finish(session):
 """
 
 
-def _named(nodeid: str, keyword: str) -> bool:
-    names = [part for piece in nodeid.split("::") for part in piece.split("/")]
-    return any(keyword.lower() in name.lower() for name in names)
-
-
 def test_every_test_lands_in_exactly_one_shard(tmp_path: Path) -> None:
     """The shards' marker expressions split the whole suite: none twice, none left out,
     no shard empty."""
@@ -136,9 +131,6 @@ def test_every_test_lands_in_exactly_one_shard(tmp_path: Path) -> None:
     for job in shards:
         expression = Expression.compile(job.argv[job.argv.index("-m") + 1])
         chosen = [n for n, names in markers.items() if expression.evaluate(names.__contains__)]
-        if "-k" in job.argv:  # as pytest's -k: a substring of the test's or a parent's name
-            keywords = Expression.compile(job.argv[job.argv.index("-k") + 1])
-            chosen = [n for n in chosen if keywords.evaluate(lambda k, n=n: _named(n, k))]
         assert chosen, f"shard {job.name} selects no test"
         for nodeid in chosen:
             landed[nodeid].append(job.name)
