@@ -27,6 +27,11 @@ SyncFn = Callable[[list[dict[str, Any]]], None]
 EventFn = Callable[[str, dict[str, Any]], None]
 
 
+STOP_TIMEOUT = 5.0
+"""Seconds ``ListWatcher.stop`` waits for its thread (its read ends once its socket is
+shut, also when the watch request was still on its way)."""
+
+
 class WatchExpired(Exception):
     """The watch's resource version is too old (HTTP 410): list again."""
 
@@ -101,13 +106,14 @@ class ListWatcher:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = STOP_TIMEOUT) -> None:
+        """Stop watching and wait (up to ``timeout``) for the thread to end: a daemon
+        thread still inside a TLS read when the interpreter exits can kill the process
+        with a signal after its last word (a run stopped by Ctrl-C once exited on SIGABRT)."""
         self._stop.set()
-        response = self._response
-        if response is not None:
-            # closing from another thread is best effort; the server timeout bounds it anyway
-            with contextlib.suppress(Exception):
-                response.shutdown() if hasattr(response, "shutdown") else response.close()
+        _shut(self._response)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
     def join(self, timeout: float | None = None) -> None:
         if self._thread is not None:
@@ -119,6 +125,8 @@ class ListWatcher:
 
     def _set_response(self, response: Any) -> None:
         self._response = response
+        if self._stop.is_set():  # stop() came while this request was on its way
+            _shut(response)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -155,6 +163,13 @@ class ListWatcher:
         except Exception as exc:  # the API is still away: this thread must outlive it
             log.debug("re-list of %s failed: %s", self.name, exc)
             self._stop.wait(1.0)
+
+
+def _shut(response: Any) -> None:
+    """End a read in progress on ``response`` from another thread (best effort)."""
+    if response is not None:
+        with contextlib.suppress(Exception):
+            response.shutdown() if hasattr(response, "shutdown") else response.close()
 
 
 def meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
