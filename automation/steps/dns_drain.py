@@ -71,6 +71,7 @@ def drain_dns(
     since = moved_at(ctx, drain.moved_in)
     started = clock()
     until = (since or started) + hold
+    held = max(0.0, (until - started).total_seconds())  # of the TTL wait, when the step began
     origin = f"{drain.moved_in} finished" if since else "now (no time recorded for the move)"
     minutes = settings.quiet_minutes
 
@@ -88,7 +89,7 @@ def drain_dns(
     wait_until(
         f"clients to leave {len(metrics)} load balancer(s)",
         check,
-        timeout=max(0.0, (until - started).total_seconds()) + settings.traffic_timeout,
+        timeout=held + settings.traffic_timeout,
         interval=min(INTERVAL, max(1.0, hold.total_seconds())),
         on_progress=ctx.progress.on_wait,
     )
@@ -98,5 +99,9 @@ def drain_dns(
         False,
         f"waited {waited:.0f} s (TTL {drain.ttl} s + margin {settings.margin:g} s since {origin}); "
         f"no traffic for {minutes} min on: {names}",
-        {"since": (since or started).isoformat(), "balancers": [m.balancer for m in metrics]},
+        {
+            "since": (since or started).isoformat(),
+            "held": round(held, 1),
+            "balancers": [m.balancer for m in metrics],
+        },
     )

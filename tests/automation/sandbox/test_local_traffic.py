@@ -14,6 +14,7 @@ from automation.sandbox.moto_gaps import local_traffic_health_checks
 from tests.automation.kube.conftest import Fleet, fleet  # noqa: F401 (the fixture)
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, run_instances
+from tests.support.waiting import eventually
 
 
 @pytest.fixture
@@ -89,13 +90,16 @@ def test_a_local_services_ports_are_unserved_on_nodes_without_its_ready_pods(
     instance = {
         name: core.read_node(name).spec.provider_id.rsplit("/", 1)[-1] for name in pool.node_names
     }
-    unserved = {
-        target: why
-        for target, why in unserved_targets(core, fleet.kube.discovery).items()
-        if target[0] in instance.values()
-    }
     others = sorted(i for n, i in instance.items() if n != pod.spec.node_name)
-    assert sorted(unserved) == [(i, node_port) for i in others]
+
+    def ours() -> dict[tuple[str, int], str]:
+        found = unserved_targets(core, fleet.kube.discovery)
+        return {target: why for target, why in found.items() if target[0] in instance.values()}
+
+    # the EndpointSlice controller marks the pod's endpoint ready a moment after the pod
+    unserved = eventually(
+        "the pod's node served", ours, until=lambda u: sorted(u) == [(i, node_port) for i in others]
+    )
     assert all(f"{fleet.namespace}/edge" in why for why in unserved.values())
 
     core.patch_namespaced_service(
@@ -127,6 +131,8 @@ def test_the_open_bridge_leaves_no_node_unserved_where_a_plain_type_switch_would
         return {instance for instance, _ in found if instance in ours}
 
     core.patch_namespaced_service("ingress", fleet.namespace, {"spec": {"type": "NodePort"}})
-    assert len(unserved_nodes()) == 2  # the old switch: Local kept, two nodes without the pod
+    # the old switch: Local kept, the two nodes without the pod unserved (once the
+    # EndpointSlice shows the pod ready)
+    eventually("two nodes unserved", unserved_nodes, until=lambda nodes: len(nodes) == 2)
     open_bridge(fleet.kube.core, fleet.namespace, "ingress")
     assert unserved_nodes() == set()

@@ -13,6 +13,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.clients import StaticClients
 from automation.context import HookContext
 from automation.errors import GateTimeoutError
+from automation.phase import HookResult
 from automation.settings import DnsDrainSettings, RuntimeSettings
 from automation.steps.dns_drain import Drain, drain_dns
 from tests.support.moto_fixtures import MotoServer
@@ -52,10 +53,10 @@ def _context(
     )
 
 
-def _timed(ctx: HookContext, drain: Drain) -> tuple[float, str]:
+def _timed(ctx: HookContext, drain: Drain) -> tuple[float, HookResult]:
     began = time.monotonic()
     result = drain_dns(ctx, drain)
-    return time.monotonic() - began, result.message
+    return time.monotonic() - began, result
 
 
 def test_a_move_longer_ago_than_ttl_and_margin_waits_for_nothing(
@@ -63,26 +64,27 @@ def test_a_move_longer_ago_than_ttl_and_margin_waits_for_nothing(
 ) -> None:
     an_hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
     ctx = _context(aws, moved=an_hour_ago, margin=60)
-    waited, message = _timed(ctx, Drain(MOVED_IN, 300, [old_lb["DNSName"]]))
-    assert waited < 5
-    assert "since dns-cutover finished" in message and "web-old" in message
+    _, result = _timed(ctx, Drain(MOVED_IN, 300, [old_lb["DNSName"]]))
+    assert result.details["held"] == 0  # no TTL wait left: the hour is past TTL + margin
+    assert "since dns-cutover finished" in result.message and "web-old" in result.message
 
 
 def test_a_fresh_move_waits_out_ttl_plus_margin_from_its_mark(
     aws: AwsClients, old_lb: dict[str, Any]
 ) -> None:
-    ctx = _context(aws, moved=dt.datetime.now(dt.UTC), margin=1)
-    waited, _ = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
-    assert waited >= 2.5  # 3 s from the mark, which is a moment before the step began
+    ctx = _context(aws, moved=dt.datetime.now(dt.UTC), margin=3)
+    waited, result = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert 0 < result.details["held"] <= 5  # 5 s from the mark, a moment before the step
+    assert waited >= result.details["held"]
 
 
 def test_without_a_recorded_time_the_wait_starts_now(
     aws: AwsClients, old_lb: dict[str, Any]
 ) -> None:
     ctx = _context(aws, moved=None, margin=0)
-    waited, message = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
-    assert waited >= 2
-    assert "no time recorded" in message
+    waited, result = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert result.details["held"] == 2 and waited >= 2
+    assert "no time recorded" in result.message
 
 
 def test_traffic_still_arriving_fails_at_the_deadline_naming_the_load_balancer(
@@ -108,15 +110,15 @@ def test_a_dry_run_says_what_it_would_wait_for_and_waits_not(
     aws: AwsClients, old_lb: dict[str, Any]
 ) -> None:
     ctx = _context(aws, moved=dt.datetime.now(dt.UTC), margin=60, dry_run=True)
-    waited, message = _timed(ctx, Drain(MOVED_IN, 300, [old_lb["DNSName"]]))
-    assert waited < 5
-    assert message.startswith("would wait for 1 load balancer(s): clients may still hold")
+    result = drain_dns(ctx, Drain(MOVED_IN, 300, [old_lb["DNSName"]]))
+    assert not result.changed and not result.details  # it returned without waiting
+    assert result.message.startswith("would wait for 1 load balancer(s): clients may still hold")
 
 
 def test_no_load_balancer_left_to_delete_is_nothing_to_drain(aws: AwsClients) -> None:
     ctx = _context(aws, moved=dt.datetime.now(dt.UTC), margin=600)
-    waited, message = _timed(ctx, Drain(MOVED_IN, 300, ["gone.elb.us-west-2.amazonaws.com"]))
-    assert waited < 5 and message.startswith("no load balancer to drain")
+    result = drain_dns(ctx, Drain(MOVED_IN, 300, ["gone.elb.us-west-2.amazonaws.com"]))
+    assert not result.details and result.message.startswith("no load balancer to drain")
 
 
 def test_this_runs_journal_tells_when_the_move_finished_before_the_stack_records_it(
@@ -126,10 +128,11 @@ def test_this_runs_journal_tells_when_the_move_finished_before_the_stack_records
     the journal's time of its last step counts."""
     an_hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
     just_now = dt.datetime.now(dt.UTC)
-    ctx = _context(aws, moved=None, margin=1)
+    ctx = _context(aws, moved=None, margin=3)
     ctx = dataclasses.replace(ctx, finished_at=lambda p: just_now if p == MOVED_IN else None)
-    waited, message = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
-    assert waited >= 2.5 and "since dns-cutover finished" in message
+    waited, result = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert 0 < result.details["held"] <= 5 and waited >= result.details["held"]
+    assert "since dns-cutover finished" in result.message
     ctx = dataclasses.replace(ctx, finished_at=lambda p: an_hour_ago)
-    waited, _ = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
-    assert waited < 2
+    _, result = _timed(ctx, Drain(MOVED_IN, 2, [old_lb["DNSName"]]))
+    assert result.details["held"] == 0
