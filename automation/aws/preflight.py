@@ -161,7 +161,8 @@ def _instances(ec2: EC2Client, ids: Sequence[str]) -> list[InstanceTypeDef]:
 # --- security-group references -----------------------------------------------------------
 
 
-def _active_peerings(ec2: EC2Client, vpc_ids: Sequence[str]) -> list[VpcPeeringConnectionTypeDef]:
+def active_peerings(ec2: EC2Client, vpc_ids: Sequence[str]) -> list[VpcPeeringConnectionTypeDef]:
+    """The active peering connections with an end in one of ``vpc_ids``."""
     if not vpc_ids:
         return []
     found: dict[str, VpcPeeringConnectionTypeDef] = {}
@@ -215,7 +216,7 @@ def sg_reference_problems(ec2: EC2Client, group_ids: Sequence[str]) -> list[str]
             if exc.response.get("Error", {}).get("Code") != "InvalidGroup.NotFound":
                 raise from_client_error(exc, f"read security group {ref}") from exc
             vpc_of[ref] = None
-    peerings = _active_peerings(ec2, sorted({v for v in vpc_of.values() if v}))
+    peerings = active_peerings(ec2, sorted({v for v in vpc_of.values() if v}))
     for group_id in sorted(refs):
         own = vpc_of[group_id]
         for ref in sorted(refs[group_id]):
@@ -239,7 +240,7 @@ def sg_reference_problems(ec2: EC2Client, group_ids: Sequence[str]) -> list[str]
 def peering_cidr_problems(ec2: EC2Client, vpc_ids: Sequence[str]) -> list[str]:
     """Active peerings of ``vpc_ids`` whose two sides' CIDRs overlap."""
     problems: list[str] = []
-    peerings = _active_peerings(ec2, vpc_ids)
+    peerings = active_peerings(ec2, vpc_ids)
     sides = sorted(
         {side["VpcId"] for p in peerings for side in (p["RequesterVpcInfo"], p["AccepterVpcInfo"])}
     )

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from automation.aws.nodes import ClusterInstance
+from automation.aws.preflight import active_peerings
 from automation.errors import from_client_error
 
 if TYPE_CHECKING:
@@ -274,7 +275,6 @@ def _read(ec2: EC2Client, instances: Sequence[ClusterInstance]) -> _Account:
         groups = (
             ec2.describe_security_groups(GroupIds=group_ids)["SecurityGroups"] if group_ids else []
         )
-        peerings = _pages(ec2, "describe_vpc_peering_connections", "VpcPeeringConnections", None)
     except ClientError as exc:
         raise from_client_error(exc, "read routes, network ACLs and security groups") from exc
     return _Account(
@@ -282,7 +282,7 @@ def _read(ec2: EC2Client, instances: Sequence[ClusterInstance]) -> _Account:
         tables=_by_subnet(tables, subnets, "RouteTableId"),
         acls=_by_subnet(acls, subnets, "NetworkAclId"),
         groups={g["GroupId"]: dict(g) for g in groups},
-        peerings=_active(peerings),
+        peerings=_by_ends(active_peerings(ec2, vpc_ids)),
     )
 
 
@@ -317,11 +317,9 @@ def _by_subnet(
     }
 
 
-def _active(peerings: Sequence[Mapping[str, Any]]) -> dict[frozenset[str], tuple[str, ...]]:
+def _by_ends(peerings: Sequence[Mapping[str, Any]]) -> dict[frozenset[str], tuple[str, ...]]:
     found: dict[frozenset[str], tuple[str, ...]] = {}
     for pcx in peerings:
-        if pcx.get("Status", {}).get("Code") != "active":
-            continue
         ends = frozenset({pcx["RequesterVpcInfo"]["VpcId"], pcx["AccepterVpcInfo"]["VpcId"]})
         found[ends] = (*found.get(ends, ()), pcx["VpcPeeringConnectionId"])
     return found

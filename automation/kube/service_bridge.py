@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,7 +164,7 @@ def _change(
     core: client.CoreV1Api,
     namespace: str,
     name: str,
-    build: Any,
+    build: Callable[[Mapping[str, Any], str], dict[str, Any] | None],
     done: str,
     *,
     dry_run: bool,
