@@ -873,7 +873,7 @@ def _print_phase_report(stack: str, records: list[Any], as_json: bool) -> None:
     out.print(_table(f"run of {stack}, per phase", columns, cells, lines=True))
     total, engine = sum(r.seconds for r in rows), sum(r.engine_seconds for r in rows)
     out.print(f"total {total:.0f}s, engine {engine:.0f}s")
-    out.print("availability (probed Services):", markup=False)
+    out.print("availability (probed Services, and the API per phase):", markup=False)
     for line in availability or ["  no probed step recorded"]:
         out.print(f"  {line}", markup=False)
 

@@ -286,8 +286,26 @@ class Journal:
         rec.details = self._redacted(dict(details or {}))
         self._end(phase, step, StepStatus.SUCCEEDED, message)
 
-    def fail(self, phase: str, step: str, message: str) -> None:
+    def fail(
+        self,
+        phase: str,
+        step: str,
+        message: str,
+        *,
+        details: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        if details is not None:
+            self.record(phase, step).details = self._redacted(dict(details))
         self._end(phase, step, StepStatus.FAILED, message)
+
+    def interrupt_probe(
+        self, phase: str, step: str, message: str, details: Mapping[str, JsonValue]
+    ) -> None:
+        """Close a phase's probe whose steps stopped (failed, Ctrl-C, killed): what it saw
+        so far is kept, and a resumed run adds to it."""
+        rec = self.record(phase, step)
+        rec.details = self._redacted(dict(details))
+        self._end(phase, step, StepStatus.INTERRUPTED, message)
 
     def interrupt(self, phase: str, step: str, message: str) -> None:
         """Close a step stopped at a safe point (Ctrl-C) and remember where the run stopped."""

@@ -10,12 +10,13 @@ executes any phase without knowing which one it is: adding a phase never touches
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from automation.errors import UserError
 from automation.results import HookResult as HookResult  # re-exported: the hook model
+from automation.results import ProbeOutcome
 from automation.waiting import Pending
 
 if TYPE_CHECKING:
@@ -68,6 +69,35 @@ class Gate:
 
 
 Step = Hook | Gate
+
+
+class Probing(Protocol):
+    """A probe running while the ``with`` block runs the phase's steps."""
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def outcome(self, earlier: Mapping[str, Any] | None) -> ProbeOutcome:
+        """What it saw, added to ``earlier`` (the journalled details of an earlier run)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PhaseProbe:
+    """Something watched from a phase's first step to its last (the API's availability).
+
+    The runner journals its outcome as the step ``probe:<name>`` and stops after the
+    phase when the outcome names a failure; ``start`` returns None when switched off.
+    """
+
+    name: str
+    summary: str
+    start: Callable[[HookContext], Probing | None]
+
+    @property
+    def key(self) -> str:
+        return f"probe:{self.name}"
 
 
 @dataclass(frozen=True)
@@ -170,6 +200,7 @@ class Phase:
     changes: ChangePolicy = CREATES_AND_UPDATES
     destructive: bool = False
     way_back: str = ""
+    probe: PhaseProbe | None = None
 
     @property
     def gates(self) -> tuple[Gate, ...]:

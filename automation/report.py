@@ -68,9 +68,11 @@ def phase_rows(records: Sequence[StepRecord], order: Sequence[str]) -> list[Phas
 
 
 def availability_lines(records: Sequence[StepRecord]) -> list[str]:
-    """What the availability probe reported, one line per probed step."""
+    """What the availability probes reported: one line per probed step (the Services'
+    endpoints) and per probed phase (the API's answers)."""
     return [
         f"{r.phase}/{r.step}: {r.message}"
         for r in records
-        if "endpoint" in r.message and r.step not in ("config", *ENGINE_STEPS)
+        if r.step.startswith("probe:")
+        or ("endpoint" in r.message and r.step not in ("config", *ENGINE_STEPS))
     ]

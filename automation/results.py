@@ -1,4 +1,5 @@
-"""What a hook reports: the one result type shared by hooks, adapters and the runner."""
+"""What a hook reports (the one result type shared by hooks, adapters and the runner),
+and what a phase's probe concluded."""
 
 from __future__ import annotations
 
@@ -13,3 +14,12 @@ class HookResult:
     changed: bool
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    """What a phase's probe saw; ``failure`` says why the phase was not available."""
+
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+    failure: str | None = None

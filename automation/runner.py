@@ -37,7 +37,7 @@ from automation.errors import (
     translate,
 )
 from automation.journal import Journal
-from automation.phase import ChangePolicy, Gate, Hook, HookResult, Phase, Step
+from automation.phase import ChangePolicy, Gate, Hook, HookResult, Phase, Probing, Step
 from automation.waiting import summarize, wait_until
 from components.progress import (
     Mark,
@@ -322,6 +322,51 @@ class Runner:
         self._run_steps(phase, steps, report)
 
     def _run_steps(self, phase: Phase, steps: Sequence[PlannedStep], report: RunReport) -> None:
+        """Run ``steps`` — inside the phase's probe when it has one and work is left."""
+        probing = self._start_probe(phase, steps)
+        if probing is None:
+            self._run_each(phase, steps, report)
+            return
+        assert self.journal is not None and phase.probe is not None
+        key = phase.probe.key
+        earlier = self.journal.get(phase.id, key)
+        earlier_details = earlier.details if earlier is not None and earlier.finished else None
+        self.journal.start(phase.id, key)
+        try:
+            with probing:
+                self._run_each(phase, steps, report)
+        except BaseException:
+            seen = probing.outcome(earlier_details)
+            self.journal.interrupt_probe(phase.id, key, seen.message, seen.details)
+            raise
+        outcome = probing.outcome(earlier_details)
+        if outcome.failure is None:
+            self.journal.finish(phase.id, key, outcome.message, details=json_safe(outcome.details))
+            self.log.info("%s/%s: %s", phase.id, key, outcome.message)
+            return
+        self.journal.fail(phase.id, key, outcome.failure, details=json_safe(outcome.details))
+        self.log.error("%s/%s failed: %s", phase.id, key, outcome.failure)
+        raise PreconditionFailed(
+            f"{phase.id} finished, but {outcome.failure} Find out why before going on; "
+            "the next run carries on after this phase."
+        )
+
+    def _start_probe(self, phase: Phase, steps: Sequence[PlannedStep]) -> Probing | None:
+        """The phase's probe, started only when some of ``steps`` are left to run."""
+        assert self.journal is not None
+        if phase.probe is None or all(self.journal.is_done(phase.id, s.key) for s in steps):
+            return None
+        try:
+            return phase.probe.start(self._context(phase, dry_run=False))
+        except KubeshiftError:
+            raise
+        except Exception as exc:
+            mapped = translate(exc, f"start {phase.id}'s {phase.probe.name} probe")
+            raise mapped or StepFailedError(
+                f"{phase.id}'s {phase.probe.name} probe did not start: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def _run_each(self, phase: Phase, steps: Sequence[PlannedStep], report: RunReport) -> None:
         assert self.journal is not None
         context: HookContext | None = None
         for planned in steps:

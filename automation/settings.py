@@ -181,6 +181,37 @@ class DnsDrainSettings(BaseModel):
     )
 
 
+class ApiProbeSettings(BaseModel):
+    """``kubeshift:runtime.api_probe``: the API availability probe across the phases that
+    move the control plane (``automation/steps/api_probe.py``).
+
+    Every ``interval`` seconds it asks the API ``/readyz`` on a new connection through
+    the kubeconfig's server, so each request resolves the API's name as a client would.
+    With ``resolve: route53`` a request also counts only while Route53's answer for the
+    API record serves: a running member instance whose etcd member answers, or a load
+    balancer with such a member as a healthy target — for an operator's machine that
+    cannot resolve the zone, and for the sandbox, which has no DNS.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(default=True, description="Probe the API across control-plane phases.")
+    resolve: Literal["dns", "route53"] = Field(
+        default="dns",
+        description="How the API's name is followed: the resolver clients use (dns), or "
+        "Route53's answer checked against EC2, the load balancers' target health and etcd "
+        "(route53).",
+    )
+    interval: float = Field(default=1.0, gt=0, le=60, description="Seconds between requests.")
+    timeout: float = Field(default=5.0, gt=0, le=60, description="Seconds a request may take.")
+    max_gap: float = Field(
+        default=30.0,
+        gt=0,
+        description="Longest time in seconds the API may go unanswered in a phase; longer "
+        "stops the run after that phase, naming the gap.",
+    )
+
+
 class EtcdSettings(BaseModel):
     """``kubeshift:runtime.etcd``: how the control-plane gates reach etcd itself.
 
@@ -296,6 +327,7 @@ class RuntimeSettings(BaseModel):
     drain_limits: DrainLimits = Field(default_factory=DrainLimits)
     gates: GateSettings = Field(default_factory=GateSettings)
     dns_drain: DnsDrainSettings = Field(default_factory=DnsDrainSettings)
+    api_probe: ApiProbeSettings = Field(default_factory=ApiProbeSettings)
     calico: CalicoSettings = Field(default_factory=CalicoSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     etcd: EtcdSettings | None = Field(

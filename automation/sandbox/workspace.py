@@ -25,6 +25,7 @@ PASSPHRASE = "kubeshift-sandbox"  # protects nothing: the rehearsal holds no rea
 SECRET_PLACEHOLDER = "sandbox-placeholder"
 SANDBOX_MIRROR_TTL = 10  # seconds: the TTL cni-swap's records carry while they move
 SANDBOX_DRAIN_MARGIN = 5.0  # seconds beyond each record's TTL before a load balancer goes
+SANDBOX_API_PROBE_INTERVAL = 2.0  # seconds between the API probe's requests
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "sandbox",
     "AWS_SECRET_ACCESS_KEY": "sandbox",
@@ -85,6 +86,19 @@ def _dns_drain_settings(runtime: dict[str, Any]) -> list[str]:
     return [f"runtime.dns_drain.margin: {SANDBOX_DRAIN_MARGIN:g} s (no resolver outside it)"]
 
 
+def _api_probe_settings(runtime: dict[str, Any]) -> list[str]:
+    """The API probe follows the API record through moto: the sandbox has no DNS, and its
+    one API server per cluster would answer whatever the record said."""
+    probe = dict(runtime.get("api_probe") or {})
+    probe["resolve"] = "route53"
+    probe.setdefault("interval", SANDBOX_API_PROBE_INTERVAL)
+    runtime["api_probe"] = probe
+    return [
+        "runtime.api_probe.resolve: route53 (a request counts while the API record reaches "
+        "a running member whose etcd answers)"
+    ]
+
+
 def rehearsal_config(
     config: dict[str, Any],
     state: SandboxState,
@@ -124,6 +138,7 @@ def rehearsal_config(
     if state.scenario == "cni-swap":
         mappings += _mirror_settings(runtime, project)
     mappings += _dns_drain_settings(runtime)
+    mappings += _api_probe_settings(runtime)
     if state.probe_services and not runtime.get("probe_services"):
         runtime["probe_services"] = list(state.probe_services)
     values["kubeshift:runtime"] = runtime

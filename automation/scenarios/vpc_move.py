@@ -23,6 +23,7 @@ from automation.phase import (
     retires_what_the_program_retires,
 )
 from automation.steps import etcd, ingress, nodes, preflight, traffic
+from automation.steps.api_probe import API_PROBE
 from components.scenarios import vpc_move as ids
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         targeted=True,
         destructive=True,
         way_back="none once the member's instance is replaced; etcd keeps quorum throughout",
+        probe=API_PROBE,
     )
 
 
@@ -318,6 +320,7 @@ def scenario(config: StackConfig) -> Scenario:
                 summary="deletes of migration-only resources only"
             ),
             destructive=True,
+            probe=API_PROBE,
         ),
     )
     return Scenario(

@@ -487,6 +487,29 @@ def test_the_probe_saw_every_configured_service_keep_a_ready_endpoint(
     assert stalled == {}
 
 
+def test_the_api_answered_through_its_record_across_every_control_plane_phase(
+    rehearsal: Rehearsal,
+) -> None:
+    """Read from the API probe's own record of each phase that moves the control plane or
+    retires its old load balancer: it followed the record through moto (a request counted
+    only while the record reached a running member whose etcd answered), was answered, and
+    never went unanswered longer than its bound; ``status --phases`` reports it."""
+    phases = [
+        p["id"] for p in rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()["phases"]
+    ]
+    probed = [p for p in phases if p.startswith("control-plane-")] + ["cleanup"]
+    records = _records(rehearsal)
+    seen = {p: records[f"{p}/probe:api"] for p in probed}
+    assert {p: r["status"] for p, r in seen.items()} == dict.fromkeys(probed, "succeeded")
+    for phase, record in seen.items():
+        report = record["details"]
+        assert report["resolve"] == "route53", (phase, report)
+        assert report["requests"] >= 2 and report["answered"] >= 1, (phase, report)
+        assert report["longest_gap"] <= report["max_gap"], (phase, report)
+    shown = rehearsal.kubeshift("--stack", STACK, "status", "--phases").stdout
+    assert all(f"{p}/probe:api: API:" in shown for p in probed), shown[-3000:]
+
+
 def test_a_second_run_changes_nothing(rehearsal: Rehearsal) -> None:
     assert rehearsal.rerun.code == 0, rehearsal.rerun.stderr
     outcomes = rehearsal.rerun.json()

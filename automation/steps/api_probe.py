@@ -1,0 +1,123 @@
+"""The API availability probe around the phases that move the control plane.
+
+A phase that moves a member (or retires the old API load balancer) runs inside this
+probe (``Phase.probe_api``): from its first step to its last, the API is asked
+``/readyz`` every ``kubeshift:runtime.api_probe.interval`` seconds through the
+kubeconfig's server. With ``resolve: route53`` a request counts as answered only while
+Route53's answer for the API record reaches a running member (directly, or as a
+healthy target of the load balancer it names) whose etcd member answers too; that is
+how clients would fare where DNS, not the kubeconfig, picks the member. The runner
+journals the report and stops after a phase whose longest gap exceeded ``max_gap``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from automation.aws.clients import AwsClients
+from automation.context import HookContext
+from automation.errors import RetryableError
+from automation.etcd.client import EtcdClient
+from automation.etcd.gateway import EtcdUnavailable
+from automation.kube.api_probe import ApiProbe, Check, readyz
+from automation.phase import PhaseProbe
+from automation.results import ProbeOutcome
+from automation.settings import EtcdSettings
+
+
+class ApiProbing:
+    """The API probe of one phase, judged against ``max_gap``."""
+
+    def __init__(self, probe: ApiProbe, max_gap: float, resolve: str) -> None:
+        self.probe = probe
+        self.max_gap = max_gap
+        self.resolve = resolve
+
+    def __enter__(self) -> ApiProbing:
+        self.probe.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.probe.__exit__(*exc)
+
+    def outcome(self, earlier: Mapping[str, Any] | None) -> ProbeOutcome:
+        report = self.probe.report()
+        if earlier:
+            report = report.after(earlier)
+        failure = None
+        if report.longest_gap > self.max_gap:
+            failure = (
+                f"the API went unanswered for longer than kubeshift:runtime.api_probe.max_gap "
+                f"({self.max_gap:g}s). {report.message()}"
+            )
+        details = {**report.as_dict(), "max_gap": self.max_gap, "resolve": self.resolve}
+        return ProbeOutcome(report.message(), details, failure)
+
+
+def api_probing(ctx: HookContext) -> ApiProbing | None:
+    """The probe for ``ctx``'s phase, or None when switched off or in a dry run."""
+    settings = ctx.settings.api_probe
+    if not settings.enabled or ctx.dry_run:
+        return None
+    configuration = ctx.clients.kube("primary").api_client.configuration
+    ask = readyz(configuration, settings.timeout)
+    if settings.resolve == "route53":
+        dns = ctx.stack_config.cluster.dns
+        ask = through_record(ctx.clients.aws(), dns.zone_id, dns.api_record, ctx.settings.etcd, ask)
+    probe = ApiProbe(ask, interval=settings.interval)
+    return ApiProbing(probe, settings.max_gap, settings.resolve)
+
+
+API_PROBE = PhaseProbe(
+    name="api",
+    summary="the API answers /readyz throughout, through its record as clients resolve it",
+    start=api_probing,
+)
+
+
+def through_record(
+    aws: AwsClients, zone_id: str, api_record: str, etcd: EtcdSettings | None, ask: Check
+) -> Check:
+    """``ask``, counted only while the API record's answer reaches a member that serves
+    (with ``etcd``: whose etcd member answers too)."""
+    from automation.aws.api_record import ApiRecordReader, record_name
+
+    route53 = aws.client("route53")
+    reader = ApiRecordReader(
+        route53=route53,
+        ec2=aws.client("ec2"),
+        elbv2=aws.client("elbv2"),
+        elb=aws.client("elb"),
+        zone_id=zone_id,
+        name=record_name(route53, zone_id, api_record),
+    )
+
+    def check() -> str | None:
+        serving = reader.serving()
+        if not serving.addresses:
+            return f"the API record reaches no member: {serving.answer}"
+        if etcd is not None and not any(member_answers(etcd, a) for a in serving.addresses):
+            at = ", ".join(serving.addresses)
+            return f"the API record reaches no member whose etcd answers ({serving.answer}: {at})"
+        return ask()
+
+    return check
+
+
+def member_answers(etcd: EtcdSettings, address: str) -> bool:
+    """The etcd member at the VPC ``address`` answers its status request."""
+    url = etcd.client_url(address)
+    with EtcdClient(
+        [url],
+        ca_file=etcd.ca_file,
+        cert_file=etcd.cert_file,
+        key_file=etcd.key_file,
+        timeout=etcd.timeout,
+        connect_timeout=etcd.connect_timeout,
+    ) as client:
+        try:
+            client.status(url)
+        except (EtcdUnavailable, RetryableError):
+            return False
+    return True
