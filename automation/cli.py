@@ -254,6 +254,7 @@ def render(
 ) -> None:
     """List every resource the program declares for a phase, offline (Pulumi mocks)."""
     from automation.journal import state_dir
+    from automation.kept_check import refuse_kept_for_nothing
     from automation.project import load_stack
     from automation.render_cache import cached_render
 
@@ -261,6 +262,7 @@ def render(
     chosen = _checked_phase(info, phase)
     cache = state_dir(project_dir()) / "render-cache"
     with err.status(f"rendering {info.name} at {chosen} (offline)"):
+        refuse_kept_for_nothing(info, cache)
         resources, _ = cached_render(info.values, chosen, cache)
     if json_output or _globals(ctx).json:
         _emit_json(
@@ -304,6 +306,7 @@ def diff(
 ) -> None:
     """Resources added, removed and changed between two phases (offline)."""
     from automation.journal import state_dir
+    from automation.kept_check import refuse_kept_for_nothing
     from automation.project import load_stack
     from automation.render_cache import cached_render
     from automation.review import count_by_type, diff_resources
@@ -312,6 +315,7 @@ def diff(
     phases = (_checked_phase(info, from_phase), _checked_phase(info, to_phase))
     cache = state_dir(project_dir()) / "render-cache"
     with err.status(f"rendering {info.name} at {phases[0]} and {phases[1]} (offline)"):
+        refuse_kept_for_nothing(info, cache)
         before, _ = cached_render(info.values, phases[0], cache)
         after, _ = cached_render(info.values, phases[1], cache)
     _refuse_policy_violations(info, after)

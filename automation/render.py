@@ -11,6 +11,7 @@ single component the same way.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import runpy
 import time
@@ -27,7 +28,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from automation.rendered import PROGRAM, RenderedResource
-from components import collector
+from components import collector, kept_use
 from components import config as stack_config
 from components.program import READ_STACK_OUTPUTS
 
@@ -42,6 +43,8 @@ class Rendering:
     resources: list[RenderedResource]
     outputs: dict[str, Any]
     seconds: float
+    kept_looked_up: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    """Per section of kept values, every key the program looked for (``components.kept_use``)."""
 
 
 class _Mocks(pulumi.runtime.Mocks):
@@ -269,13 +272,15 @@ def render_program(
     if phase is not None:
         values[stack_config.PHASE_KEY] = phase
     validated = stack_config.load_config(values)
-    return record(
+    kept_use.reset()
+    rendering = record(
         lambda: _run_main(),
         config=values,
         stack=validated.cluster.name,
         region=validated.region,
         mocks=mocks,
     )
+    return dataclasses.replace(rendering, kept_looked_up=kept_use.looked_up())
 
 
 def render(config: Mapping[str, Any], phase: str | None = None) -> list[RenderedResource]:

@@ -24,7 +24,7 @@ from typing import Any
 from automation.rendered import PROGRAM, RenderedResource
 from components.engine_vars import PROGRAM_VARS
 
-VERSION = 1
+VERSION = 2  # 2: an entry holds the kept keys the program looked up
 SDKS = ("pulumi", "pulumi-aws", "pulumi-kubernetes")
 KEEP = 64
 """Entries kept; the oldest go first."""
@@ -52,21 +52,46 @@ def key(config: Mapping[str, Any], phase: str | None, program: str) -> str:
     return hashlib.sha256(f"{program}\0{body}".encode()).hexdigest()
 
 
-def _load(path: Path) -> list[RenderedResource] | None:
+@dataclasses.dataclass(frozen=True)
+class CachedRender:
+    """A render's resources, the kept keys the program looked up, and whether it was
+    read from the cache."""
+
+    resources: list[RenderedResource]
+    kept_looked_up: dict[str, list[str]]
+    hit: bool
+    path: Path | None = None
+    """Where it is (or would be) cached; None when renders of this config are not."""
+
+
+def _load(path: Path) -> CachedRender | None:
     try:
-        rows = json.loads(path.read_text())
-        return [
-            RenderedResource(**{**row, "aliases": tuple(row.get("aliases", ()))}) for row in rows
+        entry = json.loads(path.read_text())
+        resources = [
+            RenderedResource(**{**row, "aliases": tuple(row.get("aliases", ()))})
+            for row in entry["resources"]
         ]
-    except (OSError, ValueError, TypeError):
+        kept = {str(k): [str(v) for v in keys] for k, keys in entry["kept_looked_up"].items()}
+        return CachedRender(resources, kept, hit=True, path=path)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 
 
-def _store(path: Path, resources: list[RenderedResource]) -> None:
+def remember(render: CachedRender) -> None:
+    """Cache ``render`` (made with ``store=False``) where it belongs."""
+    if not render.hit and render.path is not None:
+        _store(render.path, render)
+
+
+def _store(path: Path, render: CachedRender) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial")
-        partial.write_text(json.dumps([dataclasses.asdict(r) for r in resources]))
+        entry = {
+            "resources": [dataclasses.asdict(r) for r in render.resources],
+            "kept_looked_up": render.kept_looked_up,
+        }
+        partial.write_text(json.dumps(entry))
         partial.replace(path)
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in entries[:-KEEP]:
@@ -80,20 +105,34 @@ def cached_render(
 ) -> tuple[list[RenderedResource], bool]:
     """The resources the program declares for ``config`` at ``phase``, and whether they
     came from the cache."""
-    from automation.render import render  # the Pulumi SDK, only when rendering
+    rendered = cached_rendering(config, phase, cache_dir)
+    return rendered.resources, rendered.hit
+
+
+def cached_rendering(
+    config: Mapping[str, Any], phase: str | None, cache_dir: Path, *, store: bool = True
+) -> CachedRender:
+    """The render of ``config`` at ``phase``, from the cache when an entry fits; a fresh
+    one is cached unless ``store`` is False (then :func:`remember` may cache it later)."""
+    from automation.render import render_program  # the Pulumi SDK, only when rendering
     from components import kept_file
     from components.config import CLUSTER_KEY
 
+    def fresh(path: Path | None) -> CachedRender:
+        rendering = render_program(config, phase)
+        return CachedRender(rendering.resources, rendering.kept_looked_up, False, path)
+
     if any(os.environ.get(name) for name in PROGRAM_VARS):
-        return render(config, phase), False
+        return fresh(None)
     try:  # the kept file's content, not its name, is what the program reads
         keyed = kept_file.merge(config, CLUSTER_KEY)
     except kept_file.KeptFileError:
-        return render(config, phase), False  # which refuses it in one sentence
+        return fresh(None)  # which refuses it in one sentence
     path = cache_dir / f"{key(keyed, phase, program_digest())}.json"
     found = _load(path) if path.exists() else None
     if found is not None:
-        return found, True
-    resources = render(config, phase)
-    _store(path, resources)
-    return resources, False
+        return found
+    rendered = fresh(path)
+    if store:
+        remember(rendered)
+    return rendered

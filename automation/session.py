@@ -33,6 +33,7 @@ from automation.journal import (
     stack_lock,
     state_dir,
 )
+from automation.kept_check import refuse_kept_for_nothing
 from automation.phase import Phase, Scenario
 from automation.progress import NullReporter, Reporter, RichReporter
 from automation.project import StackInfo, load_stack
@@ -193,6 +194,7 @@ def execute(
     # A damaged or foreign journal stops here, before the engine, the lock or any write.
     check_state_dir(state_dir(request.project))
     load_journal(path, request.stack, info.scenario)
+    refuse_kept_for_nothing(info, state_dir(request.project) / "render-cache")
 
     if request.dry_run:
         journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
@@ -274,6 +276,7 @@ class _StepsSession:
         path = journal_path(project, stack)
         check_state_dir(state_dir(project))
         load_journal(path, stack, info.scenario)
+        refuse_kept_for_nothing(info, state_dir(project) / "render-cache")
         run_id = uuid.uuid4().hex
         reporter = NullReporter() if quiet else _reporter(console, False)
         return cls(

@@ -21,6 +21,7 @@ import pulumi
 from pulumi import _types
 from pulumi.runtime import rpc
 
+from components import kept_use
 from components.config import KeptInput
 
 
@@ -81,6 +82,7 @@ def apply(kept_inputs: Mapping[str, Mapping[str, KeptInput]]) -> None:
     def transform(
         args: pulumi.ResourceTransformationArgs,
     ) -> pulumi.ResourceTransformationResult | None:
+        kept_use.note("kept_inputs", args.name)
         kept = kept_inputs.get(args.name)
         args_type = _args_type(args.resource) if kept else None
         if not kept or args_type is None:

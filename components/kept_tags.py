@@ -19,6 +19,7 @@ from typing import Any
 
 import pulumi
 
+from components import kept_use
 from components.tags import block_key
 
 NAME = "Name"
@@ -48,6 +49,7 @@ def apply(kept_tags: Mapping[str, Mapping[str, str]]) -> None:
     def transform(
         args: pulumi.ResourceTransformationArgs,
     ) -> pulumi.ResourceTransformationResult | None:
+        kept_use.note("kept_tags", args.name)
         kept = kept_tags.get(args.name)
         if not kept:
             return None  # a resource kubeshift tags not at all (a rule) takes kept tags too

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from components import kept_use
+
 if TYPE_CHECKING:
     from components.config import ClusterConfig
 
@@ -153,6 +155,8 @@ class Namer:
         """The live name of the resource kubeshift names ``derived``, when it differs
         (``bare``: a key without its kind counts too)."""
         existing = dict(self.existing) if not self.suffix else {}
+        if not self.suffix:
+            kept_use.note("names", f"{kind_key(kind)}:{derived}", *([derived] if bare else []))
         kept = existing.get(f"{kind_key(kind)}:{derived}")
         if kept is None and bare:
             kept = existing.get(derived)
@@ -193,6 +197,7 @@ class Namer:
         if self.suffix:
             return default
         derived = physical_name(self.cluster, role, kind=NameKind.SECURITY_GROUP)
+        kept_use.note("descriptions", derived)
         return dict(self.descriptions).get(derived, default)
 
     def kept_user_data(self, role: str) -> str | None:
@@ -203,6 +208,7 @@ class Namer:
         group's configuration from kops's state store; kubeshift's node.env would need
         an image built for it. A mirror is another cluster, named without kept scripts."""
         derived = physical_name(self.cluster, role, kind=NameKind.LAUNCH_TEMPLATE)
+        kept_use.note("user_data", derived)
         return dict(self.user_data).get(derived)
 
     def tag(self, role: str) -> str:

@@ -751,6 +751,28 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
     ("fresh-with-dry-run", _nothing, (*DRY, "--fresh"), 2, ("--fresh", "--dry-run")),
     ("status-without-journal", _nothing, STATUS, 2, ("no journal yet",)),
     ("env-project-elsewhere", _project_dir("/nonexistent/project"), PLAN, 2, ("no file",)),
+    # --- kept values for nothing the program declares (a typo drops another tool's tags) ---
+    (
+        "kept-tags-for-nothing-run",
+        _set("kubeshift:cluster.kept_tags", {"demo-source-network-vcp": {"k": "v"}}),
+        RUN,
+        2,
+        ("kept_tags 'demo-source-network-vcp'", "did you mean 'demo-source-network-vpc'"),
+    ),
+    (
+        "kept-name-for-nothing-render",
+        _set("kubeshift:cluster.names", {"demo-nodes": "nodes.demo.k8s.local"}),
+        ("--stack", "t", "render", "--phase", "cleanup"),
+        2,
+        ("names 'demo-nodes'", "did you mean 'demo-node'"),
+    ),
+    (
+        "kept-script-for-nothing-hooks",
+        _set("kubeshift:cluster.user_data", {"demo-workers-generl-spot": "#!/bin/bash\n"}),
+        ("--stack", "t", "hooks", "target-workers", "--after", "--yes"),
+        2,
+        ("user_data 'demo-workers-generl-spot'",),
+    ),
     (
         "write-config-with-import-flags",
         _nothing,
