@@ -191,12 +191,15 @@ def plan(
     markdown: MarkdownOpt = False,
 ) -> None:
     """Show the phase table of a stack: id, summary, destructive, gates."""
+    from automation.journal import state_dir
+    from automation.kept_check import refuse_kept_for_nothing
     from automation.phase import Gate, Hook
     from automation.project import load_stack
     from automation.runner import plan_steps
     from automation.scenarios import build_scenario
 
     info = load_stack(project_dir(), _stack_name(ctx, stack))
+    refuse_kept_for_nothing(info, state_dir(project_dir()) / "render-cache")
     scenario = build_scenario(info.config)
     rows: list[dict[str, Any]] = []
     for phase in scenario.phases:
@@ -216,6 +219,7 @@ def plan(
                 "targets": list(phase.targets),
                 "targeted": phase.targeted,
                 "way_back": phase.way_back,
+                "probe": phase.probe.summary if phase.probe else None,
             }
         )
     if json_output or _globals(ctx).json:

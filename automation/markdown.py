@@ -44,6 +44,8 @@ def plan_markdown(scenario: str, rows: Sequence[Mapping[str, Any]]) -> str:
 def _gates(row: Mapping[str, Any]) -> str:
     parts = [f"before: {g}" for g in row["gates_before"]]
     parts += [f"after: {g}" for g in row["gates_after"]]
+    if row.get("probe"):
+        parts.append(f"throughout: {row['probe']}")
     return "<br>".join(parts)
 
 
