@@ -79,20 +79,16 @@ class ApiRecordReader:
         return Serving((), f"{name} is a {record['Type']} record")
 
     def _running_addresses(self, addresses: Iterable[str]) -> list[str]:
+        """Those of ``addresses`` a running instance holds, on any of its interfaces (a
+        member's fixed address is a second interface's, not the instance's own)."""
         wanted = list(addresses)
         if not wanted:
             return []
-        found = self.ec2.describe_instances(
-            Filters=[
-                {"Name": "private-ip-address", "Values": wanted},
-                {"Name": "instance-state-name", "Values": ["running"]},
-            ]
-        )
-        held = {
-            i.get("PrivateIpAddress", "")
-            for r in found.get("Reservations", [])
-            for i in r.get("Instances", [])
-        }
+        interfaces = self.ec2.describe_network_interfaces(
+            Filters=[{"Name": "addresses.private-ip-address", "Values": wanted}]
+        )["NetworkInterfaces"]
+        holders = [i.get("Attachment", {}).get("InstanceId", "") for i in interfaces]
+        held = set(self._instance_addresses([h for h in holders if h]))
         return [a for a in wanted if a in held]
 
     def _balancer(self, dns_name: str) -> Serving:
@@ -130,16 +126,23 @@ class ApiRecordReader:
         return Serving(tuple(addresses), f"load balancer {name}")
 
     def _instance_addresses(self, instance_ids: list[str]) -> list[str]:
+        """Every private address of the running instances ``instance_ids``: the one a
+        load balancer sends to, and the member's own on its second interface."""
         if not instance_ids:
             return []
         found = self.ec2.describe_instances(
-            Filters=[{"Name": "instance-id", "Values": sorted(set(instance_ids))}]
+            Filters=[
+                {"Name": "instance-id", "Values": sorted(set(instance_ids))},
+                {"Name": "instance-state-name", "Values": ["running"]},
+            ]
         )
         return [
-            i["PrivateIpAddress"]
-            for r in found.get("Reservations", [])
-            for i in r.get("Instances", [])
-            if i.get("PrivateIpAddress") and i.get("State", {}).get("Name") == "running"
+            address["PrivateIpAddress"]
+            for reservation in found.get("Reservations", [])
+            for instance in reservation.get("Instances", [])
+            for interface in instance.get("NetworkInterfaces", [])
+            for address in interface.get("PrivateIpAddresses", [])
+            if address.get("PrivateIpAddress")
         ]
 
 

@@ -28,6 +28,17 @@ class World:
         )  # fmt: skip
         return str(made["Instances"][0]["InstanceId"])
 
+    def member_on_interface(self, address: str) -> str:
+        """A member as kubeshift builds one: its fixed address on a second interface."""
+        instance = self.member(address.rsplit(".", 1)[0] + ".99")
+        interface = self.aws.ec2.create_network_interface(
+            SubnetId=self.net.subnet_id, PrivateIpAddress=address
+        )["NetworkInterface"]["NetworkInterfaceId"]
+        self.aws.ec2.attach_network_interface(
+            NetworkInterfaceId=interface, InstanceId=instance, DeviceIndex=1
+        )
+        return instance
+
     def record(self, name: str, kind: str, *values: str) -> None:
         records = [{"Value": v} for v in values]
         put_record(
@@ -71,6 +82,19 @@ def test_an_a_record_serves_while_a_running_instance_holds_its_address(world: Wo
     stopped = world.serving()
     assert stopped.addresses == ()
     assert stopped.answer == "A 10.1.1.10: no running instance holds it"
+
+
+def test_a_members_fixed_address_on_its_second_interface_is_found(world: World) -> None:
+    member = world.member_on_interface("10.1.1.40")
+    world.record("api", "A", "10.1.1.40")
+    assert world.serving().addresses == ("10.1.1.40",)
+
+    balancer = world.balancer("api-lb", [member])  # a load balancer sends to the first
+    world.record("api2", "CNAME", balancer["DNSName"])
+    assert sorted(world.serving("api2").addresses) == ["10.1.1.40", "10.1.1.99"]
+
+    world.aws.ec2.stop_instances(InstanceIds=[member])
+    assert world.serving().addresses == ()
 
 
 def test_a_cname_to_the_member_record_is_followed_within_the_zone(world: World) -> None:
