@@ -116,7 +116,7 @@ def cached_rendering(
     one is cached unless ``store`` is False (then :func:`remember` may cache it later)."""
     from automation.render import render_program  # the Pulumi SDK, only when rendering
     from components import kept_file
-    from components.config import CLUSTER_KEY
+    from components.config import CLUSTER_KEY, PHASE_KEY
 
     def fresh(path: Path | None) -> CachedRender:
         rendering = render_program(config, phase)
@@ -128,6 +128,8 @@ def cached_rendering(
         keyed = kept_file.merge(config, CLUSTER_KEY)
     except kept_file.KeptFileError:
         return fresh(None)  # which refuses it in one sentence
+    if phase is not None:  # the phase rendered, not the one the stack file is at
+        keyed = {k: v for k, v in keyed.items() if k != PHASE_KEY}
     path = cache_dir / f"{key(keyed, phase, program_digest())}.json"
     found = _load(path) if path.exists() else None
     if found is not None:

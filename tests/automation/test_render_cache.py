@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from automation.render import render
-from automation.render_cache import cached_render, program_digest
+from automation.render_cache import cached_render, cached_rendering, program_digest
 from components.config import load_stack_file
 from components.engine_vars import IMPORTS_VAR
 
@@ -39,6 +39,24 @@ def test_another_phase_or_config_renders_anew(values: dict[str, Any], tmp_path: 
     assert not cached
     vpc = next(r for r in resources if r.type == "aws:ec2/vpc:Vpc")
     assert vpc.inputs["tags"]["team"] == "other"
+
+
+def test_the_phase_the_stack_file_is_at_does_not_matter_to_another_phases_render(
+    values: dict[str, Any], tmp_path: Path
+) -> None:
+    cached_render(values, "baseline", tmp_path)
+    values["kubeshift:phase"] = "dns-cutover"  # the stack moved on; its baseline did not
+    assert cached_render(values, "baseline", tmp_path)[1]
+
+
+def test_a_render_keeps_the_kept_keys_the_program_looked_up(
+    values: dict[str, Any], tmp_path: Path
+) -> None:
+    fresh = cached_rendering(values, "baseline", tmp_path)
+    again = cached_rendering(values, "baseline", tmp_path)
+    assert again.hit and not fresh.hit
+    assert again.kept_looked_up == fresh.kept_looked_up
+    assert "demo-node" in fresh.kept_looked_up["names"]  # the nodes' security group
 
 
 def test_an_edit_of_the_program_changes_the_key(tmp_path: Path) -> None:
