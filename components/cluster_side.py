@@ -23,7 +23,6 @@ import pulumi_aws as aws
 
 from components.address_reservations import KeptAddress, keep_addresses
 from components.common import Common, CommonArgs
-from components.config import API_MEMBER_KEY, api_member_record
 from components.control_plane import (
     ControlPlane,
     ControlPlaneArgs,
@@ -183,33 +182,15 @@ class ClusterParts:
             self.opts,
         )
 
-    def records(
-        self,
-        ingress: LoadBalancer,
-        api: LoadBalancer | pulumi.Input[str],
-        moved_member: pulumi.Input[str] | None = None,
-    ) -> dict[str, RecordSpec]:
-        """Ingress CNAMEs to ``ingress``; the API record a CNAME to the ``api`` LB (an
-        alias A record when the stack says so), or, when ``api`` is a member's address,
-        an A record to it (alias clusters) or a CNAME to a helper A record holding it.
-
-        The helper stays while ``moved_member`` (that member's address) is given, after
-        the API record has moved on: a resolver that cached the CNAME to the helper
-        still finds it until the record's TTL has long passed (deleted at clean-up)."""
+    def records(self, ingress: LoadBalancer, api: LoadBalancer) -> dict[str, RecordSpec]:
+        """Ingress CNAMEs to ``ingress``; the API record a CNAME to the ``api`` load
+        balancer (an alias A record when the stack says so): its type never changes."""
         spec = self.spec
         records = {
             f"ingress-{i}": RecordSpec(name, "CNAME", [ingress.dns_name])
             for i, name in enumerate(spec.ingress_records)
         }
-        helper = api_member_record(spec.api_record)
-        member = api if not isinstance(api, LoadBalancer) else moved_member
-        if member is not None and not spec.api_alias:
-            records[API_MEMBER_KEY] = RecordSpec(helper, "A", [member])
-        if not isinstance(api, LoadBalancer) and spec.api_alias:
-            records["api"] = RecordSpec(spec.api_record, "A", [api])
-        elif not isinstance(api, LoadBalancer):  # a CNAME stays one (components.dns)
-            records["api"] = RecordSpec(spec.api_record, "CNAME", [helper], after=(API_MEMBER_KEY,))
-        elif spec.api_alias:
+        if spec.api_alias:
             records["api"] = RecordSpec(spec.api_record, "A", [api.dns_name], api.zone_id)
         else:
             records["api"] = RecordSpec(spec.api_record, "CNAME", [api.dns_name])

@@ -208,18 +208,6 @@ class ApiConfig(_Model):
     allowed_cidrs: list[ipaddress.IPv4Network] = []
 
 
-API_MEMBER_LABEL = "kubeshift-api-member"
-"""The label of the helper record kubeshift makes under a CNAME API record
-(:func:`api_member_record`)."""
-API_MEMBER_KEY = "api-member"
-"""That record's key among a stack's declared records (output ``records``)."""
-
-
-def api_member_record(api_record: str) -> str:
-    """The helper A record's name: under the API record's own name, so in its zone."""
-    return f"{API_MEMBER_LABEL}.{api_record.rstrip('.')}"
-
-
 class DnsConfig(_Model):
     """Records kubeshift manages in an existing Route53 hosted zone."""
 
@@ -935,14 +923,6 @@ def _check_dns(dns: DnsConfig) -> None:
                 )
     if len(set(dns.ingress_records)) != len(dns.ingress_records):
         _fail(f"{key}.ingress_records", f"{key}.ingress_records lists a name twice.")
-    helper = api_member_record(dns.api_record)
-    if not dns.api_alias and len(helper) > 253:
-        _fail(
-            f"{key}.api_record",
-            f"{key}.api_record {show(dns.api_record)} leaves no room for the record "
-            f"kubeshift names under it while the API points at a moved member ({helper!r} "
-            "is past 253 characters); use a shorter name or api_alias: true.",
-        )
 
 
 def _check_ingress(ingress: IngressConfig) -> None:

@@ -197,15 +197,8 @@ class VpcMove(pulumi.ComponentResource):
 
         # --- DNS ------------------------------------------------------------------------
         ingress_lb = lbs["ingress-target" if plan.ingress_on_target else "ingress-source"]
-        api_target: LoadBalancer | pulumi.Output[str]
-        if plan.api_record == "member-1":
-            api_target = control_plane.addresses[1]
-        else:
-            api_target = lbs["api-source" if plan.api_record == "source-lb" else "api-target"]
-        # member 1's helper record outlives the API record's move off it (cluster_side)
-        helper_kept = plan.members_moved >= 1 and not plan.cleanup
-        member_1 = control_plane.addresses[1] if helper_kept else None
-        records = parts.records(ingress_lb, api_target, member_1)
+        api_target = lbs["api-source" if plan.api_record == "source-lb" else "api-target"]
+        records = parts.records(ingress_lb, api_target)
         parts.dns(records)
 
         self.outputs = {

@@ -121,10 +121,9 @@ ETCD_MEMBER_BACK = Gate(
 def _control_plane_phase(member: int, members: int) -> Phase:
     first = member == 1
     dns = (
-        "API record points at this member (an A record, or a CNAME to an A record under "
-        "it) while no LB spans both VPCs"
+        "API record stays on the source API load balancer, which its other members serve"
         if first
-        else "API record stays on the new API load balancer"
+        else "API record on the new API load balancer, once it serves"
     )
     member_back = Gate(
         name="member-back",
@@ -137,8 +136,8 @@ def _control_plane_phase(member: int, members: int) -> Phase:
     return Phase(
         id=ids.control_plane_phase(member),
         summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
-        # From member 2 on the API record is a CNAME to the new API load balancer again:
-        # it must serve before the record moves to it.
+        # From member 2 on the API record names the new API load balancer (member 1 moved
+        # behind it): it must serve before the record moves to it.
         before=(
             MEMBER_ADDRESS_FREE,
             CONTROL_PLANE_QUORUM,

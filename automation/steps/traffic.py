@@ -14,7 +14,6 @@ from automation.context import HookContext
 from automation.phase import HookResult
 from automation.steps import outputs
 from automation.waiting import Pending
-from components.config import API_MEMBER_KEY
 from components.scenarios.vpc_move import DNS_CUTOVER, VpcMoveOutputs, control_plane_phase
 
 
@@ -75,9 +74,8 @@ def records_as_declared(ctx: HookContext) -> Pending:
 
 
 def api_record_as_declared(ctx: HookContext) -> Pending:
-    """The API record is the CNAME or A record this control-plane phase declares (and
-    the helper A record a CNAME names while it points at a moved member)."""
-    return _records_pending(ctx, ("api", API_MEMBER_KEY))
+    """The API record is the CNAME or alias this control-plane phase declares."""
+    return _records_pending(ctx, ("api",))
 
 
 def dns_writers_guard(ctx: HookContext) -> HookResult:
@@ -149,5 +147,5 @@ def drain_old_ingress(ctx: HookContext) -> HookResult:
 
 def drain_source_api(ctx: HookContext) -> HookResult:
     """Before the source API load balancer goes: its clients left (since the API record
-    moved off it, at the first member's move)."""
-    return _drain(ctx, control_plane_phase(1), "api-source")
+    moved off it, at the second member's move)."""
+    return _drain(ctx, control_plane_phase(2), "api-source")

@@ -100,7 +100,7 @@ class VpcMoveOutputs(StackOutputs):
     control_plane_members: dict[str, Member] = {}
 
 
-ApiRecordTarget = Literal["source-lb", "member-1", "target-lb"]
+ApiRecordTarget = Literal["source-lb", "target-lb"]
 
 
 @dataclass(frozen=True)
@@ -149,11 +149,11 @@ class PhasePlan:
 
     @property
     def api_record(self) -> ApiRecordTarget:
-        """Where the API record points."""
-        if self.members_moved == 0:
+        """Where the API record points: the source API load balancer while it still
+        fronts all but one member (its other members serve while member 1 moves), then
+        the target one, which fronts member 1 by then and is checked healthy first."""
+        if self.members_moved <= 1 and not self.cleanup:
             return "source-lb"
-        if self.members_moved == 1 and not self.cleanup:
-            return "member-1"
         return "target-lb"
 
 

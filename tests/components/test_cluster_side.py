@@ -3,6 +3,7 @@ balancers attach, where records point; and every scenario building its sides thr
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -53,12 +54,13 @@ def _network(side: Side) -> SideNetwork:
     return SideNetwork(side, f"vpc-{side}", {"a": f"{side}-private-a"}, {"a": "-"}, ("a",))
 
 
-def _cluster(build: Callable[[ClusterParts], None]) -> list[RenderedResource]:
-    """Resources ``build`` declares with the parts of cluster ``prod``, prefix ``c``."""
+def _cluster(build: Callable[[ClusterParts], None], **spec: Any) -> list[RenderedResource]:
+    """Resources ``build`` declares with the parts of cluster ``prod``, prefix ``c``
+    (``spec``: fields of :data:`SPEC` changed)."""
 
     def program() -> None:
         holder = pulumi.ComponentResource("test:index:Holder", "holder")
-        build(ClusterParts("c", Namer("prod"), SPEC, holder))
+        build(ClusterParts("c", Namer("prod"), dataclasses.replace(SPEC, **spec), holder))
 
     return record(program).resources
 
@@ -96,10 +98,7 @@ def test_another_generation_is_named_apart_and_attached_beside_the_first() -> No
         side = parts.side(_network(SOURCE), POOLS)
         common = side.common()
         assert common.instance_profile_name is not None
-        generations = [
-            side.workers(common, common, generation=g)
-            for g in ("original", "cni")
-        ]
+        generations = [side.workers(common, common, generation=g) for g in ("original", "cni")]
         side.ingress_lb(common, generations)
 
     resources = _cluster(build)
@@ -141,10 +140,10 @@ def test_each_api_lb_attaches_the_members_on_its_side() -> None:
     assert attached == {"c-api": {"2", "3"}, "c-api-mig": {"1"}}
 
 
-@pytest.mark.parametrize("api", ["lb", "member"])
-def test_the_api_record_follows_its_target_and_stays_a_cname(api: str) -> None:
-    """At a member's address the API record of a CNAME cluster names a helper A record
-    that holds it: no record changes type, whichever way pulumi-aws changes one."""
+@pytest.mark.parametrize("alias", [False, True])
+def test_the_api_record_names_its_load_balancer_as_the_cluster_made_it(alias: bool) -> None:
+    """A CNAME to the API load balancer, or kops's alias A record to it: whichever
+    load balancer it names, its type stays (no record ever changes type)."""
 
     def build(parts: ClusterParts) -> None:
         side = parts.side(_network(SOURCE), POOLS)
@@ -152,19 +151,19 @@ def test_the_api_record_follows_its_target_and_stays_a_cname(api: str) -> None:
         members = [side.member(1, "a", "10.0.0.10", common)]
         control_plane = parts.control_plane(members, parts.identity("control-plane", members))
         ingress = side.ingress_lb(common, [])
-        target = side.api_lb(common, control_plane) if api == "lb" else "10.0.0.10"
-        parts.dns(parts.records(ingress, target))
+        parts.dns(parts.records(ingress, side.api_lb(common, control_plane)))
 
-    resources = by_type(_cluster(build), RECORD)
+    resources = by_type(_cluster(build, api_alias=alias), RECORD)
     records = {r.inputs["name"]: r.inputs for r in resources}
     assert records["*.apps.example.internal"]["type"] == "CNAME"
-    assert records["api.example.internal"]["type"] == "CNAME"
-    helper = "kubeshift-api-member.api.example.internal"
-    if api == "member":
-        assert records["api.example.internal"]["records"] == [helper]
-        assert (records[helper]["type"], records[helper]["records"]) == ("A", ["10.0.0.10"])
+    api = records["api.example.internal"]
+    if alias:
+        assert api["type"] == "A" and "records" not in api
+        assert api["aliases"][0]["name"] == "prod-api.elb.us-east-1.amazonaws.com"
     else:
-        assert helper not in records
+        assert api["type"] == "CNAME"
+        assert api["records"] == ["prod-api.elb.us-east-1.amazonaws.com"]
+    assert len(records) == 2
 
 
 # --- every scenario builds its sides this way ---------------------------------------
