@@ -36,8 +36,17 @@ from automation.errors import (
     UserError,
     translate,
 )
-from automation.journal import Journal
-from automation.phase import ChangePolicy, Gate, Hook, HookResult, Phase, Probing, Step
+from automation.journal import Journal, StepStatus
+from automation.phase import (
+    ChangePolicy,
+    Gate,
+    Hook,
+    HookResult,
+    Phase,
+    PhaseProbe,
+    Probing,
+    Step,
+)
 from automation.waiting import summarize, wait_until
 from components.progress import (
     Mark,
@@ -354,7 +363,10 @@ class Runner:
     def _start_probe(self, phase: Phase, steps: Sequence[PlannedStep]) -> Probing | None:
         """The phase's probe, started only when some of ``steps`` are left to run."""
         assert self.journal is not None
-        if phase.probe is None or all(self.journal.is_done(phase.id, s.key) for s in steps):
+        if phase.probe is None:
+            return None
+        if all(self.journal.is_done(phase.id, s.key) for s in steps):
+            self._close_orphaned_probe(phase, phase.probe)
             return None
         try:
             return phase.probe.start(self._context(phase, dry_run=False))
@@ -365,6 +377,15 @@ class Runner:
             raise mapped or StepFailedError(
                 f"{phase.id}'s {phase.probe.name} probe did not start: {type(exc).__name__}: {exc}"
             ) from exc
+
+    def _close_orphaned_probe(self, phase: Phase, probe: PhaseProbe) -> None:
+        """A probe whose process died after the phase's last step (none reopens it)."""
+        assert self.journal is not None
+        record = self.journal.get(phase.id, probe.key)
+        if record is not None and record.status is StepStatus.RUNNING:
+            self.journal.interrupt_probe(
+                phase.id, probe.key, "its process ended before the probe reported", {}
+            )
 
     def _run_each(self, phase: Phase, steps: Sequence[PlannedStep], report: RunReport) -> None:
         assert self.journal is not None

@@ -99,3 +99,19 @@ def test_a_probe_cut_short_keeps_what_it_saw_and_a_resume_adds_to_it(tmp_path: P
     done = journal.get("drain", "probe:watch")
     assert done is not None and done.status is StepStatus.SUCCEEDED
     assert done.details == {"runs": 2}  # the killed run's and the resumed run's
+
+
+def test_a_probe_whose_process_died_after_the_last_step_is_closed_on_the_next_run(
+    tmp_path: Path,
+) -> None:
+    counter, probing = Counter(), []
+    scenario = _probed(counter, probing)
+    journal = Journal(tmp_path / "j.json", "s")
+    make_runner(FakeEngine(), journal).run(scenario.phases)
+    journal.start("drain", "probe:watch")  # as a run killed right after the last step leaves it
+
+    make_runner(FakeEngine(), journal).run(scenario.phases)
+    record = journal.get("drain", "probe:watch")
+    assert record is not None and record.status is StepStatus.INTERRUPTED
+    assert record.message == "its process ended before the probe reported"
+    assert len(probing) == 1  # nothing left to probe
