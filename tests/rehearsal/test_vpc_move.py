@@ -108,7 +108,7 @@ def test_no_load_balancer_went_before_its_clients_could_have_left(rehearsal: Reh
     recorded = rehearsal.kubeshift("--stack", STACK, "status", "--recorded", "--json").json()
     finished = {r["phase"]: r for r in recorded}
     drained = []
-    for phase, moved_in in (("retire-old-workers", "dns-cutover"), ("cleanup", "control-plane-1")):
+    for phase, moved_in in (("retire-old-workers", "dns-cutover"), ("cleanup", "control-plane-2")):
         drain = records[f"{phase}/before:dns-drain"]
         assert drain["status"] == "succeeded", drain
         since = datetime.fromisoformat(drain["details"]["since"])
