@@ -281,10 +281,8 @@ class Journal:
         changed: bool | None = None,
         details: Mapping[str, JsonValue] | None = None,
     ) -> None:
-        rec = self.record(phase, step)
-        rec.changed = changed
-        rec.details = self._redacted(dict(details or {}))
-        self._end(phase, step, StepStatus.SUCCEEDED, message)
+        self.record(phase, step).changed = changed
+        self._end(phase, step, StepStatus.SUCCEEDED, message, details or {})
 
     def fail(
         self,
@@ -294,18 +292,14 @@ class Journal:
         *,
         details: Mapping[str, JsonValue] | None = None,
     ) -> None:
-        if details is not None:
-            self.record(phase, step).details = self._redacted(dict(details))
-        self._end(phase, step, StepStatus.FAILED, message)
+        self._end(phase, step, StepStatus.FAILED, message, details)
 
     def interrupt_probe(
         self, phase: str, step: str, message: str, details: Mapping[str, JsonValue]
     ) -> None:
         """Close a phase's probe whose steps stopped (failed, Ctrl-C, killed): what it saw
         so far is kept, and a resumed run adds to it."""
-        rec = self.record(phase, step)
-        rec.details = self._redacted(dict(details))
-        self._end(phase, step, StepStatus.INTERRUPTED, message)
+        self._end(phase, step, StepStatus.INTERRUPTED, message, details)
 
     def interrupt(self, phase: str, step: str, message: str) -> None:
         """Close a step stopped at a safe point (Ctrl-C) and remember where the run stopped."""
@@ -317,8 +311,17 @@ class Journal:
         self.data.stopped_at = step_key(phase, step)
         self.save()
 
-    def _end(self, phase: str, step: str, status: StepStatus, message: str) -> None:
+    def _end(
+        self,
+        phase: str,
+        step: str,
+        status: StepStatus,
+        message: str,
+        details: Mapping[str, JsonValue] | None = None,
+    ) -> None:
         rec = self.record(phase, step)
+        if details is not None:
+            rec.details = self._redacted(dict(details))
         now = time.time()
         rec.status = status
         rec.finished = now

@@ -26,6 +26,7 @@ from pydantic import (
 
 from automation.aws.clients import AwsAccess
 from automation.errors import ConfigError
+from automation.etcd.client import EtcdClient
 from automation.etcd.gateway import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, check_endpoint
 from automation.etcd.health import DEFAULT_MAX_RAFT_LAG
 from automation.kube.clients import ClusterAccess
@@ -306,6 +307,17 @@ class EtcdSettings(BaseModel):
 
     def peer_url(self, address: str) -> str:
         return f"{self.scheme}://{self.reach(address)}:{self.peer_port}"
+
+    def client(self, endpoints: list[str]) -> EtcdClient:
+        """A client for ``endpoints`` with these TLS files and timeouts."""
+        return EtcdClient(
+            endpoints,
+            ca_file=self.ca_file,
+            cert_file=self.cert_file,
+            key_file=self.key_file,
+            timeout=self.timeout,
+            connect_timeout=self.connect_timeout,
+        )
 
 
 class RuntimeSettings(BaseModel):

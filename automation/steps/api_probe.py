@@ -1,7 +1,7 @@
 """The API availability probe around the phases that move the control plane.
 
 A phase that moves a member (or retires the old API load balancer) runs inside this
-probe (``Phase.probe_api``): from its first step to its last, the API is asked
+probe (``Phase.probe``): from its first step to its last, the API is asked
 ``/readyz`` every ``kubeshift:runtime.api_probe.interval`` seconds through the
 kubeconfig's server. With ``resolve: route53`` a request counts as answered only while
 Route53's answer for the API record reaches a running member (directly, or as a
@@ -18,8 +18,6 @@ from typing import Any
 from automation.aws.clients import AwsClients
 from automation.context import HookContext
 from automation.errors import RetryableError
-from automation.etcd.client import EtcdClient
-from automation.etcd.gateway import EtcdUnavailable
 from automation.kube.api_probe import ApiProbe, Check, readyz
 from automation.phase import PhaseProbe
 from automation.results import ProbeOutcome
@@ -108,16 +106,9 @@ def through_record(
 def member_answers(etcd: EtcdSettings, address: str) -> bool:
     """The etcd member at the VPC ``address`` answers its status request."""
     url = etcd.client_url(address)
-    with EtcdClient(
-        [url],
-        ca_file=etcd.ca_file,
-        cert_file=etcd.cert_file,
-        key_file=etcd.key_file,
-        timeout=etcd.timeout,
-        connect_timeout=etcd.connect_timeout,
-    ) as client:
+    with etcd.client([url]) as client:
         try:
             client.status(url)
-        except (EtcdUnavailable, RetryableError):
+        except RetryableError:  # EtcdUnavailable among them: no answer, for now
             return False
     return True

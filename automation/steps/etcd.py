@@ -76,14 +76,7 @@ def client(ctx: HookContext) -> Iterator[EtcdClient]:
     members = range(1, ctx.stack_config.cluster.control_plane.members + 1)
     own = [etcd.client_url(a) for m in members for a in addresses(ctx, m)]
     endpoints = list(dict.fromkeys([*etcd.endpoints, *own]))
-    with EtcdClient(
-        endpoints,
-        ca_file=etcd.ca_file,
-        cert_file=etcd.cert_file,
-        key_file=etcd.key_file,
-        timeout=etcd.timeout,
-        connect_timeout=etcd.connect_timeout,
-    ) as made:
+    with etcd.client(endpoints) as made:
         yield made
 
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.kube.api_probe import ApiProbe, readyz
+from automation.kube.api_probe import ApiProbe, Check, readyz
 from automation.kube.clients import KubeClients
 from automation.sandbox.binaries import Binaries
 from automation.sandbox.etcd import Etcd, start_etcd
@@ -50,7 +50,8 @@ def _settings(etcd: Etcd) -> EtcdSettings:
     )
 
 
-def _member(aws: AwsClients) -> tuple[str, str]:
+def _member(aws: AwsClients, kube: KubeClients, etcd: Etcd) -> tuple[str, Check]:
+    """A running member instance the API record names, and the probe's check through it."""
     net = make_network(aws.ec2, "10.1.0.0/16", "10.1.0.0/23")
     made = aws.ec2.run_instances(
         ImageId=MOTO_AMI, MinCount=1, MaxCount=1, SubnetId=net.subnet_id,
@@ -61,15 +62,15 @@ def _member(aws: AwsClients) -> tuple[str, str]:
         aws.route53, zone_id,
         {"Name": f"api.{ZONE}", "Type": "A", "TTL": 60, "ResourceRecords": [{"Value": MEMBER}]},
     )  # fmt: skip
-    return str(made["Instances"][0]["InstanceId"]), zone_id
+    ask = readyz(kube.api_client.configuration, timeout=5)
+    check = through_record(aws, zone_id, "api", _settings(etcd), ask)
+    return str(made["Instances"][0]["InstanceId"]), check
 
 
 def test_a_request_counts_only_while_the_record_reaches_a_running_member_with_its_etcd(
     aws: AwsClients, kube: KubeClients, member_etcd: Etcd
 ) -> None:
-    instance, zone_id = _member(aws)
-    ask = readyz(kube.api_client.configuration, timeout=5)
-    check = through_record(aws, zone_id, "api", _settings(member_etcd), ask)
+    instance, check = _member(aws, kube, member_etcd)
     assert check() is None
 
     aws.ec2.stop_instances(InstanceIds=[instance])
@@ -86,9 +87,7 @@ def test_a_request_counts_only_while_the_record_reaches_a_running_member_with_it
 def test_stopping_the_member_opens_a_gap_the_report_names(
     aws: AwsClients, kube: KubeClients, member_etcd: Etcd
 ) -> None:
-    instance, zone_id = _member(aws)
-    ask = readyz(kube.api_client.configuration, timeout=5)
-    check = through_record(aws, zone_id, "api", _settings(member_etcd), ask)
+    instance, check = _member(aws, kube, member_etcd)
 
     with ApiProbe(check, interval=0.1) as probe:
         eventually("two answers", probe.report, until=lambda r: r.answered >= 2, timeout=30)
