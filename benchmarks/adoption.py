@@ -102,7 +102,7 @@ def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
     from automation.adoption.discovery import discover
     from automation.adoption.stack_file import propose_stack
     from automation.aws.clients import AwsAccess, AwsClients
-    from automation.render import render_program
+    from automation.review.render import render_program
     from automation.sandbox.provider.model import Aws
     from automation.sandbox.world.build import KOPS_OWN, build
     from components.config import load_config, load_stack_file

@@ -74,7 +74,7 @@ from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
 from benchmarks.drain import EndPoint, EndPointMissed, lower_bound  # noqa: E402
 from benchmarks.faults import take_proposal  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
-from tests.support.user_env import user_environment  # noqa: E402
+from tests.support.user_env import aimed_at_sandbox, user_environment  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
@@ -435,6 +435,7 @@ def main() -> None:
     print(f"stack {stack}, load avg {os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus", flush=True)
     try:
         stages["sandbox up"], _ = kubeshift(env, "--stack", stack, "sandbox", "up")
+        env = aimed_at_sandbox(env, kubeshift(env, "sandbox", "env")[1])
         log(f"sandbox up in {stages['sandbox up']:.0f}s")
         _, text = kubeshift(env, "sandbox", "status", "--json")
         primary = next(c for c in json.loads(text)["clusters"] if c["role"] == "primary")

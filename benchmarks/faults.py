@@ -61,7 +61,7 @@ from tests.support.faults import (  # noqa: E402
     sandbox_journal,
     table,
 )
-from tests.support.user_env import user_environment  # noqa: E402
+from tests.support.user_env import aimed_at_sandbox, user_environment  # noqa: E402
 
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 SMOKE_TO = "ingress-move"  # the first phase whose step runs under the availability probe
@@ -551,6 +551,8 @@ def _sandbox(stack: str) -> Iterator[dict[str, str]]:
         env = sandbox_env(Path(tmp))
         try:
             _must("kubeshift sandbox up", _kubeshift(env, "--stack", stack, "sandbox", "up"))
+            exports = _must("kubeshift sandbox env", _kubeshift(env, "sandbox", "env"))
+            env = aimed_at_sandbox(env, exports)
             adopt(env, stack)
             yield env
         finally:

@@ -30,13 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from automation.core.waiting import wait_until
 from automation.kube.clients import KubeClients
 from automation.kube.gates import nodes_ready
 from automation.kube.wakeups import Wakeups
 from automation.sandbox.binaries import MissingBinaries, locate
 from automation.sandbox.controlplane import ClusterOptions, start_cluster
 from automation.sandbox.etcd import start_etcd
-from automation.waiting import wait_until
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 
 BIG = {"cpu": "64", "memory": "256Gi", "pods": "110"}

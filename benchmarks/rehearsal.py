@@ -146,6 +146,7 @@ def with_kubeshift(
         env = sandbox_env(Path(state))
         try:
             up, _ = _run([KUBESHIFT, "--stack", stack, "sandbox", "up"], env)
+            env, _ = _sandbox_env(env, stack)
             adopted = adopt(env, stack)
             run, _ = _run([KUBESHIFT, "--stack", stack, "run", "--yes", *until], env)
             _, text = _run([KUBESHIFT, "--stack", stack, "--json", "status"], env)
@@ -164,8 +165,9 @@ def by_hand(stack: str, figures: dict[str, PhaseFigures]) -> float:
         env = sandbox_env(Path(state))
         try:
             up, _ = _run([KUBESHIFT, "--stack", stack, "sandbox", "up"], env)
-            adopt(env, stack)
             shell, cwd = _sandbox_env(env, stack)
+            env = shell
+            adopt(env, stack)
             for phase, row in figures.items():
                 if not row.engine:
                     continue  # the adopted baseline: the run skipped it too

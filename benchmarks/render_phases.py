@@ -5,7 +5,7 @@ Prints one row per phase: resources, worker ASGs (source/target), the median and
 range of ``--runs`` renders in this process, the median and range of ``--runs`` whole
 ``kubeshift render`` commands with an empty cache (interpreter, imports, config, render,
 storing the entry: what a user waits for, and what the 3 s goal is about), and the same
-phase served by the render cache (``automation.render_cache``) as ``kubeshift render``
+phase served by the render cache (``automation.review.render_cache``) as ``kubeshift render``
 and ``diff`` reuse it. The first
 render also pays for importing the provider SDK modules, so one warm-up render runs
 first. Then the largest phase is profiled once, and its time is split by whose code ran
@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 sys.path.insert(0, str(ROOT))
 
-from automation.render import Rendering, render_program  # noqa: E402
-from automation.render_cache import cached_render  # noqa: E402
+from automation.review.render import Rendering, render_program  # noqa: E402
+from automation.review.render_cache import cached_render  # noqa: E402
 from components.config import load_config, load_stack_file  # noqa: E402
 
 OWNERS = (

@@ -6,7 +6,7 @@ A kept name, description, boot script, tag set or input (``kubeshift:cluster.nam
 the program derives: the name kubeshift gives a resource, or its logical name. A key
 nobody looks up is kept for nothing — a typo that would let the next update drop
 another tool's tags, or rename a live group. The program notes every key it looks up
-here; an offline render reads the notes (``automation/kept_check.py``). Under the
+here; an offline render reads the notes (``automation/run/kept_check.py``). Under the
 engine nothing reads them.
 """
 

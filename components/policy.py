@@ -2,7 +2,7 @@
 
 pulumi-policy's ``PolicyPack`` starts a server when constructed, so the rules live
 here as functions over recorded resources (type, logical name, id, engine inputs).
-``kubeshift render`` and ``diff`` run them on every render (``automation.review.
+``kubeshift render`` and ``diff`` run them on every render (``automation.review.diff.
 policy_violations``; a violation exits 3), and the tests on every phase of the
 example stacks. Each check returns violations; an empty list means compliant.
 """
@@ -44,7 +44,7 @@ LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 
 
 class Recorded(Protocol):
-    """What a check needs of a declared resource (``automation.render`` provides it)."""
+    """What a check needs of a declared resource (``automation.review.render`` provides it)."""
 
     @property
     def type(self) -> str: ...

@@ -1,7 +1,7 @@
 """One sentence for a pydantic validation error, naming the key and the nearest valid name.
 
 Shared by the stack's config models (``components.config``) and the runtime settings
-(``automation.settings``), so a typo anywhere reads the same way::
+(``automation.config.settings``), so a typo anywhere reads the same way::
 
     kubeshift:runtime.clusters.primary.kubeconfg is not a known setting; did you mean
     'kubeconfig'?

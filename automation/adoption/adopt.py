@@ -25,13 +25,13 @@ from automation.adoption.kept_inputs import KeptInputs, can_keep, count, keepabl
 from automation.adoption.models import AdoptReport, Difference, Discovery
 from automation.adoption.state_only import STATE_ONLY, is_state_only
 from automation.adoption.unmatched import unmatched
-from automation.context import ClientSet
-from automation.engine import Engine, PreviewOutcome, urn_name, urn_type
-from automation.errors import StepFailedError, UserError
-from automation.journal import Journal
-from automation.project import StackInfo
-from automation.property_paths import top_level
-from automation.runner import step_layout
+from automation.config.project import StackInfo
+from automation.core.errors import StepFailedError, UserError
+from automation.engine.adapter import Engine, PreviewOutcome, urn_name, urn_type
+from automation.engine.property_paths import top_level
+from automation.model.context import ClientSet
+from automation.run.journal import Journal
+from automation.run.runner import step_layout
 from automation.scenarios import build_scenario
 from components.engine_vars import IMPORTS_VAR
 from components.imports import ImportFile, key
@@ -108,9 +108,9 @@ class Adoption:
                 assessment, refusals=(*assessment.refusals, _KEEP_LIVE_HINT)
             )
         tags_only = own_tags_only(assessment.differences)
-        chosen = (
-            set(tags_only) if accept_own_tags else set()
-        ) | (_every_update(assessment.differences) if accept_updates else set())
+        chosen = (set(tags_only) if accept_own_tags else set()) | (
+            _every_update(assessment.differences) if accept_updates else set()
+        )
         if chosen:
             accepted = {k: set(v) for k, v in quiet.items()}
             for name, attribute in chosen:
@@ -164,9 +164,8 @@ class Adoption:
             raise
         left = [*after.refusals, *(d.line() for d in after.differences if not self._accepted(d))]
         if after.imports or after.recorded or left:
-            message = (
-                f"After the import, {first} still plans changes: "
-                + "; ".join(left or [*after.imports, *after.recorded])
+            message = f"After the import, {first} still plans changes: " + "; ".join(
+                left or [*after.imports, *after.recorded]
             )
             journal.fail(first, STEP, message)
             raise StepFailedError(message)

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from automation.adoption.models import Difference, Discovery
-from automation.engine import ResourceChange
-from automation.property_paths import UNKNOWN_SHOWN
+from automation.engine.adapter import ResourceChange
+from automation.engine.property_paths import UNKNOWN_SHOWN
 
 _STATE_ONLY_PREFIXES = ("kubeshift:", "pulumi:providers:", "pulumi:pulumi:")
 _REPLACING = ("replace", "create-replacement", "delete-replaced", "import-replacement")

@@ -13,15 +13,15 @@ from collections.abc import Mapping
 from typing import Any
 
 import pulumi
-from botocore.exceptions import BotoCoreError, ClientError
 
 from automation.adoption.models import AdoptedResource, Discovery, LiveResource
 from automation.aws.clients import AwsClients
+from automation.aws.failures import BotoCoreError, ClientError
 from automation.aws.lookup import Lookup, LookupProblem, OwnAddition, find
 from automation.aws.lookup.iam import role_policies_besides
 from automation.aws.lookup.security import rules_besides
 from automation.aws.lookup.tagged import tagged_resources
-from automation.render import render_program
+from automation.review.render import render_program
 from components import config as stack_config
 
 UNFOUND = "kubeshift-unfound:"

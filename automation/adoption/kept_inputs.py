@@ -24,8 +24,8 @@ from ruamel.yaml.util import load_yaml_guess_indent
 
 from automation.adoption.models import Difference
 from automation.adoption.state_only import is_state_only
-from automation.errors import UserError
-from automation.property_paths import UNKNOWN_SHOWN, top_level
+from automation.core.errors import UserError
+from automation.engine.property_paths import UNKNOWN_SHOWN, top_level
 from components.config import CLUSTER_KEY, KeptInput
 from components.kept_file import KEPT_KEY as KEPT_FILE_KEY
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from automation.adoption.kept_names import template_roles
 from automation.adoption.live import LiveCluster
-from automation.masking import mask_credentials
+from automation.core.masking import mask_credentials
 from components.naming import NameKind, physical_name
 from components.userdata import decode, is_node_script
 

@@ -21,7 +21,7 @@ import pulumi
 
 from automation.adoption.live import Raw, tags_of
 from automation.aws.clients import AwsClients
-from automation.render import render_program
+from automation.review.render import render_program
 from components import config as stack_config
 from components.kept_tags import NAME
 

@@ -28,8 +28,8 @@ from automation.adoption.network_names import network_names
 from automation.adoption.proposal import Proposal, propose
 from automation.aws.clients import AwsClients
 from automation.aws.lookup import Lookup
-from automation.errors import ConfigError, UserError
-from automation.render import render_program
+from automation.core.errors import ConfigError, UserError
+from automation.review.render import render_program
 from components import config as stack_config
 from components import kept_file
 from components.tags import is_own_tag

@@ -10,7 +10,7 @@ into the state with one update that calls no AWS API for them.
 from __future__ import annotations
 
 from automation.adoption.models import Difference
-from automation.property_paths import top_level
+from automation.engine.property_paths import top_level
 
 STATE_ONLY: dict[str, tuple[str, ...]] = {
     "aws:ec2/securityGroup:SecurityGroup": ("revokeRulesOnDelete",),

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from automation.render import render_program
+from automation.review.render import render_program
 from components import config as stack_config
 from components.naming import NameKind, kind_key
 

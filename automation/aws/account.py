@@ -10,7 +10,7 @@ so it tells "cannot reach or sign in" apart from everything else, in one sentenc
 from __future__ import annotations
 
 from automation.aws.clients import AwsClients
-from automation.errors import UserError
+from automation.core.errors import UserError
 
 WHERE_TO_LOOK = (
     "a profile (kubeshift:runtime.aws.profile or AWS_PROFILE) or AWS_ACCESS_KEY_ID and "

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from automation.aws.dns import read_records
-from automation.errors import KubeshiftError
+from automation.core.errors import KubeshiftError
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from automation.errors import UserError
+from automation.core.errors import UserError
 
 if TYPE_CHECKING:
     import boto3

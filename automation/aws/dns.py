@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from automation.aws.probe import HttpProbe, ProbeResult, probe_http
 from automation.aws.targets import targets_pending
-from automation.errors import (
+from automation.core.errors import (
     GateTimeoutError,
     KubeshiftError,
     PreconditionFailed,
@@ -33,9 +33,9 @@ from automation.errors import (
     UserError,
     from_client_error,
 )
-from automation.progress import NullReporter, Reporter
-from automation.results import HookResult
-from automation.waiting import DONE, Pending, summarize, wait_until
+from automation.core.progress import NullReporter, Reporter
+from automation.core.results import HookResult
+from automation.core.waiting import DONE, Pending, summarize, wait_until
 
 if TYPE_CHECKING:
     from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
-from automation.errors import from_client_error
+from automation.core.errors import from_client_error
 
 if TYPE_CHECKING:
     from mypy_boto3_route53 import Route53Client

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from automation.errors import from_client_error
-from automation.waiting import Pending
+from automation.core.errors import from_client_error
+from automation.core.waiting import Pending
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudwatch import CloudWatchClient

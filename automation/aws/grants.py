@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from automation.errors import from_client_error
+from automation.core.errors import from_client_error
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from botocore.exceptions import ClientError
 
 from automation.aws.targets import short_tg_name
-from automation.errors import PreconditionFailed, from_client_error
-from automation.waiting import summarize
+from automation.core.errors import PreconditionFailed, from_client_error
+from automation.core.waiting import summarize
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

@@ -35,7 +35,7 @@ from botocore.exceptions import ClientError
 
 from automation.aws.nodes import ClusterInstance
 from automation.aws.preflight import active_peerings
-from automation.errors import from_client_error
+from automation.core.errors import from_client_error
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
-from automation.errors import PreconditionFailed, from_client_error
+from automation.core.errors import PreconditionFailed, from_client_error
 
 if TYPE_CHECKING:
     from mypy_boto3_autoscaling import AutoScalingClient

@@ -26,8 +26,8 @@ from automation.aws.nodes import (
     cluster_node_names,
     cluster_tag_key,
 )
-from automation.errors import PreconditionFailed, UserError, from_client_error
-from automation.waiting import Pending, summarize
+from automation.core.errors import PreconditionFailed, UserError, from_client_error
+from automation.core.waiting import Pending, summarize
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from automation.aws.nodes import ClusterInstance
-from automation.errors import from_client_error
-from automation.waiting import Pending
+from automation.core.errors import from_client_error
+from automation.core.waiting import Pending
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

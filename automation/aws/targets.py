@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
-from automation.errors import from_client_error
-from automation.progress import Reporter
-from automation.waiting import Pending, wait_until
+from automation.core.errors import from_client_error
+from automation.core.progress import Reporter
+from automation.core.waiting import Pending, wait_until
 
 if TYPE_CHECKING:
     from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client

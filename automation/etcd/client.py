@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from automation.errors import StepFailedError
+from automation.core.errors import StepFailedError
 from automation.etcd.gateway import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, Gateway
 from automation.etcd.models import Member, MemberStatus, hex_id
 

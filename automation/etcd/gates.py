@@ -6,11 +6,11 @@ one linearizable member list plus one status request per member.
 
 from __future__ import annotations
 
+from automation.core.waiting import Pending
 from automation.etcd.client import EtcdClient
 from automation.etcd.health import DEFAULT_MAX_RAFT_LAG
 from automation.etcd.moves import MoveExpectation, member_back, ready_to_move
 from automation.etcd.observe import observe
-from automation.waiting import Pending
 
 
 def check_ready_to_move(

@@ -32,7 +32,7 @@ from urllib3.exceptions import (
     SSLError,
 )
 
-from automation.errors import (
+from automation.core.errors import (
     KubeshiftError,
     PreconditionFailed,
     RetryableError,

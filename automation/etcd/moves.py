@@ -18,11 +18,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, IPvAnyNetwork
 
-from automation.errors import PreconditionFailed, StepFailedError
+from automation.core.errors import PreconditionFailed, StepFailedError
+from automation.core.waiting import Pending
 from automation.etcd.health import DEFAULT_MAX_RAFT_LAG, assess
 from automation.etcd.models import Member, hex_id
 from automation.etcd.observe import ClusterView
-from automation.waiting import Pending
 
 
 def quorum(voters: int) -> int:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from automation.errors import RetryableError
+from automation.core.errors import RetryableError
 from automation.etcd.client import EtcdClient
 from automation.etcd.gateway import EtcdUnavailable
 from automation.etcd.models import Member, MemberStatus, hex_id

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from automation.errors import PreconditionFailed
+from automation.core.errors import PreconditionFailed
 from automation.etcd.client import EtcdClient
 from automation.etcd.models import hex_id
 

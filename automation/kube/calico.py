@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from kubernetes import client
 
-from automation.errors import from_api_exception
-from automation.waiting import Pending
+from automation.core.errors import from_api_exception
+from automation.core.waiting import Pending
 
 GROUP, VERSION, PLURAL = "crd.projectcalico.org", "v1", "ippools"
 RESTART_ANNOTATION = "kubeshift.io/restarted-for"

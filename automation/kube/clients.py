@@ -23,7 +23,7 @@ from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 from pydantic import BaseModel, ConfigDict, Field
 
-from automation.errors import RetryableError, UserError, from_api_exception, translate
+from automation.core.errors import RetryableError, UserError, from_api_exception, translate
 from components.user_files import (
     AliasBomb,
     BoundedLoader,
@@ -133,6 +133,10 @@ class KubeClients:
         return self._api(client.BatchV1Api)
 
     @property
+    def custom(self) -> client.CustomObjectsApi:
+        return self._api(client.CustomObjectsApi)
+
+    @property
     def request_count(self) -> int:
         """API requests sent so far (0 when the client does not count)."""
         return int(getattr(self.api_client, "requests", 0))
@@ -210,7 +214,7 @@ def raw(call: Any, *args: Any, action: str, **kwargs: Any) -> dict[str, Any]:
 
     Drains and gates work on the API's JSON shape: it is faster than building pydantic
     models for thousands of pods, and pure filters can be tested on literal dicts.
-    Errors are mapped through ``automation.errors`` with ``action`` naming the call.
+    Errors are mapped through ``automation.core.errors`` with ``action`` naming the call.
     """
     try:
         response = call(*args, _preload_content=False, **kwargs)

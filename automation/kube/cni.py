@@ -18,11 +18,11 @@ from typing import Any
 
 from kubernetes import client
 
-from automation.errors import PreconditionFailed, from_api_exception
+from automation.core.errors import PreconditionFailed, from_api_exception
+from automation.core.waiting import Pending, summarize
 from automation.kube.clients import KubeClients, list_all, raw
 from automation.kube.pods import pod_ready
 from automation.kube.selectors import matches
-from automation.waiting import Pending, summarize
 
 
 def _get_daemonset(clients: KubeClients, namespace: str, name: str) -> dict[str, Any] | None:

@@ -36,20 +36,20 @@ from typing import Annotated, Any, Literal
 from kubernetes import client
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from automation.errors import (
+from automation.core.errors import (
     KubeshiftError,
     PreconditionFailed,
     StepFailedError,
     UserError,
     from_api_exception,
 )
+from automation.core.progress import NullReporter, Reporter
+from automation.core.results import HookResult
+from automation.core.waiting import Pending, summarize
 from automation.kube.cronjobs import COPY_SUSPENDED, SUSPENDED_BY
 from automation.kube.selector_text import check as check_selector
 from automation.kube.stateful import StatefulChoice, StatefulWorkload, claims, dig
 from automation.kube.stateful import refusal as stateful_refusal
-from automation.progress import NullReporter, Reporter
-from automation.results import HookResult
-from automation.waiting import Pending, summarize
 
 log = logging.getLogger("kubeshift.copy")
 

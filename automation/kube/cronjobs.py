@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from automation.core.results import HookResult
 from automation.kube.clients import KubeClients, list_all, raw
-from automation.results import HookResult
 
 SUSPENDED_BY = "kubeshift.io/suspended-by"
 """On a CronJob kubeshift suspended (the value: why), and only on those."""

@@ -1,4 +1,4 @@
-"""Gate checks on a cluster: each returns ``automation.waiting.Pending`` naming what is not there.
+"""Gate checks on a cluster: each returns ``core.waiting.Pending`` naming what is not there.
 
 The runner polls them with a deadline (``wait_until``); they read, never change. Items
 are short and sortable (``node ip-10-0-3-7: Ready=False (KubeletNotReady)``) so the
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
+from automation.core.waiting import Pending
 from automation.kube.clients import KubeClients, list_all
 from automation.kube.drain.budgets import observed
 from automation.kube.drain.filters import DrainOptions, Verdict, plan_pods
-from automation.waiting import Pending
 
 
 def _condition(node: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:

@@ -18,15 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from automation import interrupt
-from automation.errors import GateTimeoutError, StepFailedError
+from automation.core import interrupt
+from automation.core.errors import GateTimeoutError, StepFailedError
+from automation.core.progress import NullReporter, Reporter
+from automation.core.waiting import Deadline, Pending, summarize, wait_until
 from automation.kube.clients import KubeClients, list_all
 from automation.kube.drain.evictor import DrainLimits, Evictor
 from automation.kube.drain.filters import DrainOptions, PodVerdict, Verdict, plan_pods, verdict_for
 from automation.kube.nodes import NodeSelection, select_nodes
 from automation.kube.pods import pod_ready
-from automation.progress import NullReporter, Reporter
-from automation.waiting import Deadline, Pending, summarize, wait_until
 
 log = logging.getLogger("kubeshift.ingress")
 

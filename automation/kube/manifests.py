@@ -18,7 +18,7 @@ import yaml
 from kubernetes import dynamic
 from kubernetes.client.exceptions import ApiException
 
-from automation.errors import UserError, from_api_exception
+from automation.core.errors import UserError, from_api_exception
 from automation.kube.clients import KubeClients
 from components.user_files import (
     AliasBomb,

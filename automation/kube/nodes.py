@@ -17,9 +17,9 @@ from typing import Any, Literal
 from kubernetes import client
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from automation.errors import UserError, from_api_exception
+from automation.core.errors import UserError, from_api_exception
+from automation.core.waiting import summarize
 from automation.kube.clients import MERGE_PATCH, list_all, patch_on_conflict, raw
-from automation.waiting import summarize
 
 log = logging.getLogger("kubeshift.nodes")
 

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from automation.core.waiting import Pending, summarize
 from automation.kube.clients import KubeClients, list_all
 from automation.kube.manifests import ApplyReport, apply_manifest
 from automation.kube.pod_network_check import PROBE_LABEL, PodNetworkCheck
 from automation.kube.pods import pod_ready
-from automation.waiting import Pending, summarize
 
 PROBE_CONTAINER = "netexec"
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from kubernetes import client
 
+from automation.core.waiting import Pending, summarize
 from automation.kube.watching import ListWatcher
-from automation.waiting import Pending, summarize
 
 SERVICE_LABEL = "kubernetes.io/service-name"
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from kubernetes import client
 
-from automation.errors import StepFailedError
+from automation.core.errors import StepFailedError
 from automation.kube.clients import MERGE_PATCH, patch_on_conflict, raw
 
 log = logging.getLogger("kubeshift.ingress")

@@ -3,7 +3,7 @@
 A gate checks a condition every ``interval`` seconds (10 to 15 s): a node that turns Ready
 just after a check is seen up to a whole interval late, and a phase of many gates pays
 that many times. When a gate names the collections its check reads
-(:class:`automation.phase.Watch`), :class:`Wakeups` list-watches them while the gate
+(:class:`automation.model.phase.Watch`), :class:`Wakeups` list-watches them while the gate
 waits and cuts the sleep short at their first change; the check then runs at once
 (after a short settle, so a burst of events costs one check). The interval stays the
 upper bound: a watch that cannot start or drops leaves the gate polling as before.

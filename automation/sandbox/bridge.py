@@ -49,10 +49,10 @@ from botocore.exceptions import ClientError
 from kubernetes import client
 
 from automation.aws.nodes import LEGACY_CLUSTER_TAG, cluster_tag_key, instance_id_from_provider_id
+from automation.core.waiting import summarize
 from automation.kube.clients import list_all
 from automation.sandbox.boots import Boots, Kubelet
 from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
-from automation.waiting import summarize
 from components.tags import node_template
 from components.userdata import LIFECYCLE_LABEL
 

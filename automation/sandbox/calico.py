@@ -13,10 +13,10 @@ from typing import Any
 
 from kubernetes import client
 
+from automation.core.waiting import DONE, Pending, wait_until
 from automation.kube.calico import GROUP, PLURAL, VERSION
 from automation.kube.clients import KubeClients
 from automation.kube.manifests import ApplyReport, apply_manifest
-from automation.waiting import DONE, Pending, wait_until
 
 IPPOOL_CRD: dict[str, Any] = {
     "apiVersion": "apiextensions.k8s.io/v1",

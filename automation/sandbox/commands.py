@@ -24,8 +24,9 @@ from typing import Any
 
 import yaml
 
-from automation.errors import KubeshiftError, UserError
-from automation.project import StackInfo, load_stack
+from automation.cli.doors import SANDBOX_VARIABLE
+from automation.config.project import StackInfo, load_stack
+from automation.core.errors import KubeshiftError, UserError
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.member_plan import plan_members
 from automation.sandbox.state import SandboxState, alive, load_state
@@ -59,7 +60,7 @@ class UpReport:
 
 def sandbox_paths(project: Path) -> SandboxPaths:
     """The sandbox of this project (or the one a sourced ``sandbox env`` names)."""
-    named = os.environ.get("KUBESHIFT_SANDBOX")
+    named = os.environ.get(SANDBOX_VARIABLE)
     return SandboxPaths(Path(named)) if named else SandboxPaths.for_project(project)
 
 
@@ -127,27 +128,6 @@ def activate(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
         os.environ.pop(name, None)
     os.environ.update(env)
     return env
-
-
-def aim(project: Path, stack: str) -> Path:
-    """The project a command runs against: the sandbox's workspace while it rehearses
-    ``stack`` (the process is then aimed at the sandbox), otherwise ``project``."""
-    paths = sandbox_paths(project)
-    state = load_state(paths.state_file)
-    if state is None or state.stack != stack:
-        return project
-    if not state.supervisor_running():
-        raise UserError(
-            f"The sandbox rehearsing stack '{stack}' is down; start it with "
-            f"`kubeshift --stack {stack} sandbox up` (or clear it with `kubeshift sandbox down`)."
-        )
-    if not state.world_ready:
-        raise UserError(
-            f"The sandbox for stack '{stack}' is still building its world; wait for "
-            "`kubeshift sandbox up` to finish."
-        )
-    activate(paths, state)
-    return paths.workspace
 
 
 def up(
@@ -327,8 +307,8 @@ def _build_as_kops(
 
 def _apply_baseline(workspace: Path, info: StackInfo, say: Say) -> None:
     """Baseline through the engine, the stack's state kept (``--built-by kubeshift``)."""
-    from automation.engine import PulumiEngine
-    from automation.runner import step_layout
+    from automation.engine.adapter import PulumiEngine
+    from automation.run.runner import step_layout
     from automation.scenarios import build_scenario
     from components.progress import Mark, Record
 
@@ -394,8 +374,8 @@ def _wait_ready_nodes(client: Any, expected: int, *, timeout: float) -> None:
 def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: Say) -> list[str]:
     import kubernetes
 
+    from automation.config.settings import DaemonSetRef, load_runtime_settings
     from automation.sandbox import workloads
-    from automation.settings import DaemonSetRef, load_runtime_settings
 
     settings = load_runtime_settings(info.values)
 

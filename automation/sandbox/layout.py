@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from automation.journal import state_dir
+from automation.run.journal import state_dir
 
 
 @dataclass(frozen=True)

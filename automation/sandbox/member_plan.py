@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
-    from automation.settings import EtcdSettings
+    from automation.config.settings import EtcdSettings
     from components.config import StackConfig
 
 FIRST_LOOPBACK_BLOCK = 100
@@ -46,7 +46,7 @@ class SandboxEtcd(BaseModel):
 
     def settings(self) -> EtcdSettings:
         """``runtime.etcd`` for a stack rehearsed here."""
-        from automation.settings import EtcdSettings
+        from automation.config.settings import EtcdSettings
 
         return EtcdSettings.model_validate(
             {

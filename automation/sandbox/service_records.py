@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from kubernetes import client
 
+from automation.core.waiting import Pending, wait_until
 from automation.steps.service_dns import dns_names
-from automation.waiting import Pending, wait_until
 
 if TYPE_CHECKING:
     from mypy_boto3_route53 import Route53Client

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from automation.errors import UserError
+from automation.core.errors import UserError
 from automation.sandbox.member_plan import SandboxEtcd
 from components.run_marker import alive, process_start
 

@@ -4,7 +4,7 @@ A few namespaces of Deployments, each with several replicas spread one per node 
 possible (so draining a node really evicts something), a PodDisruptionBudget (so the
 drain has to wait for replacements) and a ClusterIP Service (which the availability
 probe watches); plus the ingress controller exactly where vpc-move looks for it
-(:class:`automation.settings.IngressSettings`): a ``LoadBalancer`` Service whose node
+(:class:`automation.config.settings.IngressSettings`): a ``LoadBalancer`` Service whose node
 ports are the ingress target groups' ports, so ``ingress-nodeport`` and
 ``ingress-move`` find what they expect.
 
@@ -28,11 +28,11 @@ from typing import Any
 
 from kubernetes import client
 
-from automation.errors import KubeshiftError, StepFailedError, from_api_exception
+from automation.config.settings import DaemonSetRef, IngressSettings
+from automation.core.errors import KubeshiftError, StepFailedError, from_api_exception
+from automation.core.waiting import Pending, wait_until
 from automation.kube.clients import raw
-from automation.settings import DaemonSetRef, IngressSettings
 from automation.steps.service_dns import KUBESHIFT_DNS_NAMES
-from automation.waiting import Pending, wait_until
 from components.config import StackConfig
 
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from automation.cli.doors import SANDBOX_VARIABLE
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.state import SandboxState
 
@@ -173,7 +174,7 @@ def sandbox_env(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
     return {
         "KUBESHIFT_PROJECT_DIR": str(paths.workspace),
         "KUBESHIFT_STATE_DIR": str(paths.workspace / ".kubeshift"),
-        "KUBESHIFT_SANDBOX": str(paths.root),
+        SANDBOX_VARIABLE: str(paths.root),
         "PULUMI_HOME": str(paths.pulumi_home),
         "PULUMI_BACKEND_URL": f"file://{paths.backend}",
         "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,

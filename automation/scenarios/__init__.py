@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from automation.errors import KubeshiftError
-from automation.phase import Scenario
+from automation.core.errors import KubeshiftError
+from automation.model.phase import Scenario
 from components import registry
 
 if TYPE_CHECKING:

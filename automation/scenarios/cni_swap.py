@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from automation.phase import (
+from automation.model.phase import (
     CREATES_AND_UPDATES,
     CREATES_ONLY,
     ChangePolicy,

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from automation.phase import CREATES_AND_UPDATES, CREATES_ONLY, Gate, Hook, Phase, Scenario, Watch
+from automation.model.phase import (
+    CREATES_AND_UPDATES,
+    CREATES_ONLY,
+    Gate,
+    Hook,
+    Phase,
+    Scenario,
+    Watch,
+)
 from automation.steps import nodes, overlay, routes
 from components.scenarios import overlay_switch as ids
 
@@ -106,7 +114,10 @@ def scenario(config: StackConfig) -> Scenario:
                         name="calico-rolled",
                         summary="calico-node updated and available on every node",
                         check=overlay.calico_rolled,
-                        wakes_on=(Watch("daemonsets"), Watch("pods"),),
+                        wakes_on=(
+                            Watch("daemonsets"),
+                            Watch("pods"),
+                        ),
                         timeout=1800,
                         interval=10,
                     ),

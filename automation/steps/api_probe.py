@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from automation.aws.clients import AwsClients
-from automation.context import HookContext
-from automation.errors import RetryableError
+from automation.config.settings import EtcdSettings
+from automation.core.errors import RetryableError
+from automation.core.results import ProbeOutcome
 from automation.kube.api_probe import ApiProbe, Check, readyz
-from automation.phase import PhaseProbe
-from automation.results import ProbeOutcome
-from automation.settings import EtcdSettings
+from automation.model.context import HookContext
+from automation.model.phase import PhaseProbe
 
 
 class ApiProbing:

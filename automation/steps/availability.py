@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
-from automation.phase import HookResult
+from automation.core.errors import PreconditionFailed
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 
 
 def watched(

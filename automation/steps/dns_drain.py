@@ -21,9 +21,9 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from automation.context import HookContext
-from automation.phase import HookResult
-from automation.waiting import Pending, wait_until
+from automation.core.waiting import Pending, wait_until
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from components.progress import parse_progress
 
 INTERVAL = 10.0

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
+from automation.core.errors import PreconditionFailed
 from automation.kube.dns_writers import DnsWriter, find_writers, pause, resume
-from automation.phase import HookResult
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 
 POLICY_KEY = "kubeshift:runtime.dns_writers"
 

@@ -20,16 +20,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from ipaddress import IPv4Network
 
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
+from automation.config.settings import EtcdSettings
+from automation.core.errors import PreconditionFailed
+from automation.core.waiting import Pending
 from automation.etcd.client import EtcdClient
 from automation.etcd.models import Member
 from automation.etcd.moves import MoveExpectation, expect_move, member_back, ready_to_move
 from automation.etcd.observe import ClusterView, observe
 from automation.etcd.peers import update_peer_url
-from automation.phase import HookResult
-from automation.settings import EtcdSettings
-from automation.waiting import Pending
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from components.config import member_address
 from components.scenarios import vpc_move as ids
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
-from automation.phase import HookResult
-from automation.waiting import Pending, wait_until
+from automation.core.errors import PreconditionFailed
+from automation.core.waiting import Pending, wait_until
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from components.cni_swap import NEW_GENERATION
 from components.scenarios.cni_swap import CniSwapOutputs
 from components.userdata import GENERATION_LABEL

@@ -7,9 +7,9 @@ run on new nodes the Service gets back what it had and the extra proxy hop disap
 
 from __future__ import annotations
 
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
-from automation.phase import HookResult
+from automation.core.errors import PreconditionFailed
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from automation.steps.availability import watched
 from automation.steps.nodes import workers_in_vpc
 

@@ -15,14 +15,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from automation.context import HookContext
-from automation.errors import ConfigError, PreconditionFailed, UserError
+from automation.config.settings import MirrorSettings
+from automation.core.errors import ConfigError, PreconditionFailed, UserError
+from automation.core.waiting import Pending, summarize
 from automation.kube.copy import CopyOptions
-from automation.phase import HookResult
-from automation.settings import MirrorSettings
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from automation.steps import outputs
 from automation.steps.availability import watched
-from automation.waiting import Pending, summarize
 from components.scenarios.cni_swap import CniSwapOutputs
 
 PRIMARY = "primary"
@@ -138,9 +138,8 @@ def hosted_zones(ctx: HookContext) -> dict[str, str]:
     settings = mirror_settings(ctx)
     if settings.zones:
         return dict(settings.zones)
-    from botocore.exceptions import ClientError
-
-    from automation.errors import from_client_error
+    from automation.aws.failures import ClientError
+    from automation.core.errors import from_client_error
 
     zone_id = ctx.stack_config.cluster.dns.zone_id
     try:
@@ -541,10 +540,9 @@ def mirror_grants(ctx: HookContext) -> list[Any]:
     each rule referencing one of the primary's node SGs is mirrored for each of the
     mirror's node SGs, same protocol and ports.
     """
-    from botocore.exceptions import ClientError
-
+    from automation.aws.failures import ClientError
     from automation.aws.grants import SgGrant
-    from automation.errors import from_client_error
+    from automation.core.errors import from_client_error
 
     mirror_cfg = ctx.stack_config.migration.mirror
     dependencies = list(mirror_cfg.dependency_security_group_ids) if mirror_cfg else []

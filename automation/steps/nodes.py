@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from automation.context import HookContext
-from automation.phase import HookResult
+from automation.core.waiting import Pending
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from automation.steps import outputs
 from automation.steps.availability import watched
-from automation.waiting import Pending
 from components.scenarios.vpc_move import Side, VpcMoveOutputs
 
 if TYPE_CHECKING:

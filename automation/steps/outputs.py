@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from automation.errors import PreconditionFailed
+from automation.core.errors import PreconditionFailed
 from components.scenarios.vpc_move import VpcMoveOutputs
 
 T = TypeVar("T")

@@ -8,21 +8,19 @@ a per-node report, and a check of the route tables themselves.
 
 from __future__ import annotations
 
-from automation.context import HookContext
-from automation.phase import HookResult
-from automation.waiting import Pending
+from automation.core.waiting import Pending
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 
 ROLL_TOKEN = "native-routing"
 
 
 def disable_ipip(ctx: HookContext) -> HookResult:
-    from kubernetes import client
-
     from automation.kube.calico import set_ipip_mode
 
     kube = ctx.clients.kube("primary")
     change = set_ipip_mode(
-        client.CustomObjectsApi(kube.api_client),
+        kube.custom,
         ctx.settings.calico.ip_pool,
         "Never",
         dry_run=ctx.dry_run,

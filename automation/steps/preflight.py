@@ -11,9 +11,9 @@ every problem named, instead of half-way through an update.
 from __future__ import annotations
 
 from automation.aws.preflight import preflight
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
-from automation.results import HookResult
+from automation.core.errors import PreconditionFailed
+from automation.core.results import HookResult
+from automation.model.context import HookContext
 from automation.steps import outputs
 from components.scenarios.vpc_move import VpcMoveOutputs
 

@@ -24,15 +24,14 @@ from automation.aws.replacement import (
     member_of_group,
     terminate_for_replacement,
 )
-from automation.context import HookContext
-from automation.errors import PreconditionFailed, from_client_error
+from automation.core.errors import PreconditionFailed, from_client_error
+from automation.core.waiting import Pending, wait_until
 from automation.kube.clients import KubeClients, list_all, raw
-from automation.phase import Hook, HookResult
-from automation.waiting import Pending, wait_until
+from automation.model.context import HookContext
+from automation.model.phase import Hook, HookResult
 
 if TYPE_CHECKING:
-    from mypy_boto3_ec2 import EC2Client
-
+    from automation.aws.clients import EC2Client
     from automation.kube.drain import DrainLimits
 
 ACTION = "replace-node"
@@ -73,7 +72,7 @@ def _node(kube: KubeClients, name: str) -> dict[str, Any] | None:
 def _instance_named(ec2: EC2Client, node: str) -> str | None:
     """The instance whose private DNS name is ``node`` (a terminated one stays listed
     for about an hour), for a resumed run whose Node the cloud already deleted."""
-    from botocore.exceptions import ClientError
+    from automation.aws.failures import ClientError
 
     try:
         pages = ec2.get_paginator("describe_instances").paginate(

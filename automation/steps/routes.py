@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from automation.context import HookContext
-from automation.phase import HookResult
+from automation.core.waiting import Pending
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from automation.steps import outputs
-from automation.waiting import Pending
 from components.registry import StackOutputs
 
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from automation.aws.dns import ARecordTarget, CnameTarget, RecordCutover, TargetCheck
 from automation.aws.probe import HttpProbe
-from automation.errors import PreconditionFailed
+from automation.core.errors import PreconditionFailed
+from automation.core.waiting import Pending, summarize
 from automation.kube.clients import KubeClients, list_all
-from automation.waiting import Pending, summarize
 
 EXTERNAL_DNS_HOSTNAME = "external-dns.alpha.kubernetes.io/hostname"
 KUBESHIFT_DNS_NAMES = "kubeshift.io/dns-names"

@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automation.context import HookContext
-from automation.engine import (
+from automation.core.waiting import DONE, Pending
+from automation.engine.adapter import (
     PendingCreate,
     PreviewOutcome,
     ResourceChange,
     UpdateOutcome,
 )
-from automation.phase import CREATES_ONLY, Gate, Hook, HookResult, Phase, Scenario, deletes_in
-from automation.waiting import DONE, Pending
+from automation.model.context import HookContext
+from automation.model.phase import CREATES_ONLY, Gate, Hook, HookResult, Phase, Scenario, deletes_in
 from components.progress import Mark, Progress, Record
 
 

@@ -23,7 +23,7 @@ import typer.main
 import yaml
 from typer.testing import CliRunner
 
-from automation.cli import app
+from automation.cli.app import app
 
 REPO = Path(__file__).resolve().parents[2]
 BASE_STACK = "vpc-move-small"
@@ -850,7 +850,7 @@ def test_a_secret_tag_is_shown_as_a_secret_offline(scratch: Scratch) -> None:
 
 def test_kubectl_spellings_of_drain_options_are_accepted(scratch: Scratch) -> None:
     scratch.runtime({"drain": {"delete-emptydir-data": True, "ignore-daemonsets": False}})
-    from automation.settings import load_runtime_settings
+    from automation.config.settings import load_runtime_settings
     from components.config import load_stack_file
 
     settings = load_runtime_settings(load_stack_file(scratch.stack_file))
@@ -860,7 +860,7 @@ def test_kubectl_spellings_of_drain_options_are_accepted(scratch: Scratch) -> No
 
 
 def test_hooks_use_the_stacks_region_unless_runtime_names_one(scratch: Scratch) -> None:
-    from automation.settings import load_runtime_settings
+    from automation.config.settings import load_runtime_settings
     from components.config import load_stack_file
 
     assert load_runtime_settings(load_stack_file(scratch.stack_file)).aws.region == "us-west-2"
@@ -884,7 +884,7 @@ KUBECONFIGS: list[tuple[str, bytes, dict[str, Any], str]] = [
 def test_a_bad_kubeconfig_is_one_sentence(
     tmp_path: Path, body: bytes, access: dict[str, Any], words: str
 ) -> None:
-    from automation.errors import UserError
+    from automation.core.errors import UserError
     from automation.kube.clients import ClusterAccess, build_clients
 
     path = tmp_path / "kubeconfig"

@@ -1,6 +1,6 @@
 """Fixtures for component tests: a valid raw config and a way to run code under mocks.
 
-Every test that builds resources goes through ``automation.render.record``, which
+Every test that builds resources goes through ``automation.review.render.record``, which
 installs a fresh ``MockMonitor`` per call, so tests never share registrations.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from automation.render import RenderedResource, Rendering, render_program
+from automation.review.render import RenderedResource, Rendering, render_program
 from components.config import load_stack_file
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from typing import Any
 import pulumi
 import pytest
 
-from automation.render import RenderedResource, record, render_program
+from automation.review.render import RenderedResource, record, render_program
 from components import cluster_side
 from components.cluster_side import ClusterParts, ClusterSide, ClusterSpec, SideNetwork
 from components.load_balancers import DEREGISTRATION_DELAY, LbListener

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from automation.render import render_program
+from automation.review.render import render_program
 from components import policy
 from components.config import load_config
 from tests.components.conftest import by_type, rendered, stack_values, template_groups

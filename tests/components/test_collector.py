@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pulumi_aws as aws
 import pytest
 
-from automation.render import record
+from automation.review.render import record
 from components import collector
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from automation.render import record
+from automation.review.render import record
 from components.control_plane import ControlPlane, ControlPlaneArgs, MemberPlacement
 from components.naming import Namer
 from tests.components.conftest import by_type

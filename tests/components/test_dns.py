@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from automation.render import record
+from automation.review.render import record
 from components.dns import Dns, DnsArgs, RecordSpec
 from tests.components.conftest import by_type
 

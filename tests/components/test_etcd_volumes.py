@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 import pytest
 
-from automation.render import record, render_program
+from automation.review.render import record, render_program
 from components import program
 from components.config import PHASE_KEY, ConfigError, load_config
 from components.etcd_volumes import ETCD_VOLUMES_OUTPUT

@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 import pytest
 
-from automation.render import record, render_program
+from automation.review.render import record, render_program
 from components import imports, program
 from components.engine_vars import IMPORTS_VAR
 from tests.components.conftest import rendered, stack_values
@@ -27,9 +27,7 @@ def test_every_listed_resource_is_declared_with_its_live_id(
     plain = [r for r in rendered("vpc-move-small", "baseline").resources if r.custom]
     found = {imports.key(r.type, r.name): f"live-{n}" for n, r in enumerate(plain)}
     accepted = {imports.key(plain[0].type, plain[0].name): ["tags"]}
-    path = _write(
-        tmp_path, {"phase": "baseline", "imports": found, "ignore_changes": accepted}
-    )
+    path = _write(tmp_path, {"phase": "baseline", "imports": found, "ignore_changes": accepted})
     monkeypatch.setenv(IMPORTS_VAR, str(path))
 
     adopted = render_program(stack_values("vpc-move-small"), "baseline").resources

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from automation.render import render_program
+from automation.review.render import render_program
 from components.config import ConfigError, load_config
 from tests.components.conftest import stack_values
 
@@ -33,9 +33,9 @@ def test_a_kept_value_is_declared_and_nothing_else_changes() -> None:
     kept = _inputs("baseline", {TARGET_GROUP: delay})
     assert kept[TARGET_GROUP]["deregistrationDelay"] == 300
     assert {name for name in plain if plain[name] != kept[name]} == {TARGET_GROUP}
-    assert {
-        k for k in plain[TARGET_GROUP] if plain[TARGET_GROUP][k] != kept[TARGET_GROUP][k]
-    } == {"deregistrationDelay"}
+    assert {k for k in plain[TARGET_GROUP] if plain[TARGET_GROUP][k] != kept[TARGET_GROUP][k]} == {
+        "deregistrationDelay"
+    }
 
 
 def test_nested_and_document_values_are_kept_whole() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from automation.render import render_program
+from automation.review.render import render_program
 from components.config import ConfigError, load_config
 from tests.components.conftest import stack_values
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from automation.render import render_program
+from automation.review.render import render_program
 from components.config import ConfigError, load_config
 from components.userdata import is_node_script
 from tests.components.conftest import stack_values

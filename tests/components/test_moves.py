@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from automation.render import record
+from automation.review.render import record
 from components.identity import NodeIdentity, NodeIdentityArgs
 from components.moves import Move, moved_options
 from components.naming import Namer

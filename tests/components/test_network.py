@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from automation.render import record
+from automation.review.render import record
 from components.network import Network, NetworkArgs
 
 AZS = ["eu-west-1a", "eu-west-1b", "eu-west-1c"]
@@ -102,7 +102,6 @@ def test_a_shared_node_table_is_the_only_table_tagged_and_is_tagged_first() -> N
     associations = [
         r.inputs["routeTableId"]
         for r in rendering.resources
-        if r.type == "aws:ec2/routeTableAssociation:RouteTableAssociation"
-        and "private" in r.name
+        if r.type == "aws:ec2/routeTableAssociation:RouteTableAssociation" and "private" in r.name
     ]
     assert len(associations) == 3 and len(set(associations)) == 1

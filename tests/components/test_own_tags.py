@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from automation.render import render_program
-from automation.review import policy_violations
+from automation.review.diff import policy_violations
+from automation.review.render import render_program
 from components.config import load_config
 from components.tags import is_own_tag
 from tests.components.conftest import stack_values

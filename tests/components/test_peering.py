@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from automation.render import record
+from automation.review.render import record
 from components.peering import Peering, PeeringArgs
 from tests.components.conftest import by_type
 

@@ -11,7 +11,7 @@ import pulumi
 import pytest
 import yaml
 
-from automation.render import record
+from automation.review.render import record
 from components import kept_file, program
 from components.progress import parse_progress
 from tests.components.conftest import stack_values

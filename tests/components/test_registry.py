@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import components.scenarios as package
-from automation.errors import KubeshiftError
+from automation.core.errors import KubeshiftError
 from automation.scenarios import ScenarioDrift, build_scenario
 from components import registry
 from components.config import ConfigError, load_config
@@ -59,7 +59,7 @@ def test_an_empty_stack_reads_as_defaults() -> None:
 
 NEW_SCENARIO = '''
 """A scenario added by a test: one module, nothing else touched."""
-from automation.phase import CREATES_AND_UPDATES, Phase, Scenario
+from automation.model.phase import CREATES_AND_UPDATES, Phase, Scenario
 from components.registry import ScenarioSpec, StackOutputs
 
 PHASES = ("baseline", "tag-everything")
@@ -124,7 +124,7 @@ def test_a_new_scenario_module_is_validated_run_and_built(add_scenario: Any) -> 
     config = load_config({**values, "kubeshift:phase": "tag-everything"})
     assert config.phase_ids == ("baseline", "tag-everything")
     assert build_scenario(config).ids() == config.phase_ids
-    from automation.render import render_program
+    from automation.review.render import render_program
 
     rendering = render_program(values, "tag-everything")
     assert [r.type for r in rendering.resources if r.type.startswith("aws:")] == ["aws:ec2/vpc:Vpc"]
@@ -144,7 +144,7 @@ def test_automation_that_drifts_from_its_spec_is_one_clear_error(add_scenario: A
 def test_an_output_its_model_does_not_declare_stops_the_program(add_scenario: Any) -> None:
     add_scenario(extra=', "taged": True')
     values = {**stack_values("vpc-move-small"), "kubeshift:scenario": "tag-move"}
-    from automation.render import render_program
+    from automation.review.render import render_program
 
     with pytest.raises(Exception, match="exports taged, which TagOutputs does not declare"):
         render_program(values, "baseline")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from automation.aws.nodes import cluster_tag_key
-from automation.render import record, render_program
+from automation.review.render import record, render_program
 from components import policy
 from components.naming import Namer
 from components.security_groups import (
@@ -111,9 +111,7 @@ def test_peer_access_admits_the_other_vpc() -> None:
 def test_a_side_without_a_shared_group_admits_peers_in_the_groups_its_instances_carry() -> None:
     """An adopted kops cluster's instances carry only ``masters`` or ``nodes``: a group
     added to their launch templates would reach only instances launched later."""
-    resources = record(
-        lambda: SecurityGroups("sg", _args(create_shared_group=False))
-    ).resources
+    resources = record(lambda: SecurityGroups("sg", _args(create_shared_group=False))).resources
     groups = by_type(resources, "aws:ec2/securityGroup:SecurityGroup")
     assert "prod-shared-mig" not in {g.inputs["name"] for g in groups}
     # no rule of kubeshift's between the side's own instances: the other tool's admit them

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from automation.render import RenderedResource
+from automation.review.render import RenderedResource
 from tests.components.conftest import by_type, rendered
 
 CALL = re.compile(r"\baws\s+([a-z0-9-]+)\s+([a-z0-9-]+)")

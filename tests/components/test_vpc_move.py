@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from automation.render import RenderedResource, Rendering, render_program
+from automation.review.render import RenderedResource, Rendering, render_program
 from components import policy
 from components.config import load_config
 from components.scenarios.vpc_move import plan_phase
@@ -151,9 +151,7 @@ def test_members_move_one_per_phase(phase: str) -> None:
     vpcs = _vpc_ids(resources)
     enis = by_type(resources, ENI)
     members = load_config(stack_values(SMALL)).cluster.control_plane.members
-    assert sorted(int(_tags(e)["kubeshift.io/member"]) for e in enis) == list(
-        range(1, members + 1)
-    )
+    assert sorted(int(_tags(e)["kubeshift.io/member"]) for e in enis) == list(range(1, members + 1))
     for eni in enis:
         index = int(_tags(eni)["kubeshift.io/member"])
         side = "target" if index <= moved_up_to else "source"

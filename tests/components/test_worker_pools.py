@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 
-from automation.render import record
+from automation.review.render import record
 from components import policy
 from components.naming import Namer
 from components.worker_pools import WorkerPools, WorkerPoolsArgs, WorkerPoolSpec
@@ -113,14 +113,16 @@ def test_a_pool_of_one_on_demand_type_launches_from_its_template_alone() -> None
     """As a kops instance group of one machine type: the template's type, no policy."""
     single = dataclasses.replace(POOL, instance_types=("r5.large",))
     groups = {
-        g.inputs["name"]: g
-        for g in by_type(_render(pools=[single]), "aws:autoscaling/group:Group")
+        g.inputs["name"]: g for g in by_type(_render(pools=[single]), "aws:autoscaling/group:Group")
     }
     on_demand = groups["prod-workers-memory-r5-large-a-on-demand-mig"]
     assert "mixedInstancesPolicy" not in on_demand.inputs
     assert set(on_demand.inputs["launchTemplate"]) == {"id", "version"}
     spot = groups["prod-workers-memory-r5-large-a-spot-mig"]  # spot still mixes
     assert "launchTemplate" not in spot.inputs
-    assert spot.inputs["mixedInstancesPolicy"]["instancesDistribution"][
-        "onDemandPercentageAboveBaseCapacity"
-    ] == 0
+    assert (
+        spot.inputs["mixedInstancesPolicy"]["instancesDistribution"][
+            "onDemandPercentageAboveBaseCapacity"
+        ]
+        == 0
+    )

@@ -42,7 +42,7 @@ import yaml
 from components.config import load_stack_file
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
-from tests.support.user_env import user_environment
+from tests.support.user_env import aimed_at_sandbox, user_environment
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -149,6 +149,9 @@ class Rehearsal:
     """The sandbox's coordinates and what each command of the rehearsal answered."""
 
     env: dict[str, str]
+    """The shell's environment after ``eval "$(kubeshift sandbox env)"``."""
+    user_env: dict[str, str]
+    """The same shell before it: kubeshift aimed at the project as configured."""
     up: Ran
     adoption: Adoption
     faults: Session
@@ -467,6 +470,8 @@ def rehearse_adopted(
 
     try:
         must("kubeshift sandbox up", kubeshift(env, "--stack", stack, "sandbox", "up"))
+        exports = must("kubeshift sandbox env", kubeshift(env, "sandbox", "env")).stdout
+        env = aimed_at_sandbox(env, exports)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         proposal = state / "proposed.yaml"
         wrote = kubeshift(env, "--stack", stack, "adopt", "--write-config", str(proposal))
@@ -507,6 +512,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         up = kubeshift(env, "--stack", STACK, "sandbox", "up")
         if up.code != 0:
             pytest.fail(failure_report("kubeshift sandbox up", up, logs), pytrace=False)
+        user_env, env = env, aimed_at_sandbox(env, kubeshift(env, "sandbox", "env").stdout)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         etcd_before = etcd_members(sandbox)
         adoption = adopt(env, logs, sandbox)
@@ -528,6 +534,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         rerun = kubeshift(env, "--stack", STACK, "--json", "run", "--yes")
         yield Rehearsal(
             env=env,
+            user_env=user_env,
             up=up,
             adoption=adoption,
             faults=session,

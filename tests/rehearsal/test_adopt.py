@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from automation.render import render_program
+from automation.review.render import render_program
 from automation.sandbox.boots import nodeup_config_hash, nodeup_config_key
 from automation.sandbox.world.kops import DESCRIPTIONS as KOPS_DESCRIPTIONS
 from automation.sandbox.world.kops import STATE_STORE, domain, nodeup_script

@@ -20,11 +20,18 @@ import pytest
 import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
-from automation.errors import EXIT_CODES, ErrorKind
+from automation.core.errors import EXIT_CODES, ErrorKind
 from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN
 from automation.sandbox.world.kops import domain
 from components.config import load_stack_file
-from tests.rehearsal.conftest import REPO, STACK, Rehearsal, SecondOperator, events_volumes
+from tests.rehearsal.conftest import (
+    REPO,
+    STACK,
+    Rehearsal,
+    SecondOperator,
+    events_volumes,
+    kubeshift,
+)
 from tests.support.faults import REPEATABLE, repeated_successes, table
 
 pytestmark = [pytest.mark.rehearsal]
@@ -519,6 +526,22 @@ def test_a_second_run_changes_nothing(rehearsal: Rehearsal) -> None:
     preview = rehearsal.kubeshift("--stack", STACK, "--json", "preview", "--phase", "cleanup")
     assert preview.code == 0, preview.stderr
     assert preview.json()["changes"] == []
+
+
+def test_a_command_is_aimed_at_the_sandbox_only_by_its_env_and_says_so(
+    rehearsal: Rehearsal,
+) -> None:
+    """With the sandbox up, a shell that did not load `kubeshift sandbox env` runs against
+    the project as configured (no journal there); the loaded one says first that it is
+    aimed at the sandbox, and reads the sandbox's journal."""
+    plain = kubeshift(rehearsal.user_env, "--stack", STACK, "--json", "status")
+    assert plain.code == 2, plain.stdout + plain.stderr
+    assert "has no journal yet" in plain.stderr
+    assert "sandbox" not in plain.stderr
+    aimed = rehearsal.kubeshift("--stack", STACK, "--json", "status")
+    assert aimed.code == 0, aimed.stderr
+    assert aimed.stderr.splitlines()[0].startswith("aimed at the sandbox in ")
+    assert "cleanup" in {r["phase"] for r in aimed.json()}
 
 
 def test_a_hand_run_in_the_sandbox_env_sees_the_same_stack(rehearsal: Rehearsal) -> None:

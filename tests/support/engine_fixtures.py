@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from automation.engine_processes import descendants
+from automation.engine.processes import descendants
 from automation.sandbox.binaries import MissingEngine, PulumiInstall, find_engine
 
 PROJECT_SRC = Path(__file__).resolve().parents[1] / "integration" / "engine" / "project"

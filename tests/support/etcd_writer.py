@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from automation.errors import RetryableError
+from automation.core.errors import RetryableError
 from automation.etcd.client import EtcdClient
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automation.engine_processes import descendants
+from automation.engine.processes import descendants
 
 HOWS = ("group-kill", "kill-alone", "engine-kill", "sigint")
 LOCKING = ("up", "update", "refresh", "destroy", "import")

@@ -9,6 +9,7 @@ must use the binaries it built, not whatever an earlier run left in the default 
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 MACHINE = (
@@ -30,3 +31,19 @@ def user_environment(state: Path) -> dict[str, str]:
     }
     env["KUBESHIFT_STATE_DIR"] = str(state)
     return env
+
+
+def aimed_at_sandbox(env: dict[str, str], exports: str) -> dict[str, str]:
+    """``env`` after ``eval "$(kubeshift sandbox env)"``: ``exports`` is that command's
+    output (``unset``, ``export`` and ``cd`` lines), applied as a shell applies them."""
+    aimed = dict(env)
+    for line in exports.splitlines():
+        words = shlex.split(line)
+        if words[:1] == ["unset"]:
+            for name in words[1:]:
+                aimed.pop(name, None)
+        elif words[:1] == ["export"]:
+            for assignment in words[1:]:
+                name, _, value = assignment.partition("=")
+                aimed[name] = value
+    return aimed

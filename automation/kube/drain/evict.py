@@ -6,7 +6,7 @@ name now belongs to a replacement, so ours is gone too; 429 blocked by a budget 
 body names the PDB: "The disruption budget X needs N healthy pods and has M
 currently"); 403 with cause ``NamespaceTerminating``: the namespace is being deleted
 (its own case: the pod will go with it). Connection errors are transient. Anything else is mapped by
-``automation.errors`` and reported as a failure of that pod.
+``automation.core.errors`` and reported as a failure of that pod.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import urllib3
 from kubernetes import client
 
-from automation.errors import from_api_exception
+from automation.core.errors import from_api_exception
 
 _BUDGET_RE = re.compile(
     r"disruption budget (?P<name>\S+) needs (?P<need>\d+) healthy pods? and has (?P<has>\d+)"

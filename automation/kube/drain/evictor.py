@@ -27,15 +27,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from automation import interrupt
+from automation.core import interrupt
+from automation.core.progress import TaskHandle
+from automation.core.waiting import Deadline
 from automation.kube.clients import KubeClients
 from automation.kube.drain.budgets import BudgetTracker
 from automation.kube.drain.evict import EvictStatus, evict_pod
 from automation.kube.drain.filters import DrainOptions, PodVerdict, Verdict, plan_pods
 from automation.kube.drain.summary import DrainSummary
 from automation.kube.watching import ListWatcher
-from automation.progress import TaskHandle
-from automation.waiting import Deadline
 
 log = logging.getLogger("kubeshift.drain")
 

@@ -22,15 +22,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from automation import interrupt
-from automation.errors import KubeshiftError
+from automation.core import interrupt
+from automation.core.errors import KubeshiftError
+from automation.core.progress import NullReporter, Reporter
+from automation.core.waiting import summarize
 from automation.kube.clients import KubeClients, list_all
 from automation.kube.drain.evictor import DrainLimits, Evictor, PodSet
 from automation.kube.drain.filters import DrainOptions, PodVerdict, Verdict, plan_pods
 from automation.kube.drain.summary import DrainSummary
 from automation.kube.nodes import cordon
-from automation.progress import NullReporter, Reporter
-from automation.waiting import summarize
 
 log = logging.getLogger("kubeshift.drain")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from automation.errors import GateTimeoutError, StepFailedError
-from automation.waiting import summarize
+from automation.core.errors import GateTimeoutError, StepFailedError
+from automation.core.waiting import summarize
 
 
 @dataclass

@@ -23,7 +23,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from automation.errors import KubeshiftError
+from automation.core.errors import KubeshiftError
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.balancers import Balanced, build_balancer, write_records
 from automation.sandbox.world.compute import (

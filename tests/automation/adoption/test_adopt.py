@@ -15,9 +15,9 @@ import pytest
 from automation.adoption import adopt as adopt_module
 from automation.adoption.models import AdoptedResource, Discovery
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.engine import PreviewOutcome, PropertyChange, ResourceChange, UpdateOutcome
-from automation.session import AdoptRequest, execute_adoption
+from automation.config.clients import StaticClients
+from automation.engine.adapter import PreviewOutcome, PropertyChange, ResourceChange, UpdateOutcome
+from automation.session.runs import AdoptRequest, execute_adoption
 from components.engine_vars import IMPORTS_VAR
 from tests.support.moto_fixtures import MotoServer
 

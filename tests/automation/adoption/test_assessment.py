@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from automation.adoption.assessment import assess
 from automation.adoption.models import AdoptedResource, Discovery
-from automation.engine import PropertyChange, ResourceChange
-from automation.property_paths import UNKNOWN_SHOWN
+from automation.engine.adapter import PropertyChange, ResourceChange
+from automation.engine.property_paths import UNKNOWN_SHOWN
 
 VPC = "aws:ec2/vpc:Vpc"
 ATTACH = "aws:autoscaling/attachment:Attachment"

@@ -12,8 +12,8 @@ import yaml
 
 from automation.adoption.proposal import Proposal
 from automation.adoption.stack_file import ProposedStack, write
-from automation.errors import ConfigError, UserError
-from automation.project import load_stack
+from automation.config.project import load_stack
+from automation.core.errors import ConfigError, UserError
 from components import kept_file
 from components.config import CLUSTER_KEY, load_config, load_stack_file
 from tests.components.conftest import STACKS

@@ -12,7 +12,7 @@ import pytest
 
 from automation.aws.account import reach_account
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.errors import UserError
+from automation.core.errors import UserError
 from tests.support.moto_fixtures import MotoServer
 
 REFUSAL = (

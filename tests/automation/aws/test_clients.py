@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients, botocore_config
-from automation.errors import UserError
+from automation.core.errors import UserError
 from tests.support.moto_fixtures import MotoServer
 
 

@@ -24,9 +24,9 @@ from automation.aws.dns import (
     wait_insync,
 )
 from automation.aws.probe import HttpProbe
-from automation.errors import PreconditionFailed, StepFailedError
-from automation.progress import NullReporter
-from automation.waiting import Pending
+from automation.core.errors import PreconditionFailed, StepFailedError
+from automation.core.progress import NullReporter
+from automation.core.waiting import Pending
 from tests.automation.aws.conftest import Site
 from tests.support.moto_patches import override_target_health, route53_change_status
 from tests.support.moto_world import (

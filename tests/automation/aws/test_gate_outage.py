@@ -8,7 +8,7 @@ import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.aws.targets import targets_pending
-from automation.waiting import Pending, wait_until
+from automation.core.waiting import Pending, wait_until
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, make_target_group, run_instances
 from tests.support.tcp_proxy import TcpProxy, upstream_of

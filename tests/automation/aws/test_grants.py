@@ -11,7 +11,7 @@ from botocore.stub import Stubber
 from automation.aws import grants as grants_module
 from automation.aws.clients import AwsClients
 from automation.aws.grants import SgGrant, add_grant, add_grants, grant_present, remove_grant
-from automation.errors import UserError
+from automation.core.errors import UserError
 from tests.support.moto_world import make_network
 
 

@@ -19,7 +19,7 @@ from automation.aws.preflight import (
     sg_reference_problems,
     target_group_vpc_problems,
 )
-from automation.errors import PreconditionFailed
+from automation.core.errors import PreconditionFailed
 from tests.support.moto_world import make_network, make_target_group, run_instances
 
 

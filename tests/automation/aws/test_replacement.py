@@ -6,7 +6,7 @@ import pytest
 
 from automation.aws import replacement
 from automation.aws.replacement import in_service_of
-from automation.errors import PreconditionFailed
+from automation.core.errors import PreconditionFailed
 from tests.support.moto_fixtures import MotoServer
 from tests.support.nodes import unique_name
 

@@ -19,10 +19,10 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.aws.nodes import cluster_node_names, find_cluster_instances
 from automation.aws.routes import node_routes, routes_pending
 from automation.aws.source_dest import checks_off
+from automation.core.waiting import Pending, wait_until
 from automation.kube.clients import KubeClients
 from automation.kube.gates import routes_created
 from automation.sandbox.controlplane import Cluster
-from automation.waiting import Pending, wait_until
 from tests.support.cloud_controller import route_controller
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, run_instances

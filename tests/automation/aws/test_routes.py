@@ -23,7 +23,7 @@ from automation.aws.routes import (
     routes_pending,
     verify_node_routes,
 )
-from automation.errors import PreconditionFailed, UserError
+from automation.core.errors import PreconditionFailed, UserError
 from tests.support.moto_patches import blackhole_routes
 from tests.support.moto_world import Network, make_network, run_instances
 

@@ -6,9 +6,9 @@ import pytest
 
 from automation.aws.clients import AwsClients
 from automation.aws.targets import short_tg_name, targets_pending, wait_targets_healthy
-from automation.errors import GateTimeoutError
-from automation.progress import NullReporter
-from automation.waiting import Pending
+from automation.core.errors import GateTimeoutError
+from automation.core.progress import NullReporter
+from automation.core.waiting import Pending
 from tests.support.moto_patches import override_target_health
 from tests.support.moto_world import make_network, make_target_group, run_instances
 

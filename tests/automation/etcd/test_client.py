@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from automation.errors import PreconditionFailed, UserError
+from automation.core.errors import PreconditionFailed, UserError
 from automation.etcd.client import EtcdClient
 from automation.etcd.gates import check_ready_to_move
 from automation.etcd.gateway import EtcdUnavailable

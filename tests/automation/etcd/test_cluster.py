@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from automation.errors import StepFailedError
+from automation.core.errors import StepFailedError
+from automation.core.waiting import Pending
 from automation.etcd.client import EtcdClient
 from automation.etcd.gates import check_member_back, check_ready_to_move
 from automation.etcd.models import hex_id
@@ -19,7 +20,6 @@ from automation.etcd.observe import ClusterView, observe
 from automation.etcd.peers import PeerUrlChange, update_peer_url
 from automation.sandbox.etcd_cluster import EtcdCluster
 from automation.sandbox.processes import LOOPBACK, free_port, retry_port_clash
-from automation.waiting import Pending
 from tests.support.etcd_writer import Writer
 from tests.support.waiting import eventually
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from automation.errors import (
+from automation.core.errors import (
     ErrorKind,
     PreconditionFailed,
     RetryableError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from automation.errors import PreconditionFailed, StepFailedError
+from automation.core.errors import PreconditionFailed, StepFailedError
 from automation.etcd.models import Member, MemberStatus
 from automation.etcd.moves import (
     MoveExpectation,

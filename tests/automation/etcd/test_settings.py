@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from automation.errors import ConfigError
-from automation.settings import load_runtime_settings
+from automation.config.settings import load_runtime_settings
+from automation.core.errors import ConfigError
 
 
 def load(etcd: Any) -> Any:

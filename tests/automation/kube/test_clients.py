@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from automation.errors import UserError
+from automation.core.errors import UserError
 from automation.kube.clients import ClusterAccess, build_clients, request_kind
 
 
@@ -126,7 +126,7 @@ def test_patch_on_conflict_reads_again_after_a_409_and_guards_with_the_version()
 def test_patch_on_conflict_gives_up_retryably_and_skips_needless_writes() -> None:
     from kubernetes.client import ApiException
 
-    from automation.errors import RetryableError
+    from automation.core.errors import RetryableError
     from automation.kube.clients import patch_on_conflict
 
     def read() -> dict:

@@ -194,10 +194,10 @@ def test_old_cni_removed_and_gone(kube: KubeClients, fleet: Fleet) -> None:
 def test_the_old_cni_is_not_removed_before_the_new_one_is_installed(
     kube: KubeClients, fleet: Fleet
 ) -> None:
-    from automation.clients import StaticClients
-    from automation.context import HookContext
-    from automation.errors import PreconditionFailed
-    from automation.settings import MirrorSettings, RuntimeSettings
+    from automation.config.clients import StaticClients
+    from automation.config.settings import MirrorSettings, RuntimeSettings
+    from automation.core.errors import PreconditionFailed
+    from automation.model.context import HookContext
     from automation.steps.mirror import remove_old_cni
 
     _create(kube, fleet, "weave-net", {"name": "weave-net"})

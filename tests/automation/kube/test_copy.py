@@ -19,7 +19,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api, V1ConfigMap, V1ObjectMeta, V
 from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
-from automation.errors import PreconditionFailed, StepFailedError
+from automation.core.errors import PreconditionFailed, StepFailedError
 from automation.kube.clients import KubeClients
 from automation.kube.copy import (
     KIND_BY_NAME,

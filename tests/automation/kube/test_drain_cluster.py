@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from kubernetes.client import AppsV1Api, CoreV1Api, PolicyV1Api, V1Pod
 
-from automation.errors import GateTimeoutError
+from automation.core.errors import GateTimeoutError
+from automation.core.waiting import Deadline
 from automation.kube.clients import ClusterAccess, build_clients
 from automation.kube.drain import DrainLimits, DrainOptions, drain_nodes
 from automation.kube.drain.evictor import Evictor
@@ -22,7 +23,6 @@ from automation.kube.gates import no_evictable_pods, workloads_available
 from automation.kube.probe import AvailabilityProbe
 from automation.kube.watching import ListWatcher
 from automation.sandbox.controlplane import Cluster
-from automation.waiting import Deadline
 from tests.automation.kube.conftest import Fleet, is_ready
 from tests.support.nodes import unique_name
 from tests.support.waiting import eventually

@@ -14,7 +14,7 @@ from kubernetes.client import (
     V1Pod,
 )
 
-from automation.errors import StepFailedError
+from automation.core.errors import StepFailedError
 from automation.kube.clients import KubeClients
 from automation.kube.drain.filters import MIRROR_ANNOTATION
 from automation.kube.ingress import PodMove, move_pods

@@ -8,12 +8,12 @@ import pytest
 import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import PreconditionFailed, UserError
+from automation.config.clients import StaticClients
+from automation.config.settings import MirrorSettings, RuntimeSettings
+from automation.core.errors import PreconditionFailed, UserError
 from automation.kube.clients import KubeClients
 from automation.kube.manifests import apply_manifest, load_manifest
-from automation.settings import MirrorSettings, RuntimeSettings
+from automation.model.context import HookContext
 from automation.steps.mirror import install_new_cni
 from tests.support.workloads import PAUSE_IMAGE
 from tests.support.yaml_bombs import BILLION_LAUGHS

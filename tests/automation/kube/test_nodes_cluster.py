@@ -6,7 +6,7 @@ import pytest
 from kubernetes.client import AppsV1Api, CoreV1Api
 from pydantic import ValidationError
 
-from automation.errors import UserError
+from automation.core.errors import UserError
 from automation.kube.nodes import (
     NodeSelection,
     Taint,

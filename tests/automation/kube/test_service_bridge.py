@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from kubernetes.client import CoreV1Api, V1ObjectMeta, V1Service, V1ServicePort, V1ServiceSpec
 
-from automation.errors import StepFailedError
+from automation.core.errors import StepFailedError
 from automation.kube.service_bridge import SAVED, close_bridge, open_bridge
 from tests.automation.kube.conftest import Fleet
 

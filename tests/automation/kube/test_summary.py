@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from automation.errors import GateTimeoutError, StepFailedError
+from automation.core.errors import GateTimeoutError, StepFailedError
 from automation.kube.drain.filters import PodVerdict, Verdict
 from automation.kube.drain.run import DrainPlan, DrainSummary, NodePlan
 

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
+from automation.core.waiting import wait_until
 from automation.kube.clients import KubeClients
 from automation.kube.gates import nodes_ready
 from automation.kube.wakeups import Wakeups
-from automation.waiting import wait_until
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 
 INTERVAL = 30.0  # a poll this slow would fail the test; only a wake can pass it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from automation.errors import GateTimeoutError
+from automation.core.errors import GateTimeoutError
 from automation.kube.clients import KubeClients
 from automation.sandbox.service_records import TTL, publish
 from automation.steps.service_dns import KUBESHIFT_DNS_NAMES

@@ -25,7 +25,8 @@ from kubernetes.client import (
 )
 from kubernetes.client.exceptions import ApiException
 
-from automation.errors import GateTimeoutError
+from automation.config.settings import DaemonSetRef, IngressSettings
+from automation.core.errors import GateTimeoutError
 from automation.sandbox.controlplane import Cluster
 from automation.sandbox.workloads import (
     DEFAULT_APPS,
@@ -37,7 +38,6 @@ from automation.sandbox.workloads import (
     spec_for,
     wait_available,
 )
-from automation.settings import DaemonSetRef, IngressSettings
 from automation.steps.service_dns import KUBESHIFT_DNS_NAMES
 from components.config import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name

@@ -18,14 +18,14 @@ import pytest
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import ConfigError, PreconditionFailed, UserError
+from automation.config.clients import StaticClients
+from automation.config.settings import GENERATION_LABEL, GateSettings, RuntimeSettings
+from automation.core.errors import ConfigError, PreconditionFailed, UserError
 from automation.kube.clients import KubeClients
-from automation.phase import Gate, Hook, Scenario
+from automation.model.context import HookContext
+from automation.model.phase import Gate, Hook, Scenario
 from automation.sandbox.controlplane import Cluster
 from automation.scenarios import build_scenario
-from automation.settings import GENERATION_LABEL, GateSettings, RuntimeSettings
 from automation.steps import generations
 from automation.steps import mirror as steps
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from automation.phase import Gate, Scenario
+from automation.model.phase import Gate, Scenario
 from automation.scenarios import build_scenario
 from components.config import load_config, load_stack_file
 from components.scenarios import vpc_move as ids

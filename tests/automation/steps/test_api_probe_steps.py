@@ -11,11 +11,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
+from automation.config.settings import EtcdSettings
 from automation.kube.api_probe import ApiProbe, Check, readyz
 from automation.kube.clients import KubeClients
 from automation.sandbox.binaries import Binaries
 from automation.sandbox.etcd import Etcd, start_etcd
-from automation.settings import EtcdSettings
 from automation.steps.api_probe import through_record
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import MOTO_AMI, make_network, make_zone, put_record

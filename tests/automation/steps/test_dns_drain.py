@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import GateTimeoutError
-from automation.phase import HookResult
-from automation.settings import DnsDrainSettings, RuntimeSettings
+from automation.config.clients import StaticClients
+from automation.config.settings import DnsDrainSettings, RuntimeSettings
+from automation.core.errors import GateTimeoutError
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
 from automation.steps.dns_drain import Drain, drain_dns
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network

@@ -10,12 +10,12 @@ from kubernetes.client import AppsV1Api
 
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.aws.dns_owners import owned_names, txt_owners
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
+from automation.config.clients import StaticClients
+from automation.config.settings import RuntimeSettings
+from automation.core.errors import PreconditionFailed
 from automation.kube.clients import KubeClients
 from automation.kube.dns_writers import PAUSED_REPLICAS, writer_of
-from automation.settings import RuntimeSettings
+from automation.model.context import HookContext
 from automation.steps.dns_writers import conflicts, guard_records, resume_writers
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_zone, put_record

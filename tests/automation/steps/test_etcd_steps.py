@@ -18,15 +18,15 @@ from typing import Any
 
 import pytest
 
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import PreconditionFailed, StepFailedError
+from automation.config.clients import StaticClients
+from automation.config.settings import EtcdSettings, RuntimeSettings
+from automation.core.errors import PreconditionFailed, StepFailedError
+from automation.core.waiting import Pending
 from automation.etcd.client import EtcdClient
+from automation.model.context import HookContext
 from automation.sandbox.binaries import Binaries
 from automation.sandbox.etcd_cluster import EtcdCluster, start_etcd_cluster
-from automation.settings import EtcdSettings, RuntimeSettings
 from automation.steps import etcd as steps
-from automation.waiting import Pending
 from components.config import load_config, load_stack_file
 from components.scenarios import vpc_move as ids
 from tests.support.etcd_writer import Writer

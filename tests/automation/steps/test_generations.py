@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
+from automation.config.clients import StaticClients
+from automation.config.settings import RuntimeSettings
+from automation.core.errors import PreconditionFailed
 from automation.kube.clients import KubeClients
-from automation.settings import RuntimeSettings
+from automation.model.context import HookContext
 from automation.steps.generations import label_new_generation
 from components import userdata
 from components.config import load_config, load_stack_file

@@ -15,13 +15,13 @@ import pytest
 from kubernetes import client
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
+from automation.config.clients import StaticClients
+from automation.config.settings import CalicoSettings, RuntimeSettings
+from automation.core.waiting import Pending, wait_until
 from automation.kube.clients import KubeClients
+from automation.model.context import HookContext
 from automation.sandbox.calico import IPPOOL_CRD, wait_served
-from automation.settings import CalicoSettings, RuntimeSettings
 from automation.steps import overlay, routes
-from automation.waiting import Pending, wait_until
 from components.config import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec
 

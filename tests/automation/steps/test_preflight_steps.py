@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
+from automation.config.clients import StaticClients
+from automation.core.errors import PreconditionFailed
+from automation.model.context import HookContext
 from automation.scenarios import build_scenario
 from automation.steps.preflight import aws_preflight
 from components.config import load_config, load_stack_file

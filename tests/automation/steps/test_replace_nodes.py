@@ -14,11 +14,11 @@ import pytest
 from kubernetes.client import AppsV1Api, PolicyV1Api
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import GateTimeoutError, PreconditionFailed
+from automation.config.clients import StaticClients
+from automation.config.settings import RuntimeSettings
+from automation.core.errors import GateTimeoutError, PreconditionFailed
 from automation.kube.clients import KubeClients
-from automation.settings import RuntimeSettings
+from automation.model.context import HookContext
 from automation.steps.replace_nodes import Replacement, replace_node, replace_node_hooks
 from components import userdata
 from components.tags import cluster_tags

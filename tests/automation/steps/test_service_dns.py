@@ -25,7 +25,7 @@ from kubernetes.client.exceptions import ApiException
 
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.aws.dns import ARecordTarget, CnameTarget, SyncOptions, cutover_records
-from automation.errors import PreconditionFailed
+from automation.core.errors import PreconditionFailed
 from automation.kube.clients import KubeClients
 from automation.sandbox.controlplane import Cluster
 from automation.steps.service_dns import (

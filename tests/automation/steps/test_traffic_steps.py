@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
-from automation.errors import PreconditionFailed
-from automation.settings import RuntimeSettings
+from automation.config.clients import StaticClients
+from automation.config.settings import RuntimeSettings
+from automation.core.errors import PreconditionFailed
+from automation.model.context import HookContext
 from automation.steps import traffic
 from components.config import load_config, load_stack_file
 

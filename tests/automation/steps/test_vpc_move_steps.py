@@ -17,10 +17,10 @@ import pytest
 from kubernetes import client
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.clients import StaticClients
-from automation.context import HookContext
+from automation.config.clients import StaticClients
+from automation.config.settings import RuntimeSettings
 from automation.kube.clients import KubeClients
-from automation.settings import RuntimeSettings
+from automation.model.context import HookContext
 from automation.steps import nodes
 from components.config import load_config, load_stack_file
 
@@ -156,7 +156,7 @@ def test_taint_hook_taints_only_the_source_vpc_and_is_idempotent(
 
 
 def test_missing_output_is_a_clear_precondition(context: HookContext) -> None:
-    from automation.errors import PreconditionFailed
+    from automation.core.errors import PreconditionFailed
 
     context = dataclasses.replace(context, outputs={})
     with pytest.raises(PreconditionFailed, match="needs the stack output 'source_vpc_id'"):

@@ -1,10 +1,10 @@
 """The engine-test scenario: kubeshift phases over the provider-free test project.
 
-Why this module exists: the runner walks ``automation.phase.Scenario`` records; this
+Why this module exists: the runner walks ``automation.model.phase.Scenario`` records; this
 one mirrors the phases of ``project/__main__.py`` (same ids, same order) the way
 ``automation.scenarios`` mirrors the real program, so the integration tests drive the
 real runner, guard and journal against the real engine. It also builds the runner the
-way ``automation.session`` does (engine, journal, lock, context factory), without the
+way ``automation.session.runs`` does (engine, journal, lock, context factory), without the
 kubeshift stack-file loading that only real scenarios have.
 """
 
@@ -14,10 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from automation.context import HookContext
-from automation.engine import OutputSink, PulumiEngine
-from automation.journal import Journal
-from automation.phase import (
+from automation.engine.adapter import OutputSink, PulumiEngine
+from automation.model.context import HookContext
+from automation.model.phase import (
     CREATES_AND_UPDATES,
     REPLACE_OPS,
     ChangePolicy,
@@ -26,7 +25,8 @@ from automation.phase import (
     Phase,
     Scenario,
 )
-from automation.runner import Runner
+from automation.run.journal import Journal
+from automation.run.runner import Runner
 
 STACK = "dev"
 RECORD = "pulumi-python:dynamic:Resource"

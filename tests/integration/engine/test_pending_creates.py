@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from automation.engine import PulumiEngine
-from automation.journal import Journal
-from automation.recovery import recover_engine
+from automation.engine.adapter import PulumiEngine
+from automation.run.journal import Journal
+from automation.session.recovery import recover_engine
 from tests.support.engine_fixtures import EngineProject, kill_tree
 
 pytestmark = pytest.mark.engine

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from automation.engine import PreviewOutcome
-from automation.engine_processes import engine_markers
-from automation.errors import EXIT_CODES, BlastRadiusError, ErrorKind
-from automation.journal import Journal, StepStatus, stack_lock
-from automation.phase import CREATES_AND_UPDATES
-from automation.runner import Runner
+from automation.core.errors import EXIT_CODES, BlastRadiusError, ErrorKind
+from automation.engine.adapter import PreviewOutcome
+from automation.engine.processes import engine_markers
+from automation.model.phase import CREATES_AND_UPDATES
+from automation.run.journal import Journal, StepStatus, stack_lock
+from automation.run.runner import Runner
 from tests.integration.engine.scenario import (
     STACK,
     build_runner,
@@ -140,8 +140,8 @@ def test_the_guard_tells_a_delete_first_replacement_by_the_engines_step_order(
     """The engine deletes the VPC (and what it must replace with it) before making its
     successor: the preview's steps say so, and a phase that allows replacements still
     refuses that one unless it names it."""
-    from automation import guard
-    from automation.phase import deletes_in
+    from automation.model.phase import deletes_in
+    from automation.run import guard
 
     engine, _journal, runner = build_runner(engine_project.dir, state)
     runner.run(scenario().slice("network", "workers"))
@@ -415,7 +415,7 @@ class _DriftBeforeUpdate:
 def test_the_update_applies_only_the_plan_the_guard_accepted(
     engine_project: EngineProject, state: Path
 ) -> None:
-    from automation.errors import PreconditionFailed
+    from automation.core.errors import PreconditionFailed
 
     engine, journal, runner = build_runner(engine_project.dir, state)
     phases = {phase.id: phase for phase in scenario().phases}

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from automation.project import project_name
-from automation.torn_sidecars import SETTLED, repair
+from automation.config.project import project_name
+from automation.engine.torn_sidecars import SETTLED, repair
 from tests.support.engine_fixtures import EngineProject
 
 pytestmark = pytest.mark.engine

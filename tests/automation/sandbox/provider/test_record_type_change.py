@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from automation.render import render_program
+from automation.review.render import render_program
 from automation.sandbox.provider.diffing import DEFAULTS
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
 from automation.sandbox.provider.types.dns import TYPE_CHANGE_VARIABLE

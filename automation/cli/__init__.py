@@ -1,0 +1,1 @@
+"""The ``kubeshift`` command line."""

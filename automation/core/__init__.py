@@ -1,0 +1,1 @@
+"""What every layer uses: errors, waiting with deadlines, Ctrl-C, progress, results, masking."""

@@ -1,0 +1,1 @@
+"""The phase model (phases, hooks, gates, probes) and the context a hook receives."""

@@ -1,0 +1,1 @@
+"""Offline review: the program rendered under mocks, diffs between phases, Markdown."""

@@ -1,0 +1,397 @@
+"""The per-stack journal: what each step of each phase did, and a lock around a run.
+
+A run records every step (config set, preview, update, each hook, each gate) with
+its status, its result (message, whether it changed anything, details such as the
+availability report) and every execution: attempt number, process, start and end, and
+how it ended — so a reader can check that no finished destructive step ever ran twice.
+Writes are atomic (temp file, fsync, rename) so a kill at any instant leaves either the
+old or the new journal. A killed run resumes at the first unfinished step; a finished
+step — above all a finished destructive one — is never run again. The lock (an OS file
+lock, released by the kernel when the process dies) keeps two runs off one stack.
+Messages and details pass through ``redact`` so secret values never land here.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from automation.core.errors import StackLockedError, UserError
+from components.run_marker import state_dir
+from components.user_files import UnreadableFile, read_bounded
+
+__all__ = ["Journal", "JournalError", "StepRecord", "StepStatus", "stack_lock", "state_dir"]
+
+SCHEMA_VERSION = 2
+# Format 1 had no executions, results or stop point; it is read and upgraded on write.
+READABLE_VERSIONS = (1, 2)
+
+
+class JournalError(UserError):
+    """The journal file is not one this kubeshift wrote for this stack."""
+
+
+class StepStatus(enum.StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C at a safe point, or killed
+
+
+@dataclass
+class Execution:
+    """One execution of a step: which attempt, which process, how it ended.
+
+    An execution still ``running`` when the next one starts was killed with its
+    process; it is closed as ``interrupted`` then.
+    """
+
+    attempt: int
+    pid: int
+    started: float
+    finished: float | None = None
+    status: StepStatus = StepStatus.RUNNING
+
+
+@dataclass
+class StepRecord:
+    """The persisted record of one step (the runner's memory across crashes)."""
+
+    phase: str
+    step: str
+    status: StepStatus = StepStatus.PENDING
+    destructive: bool = False
+    attempts: int = 0
+    started: float | None = None
+    finished: float | None = None
+    message: str = ""
+    changed: bool | None = None
+    details: dict[str, JsonValue] = field(default_factory=dict)
+    executions: list[Execution] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return step_key(self.phase, self.step)
+
+    @property
+    def done(self) -> bool:
+        return self.status is StepStatus.SUCCEEDED
+
+
+def step_key(phase: str, step: str) -> str:
+    return f"{phase}/{step}"
+
+
+@dataclass
+class JournalData:
+    stack: str
+    scenario: str = ""
+    version: int = SCHEMA_VERSION
+    steps: dict[str, StepRecord] = field(default_factory=dict)
+    stopped_at: str = ""  # "<phase>/<step>" where the last run stopped on Ctrl-C
+
+
+class _ExecutionFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attempt: int = Field(ge=1)
+    pid: int = Field(ge=0)
+    started: float
+    finished: float | None = None
+    status: StepStatus
+
+
+class _RecordFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+    phase: str
+    step: str
+    status: StepStatus
+    destructive: bool = False
+    attempts: int = Field(default=0, ge=0)
+    started: float | None = None
+    finished: float | None = None
+    message: str = ""
+    changed: bool | None = None
+    details: dict[str, JsonValue] = {}
+    executions: list[_ExecutionFile] = []
+
+
+class _JournalFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    stack: str
+    scenario: str = ""
+    version: int
+    steps: dict[str, _RecordFile] = {}
+    stopped_at: str = ""
+
+
+def load_journal(path: Path, stack: str, scenario: str = "") -> JournalData:
+    """The journal at ``path``, checked to belong to ``stack`` (and ``scenario``).
+
+    A missing file is an empty journal. Anything else that is not a journal this
+    version wrote for this stack — a directory, undecodable bytes, broken JSON, wrong
+    fields, another stack's or scenario's records — is one sentence, raised before the
+    run takes the lock or calls the engine.
+    """
+    fix = f"restore it from a backup, or move it aside to start {stack}'s journal over"
+    if path.is_dir():
+        raise JournalError(f"The journal {path} is a directory, not a file; {fix}.")
+    try:
+        text = read_bounded(path, "The journal").decode("utf-8")
+    except FileNotFoundError:
+        return JournalData(stack=stack, scenario=scenario)
+    except UnicodeDecodeError:
+        raise JournalError(f"The journal {path} is not UTF-8 text; {fix}.") from None
+    except UnreadableFile as exc:
+        raise JournalError(str(exc)) from None
+    if not text.strip():
+        raise JournalError(f"The journal {path} is empty; {fix}.")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JournalError(
+            f"The journal {path} is damaged (not JSON: {exc.msg} at line {exc.lineno}); {fix}."
+        ) from None
+    version = raw.get("version") if isinstance(raw, dict) else None
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise JournalError(
+            f"The journal {path} was written by a newer kubeshift (format "
+            f"{raw['version']}, this one reads {SCHEMA_VERSION}); upgrade kubeshift."
+        )
+    if isinstance(version, int) and version not in READABLE_VERSIONS:
+        raise JournalError(
+            f"The journal {path} has format {version}, which no kubeshift wrote; {fix}."
+        )
+    try:
+        data = _JournalFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "its top level"
+        raise JournalError(
+            f"The journal {path} is damaged ({where}: {first['msg'].lower()}); {fix}."
+        ) from None
+    if data.stack != stack:
+        raise JournalError(
+            f"The journal {path} belongs to stack '{data.stack}', not '{stack}'; "
+            "move it back where it came from."
+        )
+    if scenario and data.scenario and data.scenario != scenario:
+        raise JournalError(
+            f"The journal {path} records a {data.scenario} run, but stack '{stack}' is now "
+            f"a {scenario} migration; move it aside to start over."
+        )
+    steps = {key: _step_record(record) for key, record in data.steps.items()}
+    return JournalData(
+        stack=stack,
+        scenario=data.scenario or scenario,
+        version=SCHEMA_VERSION,
+        steps=steps,
+        stopped_at=data.stopped_at,
+    )
+
+
+def _step_record(record: _RecordFile) -> StepRecord:
+    fields = record.model_dump(exclude={"executions"})
+    executions = [Execution(**e.model_dump()) for e in record.executions]
+    return StepRecord(**fields, executions=executions)
+
+
+class Journal:
+    """Step records of one stack, persisted atomically after every change."""
+
+    def __init__(
+        self, path: Path, stack: str, secrets: Iterable[str] = (), *, scenario: str = ""
+    ) -> None:
+        self.path = path
+        self._secrets = tuple(s for s in secrets if s)
+        self.data = load_journal(path, stack, scenario)
+
+    # -- persistence -------------------------------------------------------------------
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = asdict(self.data)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                json.dump(payload, handle, indent=2, sort_keys=True)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    # -- records -----------------------------------------------------------------------
+
+    def redact(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "[secret]")
+        return text
+
+    def record(self, phase: str, step: str) -> StepRecord:
+        key = step_key(phase, step)
+        if key not in self.data.steps:
+            self.data.steps[key] = StepRecord(phase=phase, step=step)
+        return self.data.steps[key]
+
+    def get(self, phase: str, step: str) -> StepRecord | None:
+        return self.data.steps.get(step_key(phase, step))
+
+    def is_done(self, phase: str, step: str) -> bool:
+        rec = self.get(phase, step)
+        return rec is not None and rec.done
+
+    def start(self, phase: str, step: str, *, destructive: bool = False) -> StepRecord:
+        rec = self.record(phase, step)
+        now = time.time()
+        for killed in (e for e in rec.executions if e.status is StepStatus.RUNNING):
+            killed.status = StepStatus.INTERRUPTED  # its process died mid-step
+        rec.status = StepStatus.RUNNING
+        rec.destructive = destructive
+        rec.attempts += 1
+        rec.started = now
+        rec.finished = None
+        rec.message = ""
+        rec.changed = None
+        rec.details = {}
+        rec.executions.append(Execution(attempt=rec.attempts, pid=os.getpid(), started=now))
+        self.data.stopped_at = ""
+        self.save()
+        return rec
+
+    def finish(
+        self,
+        phase: str,
+        step: str,
+        message: str = "",
+        *,
+        changed: bool | None = None,
+        details: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        self.record(phase, step).changed = changed
+        self._end(phase, step, StepStatus.SUCCEEDED, message, details or {})
+
+    def fail(
+        self,
+        phase: str,
+        step: str,
+        message: str,
+        *,
+        details: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        self._end(phase, step, StepStatus.FAILED, message, details)
+
+    def interrupt_probe(
+        self, phase: str, step: str, message: str, details: Mapping[str, JsonValue]
+    ) -> None:
+        """Close a phase's probe whose steps stopped (failed, Ctrl-C, killed): what it saw
+        so far is kept, and a resumed run adds to it."""
+        self._end(phase, step, StepStatus.INTERRUPTED, message, details)
+
+    def interrupt(self, phase: str, step: str, message: str) -> None:
+        """Close a step stopped at a safe point (Ctrl-C) and remember where the run stopped."""
+        self.data.stopped_at = step_key(phase, step)
+        self._end(phase, step, StepStatus.INTERRUPTED, message)
+
+    def stop_before(self, phase: str, step: str) -> None:
+        """Remember that a Ctrl-C stopped the run before ``phase/step`` started."""
+        self.data.stopped_at = step_key(phase, step)
+        self.save()
+
+    def _end(
+        self,
+        phase: str,
+        step: str,
+        status: StepStatus,
+        message: str,
+        details: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        rec = self.record(phase, step)
+        if details is not None:
+            rec.details = self._redacted(dict(details))
+        now = time.time()
+        rec.status = status
+        rec.finished = now
+        rec.message = self.redact(message)[:2000]
+        if rec.executions and rec.executions[-1].status is StepStatus.RUNNING:
+            rec.executions[-1].status = status
+            rec.executions[-1].finished = now
+        self.save()
+
+    def _redacted(self, details: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        """``details`` with every string, key or value at any depth, redacted."""
+        return {self.redact(str(k)): self._redacted_value(v) for k, v in details.items()}
+
+    def _redacted_value(self, value: JsonValue) -> JsonValue:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, dict):
+            return self._redacted(value)
+        if isinstance(value, list):
+            return [self._redacted_value(v) for v in value]
+        return value
+
+    def forget(self, phases: Iterable[str]) -> None:
+        """Drop the records of ``phases`` so they run again from scratch."""
+        wanted = set(phases)
+        self.data.steps = {k: r for k, r in self.data.steps.items() if r.phase not in wanted}
+        self.save()
+
+    def records(self) -> list[StepRecord]:
+        return list(self.data.steps.values())
+
+
+@contextmanager
+def stack_lock(path: Path, stack: str) -> Iterator[None]:
+    """Hold an exclusive, non-blocking lock on ``stack`` for the duration of a run."""
+    from filelock import FileLock, Timeout
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout as exc:
+        raise StackLockedError(
+            f"Stack '{stack}' is locked by another kubeshift run (lock file {path}); "
+            "wait for it to finish."
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+_STATE_FIX = "set KUBESHIFT_STATE_DIR to a writable directory"
+
+
+def check_state_dir(path: Path) -> Path:
+    """Refuse a state directory that exists as something else (read-only check)."""
+    if path.exists() and not path.is_dir():
+        raise UserError(f"The state directory {path} is a file, not a directory; {_STATE_FIX}.")
+    return path
+
+
+def check_state_dir_writable(path: Path) -> Path:
+    """Say in one sentence why journals cannot be written under ``path`` (creates nothing)."""
+    check_state_dir(path)
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"The state directory {path} cannot be created under a file; {_STATE_FIX}.")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"The state directory {path} is not writable; {_STATE_FIX}.")
+    return path

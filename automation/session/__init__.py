@@ -1,0 +1,1 @@
+"""One function per command: a run, hooks, a node replacement, a recovery, assembled."""

@@ -1,0 +1,70 @@
+"""What a newcomer reads at 80 columns or through a pipe: ids whole, flags without types."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
+
+
+def _piped(*args: str, columns: int = 80) -> str:
+    env = {**os.environ, "COLUMNS": str(columns), "KUBESHIFT_PROJECT_DIR": str(REPO)}
+    env.pop("KUBESHIFT_SANDBOX", None)
+    proc = subprocess.run(
+        [KUBESHIFT, *args], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return proc.stdout
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_plan_keeps_every_phase_id_whole_when_piped(columns: int) -> None:
+    ids = [
+        p["id"]
+        for p in json.loads(_piped("--stack", "vpc-move-example", "--json", "plan"))["phases"]
+    ]
+    table = _piped("--stack", "vpc-move-example", "plan", columns=columns)
+    for phase in ids:
+        assert f" {phase} " in table, f"{phase} was cut at {columns} columns"
+    assert "…" not in table
+
+
+def test_help_shows_flags_without_type_names_and_options_with_what_they_take() -> None:
+    text = _piped("run", "--help")
+    assert "<bool>" not in text and "<str>" not in text
+    assert "--from PHASE" in text and "--stack NAME" in text
+    assert "--dry-run" in text and "--yes" in text
+
+
+def test_an_adoption_report_says_each_kept_live_value_on_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from automation.adoption.models import AdoptReport, Discovery
+    from automation.cli.app import _print_adoption
+    from components.config import KeptInput
+
+    found = Discovery(
+        stack="local", cluster="c", phase="baseline", resources=[], problems=[], skipped=[],
+        unmodelled=[],
+    )  # fmt: skip
+    metrics = ["GroupMinSize", "GroupMaxSize"]
+    report = AdoptReport(
+        stack="local", phase="baseline", outcome="planned", discovery=found,
+        kept={
+            "c-api-tg-443": {"deregistrationDelay": KeptInput(live=300, declared=30)},
+            "c-nodes": {"enabledMetrics": KeptInput(live=metrics, declared=None)},
+        },
+    )  # fmt: skip
+    _print_adoption(report)
+    lines = [line for line in capsys.readouterr().out.splitlines() if "keeps live" in line]
+    assert lines == [
+        "keeps live: c-api-tg-443 deregistrationDelay = 300 (kubeshift declares 30)",
+        'keeps live: c-nodes enabledMetrics = ["GroupMinSize", "GroupMaxSize"] '
+        "(kubeshift declares nothing)",
+    ]

@@ -1,0 +1,58 @@
+"""Offline review: phase diffs and the program's own scope for the guard."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+from automation.review.diff import diff_resources, program_scope
+from components.config import load_config, load_stack_file
+
+STACK = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.vpc-move-small.yaml"
+
+
+class R:
+    def __init__(self, type_: str, name: str, inputs: dict) -> None:
+        self.type, self.name, self.inputs = type_, name, inputs
+
+
+def test_diff_reports_added_removed_and_changed_keys() -> None:
+    before = [R("t:A", "a", {"x": 1}), R("t:A", "b", {"x": 1, "y": 2})]
+    after = [R("t:A", "b", {"x": 1, "y": 3}), R("t:A", "c", {})]
+    result = diff_resources(before, after).as_dict()
+    assert result == {
+        "added": ["t:A::c"],
+        "removed": ["t:A::a"],
+        "changed": {"t:A::b": ["y"]},
+        "moved": {},
+    }
+
+
+def test_program_scope_of_retire_old_workers_covers_old_groups_only() -> None:
+    values = load_stack_file(STACK)
+    ids = load_config(values).phase_ids
+    scope = program_scope(values, ids, "retire-old-workers")
+
+    def in_scope(key: str) -> bool:
+        return any(fnmatch.fnmatchcase(key, pattern) for pattern in scope)
+
+    asg = "aws:autoscaling/group:Group::"
+    assert in_scope(asg + "demo-workers-general-m5-large-us-west-2a-on-demand")
+    assert not in_scope(asg + "demo-workers-mig-general-m5-large-us-west-2a-on-demand")
+    assert not any("aws:ec2/vpc:Vpc" in pattern for pattern in scope)
+    assert program_scope(values, ids, "baseline") == ()
+
+
+def test_alias_moves_are_not_adds_and_removes() -> None:
+    class A(R):
+        def __init__(self, type_: str, name: str, aliases: tuple) -> None:
+            super().__init__(type_, name, {})
+            self.aliases = aliases
+
+    before = [A("aws:iam/role:Role", "old-role", ()), A("t:X", "gone", ())]
+    after = [A("aws:iam/role:Role", "new-role", ({"name": "old-role"},))]
+    result = diff_resources(before, after)
+    assert result.as_dict()["moved"] == {
+        "aws:iam/role:Role::new-role": "aws:iam/role:Role::old-role"
+    }
+    assert [str(k) for k in result.removed] == ["t:X::gone"] and result.added == []

@@ -1,0 +1,54 @@
+"""Markdown for pull requests: the README's phase tables are `plan --markdown` output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from automation.cli.app import app
+from components import registry
+
+REPO = Path(__file__).resolve().parents[3]
+BLOCK = re.compile(r"<!-- plan --markdown: (\S+) -->\n(.*?)<!-- end plan -->", re.S)
+
+
+def _kubeshift(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_readme_phase_tables_are_plan_markdown() -> None:
+    blocks = BLOCK.findall((REPO / "README.md").read_text())
+    assert {stack for stack, _ in blocks} >= {"local", "cni-swap-example", "overlay-switch-example"}
+    for stack, table in blocks:
+        assert table == _kubeshift("--stack", stack, "plan", "--markdown"), (
+            f"README's {stack} table drifted: run scripts/readme-tables"
+        )
+
+
+def test_plan_markdown_is_one_row_per_phase_with_ids_to_type_back() -> None:
+    text = _kubeshift("--stack", "vpc-move-small", "plan", "--markdown")
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    ids = [row.split("`")[1] for row in rows]
+    assert tuple(ids) == registry.spec("vpc-move").phase_ids(3)
+    assert all(row.count(" | ") == 3 for row in rows), "a cell broke the table"
+
+
+@pytest.mark.parametrize(("before", "after"), [("shared-resources", "target-workers")])
+def test_diff_markdown_counts_what_the_json_lists(before: str, after: str) -> None:
+    import json
+
+    text = _kubeshift("--stack", "local", "diff", "--from", before, "--to", after, "--markdown")
+    data = json.loads(
+        _kubeshift("--stack", "local", "--json", "diff", "--from", before, "--to", after)
+    )
+    assert f"`{before}` → `{after}`" in text
+    assert f"**{len(data['added'])} to add, {len(data['removed'])} to remove" in text
+    counted = sum(
+        int(line.split(" | ")[1]) for line in text.splitlines() if line.startswith("| add |")
+    )
+    assert counted == len(data["added"]) > 0
