@@ -32,7 +32,7 @@ def project_dir() -> Path:
     for candidate in (here, *here.parents):
         if (candidate / "Pulumi.yaml").is_file() and (candidate / "stacks").is_dir():
             return candidate
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def project_name(project: Path) -> str:

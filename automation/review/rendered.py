@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-PROGRAM = Path(__file__).resolve().parent.parent / "__main__.py"
+PROGRAM = Path(__file__).resolve().parents[2] / "__main__.py"
 """The Pulumi program every render runs."""
 
 

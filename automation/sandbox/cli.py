@@ -13,13 +13,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from automation.cli.app import (
+from automation.cli.common import (
     JsonOpt,
     StackOpt,
-    _emit_json,
-    _globals,
-    _stack_name,
+    chosen_stack,
+    emit_json,
     err,
+    globals_of,
     handles_errors,
     out,
 )
@@ -65,7 +65,7 @@ def sandbox_up(
     from automation.sandbox import commands
 
     report = commands.up(
-        project_dir(), _stack_name(ctx, stack), moto_port=moto_port, built_by=built_by,
+        project_dir(), chosen_stack(ctx, stack), moto_port=moto_port, built_by=built_by,
         say=lambda line: err.print(line, markup=False, highlight=False),
     )  # fmt: skip
     verb = "started" if report.started else "already running"
@@ -96,8 +96,8 @@ def sandbox_status(ctx: typer.Context, json_output: JsonOpt = False) -> None:
     if state is None:
         raise UserError("No sandbox is running; start one with `kubeshift sandbox up`.")
     rows = [{**p.model_dump(), "running": p.running()} for p in state.processes]
-    if json_output or _globals(ctx).json:
-        _emit_json({**state.model_dump(), "processes": rows})
+    if json_output or globals_of(ctx).json:
+        emit_json({**state.model_dump(), "processes": rows})
         return
     table = Table("process", "pid", "running", "address", "log",
                   title=f"sandbox for {state.stack} ({state.scenario})")  # fmt: skip

@@ -46,7 +46,7 @@ def test_an_adoption_report_says_each_kept_live_value_on_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from automation.adoption.models import AdoptReport, Discovery
-    from automation.cli.app import _print_adoption
+    from automation.cli.adopt import print_adoption
     from components.config import KeptInput
 
     found = Discovery(
@@ -61,7 +61,7 @@ def test_an_adoption_report_says_each_kept_live_value_on_one_line(
             "c-nodes": {"enabledMetrics": KeptInput(live=metrics, declared=None)},
         },
     )  # fmt: skip
-    _print_adoption(report)
+    print_adoption(report)
     lines = [line for line in capsys.readouterr().out.splitlines() if "keeps live" in line]
     assert lines == [
         "keeps live: c-api-tg-443 deregistrationDelay = 300 (kubeshift declares 30)",

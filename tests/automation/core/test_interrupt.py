@@ -14,7 +14,7 @@ from automation.core.waiting import Pending
 from automation.model.phase import Hook, HookResult, Phase
 from automation.run.journal import Journal, StepStatus
 from tests.automation.fakes import FakeEngine, gate
-from tests.automation.test_runner import make_runner
+from tests.automation.run.test_runner import make_runner
 
 
 def _ctrl_c() -> None:

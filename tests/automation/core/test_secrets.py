@@ -10,7 +10,7 @@ from automation.model.phase import CREATES_ONLY, Hook, HookResult, Phase
 from automation.run.journal import Journal
 from automation.run.runner import Runner
 from tests.automation.fakes import FakeEngine
-from tests.automation.test_runner import make_context
+from tests.automation.run.test_runner import make_context
 
 TOKEN = "s3cr3t-registry-token"
 

@@ -16,7 +16,7 @@ from automation.model.context import HookContext
 from automation.model.phase import PhaseProbe, Scenario
 from automation.run.journal import Journal, StepStatus
 from tests.automation.fakes import Counter, FakeEngine, Killed, small_scenario
-from tests.automation.test_runner import make_runner
+from tests.automation.run.test_runner import make_runner
 
 
 @dataclasses.dataclass

@@ -15,7 +15,7 @@ from automation.run.journal import Journal
 from automation.run.runner import Runner
 from components.progress import Mark, Progress, missing
 from tests.automation.fakes import Counter, FakeEngine, small_scenario
-from tests.automation.test_runner import make_context
+from tests.automation.run.test_runner import make_context
 
 
 def runner(engine: FakeEngine, journal: Journal, **options: object) -> Runner:

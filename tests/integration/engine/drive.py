@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from automation.cli.app import handles_errors
+from automation.cli.common import handles_errors
 from automation.core.progress import NullReporter
 from automation.run.journal import stack_lock
 from automation.session.recovery import recover_engine, refuse_while_orphans_work
