@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from automation.cli.common import (
     JsonOpt,
@@ -19,6 +17,7 @@ from automation.cli.common import (
     err,
     globals_of,
     handles_errors,
+    make_table,
     out,
     project_for,
 )
@@ -144,13 +143,12 @@ def print_adoption(report: AdoptReport) -> None:
     from automation.engine.property_paths import shown
 
     found = report.discovery.resources
-    table = Table(
-        "type", "name", "live id", title=f"{report.stack} @ {report.phase}: {len(found)} live"
-    )
-    for resource in found:
-        how = resource.import_id or "(attached live; recorded)"
-        table.add_row(resource.type.rsplit(":", 1)[-1], resource.name, Text(how))
-    out.print(table)
+    rows = [
+        (r.type.rsplit(":", 1)[-1], r.name, r.import_id or "(attached live; recorded)")
+        for r in found
+    ]
+    title = f"{report.stack} @ {report.phase}: {len(found)} live"
+    out.print(make_table(title, ("type", "name", "live id"), rows))
     unmodelled = Counter(r.kind for r in report.discovery.unmodelled)
     if unmodelled:
         listed = ", ".join(f"{count} {kind}" for kind, count in sorted(unmodelled.items()))

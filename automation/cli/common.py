@@ -84,7 +84,8 @@ MarkdownOpt = Annotated[
 ]
 
 
-ID_COLUMNS = frozenset({"phase", "step", "id"})
+ID_COLUMNS = frozenset({"phase", "step", "id", "type", "name", "live id"})
+"""Columns kept whole, never wrapped or cut: what a reader copies into another command."""
 
 
 def make_table(

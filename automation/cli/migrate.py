@@ -41,20 +41,22 @@ def preview(
 ) -> None:
     """Preview a phase with the real engine and check it against the phase's allowed changes."""
     from automation.config.project import load_stack
-    from automation.core import logs
     from automation.engine.adapter import PulumiEngine, require_pulumi_cli
     from automation.review.diff import scope_of
     from automation.run import guard
     from automation.run.runner import effective_policy, resolve_targets
     from automation.run.targets import PhaseRenders, target_urns
     from automation.scenarios import build_scenario
+    from automation.session.runs import engine_log
 
     project = project_for(chosen_stack(ctx, stack))
     info = load_stack(project, chosen_stack(ctx, stack))
     scenario = build_scenario(info.config)
     chosen = scenario.phase(phase)
     require_pulumi_cli()
-    engine = PulumiEngine(project, info.name, create=True, on_output=logs.engine_output)
+    sink = engine_log(project, info.name)
+    sink.announce()
+    engine = PulumiEngine(project, info.name, create=True, on_output=sink)
     engine.set_phase(chosen.id)
     renders = PhaseRenders(info.values, scenario.ids())
     targets = (

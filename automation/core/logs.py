@@ -1,8 +1,8 @@
 """One configured logger for kubeshift: rich on a terminal, JSON lines for CI.
 
 Lifecycle phrases are fixed ("started", "succeeded", "will retry in Ns", "failed")
-so logs read the same across phases; Pulumi's own output is fed through the
-``kubeshift.engine`` logger rather than printed.
+so logs read the same across phases; Pulumi's own output goes to a file per command
+(:class:`EngineLog`) and to the ``kubeshift.engine`` logger at debug level.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 LOGGER = "kubeshift"
@@ -43,10 +44,26 @@ def configure(*, verbose: bool = False, json_lines: bool = False, console: Any =
     logger.addHandler(handler)
 
 
-def engine_output(line: str) -> None:
-    """Sink for the Pulumi engine's output lines."""
-    if line.strip():
-        logging.getLogger(f"{LOGGER}.engine").info(line)
+class EngineLog:
+    """The engine's whole output for one command, kept in a file and shown on the console
+    with ``--verbose`` only: a run's previews, resource by resource, are thousands of
+    lines that the steps' own lines summarise."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, line: str) -> None:
+        line = line.rstrip("\n")
+        if not line.strip():
+            return
+        with self.path.open("a", encoding="utf-8") as file:  # each line kept, even on a kill
+            file.write(line + "\n")
+        logging.getLogger(f"{LOGGER}.engine").debug(line)
+
+    def announce(self) -> None:
+        """Say where the output goes, once, before the engine writes any."""
+        logging.getLogger(LOGGER).info("the engine's output: %s (-v shows it here)", self.path)
 
 
 def engine_detail(line: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -24,6 +25,7 @@ from automation.config.project import StackInfo, load_stack
 from automation.config.settings import RuntimeSettings, load_runtime_settings
 from automation.core.errors import KubeshiftError, UserError
 from automation.core.interrupt import stop_at_safe_points
+from automation.core.logs import EngineLog
 from automation.core.progress import NullReporter, Reporter, RichReporter
 from automation.core.secrets import secret_strings
 from automation.core.waiting import Pending, wait_until
@@ -96,11 +98,19 @@ EngineFactory = Callable[[Path, str, str], Engine]
 
 
 def pulumi_engine(project: Path, stack: str, run_id: str = "") -> Engine:
-    from automation.core import logs
     from automation.engine.adapter import PulumiEngine, require_pulumi_cli
 
     require_pulumi_cli()
-    return PulumiEngine(project, stack, create=True, on_output=logs.engine_output, run_id=run_id)
+    sink = engine_log(project, stack, run_id)
+    sink.announce()
+    return PulumiEngine(project, stack, create=True, on_output=sink, run_id=run_id)
+
+
+def engine_log(project: Path, stack: str, run_id: str = "") -> EngineLog:
+    """Where one command keeps the engine's output: the state directory's ``logs/``,
+    one file per run (or per command, named by its start)."""
+    name = run_id or time.strftime("%Y%m%dT%H%M%S")
+    return EngineLog(state_dir(project) / "logs" / f"{stack}.{name}.engine.log")
 
 
 def read_outputs(project: Path, stack: str) -> tuple[dict[str, Any], str]:

@@ -68,3 +68,25 @@ def test_an_adoption_report_says_each_kept_live_value_on_one_line(
         'keeps live: c-nodes enabledMetrics = ["GroupMinSize", "GroupMaxSize"] '
         "(kubeshift declares nothing)",
     ]
+
+
+def test_the_adoption_table_keeps_names_and_ids_whole_on_a_narrow_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from automation.adoption.models import AdoptedResource, AdoptReport, Discovery
+    from automation.cli import common
+    from automation.cli.adopt import print_adoption
+
+    monkeypatch.setattr(common.out, "_width", 60)
+    name = "production-eu-west-1-cluster-nodes-m5-xlarge-eu-west-1a-spot"
+    arn = (
+        "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/prod-api/0123456789abcdef"
+    )
+    found = Discovery(
+        stack="local", cluster="c", phase="baseline", problems=[], skipped=[], unmodelled=[],
+        resources=[AdoptedResource(type="aws:lb/targetGroup:TargetGroup", name=name, id=arn,
+                                   import_id=arn)],
+    )  # fmt: skip
+    print_adoption(AdoptReport(stack="local", phase="baseline", outcome="planned", discovery=found))
+    text = capsys.readouterr().out
+    assert name in text and arn in text

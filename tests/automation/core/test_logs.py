@@ -1,5 +1,4 @@
-"""The engine's output: streamed for a phase, kept for ``--verbose`` where a command
-reports it in its own words."""
+"""The engine's output: kept in a file per command, on the console with ``--verbose``."""
 
 from __future__ import annotations
 
@@ -7,6 +6,7 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -23,17 +23,31 @@ def _restored_logger() -> Iterator[None]:
 
 
 @pytest.mark.parametrize("verbose", [False, True])
-def test_engine_detail_is_shown_with_verbose_only_and_engine_output_always(
+def test_the_engine_output_is_kept_in_its_file_and_shown_with_verbose_only(
+    verbose: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    stderr = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stderr)
+    logs.configure(verbose=verbose, json_lines=True)
+    sink = logs.EngineLog(tmp_path / "logs" / "local.run-1.engine.log")
+    sink.announce()
+    sink("Previewing update (dev):")
+    sink("   ")  # blank lines are dropped
+    sink("    ~ aws:ec2/vpc:Vpc local-demo-vpc update\n")
+    kept = ["Previewing update (dev):", "    ~ aws:ec2/vpc:Vpc local-demo-vpc update"]
+    assert sink.path.read_text().splitlines() == kept
+    shown = [json.loads(line)["message"] for line in stderr.getvalue().splitlines()]
+    where = f"the engine's output: {sink.path} (-v shows it here)"
+    assert shown == [where, *(kept if verbose else [])]
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_engine_detail_is_shown_with_verbose_only(
     verbose: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stderr = io.StringIO()
     monkeypatch.setattr("sys.stderr", stderr)
     logs.configure(verbose=verbose, json_lines=True)
-    logs.engine_output("Previewing update (dev):")
     logs.engine_detail("    ~ aws:ec2/vpc:Vpc local-demo-vpc import")
-    logs.engine_output("   ")  # blank lines are dropped
     shown = [json.loads(line)["message"] for line in stderr.getvalue().splitlines()]
-    expected = ["Previewing update (dev):"]
-    if verbose:
-        expected.append("    ~ aws:ec2/vpc:Vpc local-demo-vpc import")
-    assert shown == expected
+    assert shown == (["    ~ aws:ec2/vpc:Vpc local-demo-vpc import"] if verbose else [])
