@@ -40,44 +40,22 @@ def preview(
     json_output: JsonOpt = False,
 ) -> None:
     """Preview a phase with the real engine and check it against the phase's allowed changes."""
-    from automation.config.project import load_stack
-    from automation.engine.adapter import PulumiEngine, require_pulumi_cli
-    from automation.review.diff import scope_of
-    from automation.run import guard
-    from automation.run.runner import effective_policy, resolve_targets
-    from automation.run.targets import PhaseRenders, target_urns
-    from automation.scenarios import build_scenario
-    from automation.session.runs import engine_log
+    from automation.session.review import PreviewRequest, execute_preview
 
-    project = project_for(chosen_stack(ctx, stack))
-    info = load_stack(project, chosen_stack(ctx, stack))
-    scenario = build_scenario(info.config)
-    chosen = scenario.phase(phase)
-    require_pulumi_cli()
-    sink = engine_log(project, info.name)
-    sink.announce()
-    engine = PulumiEngine(project, info.name, create=True, on_output=sink)
-    engine.set_phase(chosen.id)
-    renders = PhaseRenders(info.values, scenario.ids())
-    targets = (
-        target_urns(renders, chosen.id, engine.resource_urns())
-        if chosen.targeted
-        else resolve_targets(engine, chosen)
-    )
-    outcome = engine.preview(targets)
-    policy = effective_policy(chosen, lambda p: scope_of(renders.entering(p.id)))
-    found = guard.violations(outcome, policy)
+    name = chosen_stack(ctx, stack)
+    report = execute_preview(PreviewRequest(project_for(name), name, phase))
+    outcome, found = report.outcome, report.violations
     if json_output or globals_of(ctx).json:
         emit_json(
             {
-                "phase": chosen.id,
+                "phase": report.phase,
                 "summary": outcome.summary,
                 "changes": [c.__dict__ for c in outcome.changed()],
                 "violations": [v.reason for v in found],
             }
         )
     else:
-        table = Table("op", "type", "name", title=f"preview of {info.name} @ {chosen.id}")
+        table = Table("op", "type", "name", title=f"preview of {report.stack} @ {report.phase}")
         for change in outcome.changed():
             table.add_row(change.op, change.type, change.name)
         out.print(table)

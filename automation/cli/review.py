@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -26,8 +26,7 @@ from automation.config.project import project_dir
 from automation.core.errors import EXIT_CODES, ErrorKind
 
 if TYPE_CHECKING:
-    from automation.config.project import StackInfo
-    from automation.review.rendered import RenderedResource
+    pass
 
 from automation.cli.root import app
 
@@ -63,44 +62,17 @@ def plan(
     markdown: MarkdownOpt = False,
 ) -> None:
     """Show the phase table of a stack: id, summary, destructive, gates."""
-    from automation.config.project import load_stack
-    from automation.model.phase import Gate, Hook
-    from automation.run.journal import state_dir
-    from automation.run.kept_check import refuse_kept_for_nothing
-    from automation.run.runner import plan_steps
-    from automation.scenarios import build_scenario
+    from automation.session.review import PlanRequest, execute_plan
 
-    info = load_stack(project_dir(), chosen_stack(ctx, stack))
-    refuse_kept_for_nothing(info, state_dir(project_dir()) / "render-cache")
-    scenario = build_scenario(info.config)
-    rows: list[dict[str, Any]] = []
-    for phase in scenario.phases:
-        rows.append(
-            {
-                "id": phase.id,
-                "summary": phase.summary,
-                "destructive": phase.destructive or any(s.destructive for s in plan_steps(phase)),
-                "gates": [g.summary for g in phase.gates],
-                "gates_before": [g.summary for g in phase.before if isinstance(g, Gate)],
-                "gates_after": [g.summary for g in phase.after if isinstance(g, Gate)],
-                "hooks": [h.summary for h in phase.hooks],
-                "hooks_before": [h.summary for h in phase.before if isinstance(h, Hook)],
-                "hooks_after": [h.summary for h in phase.after if isinstance(h, Hook)],
-                "changes": phase.changes.summary,
-                "delete_first": list(phase.changes.delete_first),
-                "targets": list(phase.targets),
-                "targeted": phase.targeted,
-                "way_back": phase.way_back,
-                "probe": phase.probe.summary if phase.probe else None,
-            }
-        )
+    report = execute_plan(PlanRequest(project_dir(), chosen_stack(ctx, stack)))
+    rows = report.phases
     if json_output or globals_of(ctx).json:
-        emit_json({"stack": info.name, "scenario": scenario.id, "phases": rows})
+        emit_json({"stack": report.stack, "scenario": report.scenario, "phases": rows})
         return
     if markdown:
         from automation.review.markdown import plan_markdown
 
-        sys.stdout.write(plan_markdown(scenario.id, rows))
+        sys.stdout.write(plan_markdown(report.scenario, rows))
         return
     cells = [
         (str(index), row["id"], row["summary"], "yes" if row["destructive"] else "no",
@@ -108,7 +80,7 @@ def plan(
         for index, row in enumerate(rows, 1)
     ]  # fmt: skip
     columns = ("#", "phase", "summary", "destructive", "gates")
-    out.print(make_table(f"{info.name}: {scenario.id}", columns, cells, lines=True))
+    out.print(make_table(f"{report.stack}: {report.scenario}", columns, cells, lines=True))
 
 
 # --- offline review -------------------------------------------------------------------------
@@ -129,17 +101,12 @@ def render(
     json_output: JsonOpt = False,
 ) -> None:
     """List every resource the program declares for a phase, offline (Pulumi mocks)."""
-    from automation.config.project import load_stack
-    from automation.review.render_cache import cached_render
-    from automation.run.journal import state_dir
-    from automation.run.kept_check import refuse_kept_for_nothing
+    from automation.session.review import RenderRequest, execute_render
 
-    info = load_stack(project_dir(), chosen_stack(ctx, stack), config)
-    chosen = _checked_phase(info, phase)
-    cache = state_dir(project_dir()) / "render-cache"
-    with err.status(f"rendering {info.name} at {chosen} (offline)"):
-        refuse_kept_for_nothing(info, cache)
-        resources, _ = cached_render(info.values, chosen, cache)
+    request = RenderRequest(project_dir(), chosen_stack(ctx, stack), (phase,), config)
+    with err.status(f"rendering {request.stack} at {phase or 'its phase'} (offline)"):
+        report = execute_render(request)
+    resources, chosen = report.resources[0], report.phases[0]
     if json_output or globals_of(ctx).json:
         emit_json(
             [
@@ -151,19 +118,16 @@ def render(
         counts: dict[str, int] = {}
         for resource in resources:
             counts[resource.type] = counts.get(resource.type, 0) + 1
-        title = f"{info.name} @ {chosen}: {len(resources)} resources"
+        title = f"{report.stack} @ {chosen}: {len(resources)} resources"
         table = Table("type", "count", title=title)
         for type_token, count in sorted(counts.items()):
             table.add_row(type_token, str(count))
         out.print(table)
-    _refuse_policy_violations(info, resources)
+    _refuse_policy_violations(report.violations)
 
 
-def _refuse_policy_violations(info: StackInfo, resources: Sequence[RenderedResource]) -> None:
+def _refuse_policy_violations(found: Sequence[str]) -> None:
     """Every render is checked against ``components.policy``; a violation exits 3."""
-    from automation.review.diff import policy_violations
-
-    found = policy_violations(info.config, resources)
     for violation in found:
         err.print(f"policy: {violation}", markup=False)
     if found:
@@ -181,31 +145,24 @@ def diff(
     markdown: MarkdownOpt = False,
 ) -> None:
     """Resources added, removed and changed between two phases (offline)."""
-    from automation.config.project import load_stack
-    from automation.review.diff import count_by_type, diff_resources
-    from automation.review.render_cache import cached_render
-    from automation.run.journal import state_dir
-    from automation.run.kept_check import refuse_kept_for_nothing
+    from automation.review.diff import count_by_type
+    from automation.session.review import RenderRequest, diff_of, execute_render
 
-    info = load_stack(project_dir(), chosen_stack(ctx, stack))
-    phases = (_checked_phase(info, from_phase), _checked_phase(info, to_phase))
-    cache = state_dir(project_dir()) / "render-cache"
-    with err.status(f"rendering {info.name} at {phases[0]} and {phases[1]} (offline)"):
-        refuse_kept_for_nothing(info, cache)
-        before, _ = cached_render(info.values, phases[0], cache)
-        after, _ = cached_render(info.values, phases[1], cache)
-    _refuse_policy_violations(info, after)
-    result = diff_resources(before, after)
+    request = RenderRequest(project_dir(), chosen_stack(ctx, stack), (from_phase, to_phase))
+    with err.status(f"rendering {request.stack} at {from_phase} and {to_phase} (offline)"):
+        report = execute_render(request)
+    _refuse_policy_violations(report.violations)
+    result = diff_of(report)
     if json_output or globals_of(ctx).json:
-        emit_json({"stack": info.name, "from": from_phase, "to": to_phase, **result.as_dict()})
+        emit_json({"stack": report.stack, "from": from_phase, "to": to_phase, **result.as_dict()})
         return
     if markdown:
         from automation.review.markdown import diff_markdown
 
-        sys.stdout.write(diff_markdown(info.name, from_phase, to_phase, result))
+        sys.stdout.write(diff_markdown(report.stack, from_phase, to_phase, result))
         return
     out.print(
-        f"[bold]{info.name}[/]: {from_phase} → {to_phase}: {len(result.added)} added, "
+        f"[bold]{report.stack}[/]: {from_phase} → {to_phase}: {len(result.added)} added, "
         f"{len(result.removed)} removed, {len(result.changed)} changed, "
         f"{len(result.moved)} moved by alias"
     )
@@ -219,12 +176,3 @@ def diff(
         out.print(f"  [yellow]changed [/]      {key}: {', '.join(fields)}")
     for new, old in result.moved.items():
         out.print(f"  [blue]moved   [/]      {old.name} → {new.name} ({new.type}, state kept)")
-
-
-def _checked_phase(info: StackInfo, phase: str | None) -> str:
-    from automation.scenarios import build_scenario
-
-    scenario = build_scenario(info.config)
-    chosen = info.phase if phase is None else phase
-    scenario.phase(chosen)  # raises a UserError naming the known phases
-    return chosen
