@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -29,6 +30,9 @@ class Door:
     help: str
     extra: str
     """The package extra its dependencies come with (``pip install 'kubeshift[…]'``)."""
+    aimed_check: str = ""
+    """A function of that module called before any other command of a shell aimed at
+    what the group runs (``check_aimed(root)``), with the value that aims it."""
 
 
 SANDBOX_VARIABLE = "KUBESHIFT_SANDBOX"
@@ -38,14 +42,31 @@ the sandbox, and each says so first."""
 SANDBOX_HELP = "A local stand-in for one AWS account and its clusters, to rehearse a migration."
 
 DOORS: dict[str, Door] = {
-    "sandbox": Door(module="automation.sandbox.cli", help=SANDBOX_HELP, extra="sandbox"),
+    "sandbox": Door(
+        module="automation.sandbox.cli",
+        help=SANDBOX_HELP,
+        extra="sandbox",
+        aimed_check="check_aimed",
+    ),
 }
 
 
 def open_door(name: str, door: Door) -> Command:
     """The group behind ``door``, loaded now; missing dependencies are one sentence."""
+    return typer.main.get_command(_load(name, door).app)
+
+
+def check_aimed(name: str, value: str) -> None:
+    """Before a command of a shell aimed (by ``value``) at what door ``name`` runs: that
+    it runs; else one sentence (a :class:`UserError`)."""
+    door = DOORS[name]
+    if door.aimed_check:
+        getattr(_load(name, door), door.aimed_check)(Path(value))
+
+
+def _load(name: str, door: Door) -> Any:
     try:
-        module = importlib.import_module(door.module)
+        return importlib.import_module(door.module)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith(door.module):
             raise
@@ -53,7 +74,6 @@ def open_door(name: str, door: Door) -> Command:
             f"`kubeshift {name}` needs {exc.name}, which comes with the {door.extra} "
             f"extra: pip install 'kubeshift[{door.extra}]'."
         ) from exc
-    return typer.main.get_command(module.app)
 
 
 class _Closed(TyperCommand):

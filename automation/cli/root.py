@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from automation.cli.common import Globals, err
-from automation.cli.doors import DOORS, SANDBOX_VARIABLE, DoorGroup
+from automation.cli.common import Globals, err, handles_errors
+from automation.cli.doors import DOORS, SANDBOX_VARIABLE, DoorGroup, check_aimed
 from automation.config.project import DEFAULT_STACK
 
 app = typer.Typer(
@@ -23,6 +23,7 @@ app = typer.Typer(
 
 
 @app.callback()
+@handles_errors
 def main_options(
     ctx: typer.Context,
     stack: Annotated[
@@ -45,3 +46,4 @@ def main_options(
             markup=False,
             highlight=False,
         )
+        check_aimed("sandbox", sandbox)

@@ -26,6 +26,7 @@ from automation.cli.common import (
 from automation.cli.doors import SANDBOX_HELP as HELP
 from automation.config.project import project_dir
 from automation.core.errors import UserError
+from automation.sandbox.commands import check_aimed as check_aimed
 from automation.sandbox.world import BuiltBy
 
 app = typer.Typer(

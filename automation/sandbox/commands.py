@@ -130,6 +130,30 @@ def activate(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
     return env
 
 
+def check_aimed(root: Path) -> None:
+    """Before a command runs in a shell aimed at the sandbox at ``root`` (by ``kubeshift
+    sandbox env``): the sandbox must be up and its world built; else one sentence naming
+    the command that starts it (nothing is changed)."""
+    paths = SandboxPaths(root)
+    state = load_state(paths.state_file)
+    if state is None:
+        raise UserError(
+            f"This shell is aimed at a sandbox that is not running ({root}); start it with "
+            "`kubeshift --stack <stack> sandbox up`, or open a shell without its exports."
+        )
+    if not state.supervisor_running():
+        raise UserError(
+            f"The sandbox rehearsing stack '{state.stack}' is down; start it with "
+            f"`kubeshift --stack {state.stack} sandbox up` (or clear it with "
+            "`kubeshift sandbox down`)."
+        )
+    if not state.world_ready:
+        raise UserError(
+            f"The sandbox for stack '{state.stack}' is still building its world; wait for "
+            "`kubeshift sandbox up` to finish."
+        )
+
+
 def up(
     project: Path,
     stack: str,

@@ -125,7 +125,7 @@ def test_the_programs_progress_refusal_is_a_failed_precondition() -> None:
 
 def test_an_engine_killed_by_a_signal_points_to_recover() -> None:
     from pulumi.automation._cmd import CommandResult
-    from pulumi.automation.core.errors import create_command_error
+    from pulumi.automation.errors import create_command_error
 
     from automation.core.errors import from_command_error
 

@@ -45,7 +45,7 @@ class ScriptedPulumi(PulumiCommand):
         if answer is not None:
             result = answer(list(args))
             if result.code != 0:
-                from pulumi.automation.core.errors import create_command_error
+                from pulumi.automation.errors import create_command_error
 
                 raise create_command_error(result)
             return result

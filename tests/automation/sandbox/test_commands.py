@@ -38,6 +38,18 @@ def _one_sentence(proc: subprocess.CompletedProcess[str]) -> str:
     return text
 
 
+def _aimed(env: dict[str, str]) -> dict[str, str]:
+    """The shell after ``eval "$(kubeshift sandbox env)"``, as far as it names the sandbox."""
+    return {**env, "KUBESHIFT_SANDBOX": str(Path(env["KUBESHIFT_STATE_DIR"]) / "sandbox")}
+
+
+def _aimed_sentence(proc: subprocess.CompletedProcess[str]) -> str:
+    """An aimed command's refusal: the line saying where it is aimed, then one sentence."""
+    first, _, rest = proc.stderr.partition("\n")
+    assert first.startswith("aimed at the sandbox in "), proc.stderr
+    return _one_sentence(subprocess.CompletedProcess(proc.args, proc.returncode, "", rest))
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     clean = user_environment(tmp_path / "state")
@@ -91,10 +103,28 @@ def test_run_against_a_dead_sandbox_names_the_command_that_restarts_it(
     state = _write_state(env, stack="local", pid=_dead_pid())
     before = state.read_text()
 
-    text = _one_sentence(_kubeshift(env, "--stack", "local", "run", "--yes"))
+    text = _aimed_sentence(_kubeshift(_aimed(env), "--stack", "local", "run", "--yes"))
 
     assert "kubeshift --stack local sandbox up" in text
     assert state.read_text() == before
+
+
+def test_a_shell_not_aimed_at_the_sandbox_runs_against_the_project(
+    env: dict[str, str],
+) -> None:
+    """The sandbox's state says it rehearses `local`, but this shell never loaded its
+    exports: the command runs against the project as configured, and says nothing of it."""
+    _write_state(env, stack="local", pid=os.getpid(), ready=True)
+
+    text = _one_sentence(_kubeshift(env, "--stack", "local", "status"))
+
+    assert "no journal yet" in text and "sandbox" not in text
+
+
+def test_a_shell_aimed_at_a_sandbox_that_is_not_running_says_so(env: dict[str, str]) -> None:
+    text = _aimed_sentence(_kubeshift(_aimed(env), "--stack", "local", "status"))
+
+    assert "not running" in text and "sandbox up" in text
 
 
 def test_status_of_another_stack_ignores_the_sandbox(env: dict[str, str]) -> None:
@@ -163,7 +193,7 @@ def test_a_reused_pid_is_neither_trusted_nor_killed(env: dict[str, str]) -> None
     bystander = ProcessInfo(name="kube-apiserver", pid=me, started=stale)
     _write_state(env, stack="local", pid=me, started=stale, processes=[bystander])
 
-    text = _one_sentence(_kubeshift(env, "--stack", "local", "run", "--yes"))
+    text = _aimed_sentence(_kubeshift(_aimed(env), "--stack", "local", "run", "--yes"))
     assert "is down" in text
 
     down = _kubeshift(env, "sandbox", "down")
