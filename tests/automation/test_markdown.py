@@ -1,4 +1,5 @@
-"""Markdown for pull requests: the README's phase tables are `plan --markdown` output."""
+"""Markdown for pull requests: the phase tables in README.md and docs/ are `plan --markdown`
+output."""
 
 from __future__ import annotations
 
@@ -21,12 +22,25 @@ def _kubeshift(*args: str) -> str:
     return result.stdout
 
 
-def test_readme_phase_tables_are_plan_markdown() -> None:
-    blocks = BLOCK.findall((REPO / "README.md").read_text())
-    assert {stack for stack, _ in blocks} >= {"local", "cni-swap-example", "overlay-switch-example"}
-    for stack, table in blocks:
+def _pages() -> list[Path]:
+    """Every page a phase table may live in (what scripts/doc-tables rewrites)."""
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
+
+
+def test_phase_tables_are_plan_markdown() -> None:
+    blocks = [
+        (page, stack, table)
+        for page in _pages()
+        for stack, table in BLOCK.findall(page.read_text())
+    ]
+    assert {stack for _, stack, _ in blocks} >= {
+        "local",
+        "cni-swap-example",
+        "overlay-switch-example",
+    }
+    for page, stack, table in blocks:
         assert table == _kubeshift("--stack", stack, "plan", "--markdown"), (
-            f"README's {stack} table drifted: run scripts/readme-tables"
+            f"{page.relative_to(REPO)}'s {stack} table drifted: run scripts/doc-tables"
         )
 
 
