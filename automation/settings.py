@@ -125,6 +125,7 @@ class MirrorSettings(BaseModel):
     label_selector: SelectorText | None = Field(
         default=None,
         description="Copy only the objects matching this label selector; default: all.",
+        examples=["app.kubernetes.io/part-of=shop"],
     )
     stateful: StatefulChoice = Field(
         default="refuse",
@@ -137,6 +138,7 @@ class MirrorSettings(BaseModel):
     zones: dict[str, str] = Field(
         default_factory=dict,
         description="Hosted zone name -> id; default: the cluster's dns.zone_id.",
+        examples=[{"shop.example.com": "Z05EXAMPLESHOPEUW1"}],
     )
     dns_ttl: int = Field(
         default=60,
@@ -441,7 +443,10 @@ class RuntimeSettings(BaseModel):
     )
     probe_services: list[Annotated[str, StringConstraints(pattern=_SERVICE_REF)]] = Field(
         default_factory=list,
-        description="namespace/name of Services the availability probe watches.",
+        description="namespace/name of Services the availability probe watches while the "
+        "drain and the ingress move run: their step reports the minimum ready endpoints per "
+        "Service and fails on any zero-endpoint interval.",
+        examples=[["shop/web", "payments/ledger"]],
     )
 
 

@@ -273,9 +273,9 @@ class ControlPlaneConfig(_Model):
     host_index: int = Field(
         default=10,
         ge=4,
-        description="Member k gets the fixed address <private subnet network> + host_index + "
-        "k - 1 in its AZ's private subnet, on either side of a move (AWS keeps the first "
-        "four addresses).",
+        description="Member k gets the fixed address host_index + k - 1 past the network "
+        "address of its AZ's private subnet, on either side of a move (AWS keeps the first "
+        "four addresses of a subnet).",
     )
     api_port: int = Field(
         default=6443,
@@ -449,15 +449,18 @@ class ClusterConfig(_Model):
         default={},
         description="Names the live cluster's resources already carry, keyed by the name "
         "kubeshift would give them (kubeshift render --json shows those), or by "
-        "<kind>:<name> when two kinds share one (launch-template:, autoscaling-group:...): "
-        "adoption keeps them, as renaming a load balancer, group, template, role or security "
-        "group replaces it. adopt --write-config proposes them.",
+        "<kind>:<name> when two kinds share one (launch-template:<name>, "
+        "autoscaling-group:<name>, ...): adoption keeps them, as renaming a load balancer, "
+        "group, template, role or security group replaces it. adopt --write-config proposes "
+        "them.",
+        examples=[{"demo-node": "nodes.demo.k8s.local"}],
     )
     descriptions: dict[str, str] = Field(
         default={},
         description="Descriptions the live cluster's security groups carry, keyed by the "
         "name kubeshift would give the group: AWS cannot change a group's description, so "
         "adoption keeps it rather than replace the group.",
+        examples=[{"local-demo-common-sg-node": "Security group for nodes"}],
     )
     user_data: dict[str, str] = Field(
         default={},
@@ -471,6 +474,7 @@ class ClusterConfig(_Model):
         description="Tags another tool put on the live cluster's resources, keyed by the "
         "resource's logical name (kubeshift render lists them): the program declares them "
         "beside its own, so adoption changes no tag and no later update removes them.",
+        examples=[{"demo-common-sg-node-egress": {"Name": "from-nodes.demo.k8s.local-egress-all"}}],
     )
     managed_policies: ManagedPolicies = Field(
         default=ManagedPolicies(),
@@ -520,8 +524,9 @@ class MirrorConfig(_Model):
     host_index: int | None = Field(
         default=None,
         ge=4,
-        description="Mirror member k gets the fixed address <private subnet network> + "
-        "host_index + k - 1; default: right after the primary's members. The primary's "
+        description="Mirror member k gets the fixed address host_index + k - 1 past the "
+        "network address of its private subnet; default: right after the primary's members. "
+        "The primary's "
         "nodes already hold addresses in those subnets (AWS hands them out anywhere in the "
         "subnet), so mirror-cluster first checks every one is free and names a taken one.",
     )
@@ -592,22 +597,20 @@ class StackConfig(_Model):
     """The whole validated configuration of one stack."""
 
     scenario: str = Field(
-        description="kubeshift:scenario: the migration, one of the registered scenarios "
-        "(kubeshift scenarios lists them)."
+        description="The migration: one of the registered scenarios (kubeshift scenarios "
+        "lists them)."
     )
     phase: str = Field(
-        description="kubeshift:phase: the phase whose configuration the program declares "
-        "(kubeshift run sets it; by hand: pulumi config set kubeshift:phase <phase>)."
+        description="The phase whose configuration the program declares (kubeshift run sets "
+        "it; by hand: pulumi config set kubeshift:phase <phase>)."
     )
-    region: str = Field(description="aws:region: the region of every network of the stack.")
-    cluster: ClusterConfig = Field(description="kubeshift:cluster: the cluster as it runs today.")
-    migration: MigrationConfig = Field(
-        description="kubeshift:migration: what the scenario builds beside the cluster."
-    )
+    region: str = Field(description="The AWS region of every network of the stack.")
+    cluster: ClusterConfig = Field(description="The cluster as it runs today.")
+    migration: MigrationConfig = Field(description="What the scenario builds beside the cluster.")
     skip_progress_check: str | None = Field(
         default=None,
-        description="kubeshift:skipProgressCheck: the one phase allowed past the progress "
-        "check, with a warning; remove the key afterwards.",
+        description="The one phase allowed past the stack's progress check, with a warning "
+        "(the override is recorded); remove the key afterwards.",
     )
 
     @property
