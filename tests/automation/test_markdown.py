@@ -66,3 +66,41 @@ def test_diff_markdown_counts_what_the_json_lists(before: str, after: str) -> No
         int(line.split(" | ")[1]) for line in text.splitlines() if line.startswith("| add |")
     )
     assert counted == len(data["added"]) > 0
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings (lower case, punctuation dropped,
+    spaces to hyphens, a repeated one numbered)."""
+    found: set[str] = set()
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced or not line.startswith("#"):
+            continue
+        title = line.lstrip("#").strip().lower()
+        slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+        anchor, n = slug, 0
+        while anchor in found:
+            n += 1
+            anchor = f"{slug}-{n}"
+        found.add(anchor)
+    return found
+
+
+def test_links_between_pages_resolve() -> None:
+    broken = []
+    for page in _pages():
+        for target in LINK.findall(page.read_text()):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(REPO)}: {target}")
+            elif anchor and anchor not in _anchors(linked.read_text()):
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
+    assert broken == []
