@@ -53,9 +53,20 @@ class IngressSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    namespace: str = "ingress"
-    service: str = "ingress-controller"
-    pod_selector: dict[str, str] = Field(default_factory=lambda: {"app": "ingress-controller"})
+    namespace: str = Field(
+        default="ingress", description="Namespace of the ingress controller's Service and pods."
+    )
+    service: str = Field(
+        default="ingress-controller",
+        description="The ingress Service the old and new load balancers' target groups reach "
+        "on its node ports: switched to NodePort (Cluster traffic policy) at "
+        "ingress-nodeport, given back at ingress-move.",
+    )
+    pod_selector: dict[str, str] = Field(
+        default_factory=lambda: {"app": "ingress-controller"},
+        description="Labels of the ingress controller's pods, which ingress-move evicts onto "
+        "the target VPC's workers.",
+    )
 
 
 class CalicoSettings(BaseModel):
@@ -63,9 +74,15 @@ class CalicoSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    ip_pool: str = "default-ipv4-ippool"
-    namespace: str = "kube-system"
-    daemonset: str = "calico-node"
+    ip_pool: str = Field(
+        default="default-ipv4-ippool",
+        description="The Calico IPPool whose IPIP mode native-routing turns off (Never).",
+    )
+    namespace: str = Field(default="kube-system", description="Namespace of calico-node.")
+    daemonset: str = Field(
+        default="calico-node",
+        description="The calico-node DaemonSet native-routing rolls and verify waits for.",
+    )
 
 
 # Worker generations (components.userdata.GENERATION_LABEL, components.cni_swap).
@@ -73,10 +90,12 @@ GENERATION_LABEL = "kubeshift.io/generation"
 
 
 class DaemonSetRef(BaseModel):
+    """A CNI's DaemonSet on the primary."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    namespace: str = "kube-system"
-    name: str
+    namespace: str = Field(default="kube-system", description="Namespace of the DaemonSet.")
+    name: str = Field(description="Name of the DaemonSet.")
     pod_selector: SelectorText | None = Field(
         default=None, description="Labels of its pods (default name=<name>)."
     )
@@ -87,10 +106,27 @@ class MirrorSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    namespaces: CopiedNamespaces = Field(default=(), description="Namespaces to copy.")
-    kinds: CopiedKinds = Field(default=DEFAULT_KINDS, min_length=1)
-    registry_rewrites: RegistryRewrites = ()
-    label_selector: SelectorText | None = None
+    namespaces: CopiedNamespaces = Field(
+        default=(),
+        description="Namespaces to copy to the mirror, each listed once (the copy refuses none).",
+    )
+    kinds: CopiedKinds = Field(
+        default=DEFAULT_KINDS,
+        min_length=1,
+        description="Kinds of namespaced resources copied to the mirror, each known and "
+        "listed once; default: every kind the copy knows.",
+    )
+    registry_rewrites: RegistryRewrites = Field(
+        default=(),
+        description="Anchored registry rewrites applied to the copied image references and "
+        "to the registry hosts of image pull Secrets; the first matching rule wins, and a "
+        "rule an earlier one shadows is refused.",
+    )
+    label_selector: SelectorText | None = Field(
+        default=None,
+        description="Copy only the objects matching this label selector; default: all.",
+        examples=["app.kubernetes.io/part-of=shop"],
+    )
     stateful: StatefulChoice = Field(
         default="refuse",
         description="Workloads with PersistentVolumeClaims: refuse (stop the copy naming "
@@ -102,18 +138,32 @@ class MirrorSettings(BaseModel):
     zones: dict[str, str] = Field(
         default_factory=dict,
         description="Hosted zone name -> id; default: the cluster's dns.zone_id.",
+        examples=[{"shop.example.com": "Z05EXAMPLESHOPEUW1"}],
     )
-    dns_ttl: int = Field(default=60, ge=0)
+    dns_ttl: int = Field(
+        default=60,
+        ge=0,
+        description="TTL, in seconds, of the records dns-to-mirror and dns-to-primary write; "
+        "the DNS drain before teardown-mirror waits it (plus its margin).",
+    )
     probe_path: str | None = Field(
         default=None, description="HTTP(S) path probed through each new LB before its move."
     )
-    new_cni: DaemonSetRef = DaemonSetRef(name="calico-node", pod_selector="k8s-app=calico-node")
+    new_cni: DaemonSetRef = Field(
+        default=DaemonSetRef(name="calico-node", pod_selector="k8s-app=calico-node"),
+        description="The new CNI's DaemonSet: it must exist on the primary before the old "
+        "CNI goes, and have a Ready pod on every node after the roll.",
+    )
     new_cni_manifest: Path | None = Field(
         default=None,
         description="The new CNI's manifest (e.g. calico.yaml), applied to the primary with "
         "server-side apply before the old CNI goes; unset: it is installed by other means.",
     )
-    old_cni: DaemonSetRef = DaemonSetRef(name="weave-net", pod_selector="name=weave-net")
+    old_cni: DaemonSetRef = Field(
+        default=DaemonSetRef(name="weave-net", pod_selector="name=weave-net"),
+        description="The old CNI's DaemonSet, removed from the primary at cni-swap (its pods "
+        "must be gone after).",
+    )
     new_nodes_selector: SelectorText = Field(
         default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."
     )
@@ -122,7 +172,11 @@ class MirrorSettings(BaseModel):
         description="The generation that is drained; unset: every worker (no control-plane "
         "role) outside the new generation.",
     )
-    pod_network: PodNetworkCheck = PodNetworkCheck()
+    pod_network: PodNetworkCheck = Field(
+        default=PodNetworkCheck(),
+        description="The pod-to-pod probe after the roll: one pod per node dialling the "
+        "next node's.",
+    )
 
     @model_validator(mode="after")
     def _old_generation_leaves_the_new_alone(self) -> Self:
@@ -149,8 +203,15 @@ class GateSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    dns_sync_timeout: float = Field(default=300.0, gt=0)
-    interval: float = Field(default=10.0, gt=0)
+    dns_sync_timeout: float = Field(
+        default=300.0,
+        gt=0,
+        description="Seconds to wait for Route53 to report a record change INSYNC (cni-swap's "
+        "per-record DNS moves).",
+    )
+    interval: float = Field(
+        default=10.0, gt=0, description="Seconds between two checks of that wait."
+    )
 
 
 class DnsDrainSettings(BaseModel):
@@ -329,22 +390,51 @@ class RuntimeSettings(BaseModel):
         default_factory=lambda: {"primary": ClusterAccess()},
         description="Kubernetes access per cluster role: primary (and mirror for cni-swap).",
     )
-    aws: AwsAccess = Field(default_factory=AwsAccess)
+    aws: AwsAccess = Field(
+        default_factory=AwsAccess,
+        description="How the hooks and gates reach AWS (profile, region, endpoint, timeouts).",
+    )
     retiring_taint: Taint = Field(
         default_factory=lambda: Taint(key="kubeshift.io/migration", value="retiring"),
         description="Taint put on nodes that are about to be drained (seed: migration=migration).",
     )
-    ingress: IngressSettings = Field(default_factory=IngressSettings)
-    drain: DrainOptions = Field(default_factory=DrainOptions)
-    drain_limits: DrainLimits = Field(default_factory=DrainLimits)
-    gates: GateSettings = Field(default_factory=GateSettings)
-    dns_drain: DnsDrainSettings = Field(default_factory=DnsDrainSettings)
-    api_probe: ApiProbeSettings = Field(default_factory=ApiProbeSettings)
-    calico: CalicoSettings = Field(default_factory=CalicoSettings)
-    mirror: MirrorSettings = Field(default_factory=MirrorSettings)
+    ingress: IngressSettings = Field(
+        default_factory=IngressSettings,
+        description="vpc-move: the ingress controller switched to NodePort and moved to the "
+        "new nodes.",
+    )
+    drain: DrainOptions = Field(
+        default_factory=DrainOptions,
+        description="Which pods a drain evicts, with kubectl drain's options (its spellings "
+        "accepted too).",
+    )
+    drain_limits: DrainLimits = Field(
+        default_factory=DrainLimits,
+        description="How much a drain disrupts at once, and its deadline.",
+    )
+    gates: GateSettings = Field(
+        default_factory=GateSettings,
+        description="Waits that hooks run inside themselves (cni-swap's per-record DNS sync).",
+    )
+    dns_drain: DnsDrainSettings = Field(
+        default_factory=DnsDrainSettings,
+        description="How long a load balancer outlives the records that moved away from it.",
+    )
+    api_probe: ApiProbeSettings = Field(
+        default_factory=ApiProbeSettings,
+        description="The API availability probe across the control-plane phases and cleanup.",
+    )
+    calico: CalicoSettings = Field(
+        default_factory=CalicoSettings, description="overlay-switch: where Calico lives."
+    )
+    mirror: MirrorSettings = Field(
+        default_factory=MirrorSettings,
+        description="cni-swap: what is copied to the mirror, how DNS moves, the old and new CNI.",
+    )
     etcd: EtcdSettings | None = Field(
         default=None,
-        description="etcd's client endpoints and TLS files; None = no etcd gates.",
+        description="How the control-plane phases reach etcd itself (each member at its "
+        "fixed address; ports, TLS files); unset: those phases refuse to start.",
     )
     dns_writers: Literal["refuse", "pause"] = Field(
         default="refuse",
@@ -353,7 +443,10 @@ class RuntimeSettings(BaseModel):
     )
     probe_services: list[Annotated[str, StringConstraints(pattern=_SERVICE_REF)]] = Field(
         default_factory=list,
-        description="namespace/name of Services the availability probe watches.",
+        description="namespace/name of Services the availability probe watches while the "
+        "drain and the ingress move run: their step reports the minimum ready endpoints per "
+        "Service and fails on any zero-endpoint interval.",
+        examples=[["shop/web", "payments/ledger"]],
     )
 
 

@@ -157,7 +157,7 @@ def from_client_error(exc: Any, action: str) -> KubeshiftError:
     if code in _PRECONDITION_AWS_CODES:
         return PreconditionFailed(text)
     if code in {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation"}:
-        return UserError(text + " Check the IAM permissions listed in the README.")
+        return UserError(text + " Check the IAM permissions listed in docs/iam.md.")
     if code in {"ExpiredToken", "InvalidClientTokenId", "UnrecognizedClientException"}:
         return UserError(text + " Refresh the AWS credentials of the profile in use.")
     return StepFailedError(text)

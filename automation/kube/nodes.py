@@ -46,11 +46,15 @@ class NodeSelection(BaseModel):
 
 
 class Taint(BaseModel):
+    """A node taint kubeshift puts on (and takes off) nodes."""
+
     model_config = ConfigDict(extra="forbid")
 
-    key: str
-    value: str = ""
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    key: str = Field(description="The taint's key.")
+    value: str = Field(default="", description="The taint's value; may be empty.")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(
+        default="NoSchedule", description="What the taint does to pods that do not tolerate it."
+    )
 
     def as_dict(self) -> dict[str, str]:
         out = {"key": self.key, "effect": self.effect}

@@ -17,13 +17,19 @@ class PodNetworkCheck(BaseModel):
         description="false: no probe after the roll, for nodes that carry no pod traffic "
         "(the sandbox's kwok nodes); the CNI gate still runs.",
     )
-    namespace: str = "kube-system"
-    name: str = "kubeshift-pod-network-probe"
+    namespace: str = Field(default="kube-system", description="Namespace the probe's pods run in.")
+    name: str = Field(
+        default="kubeshift-pod-network-probe",
+        description="Name (and app.kubernetes.io/name label) of the probe DaemonSet, one pod "
+        "per node.",
+    )
     image: str = Field(
         default="registry.k8s.io/e2e-test-images/agnhost:2.53",
         description="An agnhost image (its netexec answers /hostname and /dial).",
     )
-    port: int = Field(default=8080, ge=1, le=65535)
+    port: int = Field(
+        default=8080, ge=1, le=65535, description="Port the probe pods' netexec listens on."
+    )
     dial_timeout: float = Field(default=5.0, gt=0, description="Seconds per probe request.")
 
     @property

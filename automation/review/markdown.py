@@ -2,7 +2,7 @@
 
 Infrastructure teams read plans in pull-request comments (Atlantis, the Pulumi GitHub
 app); ``plan --markdown`` and ``diff --markdown`` print the same shape of comment, and
-the README's phase tables are ``plan --markdown`` output.
+the phase tables in README.md and docs/ are ``plan --markdown`` output.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The drain-workers phase done by hand in the middle of the rehearsal (issue: by-hand safety).
 
 An engineer with the sandbox's exports runs ``pulumi`` himself and ``kubeshift hooks``
-around it, as the README's "by hand" section shows; a second operator, in a checkout
+around it, as docs/by-hand.md shows; a second operator, in a checkout
 with no journal, reads what the stack records. Every command is a subprocess.
 """
 

@@ -2,7 +2,7 @@
 
 No AWS, Pulumi or kubeshift setting of the test session reaches the command (the moto
 fixture's endpoint, a kubeconfig, a state directory), but where this machine keeps the
-test binaries does: a cold run (``KUBESHIFT_TESTBIN_DIR`` at an empty cache, README)
+test binaries does: a cold run (``KUBESHIFT_TESTBIN_DIR`` at an empty cache, docs/testing.md)
 must use the binaries it built, not whatever an earlier run left in the default cache.
 """
 

@@ -1,6 +1,6 @@
 """What the user adds by hand to kops's cluster before adopting it, because kubeshift's
-baseline has it and kops has no counterpart (the README's "What adoption cannot take
-yet" lists each: without it, adoption refuses it as missing):
+baseline has it and kops has no counterpart ("What adoption cannot take yet" in
+docs/adoption.md lists each: without it, adoption refuses it as missing):
 
 - a fixed network interface per member, at the member's address, which the member
   attaches at boot (kubeshift finds an etcd member by its fixed peer address);
@@ -41,9 +41,7 @@ def member_interfaces(
 
 
 def ingress_group(aws: Aws, cluster: KopsCluster, vpc_id: str) -> Built:
-    made = create_group(
-        aws, cluster, vpc_id, INGRESS_GROUP, f"Ingress NLB of {cluster.domain}"
-    )
+    made = create_group(aws, cluster, vpc_id, INGRESS_GROUP, f"Ingress NLB of {cluster.domain}")
     everything = permission("-1", None, ANYWHERE, {})
     name = f"from-{INGRESS_GROUP}.{cluster.domain}-egress-all-0to0-{ANYWHERE}"
     authorize(aws, made.id, everything, cluster.tags(name), egress=True)

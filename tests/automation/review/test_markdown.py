@@ -1,4 +1,5 @@
-"""Markdown for pull requests: the README's phase tables are `plan --markdown` output."""
+"""Markdown for pull requests: the phase tables in README.md and docs/ are `plan --markdown`
+output."""
 
 from __future__ import annotations
 
@@ -21,12 +22,25 @@ def _kubeshift(*args: str) -> str:
     return result.stdout
 
 
-def test_readme_phase_tables_are_plan_markdown() -> None:
-    blocks = BLOCK.findall((REPO / "README.md").read_text())
-    assert {stack for stack, _ in blocks} >= {"local", "cni-swap-example", "overlay-switch-example"}
-    for stack, table in blocks:
+def _pages() -> list[Path]:
+    """Every page a phase table may live in (what scripts/doc-tables rewrites)."""
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
+
+
+def test_phase_tables_are_plan_markdown() -> None:
+    blocks = [
+        (page, stack, table)
+        for page in _pages()
+        for stack, table in BLOCK.findall(page.read_text())
+    ]
+    assert {stack for _, stack, _ in blocks} >= {
+        "local",
+        "cni-swap-example",
+        "overlay-switch-example",
+    }
+    for page, stack, table in blocks:
         assert table == _kubeshift("--stack", stack, "plan", "--markdown"), (
-            f"README's {stack} table drifted: run scripts/readme-tables"
+            f"{page.relative_to(REPO)}'s {stack} table drifted: run scripts/doc-tables"
         )
 
 
@@ -52,3 +66,41 @@ def test_diff_markdown_counts_what_the_json_lists(before: str, after: str) -> No
         int(line.split(" | ")[1]) for line in text.splitlines() if line.startswith("| add |")
     )
     assert counted == len(data["added"]) > 0
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings (lower case, punctuation dropped,
+    spaces to hyphens, a repeated one numbered)."""
+    found: set[str] = set()
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced or not line.startswith("#"):
+            continue
+        title = line.lstrip("#").strip().lower()
+        slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+        anchor, n = slug, 0
+        while anchor in found:
+            n += 1
+            anchor = f"{slug}-{n}"
+        found.add(anchor)
+    return found
+
+
+def test_links_between_pages_resolve() -> None:
+    broken = []
+    for page in _pages():
+        for target in LINK.findall(page.read_text()):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(REPO)}: {target}")
+            elif anchor and anchor not in _anchors(linked.read_text()):
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
+    assert broken == []

@@ -30,9 +30,11 @@ def test_every_moto_patch_has_a_ledger_line() -> None:
     assert unlisted == []
 
 
-def test_the_readme_links_the_ledger() -> None:
+def test_the_readme_and_the_sandbox_page_link_the_ledger() -> None:
     readme = (LEDGER.parents[1] / "README.md").read_text()
     assert "(docs/sandbox-fidelity.md)" in readme
+    sandbox = (LEDGER.parent / "sandbox.md").read_text()
+    assert "(sandbox-fidelity.md)" in sandbox
 
 
 def test_every_field_moto_omits_has_a_ledger_line() -> None:
