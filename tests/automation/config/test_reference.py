@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from automation import reference
+from automation.config import reference
 from components.config import KNOWN_KEYS, REGION_KEY
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 STACKS = sorted((REPO / "stacks").glob("Pulumi.*.yaml"))
 
 
