@@ -105,7 +105,7 @@ def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
     from automation.review.render import render_program
     from automation.sandbox.provider.model import Aws
     from automation.sandbox.world.build import KOPS_OWN, build
-    from components.config import load_config, load_stack_file
+    from components.contract.loading import load_config, load_stack_file
 
     values = load_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
     config = load_config(values)

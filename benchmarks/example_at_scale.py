@@ -73,7 +73,7 @@ from automation.scenarios import build_scenario  # noqa: E402
 from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
 from benchmarks.drain import EndPoint, EndPointMissed, lower_bound  # noqa: E402
 from benchmarks.faults import take_proposal  # noqa: E402
-from components.config import load_config, load_stack_file  # noqa: E402
+from components.contract.loading import load_config, load_stack_file  # noqa: E402
 from tests.support.user_env import aimed_at_sandbox, user_environment  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 

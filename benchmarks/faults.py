@@ -49,8 +49,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from components.config import load_stack_file  # noqa: E402
-from components.kept_file import kept_file_name  # noqa: E402
+from components.contract.kept_file import kept_file_name  # noqa: E402
+from components.contract.loading import load_stack_file  # noqa: E402
 from tests.support.faults import (  # noqa: E402
     HOWS,
     Fault,

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from automation.review.render import Rendering, render_program  # noqa: E402
 from automation.review.render_cache import cached_render  # noqa: E402
-from components.config import load_config, load_stack_file  # noqa: E402
+from components.contract.loading import load_config, load_stack_file  # noqa: E402
 
 OWNERS = (
     ("kubeshift", (str(ROOT / "components"), str(ROOT / "automation"), str(ROOT / "__main__"))),

@@ -15,12 +15,13 @@ import pulumi
 
 from components.cluster import Cluster, ClusterArgs, MemberSpec
 from components.cluster_side import ClusterSpec, SideNetwork
-from components.config import NetworkConfig, StackConfig, member_az
+from components.contract.models import NetworkConfig, StackConfig
+from components.contract.naming import Namer
+from components.contract.placement import member_az
+from components.contract.sides import SOURCE
+from components.contract.tags import cluster_tags, merge_tags
 from components.load_balancers import LbListener
-from components.naming import Namer
 from components.network import Network, NetworkArgs
-from components.sides import SOURCE
-from components.tags import cluster_tags, merge_tags
 from components.worker_pools import ORIGINAL_GENERATION, WorkerPoolSpec
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import pulumi
 
 from components.cluster_side import ClusterParts, ClusterSpec, SideNetwork
-from components.naming import Namer
+from components.contract.naming import Namer
 from components.worker_pools import ORIGINAL_GENERATION, WorkerPoolSpec
 
 TYPE = "kubeshift:cluster:Cluster"

@@ -23,6 +23,8 @@ import pulumi_aws as aws
 
 from components.address_reservations import KeptAddress, keep_addresses
 from components.common import Common, CommonArgs
+from components.contract.naming import Namer
+from components.contract.sides import Side
 from components.control_plane import (
     ControlPlane,
     ControlPlaneArgs,
@@ -33,10 +35,8 @@ from components.dns import Dns, DnsArgs, RecordSpec
 from components.identity import NodeIdentity, NodeIdentityArgs
 from components.load_balancers import LbListener, LbRole, LoadBalancer, LoadBalancerArgs
 from components.moves import Move
-from components.naming import Namer
 from components.network import Network
 from components.security_groups import SecurityGroupsArgs
-from components.sides import Side
 from components.worker_pools import (
     ORIGINAL_GENERATION,
     WorkerPools,

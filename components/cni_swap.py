@@ -29,9 +29,10 @@ import pulumi
 import pulumi_aws as aws
 
 from components import baseline
-from components.config import MirrorConfig, StackConfig, mirror_host_offset
-from components.naming import Namer
-from components.scenarios import cni_swap as ids
+from components.contract.models import MirrorConfig, StackConfig
+from components.contract.naming import Namer
+from components.contract.placement import mirror_host_offset
+from components.contract.scenarios import cni_swap as ids
 from components.worker_pools import ORIGINAL_GENERATION
 
 TYPE = "kubeshift:scenario:CniSwap"

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import pulumi
 
+from components.contract.naming import Namer
 from components.identity import NodeIdentity, NodeIdentityArgs
 from components.moves import Move
-from components.naming import Namer
 from components.security_groups import SecurityGroups, SecurityGroupsArgs
 
 TYPE = "kubeshift:cluster:Common"

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 import pulumi
 import pulumi_aws as aws
 
-from components import userdata
-from components.naming import Namer
+from components.contract import userdata
+from components.contract.naming import Namer
+from components.contract.sides import TARGET, Side
+from components.contract.tags import cluster_tags, merge_tags
 from components.root_volume import root_volume
-from components.sides import TARGET, Side
-from components.tags import cluster_tags, merge_tags
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from typing import Literal
 import pulumi
 import pulumi_aws as aws
 
+from components.contract.naming import Namer
+from components.contract.tags import merge_tags
 from components.moves import Move, child_options, moved_options
-from components.naming import Namer
-from components.tags import merge_tags
 
 TYPE = "kubeshift:iam:NodeIdentity"
 

@@ -21,8 +21,8 @@ import pulumi
 from pulumi import _types
 from pulumi.runtime import rpc
 
-from components import kept_use
-from components.config import KeptInput
+from components.contract import kept_use
+from components.contract.models import KeptInput
 
 
 def _normal(value: Any) -> Any:

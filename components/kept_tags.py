@@ -19,8 +19,8 @@ from typing import Any
 
 import pulumi
 
-from components import kept_use
-from components.tags import block_key
+from components.contract import kept_use
+from components.contract.tags import block_key
 
 NAME = "Name"
 

@@ -14,8 +14,8 @@ from typing import Literal
 import pulumi
 import pulumi_aws as aws
 
-from components.naming import Namer
-from components.tags import merge_tags
+from components.contract.naming import Namer
+from components.contract.tags import merge_tags
 
 LbRole = Literal["ingress", "api"]
 """What a load balancer fronts: the ingress controller's node ports or the API servers."""

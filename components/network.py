@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.tags import merge_tags, without_cluster_tags
+from components.contract.tags import merge_tags, without_cluster_tags
 
 
 @dataclass(frozen=True)

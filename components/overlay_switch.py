@@ -24,8 +24,8 @@ from typing import Any
 import pulumi
 
 from components import baseline
-from components.config import StackConfig
-from components.scenarios import overlay_switch as ids
+from components.contract.models import StackConfig
+from components.contract.scenarios import overlay_switch as ids
 
 TYPE = "kubeshift:scenario:OverlaySwitch"
 

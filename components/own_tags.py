@@ -2,7 +2,7 @@
 
 The program marks what it declares with tags of its own (``managed-by``, the
 ``kubeshift.io/`` tags, and the ``node-template`` labels of kubeshift's node labels;
-:func:`components.tags.is_own_tag`). A cluster kops or Terraform built carries none of
+:func:`components.contract.tags.is_own_tag`). A cluster kops or Terraform built carries none of
 them, and adopting it would otherwise mean an update that retags every resource it
 has, launch templates included (a new version each). With
 ``kubeshift:cluster.own_tags: false`` (``adopt --write-config`` proposes it when the
@@ -18,7 +18,7 @@ from typing import Any
 
 import pulumi
 
-from components.tags import block_key, is_own_tag
+from components.contract.tags import block_key, is_own_tag
 
 
 def without_own(tags: Any) -> Any:

@@ -14,29 +14,20 @@ from typing import Any
 import pulumi
 import yaml
 
-from components import (
-    collector,
-    etcd_volumes,
-    imports,
-    kept_file,
-    kept_inputs,
-    kept_tags,
-    own_tags,
-    registry,
-)
-from components.config import (
+from components import collector, imports, kept_inputs, kept_tags, own_tags
+from components.contract import etcd_volumes, kept_file, registry
+from components.contract.engine_vars import RECORD_ONLY_VAR, RECORD_VAR, RUN_VAR
+from components.contract.keys import (
     CLUSTER_KEY,
     MIGRATION_KEY,
     PHASE_KEY,
     REGION_KEY,
     SCENARIO_KEY,
     SKIP_PROGRESS_KEY,
-    ConfigError,
-    StackConfig,
-    load_config,
 )
-from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR, RUN_VAR
-from components.progress import (
+from components.contract.loading import load_config
+from components.contract.models import ConfigError, StackConfig
+from components.contract.progress import (
     BY_HAND,
     PROGRESS_OUTPUT,
     ProgressError,
@@ -44,7 +35,7 @@ from components.progress import (
     parse_record,
     settle,
 )
-from components.run_marker import competing_run, state_dir
+from components.contract.run_marker import competing_run, state_dir
 
 PHASE_OUTPUT = "phase"  # every scenario exports the phase it built
 

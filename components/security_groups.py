@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.naming import Namer
-from components.tags import merge_tags, without_cluster_tags
+from components.contract.naming import Namer
+from components.contract.tags import merge_tags, without_cluster_tags
 
 ANYWHERE = "0.0.0.0/0"
 

@@ -36,19 +36,16 @@ from components import baseline
 from components.cluster_side import ClusterParts, SideNetwork
 from components.common import TYPE as COMMON_TYPE
 from components.common import Common
-from components.config import (
-    StackConfig,
-    member_address,
-    member_az,
-)
+from components.contract.models import StackConfig
+from components.contract.naming import Namer
+from components.contract.placement import member_address, member_az
+from components.contract.scenarios.vpc_move import plan_phase
+from components.contract.sides import SOURCE, TARGET
 from components.control_plane import MemberPlacement
 from components.load_balancers import LoadBalancer
 from components.moves import Move
-from components.naming import Namer
 from components.peering import Peering, PeeringArgs
-from components.scenarios.vpc_move import plan_phase
 from components.security_groups import PeerAccess, PeerAccessArgs
-from components.sides import SOURCE, TARGET
 from components.worker_pools import WorkerPools
 
 TYPE = "kubeshift:scenario:VpcMove"

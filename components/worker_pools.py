@@ -13,12 +13,17 @@ from typing import Final, Literal
 import pulumi
 import pulumi_aws as aws
 
-from components import userdata
-from components.config import GroupPer
-from components.naming import Namer
+from components.contract import userdata
+from components.contract.models import GroupPer
+from components.contract.naming import Namer
+from components.contract.sides import SOURCE, Side
+from components.contract.tags import (
+    NODE_TEMPLATE_LABEL,
+    NODE_TEMPLATE_TAINT,
+    cluster_tags,
+    merge_tags,
+)
 from components.root_volume import root_volume
-from components.sides import SOURCE, Side
-from components.tags import NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT, cluster_tags, merge_tags
 
 Capacity = Literal["on-demand", "spot"]
 ON_DEMAND: Final = "on-demand"

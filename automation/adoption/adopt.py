@@ -33,10 +33,10 @@ from automation.model.context import ClientSet
 from automation.run.journal import Journal
 from automation.run.runner import step_layout
 from automation.scenarios import build_scenario
-from components.engine_vars import IMPORTS_VAR
+from components.contract.engine_vars import IMPORTS_VAR
+from components.contract.progress import Mark, Record
+from components.contract.tags import is_own_tag
 from components.imports import ImportFile, key
-from components.progress import Mark, Record
-from components.tags import is_own_tag
 
 STEP = "adopt"
 ADOPTER = "kubeshift adopt (the cluster was built by another tool; no hook ran before it)"
@@ -247,7 +247,7 @@ launches."""
 
 def own_tags_only(differences: Sequence[Difference]) -> dict[tuple[str, str], int]:
     """(resource key, attribute) -> its number of differences, for each attribute whose
-    every difference only adds kubeshift's own tags (``components.tags.is_own_tag``)."""
+    every difference only adds kubeshift's own tags (``components.contract.tags.is_own_tag``)."""
     grouped: dict[tuple[str, str], list[Difference]] = {}
     for difference in differences:
         attribute = top_level(difference.attribute)

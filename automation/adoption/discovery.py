@@ -22,7 +22,8 @@ from automation.aws.lookup.iam import role_policies_besides
 from automation.aws.lookup.security import rules_besides
 from automation.aws.lookup.tagged import tagged_resources
 from automation.review.render import render_program
-from components import config as stack_config
+from components.contract import keys as stack_keys
+from components.contract import loading as stack_loading
 
 UNFOUND = "kubeshift-unfound:"
 GROUP = "aws:autoscaling/group:Group"
@@ -103,7 +104,7 @@ class LiveMocks(pulumi.runtime.Mocks):
 
 def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Discovery:
     """Map every resource of the first phase of the stack ``values`` to what runs."""
-    config = stack_config.load_config(values)
+    config = stack_loading.load_config(values)
     first = config.phase_ids[0]
     lookup = Lookup(clients=clients, cluster=config.cluster.name)
     mocks = LiveMocks(lookup)
@@ -137,7 +138,7 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
     if mocks.shared_group_missing and not hint:  # else the names' hint leads the way
         hint.append(
             "If the cluster's workers and members carry no security group in common, as "
-            f"kops's do, {stack_config.CLUSTER_KEY}.shared_group: false declares none "
+            f"kops's do, {stack_keys.CLUSTER_KEY}.shared_group: false declares none "
             "(`kubeshift adopt --write-config FILE` proposes it when so)."
         )
     return Discovery(
@@ -178,5 +179,5 @@ def _names_hint(cluster: str, problems: list[str], unmodelled: list[LiveResource
     return [
         f"{count} resources tagged for {cluster} ({', '.join(misnamed)}) carry names the "
         f"stack file does not give; `kubeshift adopt --write-config FILE` proposes "
-        f"{stack_config.CLUSTER_KEY}.names to keep them."
+        f"{stack_keys.CLUSTER_KEY}.names to keep them."
     ]

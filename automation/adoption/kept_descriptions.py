@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from automation.adoption.kept_names import security_group_roles
 from automation.adoption.live import LiveCluster
-from components.naming import NameKind, physical_name
+from components.contract.naming import NameKind, physical_name
 from components.security_groups import DESCRIPTIONS
 
 

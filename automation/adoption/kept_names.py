@@ -42,8 +42,8 @@ from automation.adoption.proposal import (
     spans,
     zones_of,
 )
+from components.contract.naming import NameKind, Namer, kind_key
 from components.identity import IdentityRole
-from components.naming import NameKind, Namer, kind_key
 from components.worker_pools import group_key, spanning_key
 
 

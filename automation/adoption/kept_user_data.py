@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from automation.adoption.kept_names import template_roles
 from automation.adoption.live import LiveCluster
 from automation.core.masking import mask_credentials
-from components.naming import NameKind, physical_name
-from components.userdata import decode, is_node_script
+from components.contract.naming import NameKind, physical_name
+from components.contract.userdata import decode, is_node_script
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import pulumi
 from automation.adoption.live import Raw, tags_of
 from automation.aws.clients import AwsClients
 from automation.review.render import render_program
-from components import config as stack_config
+from components.contract import loading as stack_loading
 from components.kept_tags import NAME
 
 VPC = "aws:ec2/vpc:Vpc"
@@ -61,7 +61,7 @@ def network_names(
 ) -> dict[str, dict[str, str]]:
     """Logical name -> ``{"Name": <live>}`` for each part of the VPC ``vpc`` whose live
     ``Name`` differs from the one the stack ``values`` declare."""
-    config = stack_config.load_config(values)
+    config = stack_loading.load_config(values)
     mocks = _ByLogicalName()
     render_program(values, config.phase_ids[0], mocks=mocks)
     ec2, vpc_id = clients.ec2, vpc["VpcId"]

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from automation.adoption.live import Balancer, LiveCluster, Raw, tags_of, template_spec
-from components import userdata
-from components.config import POOL_NAME
-from components.naming import stable_hash
-from components.tags import node_template
+from components.contract import userdata
+from components.contract.checks import POOL_NAME
+from components.contract.naming import stable_hash
+from components.contract.tags import node_template
 
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
 MASTER_TAG = "k8s.io/role/master"

@@ -30,9 +30,11 @@ from automation.aws.clients import AwsClients
 from automation.aws.lookup import Lookup
 from automation.core.errors import ConfigError, UserError
 from automation.review.render import render_program
-from components import config as stack_config
-from components import kept_file
-from components.tags import is_own_tag
+from components.contract import kept_file
+from components.contract import keys as stack_keys
+from components.contract import loading as stack_loading
+from components.contract import models as stack_models
+from components.contract.tags import is_own_tag
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,11 @@ class ProposedStack:
 
 
 def cluster_name(values: dict[str, Any], path: Path) -> str:
-    cluster = values.get(stack_config.CLUSTER_KEY)
+    cluster = values.get(stack_keys.CLUSTER_KEY)
     name = cluster.get("name") if isinstance(cluster, dict) else None
     if not isinstance(name, str) or not name:
         raise UserError(
-            f"{path} names no cluster; set {stack_config.CLUSTER_KEY}.name to the live "
+            f"{path} names no cluster; set {stack_keys.CLUSTER_KEY}.name to the live "
             "cluster's name (its kubernetes.io/cluster/<name> tag)."
         )
     return name
@@ -59,7 +61,7 @@ def cluster_name(values: dict[str, Any], path: Path) -> str:
 def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> ProposedStack:
     """The stack ``values`` with their cluster block proposed from what runs."""
     name = cluster_name(values, path)
-    cluster = values[stack_config.CLUSTER_KEY]
+    cluster = values[stack_keys.CLUSTER_KEY]
     dns = cluster.get("dns") if isinstance(cluster.get("dns"), dict) else {}
     zone = dns.get("zone_id") if isinstance(dns.get("zone_id"), str) else None
     live = read(Lookup(clients=clients, cluster=name), zone)
@@ -86,7 +88,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         for template in user_data.not_text
     ]
     proposal.notes += [
-        f"Launch template {template}'s boot script, kept in {stack_config.CLUSTER_KEY}."
+        f"Launch template {template}'s boot script, kept in {stack_keys.CLUSTER_KEY}."
         f"user_data, seems to carry a credential (line {', '.join(map(str, lines))}); the "
         "proposed stack file holds it in plain text: keep it as private as the template."
         for template, lines in user_data.credentials.items()
@@ -95,7 +97,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         proposal.cluster["shared_group"] = False
         proposal.notes.append(
             "The cluster's workers and members share no security group; "
-            f"{stack_config.CLUSTER_KEY}.shared_group: false declares none on it, so its "
+            f"{stack_keys.CLUSTER_KEY}.shared_group: false declares none on it, so its "
             "own rules keep admitting its instances to each other, and a peered VPC is "
             "admitted in the groups they carry."
         )
@@ -104,7 +106,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         proposal.cluster["managed_policies"] = managed
         proposal.notes.append(
             f"The {' and '.join(sorted(managed))} role(s) have other policies attached than "
-            f"kubeshift attaches; {stack_config.CLUSTER_KEY}.managed_policies keeps them "
+            f"kubeshift attaches; {stack_keys.CLUSTER_KEY}.managed_policies keeps them "
             "(adoption attaches and detaches none)."
         )
     for block, kept, what, why in kept_blocks:
@@ -112,14 +114,14 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
             proposal.cluster[block] = kept
             proposal.notes.append(
                 f"{len(kept)} {what} kubeshift would not give them; "
-                f"{stack_config.CLUSTER_KEY}.{block} keeps them ({why})."
+                f"{stack_keys.CLUSTER_KEY}.{block} keeps them ({why})."
             )
     others = {k: v for k, v in values.items() if k != kept_file.KEPT_KEY}  # proposed anew
-    proposed = {**others, stack_config.CLUSTER_KEY: proposal.cluster}
+    proposed = {**others, stack_keys.CLUSTER_KEY: proposal.cluster}
     if not proposal.problems:
         try:
-            stack_config.load_config(proposed)
-        except stack_config.ConfigError as exc:
+            stack_loading.load_config(proposed)
+        except stack_models.ConfigError as exc:
             proposal.problems.append(f"The proposal is not a valid stack: {exc}")
     if not proposal.problems:
         _propose_network_names(proposed, proposal, clients, live.vpc)
@@ -137,7 +139,7 @@ def _propose_network_names(
         proposal.cluster["kept_tags"] = names
         proposal.notes.append(
             f"{len(names)} parts of the VPC carry names kubeshift would not give them; "
-            f"{stack_config.CLUSTER_KEY}.kept_tags keeps each one's Name (adoption finds a "
+            f"{stack_keys.CLUSTER_KEY}.kept_tags keeps each one's Name (adoption finds a "
             "route table or an address by it)."
         )
 
@@ -154,10 +156,10 @@ def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsC
         return
     live = live_tags(clients, discovery.resources)
     if live and not any(is_own_tag(key) for tags in live.values() for key in tags):
-        values[stack_config.CLUSTER_KEY]["own_tags"] = False
+        values[stack_keys.CLUSTER_KEY]["own_tags"] = False
         proposal.notes.append(
             "No live resource carries kubeshift's own tags (managed-by, kubeshift.io/*); "
-            f"{stack_config.CLUSTER_KEY}.own_tags: false leaves them off, so adopting "
+            f"{stack_keys.CLUSTER_KEY}.own_tags: false leaves them off, so adopting "
             "retags nothing."
         )
     rendered = render_program(values, discovery.phase).resources
@@ -169,7 +171,7 @@ def _propose_kept_tags(values: dict[str, Any], proposal: Proposal, clients: AwsC
         proposal.cluster["kept_tags"] = kept
         proposal.notes.append(
             f"{len(kept)} resources carry tags kubeshift does not declare; "
-            f"{stack_config.CLUSTER_KEY}.kept_tags keeps them (an update would remove them)."
+            f"{stack_keys.CLUSTER_KEY}.kept_tags keeps them (an update would remove them)."
         )
 
 
@@ -201,15 +203,15 @@ def check_targets(target: Path, stack: str) -> None:
 def write(proposed: ProposedStack, target: Path, region: str, stack: str) -> list[Path]:
     """Write the proposed stack file to ``target`` (never over an existing file); a
     proposal too large for the engine to hand its program whole keeps its adopted
-    sections in ``Pulumi.<stack>.kept.yaml`` beside it (:mod:`components.kept_file`).
+    sections in ``Pulumi.<stack>.kept.yaml`` beside it (:mod:`components.contract.kept_file`).
     Returns the files written."""
     values: dict[str, Any] = proposed.values
     kept: dict[str, Any] = {}
     kept_target = target.with_name(kept_file.kept_file_name(stack))
     size = kept_file.config_env_bytes(values)
     if size > kept_file.SPLIT_AT:
-        values, kept = kept_file.split(values, stack_config.CLUSTER_KEY)
-        values = _after(values, stack_config.CLUSTER_KEY, kept_file.KEPT_KEY, kept_target.name)
+        values, kept = kept_file.split(values, stack_keys.CLUSTER_KEY)
+        values = _after(values, stack_keys.CLUSTER_KEY, kept_file.KEPT_KEY, kept_target.name)
         proposed.proposal.notes.append(
             f"The proposed config is {size / 1024:.0f} KiB; Pulumi hands a stack's config to "
             f"its program in one environment variable of at most "
@@ -231,7 +233,7 @@ def write(proposed: ProposedStack, target: Path, region: str, stack: str) -> lis
         _write_yaml(
             kept_target,
             f"# Kept by `kubeshift adopt --write-config` {stamp}: the live cluster's own "
-            f"settings, merged into {stack_config.CLUSTER_KEY}.\n",
+            f"settings, merged into {stack_keys.CLUSTER_KEY}.\n",
             kept,
         )
     return written

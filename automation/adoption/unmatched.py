@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from automation.review.render import render_program
-from components import config as stack_config
-from components.naming import NameKind, kind_key
+from components.contract import keys as stack_keys
+from components.contract.naming import NameKind, kind_key
 
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -26,7 +26,7 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
     """One sentence per ``names``, ``descriptions``, ``user_data``, ``kept_tags`` or
     ``kept_inputs`` key that matches no resource the program declares at ``phase`` (its
     first)."""
-    cluster = dict(values[stack_config.CLUSTER_KEY])
+    cluster = dict(values[stack_keys.CLUSTER_KEY])
     names: dict[str, str] = dict(cluster.pop("names", None) or {})
     descriptions: dict[str, str] = dict(cluster.pop("descriptions", None) or {})
     user_data: dict[str, str] = dict(cluster.pop("user_data", None) or {})
@@ -34,7 +34,7 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
     kept_inputs: dict[str, Any] = dict(cluster.pop("kept_inputs", None) or {})
     if not (names or descriptions or user_data or kept_tags or kept_inputs):
         return []
-    plain = {**values, stack_config.CLUSTER_KEY: cluster}
+    plain = {**values, stack_keys.CLUSTER_KEY: cluster}
     rendered = render_program(plain, phase).resources
     derived = {r.inputs["name"] for r in rendered if isinstance(r.inputs.get("name"), str)}
     derived |= {  # a kept Name tag (a member's etcd volume's)
@@ -47,7 +47,7 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
         for kind in (SECURITY_GROUP, LAUNCH_TEMPLATE)
     )
     logical = {r.name for r in rendered if r.custom}
-    key = f"{stack_config.CLUSTER_KEY}.names"
+    key = f"{stack_keys.CLUSTER_KEY}.names"
     problems = []
     kinds = tuple(f"{kind_key(k)}:" for k in NameKind)
     for entry in sorted(names):
@@ -58,19 +58,19 @@ def unmatched(values: Mapping[str, Any], phase: str) -> list[str]:
                 "(`kubeshift render --json` lists their names)."
             )
     problems += [
-        f"{stack_config.CLUSTER_KEY}.descriptions {entry!r} is no security group kubeshift "
+        f"{stack_keys.CLUSTER_KEY}.descriptions {entry!r} is no security group kubeshift "
         f"declares at {phase} (`kubeshift render --json` lists their names)."
         for entry in sorted(descriptions)
         if entry not in groups
     ]
     problems += [
-        f"{stack_config.CLUSTER_KEY}.user_data {entry!r} is no launch template kubeshift "
+        f"{stack_keys.CLUSTER_KEY}.user_data {entry!r} is no launch template kubeshift "
         f"declares at {phase} (`kubeshift render --json` lists their names)."
         for entry in sorted(user_data)
         if entry not in templates
     ]
     problems += [
-        f"{stack_config.CLUSTER_KEY}.{block} {entry!r} is no resource's logical name at "
+        f"{stack_keys.CLUSTER_KEY}.{block} {entry!r} is no resource's logical name at "
         f"{phase} (`kubeshift render` lists them)."
         for block, entries in (("kept_tags", kept_tags), ("kept_inputs", kept_inputs))
         for entry in sorted(entries)

@@ -37,7 +37,7 @@ from automation.cli.root import app
 @handles_errors
 def scenarios(ctx: typer.Context, json_output: JsonOpt = False) -> None:
     """List the migration scenarios kubeshift knows."""
-    from components import registry
+    from components.contract import registry
 
     if json_output or globals_of(ctx).json:
         emit_json(
@@ -127,7 +127,7 @@ def render(
 
 
 def _refuse_policy_violations(found: Sequence[str]) -> None:
-    """Every render is checked against ``components.policy``; a violation exits 3."""
+    """Every render is checked against ``components.contract.policy``; a violation exits 3."""
     for violation in found:
         err.print(f"policy: {violation}", markup=False)
     if found:

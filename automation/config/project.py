@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from automation.core.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 DEFAULT_STACK = "local"
 
@@ -103,22 +103,23 @@ def load_stack(project: Path, stack: str, config_file: Path | None = None) -> St
     """Load and validate a stack file — the program's config and kubeshift's runtime
     settings alike; every problem becomes a one-sentence ``UserError``."""
     from automation.config.settings import load_runtime_settings
-    from components import config as stack_config
-
+    from components.contract import checks as stack_checks
+    from components.contract import loading as stack_loading
+    from components.contract import models as stack_models
     path = config_file if config_file is not None else stack_path(project, stack)
     if not path.exists() and not path.is_symlink():  # a FIFO or a loop: the reader says
         raise UserError(f"Config file {path} does not exist.")
     try:
-        values = stack_config.load_stack_file(path)
-        typed = stack_config.load_config(values)
-    except stack_config.ConfigError as exc:
+        values = stack_loading.load_stack_file(path)
+        typed = stack_loading.load_config(values)
+    except stack_models.ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
     try:
         load_runtime_settings(values)
     except ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from None
     _check_config_fits(path, values)
-    for warning in stack_config.config_warnings(typed):
+    for warning in stack_checks.config_warnings(typed):
         _warn_once(f"{path.name}: {warning}")
     return StackInfo(name=stack, path=path, values=values, config=typed)
 
@@ -135,8 +136,8 @@ def _warn_once(text: str) -> None:
 
 def _check_config_fits(path: Path, values: dict[str, Any]) -> None:
     """Refuse, before the engine starts, a config the engine could not hand its program."""
-    from components import kept_file
-    from components.config import CLUSTER_KEY
+    from components.contract import kept_file
+    from components.contract.keys import CLUSTER_KEY
 
     size = kept_file.config_env_bytes(values)
     if size > kept_file.ENV_LIMIT:

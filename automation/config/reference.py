@@ -1,7 +1,7 @@
 """The stack-file reference, ``docs/reference.md``, generated from the models.
 
 Every key a stack file (``stacks/Pulumi.<stack>.yaml``) may hold under ``config:`` is a
-field of :class:`~components.config.StackConfig` or of
+field of :class:`~components.contract.models.StackConfig` or of
 :class:`~automation.config.settings.RuntimeSettings`, or of a model they nest. This module
 walks them and writes one row per key, spelt as a user writes it
 (``kubeshift:cluster.worker_pools[].instance_types``): its type, its default (or
@@ -31,7 +31,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from automation.config.settings import RuntimeSettings
-from components.config import (
+from components.contract.keys import (
     CLUSTER_KEY,
     KNOWN_KEYS,
     MIGRATION_KEY,
@@ -40,8 +40,8 @@ from components.config import (
     RUNTIME_KEY,
     SCENARIO_KEY,
     SKIP_PROGRESS_KEY,
-    StackConfig,
 )
+from components.contract.models import StackConfig
 
 PAGE = Path("docs") / "reference.md"
 """Where ``scripts/reference`` writes the page, relative to the project."""

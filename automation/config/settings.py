@@ -38,8 +38,8 @@ from automation.kube.pod_network_check import PodNetworkCheck
 from automation.kube.selector_text import ABSENT, covers, parse
 from automation.kube.selector_text import check as check_selector
 from automation.kube.stateful import StatefulChoice
-from components.config import REGION_KEY, RUNTIME_KEY
-from components.validation import join, sentence
+from components.contract.keys import REGION_KEY, RUNTIME_KEY
+from components.contract.validation import join, sentence
 
 # A label selector as text (``tier=web,track!=canary``), read as the API server reads it.
 SelectorText = Annotated[str, AfterValidator(check_selector)]
@@ -85,7 +85,7 @@ class CalicoSettings(BaseModel):
     )
 
 
-# Worker generations (components.userdata.GENERATION_LABEL, components.cni_swap).
+# Worker generations (components.contract.userdata.GENERATION_LABEL, components.cni_swap).
 GENERATION_LABEL = "kubeshift.io/generation"
 
 

@@ -244,7 +244,7 @@ def from_command_error(exc: Any, action: str, stack: str = "") -> KubeshiftError
         )
     if isinstance(exc, auto_errors.CompilationError):
         return UserError(f"The Pulumi program failed to load while trying to {action}: {detail}")
-    from components.progress import TOO_EARLY
+    from components.contract.progress import TOO_EARLY
 
     refusal = next((line for line in output.splitlines() if TOO_EARLY in line), "")
     if "Phase '" in refusal:  # the program's progress check refused: its sentence says all

@@ -27,8 +27,8 @@ from automation.core.errors import (
 )
 from automation.engine.processes import engine_markers
 from automation.engine.property_paths import MISSING, added_keys, shown_change, top_level, value_at
-from components.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
-from components.progress import Record
+from components.contract.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
+from components.contract.progress import Record
 
 PHASE_KEY = "kubeshift:phase"
 TORN_READ_ATTEMPTS = 5
@@ -266,7 +266,7 @@ class PulumiEngine:
             value = self._auto.ConfigValue(value=phase)
             through_torn_reads(lambda: self._stack.set_config(PHASE_KEY, value))
 
-    # -- progress marks (components.progress) ------------------------------------------
+    # -- progress marks (components.contract.progress) ------------------------------------------
 
     def carry(self, record: Record | None) -> None:
         self._set_env({RECORD_VAR: record.to_json() if record is not None else None})

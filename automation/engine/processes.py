@@ -22,7 +22,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.engine_vars import RUN_VAR
+from components.contract.engine_vars import RUN_VAR
 
 STACK_VAR = "KUBESHIFT_STACK"
 PROJECT_VAR = "KUBESHIFT_PROJECT"

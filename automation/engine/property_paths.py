@@ -14,7 +14,7 @@ from typing import Any
 from pulumi.runtime import rpc
 
 from automation.core.masking import mask_credentials
-from components.userdata import decode
+from components.contract.userdata import decode
 
 _SEGMENT = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|\.?([^.\[\]]+)')
 MISSING = object()

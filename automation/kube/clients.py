@@ -24,7 +24,7 @@ from kubernetes.config.config_exception import ConfigException
 from pydantic import BaseModel, ConfigDict, Field
 
 from automation.core.errors import RetryableError, UserError, from_api_exception, translate
-from components.user_files import (
+from components.contract.user_files import (
     AliasBomb,
     BoundedLoader,
     UnreadableFile,

@@ -20,7 +20,7 @@ from kubernetes.client.exceptions import ApiException
 
 from automation.core.errors import UserError, from_api_exception
 from automation.kube.clients import KubeClients
-from components.user_files import (
+from components.contract.user_files import (
     AliasBomb,
     BoundedLoader,
     UnreadableFile,

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from automation.aws.clients import AwsClients
     from automation.config.settings import RuntimeSettings
     from automation.kube.clients import KubeClients
-    from components.config import StackConfig
-    from components.registry import StackOutputs
+    from components.contract.models import StackConfig
+    from components.contract.registry import StackOutputs
 
 OutputsT = TypeVar("OutputsT", bound="StackOutputs")
 
@@ -76,7 +76,7 @@ class HookContext:
     def read_outputs(self, model: type[OutputsT]) -> OutputsT:
         """The stack's outputs read into its scenario's ``model``; one sentence if they
         do not fit (a stack updated by another kubeshift version)."""
-        from components.registry import OutputsError, parse_outputs
+        from components.contract.registry import OutputsError, parse_outputs
 
         try:
             return parse_outputs(model, self.outputs, self.stack)

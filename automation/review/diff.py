@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from components import policy
+from components.contract import policy
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def scope_of(diff: PhaseDiff) -> tuple[str, ...]:
 
 
 def policy_violations(config: StackConfig, resources: Sequence[policy.Recorded]) -> list[str]:
-    """``components.policy``'s rules over one render, with the ports the config makes public."""
+    """``contract.policy``'s rules over one render, with the ports the config makes public."""
     cluster = config.cluster
     public = policy.public_ports_of(
         not cluster.ingress.internal,

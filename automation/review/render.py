@@ -28,8 +28,10 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from automation.review.rendered import PROGRAM, RenderedResource
-from components import collector, kept_use
-from components import config as stack_config
+from components import collector
+from components.contract import kept_use
+from components.contract import keys as stack_keys
+from components.contract import loading as stack_loading
 from components.program import READ_STACK_OUTPUTS
 
 PROJECT = "kubeshift"
@@ -44,7 +46,7 @@ class Rendering:
     outputs: dict[str, Any]
     seconds: float
     kept_looked_up: dict[str, list[str]] = dataclasses.field(default_factory=dict)
-    """Per section of kept values, every key the program looked for (``components.kept_use``)."""
+    """Per section of kept values, every key the program looked for (``contract.kept_use``)."""
 
 
 class _Mocks(pulumi.runtime.Mocks):
@@ -270,8 +272,8 @@ def render_program(
     (``mocks``: answers other than the offline ones)."""
     values = dict(config)
     if phase is not None:
-        values[stack_config.PHASE_KEY] = phase
-    validated = stack_config.load_config(values)
+        values[stack_keys.PHASE_KEY] = phase
+    validated = stack_loading.load_config(values)
     kept_use.reset()
     rendering = record(
         lambda: _run_main(),

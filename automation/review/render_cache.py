@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from automation.review.rendered import PROGRAM, RenderedResource
-from components.engine_vars import PROGRAM_VARS
+from components.contract.engine_vars import PROGRAM_VARS
 
 VERSION = 2  # 2: an entry holds the kept keys the program looked up
 SDKS = ("pulumi", "pulumi-aws", "pulumi-kubernetes")
@@ -115,8 +115,8 @@ def cached_rendering(
     """The render of ``config`` at ``phase``, from the cache when an entry fits; a fresh
     one is cached unless ``store`` is False (then :func:`remember` may cache it later)."""
     from automation.review.render import render_program  # the Pulumi SDK, only when rendering
-    from components import kept_file
-    from components.config import CLUSTER_KEY, PHASE_KEY
+    from components.contract import kept_file
+    from components.contract.keys import CLUSTER_KEY, PHASE_KEY
 
     def fresh(path: Path | None) -> CachedRender:
         rendering = render_program(config, phase)

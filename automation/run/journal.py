@@ -26,8 +26,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from automation.core.errors import StackLockedError, UserError
-from components.run_marker import state_dir
-from components.user_files import UnreadableFile, read_bounded
+from components.contract.run_marker import state_dir
+from components.contract.user_files import UnreadableFile, read_bounded
 
 __all__ = ["Journal", "JournalError", "StepRecord", "StepStatus", "stack_lock", "state_dir"]
 

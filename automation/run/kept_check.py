@@ -3,7 +3,7 @@ whose key the program never looks up is refused before anything runs.
 
 Adoption writes each kept value under the key the program derives for a live resource
 (the name kubeshift gives it, or its logical name), and the program looks each key up
-as it declares the resource (``components.kept_use``). A key it never looks up keeps
+as it declares the resource (``components.contract.kept_use``). A key it never looks up keeps
 nothing: a typo there means the next update drops the tags another tool set, or
 renames a live group. The keys come from the baseline's render, which declares every
 resource adoption took over; it is read through the render cache, so a stack file
@@ -18,8 +18,9 @@ from pathlib import Path
 
 from automation.config.project import StackInfo
 from automation.core.errors import ConfigError
-from components.config import CLUSTER_KEY, ClusterConfig
-from components.kept_use import SECTIONS
+from components.contract.kept_use import SECTIONS
+from components.contract.keys import CLUSTER_KEY
+from components.contract.models import ClusterConfig
 
 
 def kept_for_nothing(cluster: ClusterConfig, looked_up: Mapping[str, Sequence[str]]) -> list[str]:

@@ -49,7 +49,7 @@ from automation.model.phase import (
 )
 from automation.run import guard
 from automation.run.journal import Journal, StepStatus
-from components.progress import (
+from components.contract.progress import (
     Mark,
     Milestone,
     Progress,
@@ -504,7 +504,7 @@ class Runner:
             return self._run_hook(planned.step, context)
         return HookResult(False, self._run_gate(planned.step, context))
 
-    # -- progress recorded with the stack (components.progress) ------------------------
+    # -- progress recorded with the stack (components.contract.progress) ------------------------
 
     def _mark(self, phase: str, milestone: Milestone) -> Mark:
         now = datetime.now(UTC).isoformat(timespec="seconds")

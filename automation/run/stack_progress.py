@@ -1,4 +1,4 @@
-"""The progress a stack records about itself (``components.progress``), read for ``status``.
+"""The progress a stack records about itself (``contract.progress``), read for ``status``.
 
 Read from the stack's outputs through the engine, so an operator with a fresh clone
 and no journal sees what every other operator did. Reading never fails ``status``:
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from automation.core.errors import KubeshiftError
-from components.progress import Mark, Milestone, Progress, ProgressError, outputs_progress
+from components.contract.progress import Mark, Milestone, Progress, ProgressError, outputs_progress
 
 MILESTONES: tuple[Milestone, ...] = ("before", "update", "after")
 

@@ -32,7 +32,7 @@ from typing import Any, Literal
 import yaml
 from botocore.exceptions import ClientError
 
-from components.userdata import NODE_ENV, is_node_script
+from components.contract.userdata import NODE_ENV, is_node_script
 
 ImageBoot = Literal["cloud-init", "node-env"]
 """What an image runs at boot: ``cloud-init`` (a stock image: its user data runs, and

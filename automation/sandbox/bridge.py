@@ -53,8 +53,8 @@ from automation.core.waiting import summarize
 from automation.kube.clients import list_all
 from automation.sandbox.boots import Boots, Kubelet
 from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
-from components.tags import node_template
-from components.userdata import LIFECYCLE_LABEL
+from components.contract.tags import node_template
+from components.contract.userdata import LIFECYCLE_LABEL
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

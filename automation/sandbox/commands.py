@@ -38,7 +38,7 @@ from automation.sandbox.workspace import (
     zone_name,
 )
 from automation.sandbox.world import BuiltBy
-from components import config as stack_config
+from components.contract import keys as stack_keys
 
 STARTUP_DEADLINE = 300.0
 STOP_GRACE = 30.0
@@ -309,7 +309,7 @@ def _build_as_kops(
     from automation.sandbox.provider.model import Aws
     from automation.sandbox.world.build import WorldError, build
 
-    cluster = str(config[stack_config.CLUSTER_KEY]["name"])
+    cluster = str(config[stack_keys.CLUSTER_KEY]["name"])
     done = paths.world_built
     if done.exists():
         say(f"  the live cluster {cluster} is already built")
@@ -334,13 +334,13 @@ def _apply_baseline(workspace: Path, info: StackInfo, say: Say) -> None:
     from automation.engine.adapter import PulumiEngine
     from automation.run.runner import step_layout
     from automation.scenarios import build_scenario
-    from components.progress import Mark, Record
+    from components.contract.progress import Mark, Record
 
     say("building the baseline through the engine (pulumi up of phase 'baseline')")
     engine = PulumiEngine(workspace, info.name, create=True)
     engine.set_phase("baseline")
     # The stand-in for a cluster built before kubeshift: no kubeshift hook ran before
-    # it, and the stack's progress record says so (components.progress).
+    # it, and the stack's progress record says so (components.contract.progress).
     world = Mark(phase="baseline", milestone="before", by=WORLD_BUILDER)
     layout = step_layout(build_scenario(info.config).phases)
     engine.carry(Record(marks=(world,), steps=layout))
@@ -446,7 +446,7 @@ def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: 
 def stack_zone_id(workspace: Path, info: StackInfo) -> str:
     """The hosted zone the workspace's stack file names (the sandbox's own)."""
     document = yaml.safe_load((workspace / "stacks" / f"Pulumi.{info.name}.yaml").read_text())
-    return str(document["config"][stack_config.CLUSTER_KEY]["dns"]["zone_id"])
+    return str(document["config"][stack_keys.CLUSTER_KEY]["dns"]["zone_id"])
 
 
 def _publish_service_records(
@@ -472,13 +472,13 @@ def _stand_in_dependencies(stack_file: Path, state: SandboxState, say: Say) -> l
     from automation.sandbox.dependencies import stand_in
 
     document = yaml.safe_load(stack_file.read_text())
-    migration = document["config"].get(stack_config.MIGRATION_KEY) or {}
+    migration = document["config"].get(stack_keys.MIGRATION_KEY) or {}
     mirror = migration.get("mirror") or {}
     declared = list(mirror.get("dependency_security_group_ids") or [])
     if not declared:
         return []
     ec2 = boto3.client("ec2", region_name=state.region, endpoint_url=state.moto_endpoint)
-    made = stand_in(ec2, str(document["config"][stack_config.CLUSTER_KEY]["name"]), declared)
+    made = stand_in(ec2, str(document["config"][stack_keys.CLUSTER_KEY]["name"]), declared)
     if made:
         aimed = {m.declared: m.group_id for m in made}
         mirror["dependency_security_group_ids"] = [aimed.get(d, d) for d in declared]

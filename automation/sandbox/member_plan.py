@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
     from automation.config.settings import EtcdSettings
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 FIRST_LOOPBACK_BLOCK = 100
 LOOPBACK_STRIDE = 20
@@ -67,7 +67,7 @@ class SandboxEtcd(BaseModel):
 
 def plan_members(config: StackConfig) -> SandboxEtcd | None:
     """The members of a vpc-move stack's control plane; None for other scenarios."""
-    from components.config import member_address
+    from components.contract.placement import member_address
 
     target = config.migration.target_network
     if config.scenario != "vpc-move" or target is None:

@@ -7,7 +7,7 @@ the sandbox has no VPC. The kube-apiserver reaches each member through a front t
 follows it when it moves (``automation.sandbox.etcd_fronts``), as a name per member would.
 
 moto runs no user data, so :class:`MemberBoots` plays what a member instance's boot
-does (``components.userdata.member_attach_script``): it reads the etcd volume and
+does (``components.contract.userdata.member_attach_script``): it reads the etcd volume and
 network interface from the launch template's user data (a member kops's nodeup boots
 claims its volume in its zone by kops's etcd tag, as etcd-manager does, and the
 interface described as its member's), attaches the

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from automation.core.errors import UserError
 from automation.sandbox.member_plan import SandboxEtcd
-from components.run_marker import alive, process_start
+from components.contract.run_marker import alive, process_start
 
 __all__ = ["ClusterInfo", "ProcessInfo", "SandboxState", "alive", "load_state", "process_start"]
 

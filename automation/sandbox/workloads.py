@@ -33,7 +33,7 @@ from automation.core.errors import KubeshiftError, StepFailedError, from_api_exc
 from automation.core.waiting import Pending, wait_until
 from automation.kube.clients import raw
 from automation.steps.service_dns import KUBESHIFT_DNS_NAMES
-from components.config import StackConfig
+from components.contract.models import StackConfig
 
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 PART_OF = {"app.kubernetes.io/part-of": "kubeshift-sandbox"}

@@ -1,6 +1,6 @@
 """The runner's side of each registered scenario: its phases with their hooks and gates.
 
-Which scenarios exist, their phase ids and order come from ``components.registry``;
+Which scenarios exist, their phase ids and order come from ``components.contract.registry``;
 each module here builds the phases of one scenario from those ids. ``build_scenario``
 checks that the two agree, so a phase added on one side only is one clear error.
 """
@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from automation.core.errors import KubeshiftError
 from automation.model.phase import Scenario
-from components import registry
+from components.contract import registry
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 
 class ScenarioDrift(KubeshiftError):
@@ -29,6 +29,6 @@ def build_scenario(config: StackConfig) -> Scenario:
     if built.ids() != expected or built.id != spec.id:
         raise ScenarioDrift(
             f"The automation of {spec.id} has phases {', '.join(built.ids())} but its spec "
-            f"in components.scenarios lists {', '.join(expected)}; make them agree."
+            f"in components.contract.scenarios lists {', '.join(expected)}; make them agree."
         )
     return built

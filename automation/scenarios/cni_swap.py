@@ -25,10 +25,10 @@ from automation.model.phase import (
     retires_what_the_program_retires,
 )
 from automation.steps import generations, mirror
-from components.scenarios import cni_swap as ids
+from components.contract.scenarios import cni_swap as ids
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 NO_INFRASTRUCTURE_CHANGES = ChangePolicy(
     allowed_ops=frozenset(), summary="no infrastructure changes (hooks only)"

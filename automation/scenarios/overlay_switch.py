@@ -19,10 +19,10 @@ from automation.model.phase import (
     Watch,
 )
 from automation.steps import nodes, overlay, routes
-from components.scenarios import overlay_switch as ids
+from components.contract.scenarios import overlay_switch as ids
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 ROUTES_CREATED = Gate(
     name="routes-created",

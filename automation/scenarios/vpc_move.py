@@ -24,10 +24,10 @@ from automation.model.phase import (
 )
 from automation.steps import etcd, ingress, nodes, preflight, traffic
 from automation.steps.api_probe import API_PROBE
-from components.scenarios import vpc_move as ids
+from components.contract.scenarios import vpc_move as ids
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 TAINT_OLD = Hook(
     name="taint-old-nodes",

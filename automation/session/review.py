@@ -83,7 +83,7 @@ class RenderReport:
     resources: tuple[list[RenderedResource], ...]
     """Per phase, every resource the program declares."""
     violations: list[str]
-    """``components.policy``'s refusals of the last phase's resources."""
+    """``components.contract.policy``'s refusals of the last phase's resources."""
 
 
 def execute_render(request: RenderRequest) -> RenderReport:

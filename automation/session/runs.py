@@ -46,9 +46,9 @@ from automation.run.kept_check import refuse_kept_for_nothing
 from automation.run.runner import Confirm, Runner, RunReport
 from automation.run.targets import PhaseRenders, target_urns
 from automation.scenarios import build_scenario
-from components.config import DNS_SUBDOMAIN
-from components.progress import listed, missing
-from components.run_marker import clear_mark, marker_path, write_mark
+from components.contract.checks import DNS_SUBDOMAIN
+from components.contract.progress import listed, missing
+from components.contract.run_marker import clear_mark, marker_path, write_mark
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def context_factory(
 
 @contextmanager
 def run_mark(path: Path, run_id: str) -> Iterator[None]:
-    """Mark the stack as migrated by this run (see ``components.run_marker``)."""
+    """Mark the stack as migrated by this run (see ``components.contract.run_marker``)."""
     write_mark(path, run_id)
     try:
         yield
@@ -532,12 +532,13 @@ def execute_proposal(
     from automation.aws.account import reach_account
     from automation.config.project import stack_path
     from automation.core.errors import ConfigError
-    from components import config as stack_config
-
+    from components.contract import keys as stack_keys
+    from components.contract import loading as stack_loading
+    from components.contract import models as stack_models
     path = stack_path(project, stack)
     try:
-        values = stack_config.load_stack_file(path)
-    except stack_config.ConfigError as exc:
+        values = stack_loading.load_stack_file(path)
+    except stack_models.ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
     settings = load_runtime_settings(values)
     check_targets(target, stack)
@@ -545,6 +546,6 @@ def execute_proposal(
     reach_account(aws)
     proposed = propose_stack(values, path, aws)
     if not proposed.proposal.problems:
-        written = write(proposed, target, str(values.get(stack_config.REGION_KEY, "")), stack)
+        written = write(proposed, target, str(values.get(stack_keys.REGION_KEY, "")), stack)
         proposed = dataclasses.replace(proposed, written=written)
     return proposed

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from automation.core.waiting import Pending, wait_until
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
-from components.progress import parse_progress
+from components.contract.progress import parse_progress
 
 INTERVAL = 10.0
 

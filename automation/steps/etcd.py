@@ -30,8 +30,8 @@ from automation.etcd.observe import ClusterView, observe
 from automation.etcd.peers import update_peer_url
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
-from components.config import member_address
-from components.scenarios import vpc_move as ids
+from components.contract.placement import member_address
+from components.contract.scenarios import vpc_move as ids
 
 RECORD_STEP = "record-etcd-member"
 """The before-hook whose journal details hold the member's ``MoveExpectation``."""

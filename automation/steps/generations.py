@@ -18,8 +18,8 @@ from automation.core.waiting import Pending, wait_until
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from components.cni_swap import NEW_GENERATION
-from components.scenarios.cni_swap import CniSwapOutputs
-from components.userdata import GENERATION_LABEL
+from components.contract.scenarios.cni_swap import CniSwapOutputs
+from components.contract.userdata import GENERATION_LABEL
 
 PRIMARY = "primary"
 TIMEOUT = 1800.0

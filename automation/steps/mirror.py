@@ -23,7 +23,7 @@ from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from automation.steps import outputs
 from automation.steps.availability import watched
-from components.scenarios.cni_swap import CniSwapOutputs
+from components.contract.scenarios.cni_swap import CniSwapOutputs
 
 PRIMARY = "primary"
 MIRROR = "mirror"
@@ -238,7 +238,7 @@ def drain_mirror(ctx: HookContext) -> HookResult:
     records' TTL plus the margin since dns-to-primary, then no traffic in CloudWatch)."""
     from automation.steps.dns_drain import Drain, drain_dns
     from automation.steps.service_dns import inspect_services
-    from components.scenarios.cni_swap import DNS_TO_PRIMARY
+    from components.contract.scenarios.cni_swap import DNS_TO_PRIMARY
 
     services = inspect_services(
         ctx.clients.kube(MIRROR), _dns_namespaces(ctx), excluded=left_on_primary(ctx)
@@ -629,7 +629,7 @@ def mirror_addresses_free(ctx: HookContext) -> HookResult:
     dry run runs it too; a taken address names ``migration.mirror.host_index``."""
     from automation.steps.preflight import require_free
     from components.baseline import members
-    from components.config import mirror_host_offset
+    from components.contract.placement import mirror_host_offset
 
     config = ctx.stack_config
     out = ctx.read_outputs(CniSwapOutputs)

@@ -14,7 +14,7 @@ from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from automation.steps import outputs
 from automation.steps.availability import watched
-from components.scenarios.vpc_move import Side, VpcMoveOutputs
+from components.contract.scenarios.vpc_move import Side, VpcMoveOutputs
 
 if TYPE_CHECKING:
     from automation.kube.clients import KubeClients

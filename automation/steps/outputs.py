@@ -1,6 +1,6 @@
 """The stack outputs a step needs, read through its scenario's typed model.
 
-The models live with each scenario's spec (``components.scenarios``); the program
+The models live with each scenario's spec (``components.contract.scenarios``); the program
 checks that it exports nothing they do not declare. A step reads them with
 ``ctx.read_outputs(Model)`` and insists on what it cannot work without with
 :func:`need`, which says which earlier phase is missing.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from automation.core.errors import PreconditionFailed
-from components.scenarios.vpc_move import VpcMoveOutputs
+from components.contract.scenarios.vpc_move import VpcMoveOutputs
 
 T = TypeVar("T")
 

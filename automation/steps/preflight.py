@@ -15,7 +15,7 @@ from automation.core.errors import PreconditionFailed
 from automation.core.results import HookResult
 from automation.model.context import HookContext
 from automation.steps import outputs
-from components.scenarios.vpc_move import VpcMoveOutputs
+from components.contract.scenarios.vpc_move import VpcMoveOutputs
 
 
 def aws_preflight(ctx: HookContext) -> HookResult:

@@ -14,7 +14,7 @@ from automation.core.waiting import Pending
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from automation.steps import outputs
-from components.registry import StackOutputs
+from components.contract.registry import StackOutputs
 
 
 def _cluster_vpcs(ctx: HookContext) -> list[str]:

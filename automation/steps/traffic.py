@@ -14,7 +14,7 @@ from automation.core.waiting import Pending
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from automation.steps import outputs
-from components.scenarios.vpc_move import DNS_CUTOVER, VpcMoveOutputs, control_plane_phase
+from components.contract.scenarios.vpc_move import DNS_CUTOVER, VpcMoveOutputs, control_plane_phase
 
 
 def new_ingress_targets_healthy(ctx: HookContext) -> Pending:

@@ -17,7 +17,7 @@ from automation.engine.adapter import (
 )
 from automation.model.context import HookContext
 from automation.model.phase import CREATES_ONLY, Gate, Hook, HookResult, Phase, Scenario, deletes_in
-from components.progress import Mark, Progress, Record
+from components.contract.progress import Mark, Progress, Record
 
 
 class Killed(BaseException):

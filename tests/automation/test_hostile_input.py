@@ -851,7 +851,7 @@ def test_a_secret_tag_is_shown_as_a_secret_offline(scratch: Scratch) -> None:
 def test_kubectl_spellings_of_drain_options_are_accepted(scratch: Scratch) -> None:
     scratch.runtime({"drain": {"delete-emptydir-data": True, "ignore-daemonsets": False}})
     from automation.config.settings import load_runtime_settings
-    from components.config import load_stack_file
+    from components.contract.loading import load_stack_file
 
     settings = load_runtime_settings(load_stack_file(scratch.stack_file))
 
@@ -861,7 +861,7 @@ def test_kubectl_spellings_of_drain_options_are_accepted(scratch: Scratch) -> No
 
 def test_hooks_use_the_stacks_region_unless_runtime_names_one(scratch: Scratch) -> None:
     from automation.config.settings import load_runtime_settings
-    from components.config import load_stack_file
+    from components.contract.loading import load_stack_file
 
     assert load_runtime_settings(load_stack_file(scratch.stack_file)).aws.region == "us-west-2"
     scratch.runtime({"aws": {"region": "eu-central-1"}})

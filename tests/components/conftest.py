@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from automation.review.render import RenderedResource, Rendering, render_program
-from components.config import load_stack_file
+from components.contract.loading import load_stack_file
 
 REPO = Path(__file__).resolve().parents[2]
 STACKS = REPO / "stacks"

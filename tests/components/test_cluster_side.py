@@ -14,9 +14,9 @@ import pytest
 from automation.review.render import RenderedResource, record, render_program
 from components import cluster_side
 from components.cluster_side import ClusterParts, ClusterSide, ClusterSpec, SideNetwork
+from components.contract.naming import Namer
+from components.contract.sides import SOURCE, TARGET, Side
 from components.load_balancers import DEREGISTRATION_DELAY, LbListener
-from components.naming import Namer
-from components.sides import SOURCE, TARGET, Side
 from components.worker_pools import WorkerPoolSpec
 from tests.components.conftest import by_type, rendered, stack_values
 

@@ -8,8 +8,8 @@ import copy
 import pytest
 
 from automation.review.render import render_program
-from components import policy
-from components.config import load_config
+from components.contract import policy
+from components.contract.loading import load_config
 from tests.components.conftest import by_type, rendered, stack_values, template_groups
 
 STACK = "cni-swap-example"

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from components.config import ConfigError, load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
+from components.contract.models import ConfigError
 from tests.components.conftest import STACKS, stack_values
 
 Values = dict[str, Any]
@@ -340,7 +341,7 @@ def test_a_mirror_host_index_must_clear_the_primarys_members_and_fit(
 
 def test_the_mirrors_members_sit_where_its_host_index_says() -> None:
     from components.baseline import members
-    from components.config import mirror_host_offset
+    from components.contract.placement import mirror_host_offset
 
     config = load_config(stack_values("cni-swap-example"))
     assert [m.address for m in members(config, mirror_host_offset(config))] == [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 
 from automation.review.render import record
+from components.contract.naming import Namer
 from components.control_plane import ControlPlane, ControlPlaneArgs, MemberPlacement
-from components.naming import Namer
 from tests.components.conftest import by_type
 
 

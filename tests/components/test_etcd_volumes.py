@@ -11,8 +11,10 @@ import pytest
 
 from automation.review.render import record, render_program
 from components import program
-from components.config import PHASE_KEY, ConfigError, load_config
-from components.etcd_volumes import ETCD_VOLUMES_OUTPUT
+from components.contract.etcd_volumes import ETCD_VOLUMES_OUTPUT
+from components.contract.keys import PHASE_KEY
+from components.contract.loading import load_config
+from components.contract.models import ConfigError
 from tests.components.conftest import by_type, rendered, stack_values
 
 VOLUME = "aws:ebs/volume:Volume"

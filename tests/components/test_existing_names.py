@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from automation.review.render import render_program
-from components.config import ConfigError, load_config
+from components.contract.loading import load_config
+from components.contract.models import ConfigError
 from tests.components.conftest import stack_values
 
 KEPT = {

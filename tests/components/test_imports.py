@@ -11,7 +11,7 @@ import pytest
 
 from automation.review.render import record, render_program
 from components import imports, program
-from components.engine_vars import IMPORTS_VAR
+from components.contract.engine_vars import IMPORTS_VAR
 from tests.components.conftest import rendered, stack_values
 
 

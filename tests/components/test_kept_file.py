@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from components import kept_file
-from components.config import ConfigError, load_config, load_stack_file
+from components.contract import kept_file
+from components.contract.loading import load_config, load_stack_file
+from components.contract.models import ConfigError
 from tests.components.conftest import STACKS
 
 CLUSTER = "kubeshift:cluster"

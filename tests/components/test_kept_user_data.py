@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from automation.review.render import render_program
-from components.config import ConfigError, load_config
-from components.userdata import is_node_script
+from components.contract.loading import load_config
+from components.contract.models import ConfigError
+from components.contract.userdata import is_node_script
 from tests.components.conftest import stack_values
 
 TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"

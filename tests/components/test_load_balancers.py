@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from automation.review.render import record
+from components.contract.naming import Namer
 from components.load_balancers import LbListener, LoadBalancer, LoadBalancerArgs
-from components.naming import Namer
 from tests.components.conftest import by_type
 
 

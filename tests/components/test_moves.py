@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from automation.review.render import record
+from components.contract.naming import Namer
 from components.identity import NodeIdentity, NodeIdentityArgs
 from components.moves import Move, moved_options
-from components.naming import Namer
 
 OLD_PARENT = "urn:pulumi:s::kubeshift::kubeshift:cluster:Common::prod-common"
 

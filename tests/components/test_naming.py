@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from components.naming import NameKind, Namer, check_name, physical_name
+from components.contract.naming import NameKind, Namer, check_name, physical_name
 
 CLUSTERS = [
     "a1",

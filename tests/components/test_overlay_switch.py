@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from components import policy
-from components.config import load_config
+from components.contract import policy
+from components.contract.loading import load_config
 from tests.components.conftest import by_type, rendered, stack_values
 
 STACK = "overlay-switch-example"

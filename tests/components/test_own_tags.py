@@ -11,8 +11,8 @@ import pytest
 
 from automation.review.diff import policy_violations
 from automation.review.render import render_program
-from components.config import load_config
-from components.tags import is_own_tag
+from components.contract.loading import load_config
+from components.contract.tags import is_own_tag
 from tests.components.conftest import stack_values
 
 VPC = "demo-source-network-vpc"

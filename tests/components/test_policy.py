@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components import policy
+from components.contract import policy
 
 
 @dataclass

@@ -12,8 +12,9 @@ import pytest
 import yaml
 
 from automation.review.render import record
-from components import kept_file, program
-from components.progress import parse_progress
+from components import program
+from components.contract import kept_file
+from components.contract.progress import parse_progress
 from tests.components.conftest import stack_values
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.progress import (
+from components.contract.progress import (
     Mark,
     Progress,
     ProgressError,

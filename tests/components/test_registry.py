@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-import components.scenarios as package
+import components.contract.scenarios as package
 from automation.core.errors import KubeshiftError
 from automation.scenarios import ScenarioDrift, build_scenario
-from components import registry
-from components.config import ConfigError, load_config
-from components.progress import PROGRESS_OUTPUT
+from components.contract import registry
+from components.contract.loading import load_config
+from components.contract.models import ConfigError
+from components.contract.progress import PROGRESS_OUTPUT
 from tests.components.conftest import rendered, stack_values
 
 STACKS = ("vpc-move-small", "cni-swap-example", "overlay-switch-example")
@@ -60,7 +61,7 @@ def test_an_empty_stack_reads_as_defaults() -> None:
 NEW_SCENARIO = '''
 """A scenario added by a test: one module, nothing else touched."""
 from automation.model.phase import CREATES_AND_UPDATES, Phase, Scenario
-from components.registry import ScenarioSpec, StackOutputs
+from components.contract.registry import ScenarioSpec, StackOutputs
 
 PHASES = ("baseline", "tag-everything")
 
@@ -92,8 +93,8 @@ SPEC = ScenarioSpec(
     summary="Tag everything (a test's scenario).",
     phases=lambda members: PHASES,
     outputs=TagOutputs,
-    builder="components.scenarios.tag_move:build",
-    steps="components.scenarios.tag_move:steps",
+    builder="components.contract.scenarios.tag_move:build",
+    steps="components.contract.scenarios.tag_move:steps",
 )
 '''
 
@@ -112,7 +113,7 @@ def add_scenario(tmp_path: Path) -> Iterator[Any]:
         yield add
     finally:
         package.__path__.remove(str(tmp_path))
-        sys.modules.pop("components.scenarios.tag_move", None)
+        sys.modules.pop("components.contract.scenarios.tag_move", None)
         registry.specs.cache_clear()
 
 

@@ -10,8 +10,8 @@ import pulumi
 import pytest
 
 from components import program
-from components.engine_vars import RUN_VAR
-from components.run_marker import (
+from components.contract.engine_vars import RUN_VAR
+from components.contract.run_marker import (
     competing_run,
     marker_path,
     read_mark,
@@ -52,7 +52,7 @@ def test_a_killed_runs_mark_binds_nothing(by_hand: Path) -> None:
     path = marker_path(by_hand, "prod")
     path.parent.mkdir(parents=True)
     done = subprocess.run(
-        [sys.executable, "-c", f"from components.run_marker import write_mark; "
+        [sys.executable, "-c", f"from components.contract.run_marker import write_mark; "
          f"from pathlib import Path; write_mark(Path({str(path)!r}), 'gone')"],
         check=True,
     )  # fmt: skip

@@ -9,15 +9,15 @@ import pytest
 
 from automation.aws.nodes import cluster_tag_key
 from automation.review.render import record, render_program
-from components import policy
-from components.naming import Namer
+from components.contract import policy
+from components.contract.naming import Namer
+from components.contract.tags import cluster_tags
 from components.security_groups import (
     PeerAccess,
     PeerAccessArgs,
     SecurityGroups,
     SecurityGroupsArgs,
 )
-from components.tags import cluster_tags
 from tests.components.conftest import by_type
 
 RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.tags import NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT, is_own_tag
+from components.contract.tags import NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT, is_own_tag
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.user_files import (
+from components.contract.user_files import (
     MAX_VALUES,
     AliasBomb,
     BoundedLoader,
@@ -59,7 +59,7 @@ def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         from pathlib import Path
-        from components.user_files import UnreadableFile, read_bounded
+        from components.contract.user_files import UnreadableFile, read_bounded
         try:
             read_bounded(Path({str(fifo)!r}), "Stack file")
         except UnreadableFile as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from components import userdata
+from components.contract import userdata
 
 
 def test_kubelet_flags_sorted() -> None:

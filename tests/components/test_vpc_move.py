@@ -12,9 +12,9 @@ from collections import Counter
 import pytest
 
 from automation.review.render import RenderedResource, Rendering, render_program
-from components import policy
-from components.config import load_config
-from components.scenarios.vpc_move import plan_phase
+from components.contract import policy
+from components.contract.loading import load_config
+from components.contract.scenarios.vpc_move import plan_phase
 from tests.components.conftest import (
     by_name,
     by_type,

@@ -6,8 +6,8 @@ import base64
 import dataclasses
 
 from automation.review.render import record
-from components import policy
-from components.naming import Namer
+from components.contract import policy
+from components.contract.naming import Namer
 from components.worker_pools import WorkerPools, WorkerPoolsArgs, WorkerPoolSpec
 from tests.components.conftest import by_type
 

@@ -39,7 +39,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.config import load_stack_file
+from components.contract.loading import load_stack_file
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
 from tests.support.user_env import aimed_at_sandbox, user_environment

@@ -12,7 +12,7 @@ from automation.review.render import render_program
 from automation.sandbox.boots import nodeup_config_hash, nodeup_config_key
 from automation.sandbox.world.kops import DESCRIPTIONS as KOPS_DESCRIPTIONS
 from automation.sandbox.world.kops import STATE_STORE, domain, nodeup_script
-from components.config import load_stack_file
+from components.contract.loading import load_stack_file
 from components.security_groups import DESCRIPTIONS
 from tests.rehearsal.conftest import STACK, Rehearsal
 

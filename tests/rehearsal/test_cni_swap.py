@@ -24,7 +24,7 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN, SANDBOX_MIRROR_TTL, zone_name
-from components.scenarios.cni_swap import CNI_SWAP, DNS_TO_MIRROR, DNS_TO_PRIMARY
+from components.contract.scenarios.cni_swap import CNI_SWAP, DNS_TO_MIRROR, DNS_TO_PRIMARY
 from tests.rehearsal.conftest import (
     BEFORE_RUN,
     REPO,

@@ -23,7 +23,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api
 from automation.core.errors import EXIT_CODES, ErrorKind
 from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN
 from automation.sandbox.world.kops import domain
-from components.config import load_stack_file
+from components.contract.loading import load_stack_file
 from tests.rehearsal.conftest import (
     REPO,
     STACK,

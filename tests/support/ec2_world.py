@@ -19,8 +19,8 @@ from kubernetes.client import ApiClient, CoreV1Api
 
 from automation.sandbox.bridge import BRIDGE_LABEL, NodeBridge
 from automation.sandbox.controlplane import Cluster
-from components import userdata
-from components.tags import cluster_tags
+from components.contract import userdata
+from components.contract.tags import cluster_tags
 from tests.support.moto_fixtures import MotoServer
 from tests.support.nodes import unique_name
 

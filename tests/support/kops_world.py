@@ -15,7 +15,7 @@ from automation.sandbox.moto_gaps import (
     reserve_interface_addresses,
     rules_equal_whatever_their_descriptions,
 )
-from components.config import load_stack_file
+from components.contract.loading import load_stack_file
 from tests.support.moto_fixtures import MotoServer
 
 LOCAL = Path(__file__).resolve().parents[2] / "stacks" / "Pulumi.local.yaml"

@@ -44,7 +44,7 @@ from automation.sandbox.world.prepared import (
     open_balancers,
 )
 from automation.sandbox.world.state_store import StateStore
-from components import config as stack_config
+from components.contract import loading as stack_loading
 
 KOPS_OWN = (KOPS_RULE, KOPS_POLICY, EVENTS_VOLUME)
 """What kops makes of its own beyond kubeshift's model: adoption lists it and leaves it
@@ -61,7 +61,7 @@ class WorldError(KubeshiftError):
 def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
     """Create the live cluster the stack ``values`` describes in moto, as kops (and the
     user preparing it for kubeshift) made it; return what was created, in order."""
-    cluster = kops_cluster(stack_config.load_config(values))
+    cluster = kops_cluster(stack_loading.load_config(values))
     built: list[Built] = []
     try:
         _build(aws, cluster, built)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from automation.sandbox.world.kops import domain, etcd_tag_value
-from components.config import ClusterConfig, StackConfig, WorkerPoolConfig
+from components.contract.models import ClusterConfig, StackConfig, WorkerPoolConfig
 
 CLUSTER_TAG = "KubernetesCluster"
 MASTER_ROLE_TAG = "k8s.io/role/master"

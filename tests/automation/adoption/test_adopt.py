@@ -18,7 +18,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.config.clients import StaticClients
 from automation.engine.adapter import PreviewOutcome, PropertyChange, ResourceChange, UpdateOutcome
 from automation.session.runs import AdoptRequest, execute_adoption
-from components.engine_vars import IMPORTS_VAR
+from components.contract.engine_vars import IMPORTS_VAR
 from tests.support.moto_fixtures import MotoServer
 
 REPO = Path(__file__).resolve().parents[3]
@@ -174,8 +174,9 @@ class KeepingEngine(ScriptedEngine):
     project: Path = REPO
 
     def _kept(self) -> bool:
-        from components import kept_file
-        from components.config import CLUSTER_KEY, load_stack_file
+        from components.contract import kept_file
+        from components.contract.keys import CLUSTER_KEY
+        from components.contract.loading import load_stack_file
 
         stack_file = self.project / "stacks" / "Pulumi.vpc-move-small.yaml"
         in_file = kept_file.merge(load_stack_file(stack_file), CLUSTER_KEY)  # as the program
@@ -221,7 +222,7 @@ def test_an_in_place_difference_is_refused_with_the_way_to_keep_it(project: Path
 def test_kept_live_values_are_written_to_the_stack_file_and_imported_as_they_run(
     project: Path,
 ) -> None:
-    from components.config import load_config, load_stack_file
+    from components.contract.loading import load_config, load_stack_file
 
     stack_file = project / "stacks" / "Pulumi.vpc-move-small.yaml"
     before = stack_file.read_text().splitlines()
@@ -252,7 +253,7 @@ def test_kept_live_values_are_written_to_the_stack_file_and_imported_as_they_run
 def test_kept_live_values_go_to_the_kept_file_the_stack_names(project: Path) -> None:
     """A stack with a kept file keeps its live values there, out of the config Pulumi
     hands the program in one bounded environment string; the stack file is untouched."""
-    from components.config import load_config, load_stack_file
+    from components.contract.loading import load_config, load_stack_file
 
     stack_file = project / "stacks" / "Pulumi.vpc-move-small.yaml"
     kept_file = stack_file.with_name("Pulumi.vpc-move-small.kept.yaml")
@@ -277,7 +278,7 @@ def test_kept_live_values_go_to_the_kept_file_the_stack_names(project: Path) -> 
 def test_what_could_not_be_kept_safely_is_not() -> None:
     from automation.adoption.kept_inputs import keepable
     from automation.adoption.models import Difference
-    from components.config import KeptInput
+    from components.contract.models import KeptInput
 
     replaced = Difference(
         name=NAME, type=VPC, attribute="cidrBlock", live="a", declared="b", replaces=True,

@@ -8,7 +8,7 @@ from typing import Any
 
 from automation.adoption.kept_user_data import kept_user_data
 from automation.adoption.live import LiveCluster
-from components.userdata import node_script
+from components.contract.userdata import node_script
 
 NODEUP = "#!/bin/bash\nset -o errexit\necho '== nodeup node config starting =='\n"
 

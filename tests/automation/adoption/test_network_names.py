@@ -7,7 +7,7 @@ from typing import Any
 
 from automation.adoption.network_names import network_names
 from automation.aws.clients import AwsAccess, AwsClients
-from components.config import load_stack_file
+from components.contract.loading import load_stack_file
 from tests.support.kops_world import LOCAL
 from tests.support.moto_fixtures import MotoServer
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from automation.adoption.live import LiveCluster
 from automation.adoption.proposal import member_numbers, propose
-from components.config import POOL_NAME
+from components.contract.checks import POOL_NAME
 
 LT = "lt-0123"
 

@@ -14,8 +14,9 @@ from automation.adoption.proposal import Proposal
 from automation.adoption.stack_file import ProposedStack, write
 from automation.config.project import load_stack
 from automation.core.errors import ConfigError, UserError
-from components import kept_file
-from components.config import CLUSTER_KEY, load_config, load_stack_file
+from components.contract import kept_file
+from components.contract.keys import CLUSTER_KEY
+from components.contract.loading import load_config, load_stack_file
 from tests.components.conftest import STACKS
 
 

@@ -12,7 +12,7 @@ from automation.adoption.unmatched import unmatched
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import build
-from components.config import load_stack_file
+from components.contract.loading import load_stack_file
 from tests.support.moto_fixtures import MotoServer
 
 LOCAL = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.local.yaml"

@@ -13,8 +13,8 @@ import yaml
 from typer.testing import CliRunner
 
 from automation.cli.app import app
-from components import registry
-from components.config import load_config, load_stack_file
+from components.contract import registry
+from components.contract.loading import load_config, load_stack_file
 
 REPO = Path(__file__).resolve().parents[3]
 STACK = "vpc-move-small"

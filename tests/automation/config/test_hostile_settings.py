@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from automation.cli.app import app
 from automation.config.settings import RuntimeSettings
-from components.config import (
+from components.contract.keys import (
     CLUSTER_KEY,
     MIGRATION_KEY,
     PHASE_KEY,
@@ -33,8 +33,8 @@ from components.config import (
     RUNTIME_KEY,
     SCENARIO_KEY,
     SKIP_PROGRESS_KEY,
-    StackConfig,
 )
+from components.contract.models import StackConfig
 
 REPO = Path(__file__).resolve().parents[3]
 TOP_KEYS = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from automation.config import reference
-from components.config import KNOWN_KEYS, REGION_KEY
+from components.contract.keys import KNOWN_KEYS, REGION_KEY
 
 REPO = Path(__file__).resolve().parents[3]
 STACKS = sorted((REPO / "stacks").glob("Pulumi.*.yaml"))
@@ -52,7 +52,7 @@ def test_examples_come_from_the_stack_files() -> None:
 
 
 def test_a_field_without_a_description_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    from components.config import DnsConfig
+    from components.contract.models import DnsConfig
 
     monkeypatch.setattr(DnsConfig.model_fields["ttl"], "description", None)
     assert reference.undescribed() == ["kubeshift:cluster.dns.ttl"]

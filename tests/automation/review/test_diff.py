@@ -6,7 +6,7 @@ import fnmatch
 from pathlib import Path
 
 from automation.review.diff import diff_resources, program_scope
-from components.config import load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
 
 STACK = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.vpc-move-small.yaml"
 

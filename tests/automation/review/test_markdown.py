@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from automation.cli.app import app
-from components import registry
+from components.contract import registry
 
 REPO = Path(__file__).resolve().parents[3]
 BLOCK = re.compile(r"<!-- plan --markdown: (\S+) -->\n(.*?)<!-- end plan -->", re.S)

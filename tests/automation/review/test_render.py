@@ -11,7 +11,8 @@ import pulumi_aws as aws
 import pytest
 
 from automation.review.render import SECRET, RenderedResource, record, render, render_program
-from components.config import ConfigError, load_stack_file
+from components.contract.loading import load_stack_file
+from components.contract.models import ConfigError
 from tests.components.conftest import STACKS
 
 ASG = "aws:autoscaling/group:Group"

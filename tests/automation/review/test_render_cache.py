@@ -10,8 +10,8 @@ import pytest
 
 from automation.review.render import render
 from automation.review.render_cache import cached_render, cached_rendering, program_digest
-from components.config import load_stack_file
-from components.engine_vars import IMPORTS_VAR
+from components.contract.engine_vars import IMPORTS_VAR
+from components.contract.loading import load_stack_file
 
 SMALL = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.vpc-move-small.yaml"
 

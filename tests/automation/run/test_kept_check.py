@@ -13,7 +13,7 @@ from automation.config.project import StackInfo
 from automation.core.errors import ConfigError
 from automation.review.render import render_program
 from automation.run.kept_check import kept_for_nothing, refuse_kept_for_nothing
-from components.config import load_config
+from components.contract.loading import load_config
 from tests.components.conftest import stack_values
 from tests.components.test_existing_names import KEPT as NAMES
 from tests.components.test_kept_descriptions import KEPT as DESCRIPTIONS

@@ -1,4 +1,4 @@
-"""The runner and the progress recorded with the stack (``components.progress``).
+"""The runner and the progress recorded with the stack (``components.contract.progress``).
 
 The fake engine keeps the ``progress`` output as the program does: carried marks and
 the update's own mark on every update, a record-only update for ``record``.
@@ -13,7 +13,7 @@ import pytest
 from automation.core.errors import UserError
 from automation.run.journal import Journal
 from automation.run.runner import Runner
-from components.progress import Mark, Progress, missing
+from components.contract.progress import Mark, Progress, missing
 from tests.automation.fakes import Counter, FakeEngine, small_scenario
 from tests.automation.run.test_runner import make_context
 

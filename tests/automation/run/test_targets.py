@@ -9,7 +9,7 @@ import pytest
 from automation.core.errors import PreconditionFailed
 from automation.run.targets import PhaseRenders, target_urns
 from automation.scenarios import build_scenario
-from components.config import load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
 
 STACK = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.local.yaml"
 ROOT = "urn:pulumi:local::kubeshift::pulumi:pulumi:Stack::kubeshift-local"

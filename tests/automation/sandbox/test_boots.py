@@ -19,8 +19,8 @@ from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.kops import STATE_STORE, domain, nodeup_script
 from automation.sandbox.world.model import KopsCluster
 from automation.sandbox.world.state_store import StateStore
-from components import userdata
-from components.config import load_config, load_stack_file
+from components.contract import userdata
+from components.contract.loading import load_config, load_stack_file
 from tests.support.moto_fixtures import MotoServer
 from tests.support.nodes import unique_name
 

@@ -1,7 +1,7 @@
 """The node bridge: moto's running instances become kwok Nodes on a real control plane.
 
 Instances are launched the way kubeshift's program launches them (launch templates
-whose user data ``components.userdata`` renders, ASGs propagating the cluster tags),
+whose user data ``components.contract.userdata`` renders, ASGs propagating the cluster tags),
 and the Nodes must satisfy what kubeshift's hooks read: the name is the private DNS
 name, ``providerID`` names the instance, labels and taints come from the kubelet flags.
 Each test bridges its own cluster name, so it only ever sees its own instances.
@@ -37,8 +37,8 @@ from automation.sandbox.bridge import (
 )
 from automation.sandbox.controlplane import Cluster
 from automation.sandbox.world.kops import nodeup_script
-from components import userdata
-from components.tags import cluster_tags
+from components.contract import userdata
+from components.contract.tags import cluster_tags
 from tests.support.ec2_world import AMI, ZONE, World
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually

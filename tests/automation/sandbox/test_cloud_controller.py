@@ -17,7 +17,7 @@ from automation.sandbox.cloud_controller import (
 )
 from automation.sandbox.controlplane import Cluster
 from automation.sandbox.moto_gaps import default_health_checks
-from components.tags import cluster_tags
+from components.contract.tags import cluster_tags
 from tests.support.ec2_world import World
 from tests.support.nodes import unique_name
 from tests.support.waiting import eventually

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from automation.sandbox.dependencies import DATABASE_PORT, stand_in
-from components.tags import cluster_tags
+from components.contract.tags import cluster_tags
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, run_instances
 from tests.support.nodes import unique_name

@@ -18,8 +18,8 @@ from automation.sandbox.etcd_cluster import EtcdCluster
 from automation.sandbox.member_plan import SandboxEtcd, SandboxMember, plan_members
 from automation.sandbox.members import MemberBoots, boot_plan, start_members
 from automation.sandbox.world.kops import nodeup_script
-from components.config import load_config, load_stack_file
-from components.userdata import member_attach_script, node_script
+from components.contract.loading import load_config, load_stack_file
+from components.contract.userdata import member_attach_script, node_script
 from tests.support.moto_fixtures import MotoServer
 from tests.support.waiting import eventually
 

@@ -39,7 +39,7 @@ from automation.sandbox.workloads import (
     wait_available,
 )
 from automation.steps.service_dns import KUBESHIFT_DNS_NAMES
-from components.config import load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec, unique_name
 from tests.support.waiting import eventually
 

@@ -29,8 +29,9 @@ from automation.scenarios import build_scenario
 from automation.steps import generations
 from automation.steps import mirror as steps
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
-from components.config import StackConfig, WorkerPoolConfig, load_config, load_stack_file
-from components.scenarios import cni_swap as ids
+from components.contract.loading import load_config, load_stack_file
+from components.contract.models import StackConfig, WorkerPoolConfig
+from components.contract.scenarios import cni_swap as ids
 from tests.support.kube_fixtures import clients_of
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, make_zone, put_record, records_named

@@ -8,8 +8,8 @@ import pytest
 
 from automation.model.phase import Gate, Scenario
 from automation.scenarios import build_scenario
-from components.config import load_config, load_stack_file
-from components.scenarios import vpc_move as ids
+from components.contract.loading import load_config, load_stack_file
+from components.contract.scenarios import vpc_move as ids
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -9,7 +9,7 @@ import pytest
 from automation.config.clients import StaticClients
 from automation.core.errors import UserError
 from automation.session.runs import HooksRequest, execute_hooks
-from components.progress import Mark, Progress
+from components.contract.progress import Mark, Progress
 from tests.automation.fakes import FakeEngine
 
 REPO = Path(__file__).resolve().parents[3]

@@ -27,8 +27,8 @@ from automation.model.context import HookContext
 from automation.sandbox.binaries import Binaries
 from automation.sandbox.etcd_cluster import EtcdCluster, start_etcd_cluster
 from automation.steps import etcd as steps
-from components.config import load_config, load_stack_file
-from components.scenarios import vpc_move as ids
+from components.contract.loading import load_config, load_stack_file
+from components.contract.scenarios import vpc_move as ids
 from tests.support.etcd_writer import Writer
 from tests.support.waiting import eventually
 

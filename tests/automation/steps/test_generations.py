@@ -17,9 +17,9 @@ from automation.core.errors import PreconditionFailed
 from automation.kube.clients import KubeClients
 from automation.model.context import HookContext
 from automation.steps.generations import label_new_generation
-from components import userdata
-from components.config import load_config, load_stack_file
-from components.tags import cluster_tags
+from components.contract import userdata
+from components.contract.loading import load_config, load_stack_file
+from components.contract.tags import cluster_tags
 from tests.support.ec2_world import World
 from tests.support.moto_fixtures import MotoServer
 from tests.support.nodes import unique_name

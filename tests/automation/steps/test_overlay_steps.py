@@ -22,7 +22,7 @@ from automation.kube.clients import KubeClients
 from automation.model.context import HookContext
 from automation.sandbox.calico import IPPOOL_CRD, wait_served
 from automation.steps import overlay, routes
-from components.config import load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
 from tests.support.nodes import NodePools, NodePoolSpec
 
 REPO = Path(__file__).resolve().parents[3]

@@ -15,8 +15,8 @@ from automation.core.errors import PreconditionFailed
 from automation.model.context import HookContext
 from automation.scenarios import build_scenario
 from automation.steps.preflight import aws_preflight
-from components.config import load_config, load_stack_file
-from components.scenarios import vpc_move as ids
+from components.contract.loading import load_config, load_stack_file
+from components.contract.scenarios import vpc_move as ids
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network
 

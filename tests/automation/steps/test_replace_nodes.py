@@ -20,8 +20,8 @@ from automation.core.errors import GateTimeoutError, PreconditionFailed
 from automation.kube.clients import KubeClients
 from automation.model.context import HookContext
 from automation.steps.replace_nodes import Replacement, replace_node, replace_node_hooks
-from components import userdata
-from components.tags import cluster_tags
+from components.contract import userdata
+from components.contract.tags import cluster_tags
 from tests.support.ec2_world import World
 from tests.support.moto_fixtures import MotoServer
 from tests.support.waiting import eventually

@@ -13,7 +13,7 @@ from automation.config.settings import RuntimeSettings
 from automation.core.errors import PreconditionFailed
 from automation.model.context import HookContext
 from automation.steps import traffic
-from components.config import load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.moto

@@ -22,7 +22,7 @@ from automation.config.settings import RuntimeSettings
 from automation.kube.clients import KubeClients
 from automation.model.context import HookContext
 from automation.steps import nodes
-from components.config import load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.controlplane, pytest.mark.moto]

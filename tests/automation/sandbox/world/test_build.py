@@ -30,7 +30,7 @@ from automation.sandbox.world.kops import (
     nodeup_script,
 )
 from automation.sandbox.world.model import kops_cluster
-from components.config import load_config
+from components.contract.loading import load_config
 from tests.support.moto_fixtures import MotoServer
 
 LOCAL = Path(__file__).resolve().parents[4] / "stacks" / "Pulumi.local.yaml"

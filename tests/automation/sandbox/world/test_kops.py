@@ -12,7 +12,7 @@ from automation.sandbox.world.kops import (
     nodeup_script,
     rules_for,
 )
-from components.naming import NameKind, check_name
+from components.contract.naming import NameKind, check_name
 
 
 def test_load_balancer_names_stay_within_32_characters_and_apart_for_a_long_cluster() -> None:

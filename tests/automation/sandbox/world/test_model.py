@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from automation.sandbox.world.model import KopsCluster, kops_cluster
-from components.config import load_config, load_stack_file
+from components.contract.loading import load_config, load_stack_file
 
 STACKS = Path(__file__).resolve().parents[4] / "stacks"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from components.registry import NetworkSlot, ScenarioSpec
-from components.scenarios.single_vpc import ClusterOutputs, SingleVpcOutputs
+from components.contract.registry import NetworkSlot, ScenarioSpec
+from components.contract.scenarios.single_vpc import ClusterOutputs, SingleVpcOutputs
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 ID = "cni-swap"
 
@@ -52,7 +52,8 @@ class CniSwapOutputs(SingleVpcOutputs):
 
 def check(config: StackConfig) -> list[NetworkSlot]:
     """The mirror block is required: it names the mirror's zone."""
-    from components.config import MIGRATION_KEY, ConfigError
+    from components.contract.keys import MIGRATION_KEY
+    from components.contract.models import ConfigError
 
     if config.migration.mirror is None:
         key = f"{MIGRATION_KEY}.mirror"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from components.registry import NetworkSlot, ScenarioSpec
-from components.scenarios.single_vpc import SingleVpcOutputs
+from components.contract.registry import NetworkSlot, ScenarioSpec
+from components.contract.scenarios.single_vpc import SingleVpcOutputs
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 ID = "overlay-switch"
 
@@ -32,7 +32,8 @@ class OverlaySwitchOutputs(SingleVpcOutputs):
 
 def check(config: StackConfig) -> list[NetworkSlot]:
     """The overlay block is required; its pod CIDR holds per-node blocks, apart from the VPC."""
-    from components.config import MIGRATION_KEY, ConfigError
+    from components.contract.keys import MIGRATION_KEY
+    from components.contract.models import ConfigError
 
     key = f"{MIGRATION_KEY}.overlay"
     overlay = config.migration.overlay

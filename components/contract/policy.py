@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from components.naming import NameKind, check_name
-from components.tags import block_key
+from components.contract.naming import NameKind, check_name
+from components.contract.tags import block_key
 
 ANYWHERE = ("0.0.0.0/0", "::/0")
 LB_ROLES = ("ingress-lb", "api-lb")

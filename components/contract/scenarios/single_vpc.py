@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from components.registry import StackOutputs
+from components.contract.registry import StackOutputs
 
 
 class ClusterOutputs(BaseModel):

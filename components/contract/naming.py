@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from components import kept_use
+from components.contract import kept_use
 
 if TYPE_CHECKING:
-    from components.config import ClusterConfig
+    from components.contract.models import ClusterConfig
 
 HASH_LENGTH = 8
 

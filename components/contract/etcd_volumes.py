@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from components.naming import Namer
+from components.contract.naming import Namer
 
 if TYPE_CHECKING:  # the config imports the registry, whose outputs model uses EtcdVolume
-    from components.config import StackConfig
+    from components.contract.models import StackConfig
 
 ETCD_VOLUMES_OUTPUT = "etcd_volumes"
 
@@ -42,7 +42,7 @@ class EtcdVolume(BaseModel):
 
 def declared(config: StackConfig) -> dict[str, EtcdVolume]:
     """Member index -> the etcd volume the stack file declares for it."""
-    from components.config import member_az
+    from components.contract.placement import member_az
 
     cluster = config.cluster
     cp = cluster.control_plane
@@ -72,7 +72,7 @@ def recorded(outputs: Mapping[str, Any]) -> dict[str, EtcdVolume]:
 
 def refusal(before: Mapping[str, EtcdVolume], after: Mapping[str, EtcdVolume]) -> str | None:
     """One sentence when going from ``before`` to ``after`` loses or replaces a volume."""
-    from components.config import CLUSTER_KEY
+    from components.contract.keys import CLUSTER_KEY
 
     cp = f"{CLUSTER_KEY}.control_plane"
     problems = []

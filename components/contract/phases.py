@@ -1,4 +1,4 @@
-"""Where a stack stands in its scenario's phases (the ids come from ``components.scenarios``)."""
+"""Where a stack stands in its scenario's phases (ids from ``contract.scenarios``)."""
 
 from __future__ import annotations
 

@@ -25,6 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from components.contract.models import ConfigError
+from components.contract.user_files import load_yaml_document
+
 KEPT_KEY = "kubeshift:kept"
 SECTIONS = ("names", "descriptions", "user_data", "kept_tags", "kept_inputs")
 """The cluster block's sections adoption keeps from what runs and may keep aside
@@ -140,8 +143,6 @@ def split(values: Mapping[str, Any], cluster_key: str) -> tuple[dict[str, Any], 
 
 
 def _read(path: Path) -> dict[str, Any]:
-    from components.config import ConfigError, load_yaml_document  # a cycle at import time
-
     if not path.is_absolute():
         raise KeptFileError(
             f"{KEPT_KEY} {path} was not resolved against the stack file's directory."

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from components.contract.models import ConfigError
+
 MAX_BYTES = 32 * 1024 * 1024
 """Largest file kubeshift reads whole: far above any real stack file (a 72-group kops
 cluster's kept file is about 120 kB) or journal."""
@@ -115,3 +117,56 @@ def alias_bomb_sentence(what: str, path: Path, bomb: AliasBomb) -> str:
         f"{what} {path} expands past {MAX_VALUES:,} values through its aliases (line "
         f"{bomb.line}); write the values out instead of aliasing them."
     )
+
+
+class _UniqueKeyLoader(BoundedLoader):
+    """YAML that refuses a key given twice in one mapping (PyYAML keeps the last), and
+    aliases that expand past what kubeshift reads."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} is given twice", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _unique_mapping,  # type: ignore[arg-type]
+)
+
+
+def load_yaml_document(file: Path, *, what: str) -> Any:
+    """A YAML file read strictly: a regular file of bounded size, UTF-8, valid, no key
+    given twice, aliases bounded; else one sentence."""
+    try:
+        data = read_bounded(file, what)
+    except FileNotFoundError:
+        raise ConfigError("stack", f"{what} {file} does not exist.") from None
+    except UnreadableFile as exc:
+        raise ConfigError("stack", str(exc)) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ConfigError("stack", f"{what} {file} is UTF-16; save it as UTF-8.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            "stack", f"{what} {file} is not UTF-8 text (byte {exc.start}); save it as UTF-8."
+        ) from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)
+    except AliasBomb as bomb:
+        raise ConfigError("stack", alias_bomb_sentence(what, file, bomb)) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}" if mark else ""
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise ConfigError("stack", f"{what} {file} is not valid YAML{where}: {problem}.") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError("stack", f"{what} {file} is not valid YAML ({exc}).") from None

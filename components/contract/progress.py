@@ -31,8 +31,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from components.config import SKIP_PROGRESS_KEY
-from components.engine_vars import RECORD_VAR
+from components.contract.engine_vars import RECORD_VAR
+from components.contract.keys import SKIP_PROGRESS_KEY
 
 PROGRESS_OUTPUT = "progress"
 BY_HAND = "pulumi up by hand"

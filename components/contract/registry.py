@@ -1,6 +1,6 @@
 """The registry of scenarios: the one place that knows which scenarios exist.
 
-Every module of the ``components.scenarios`` package defines ``SPEC``, a
+Every module of the ``components.contract.scenarios`` package defines ``SPEC``, a
 :class:`ScenarioSpec`: the scenario's id and summary, its phase ids in order, its own
 config rules, the typed model of the stack outputs its program exports, and where its
 infrastructure builder and its automation live. The Pulumi program, config validation,
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from components.etcd_volumes import EtcdVolume
-from components.validation import sentence
+from components.contract.etcd_volumes import EtcdVolume
+from components.contract.validation import sentence
 
 if TYPE_CHECKING:
-    from components.config import NetworkConfig, StackConfig
+    from components.contract.models import NetworkConfig, StackConfig
 
 NetworkSlot = tuple[str, "NetworkConfig"]
 
@@ -48,7 +48,7 @@ class StackOutputs(BaseModel):
     target_vpc_id: str | None = None
     node_security_group_ids: list[str] = []
     etcd_volumes: dict[str, EtcdVolume] = {}
-    """Member index -> its etcd volume as declared (``components.etcd_volumes``)."""
+    """Member index -> its etcd volume as declared (``components.contract.etcd_volumes``)."""
 
 
 OutputsT = TypeVar("OutputsT", bound=StackOutputs)
@@ -117,7 +117,7 @@ def steps(spec: ScenarioSpec) -> Callable[[StackConfig], Any]:
 @cache
 def specs() -> tuple[ScenarioSpec, ...]:
     """Every registered scenario, ordered by id."""
-    import components.scenarios as package
+    import components.contract.scenarios as package
 
     found = []
     for module in pkgutil.iter_modules(package.__path__):

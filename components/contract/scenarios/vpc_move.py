@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from components.registry import NetworkSlot, ScenarioSpec, StackOutputs
+from components.contract.registry import NetworkSlot, ScenarioSpec, StackOutputs
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
-    from components.phases import PhaseCursor
+    from components.contract.models import StackConfig
+    from components.contract.phases import PhaseCursor
 
 ID = "vpc-move"
 
@@ -176,7 +176,9 @@ def plan_phase(config: StackConfig) -> PhasePlan:
 
 def check(config: StackConfig) -> list[NetworkSlot]:
     """A target network is required, in the region, and apart from the source VPC."""
-    from components.config import MIGRATION_KEY, ConfigError, check_network
+    from components.contract.checks import check_network
+    from components.contract.keys import MIGRATION_KEY
+    from components.contract.models import ConfigError
 
     key = f"{MIGRATION_KEY}.target_network"
     target = config.migration.target_network
