@@ -68,7 +68,7 @@ class ClusterSpec:
     """Size of each member's etcd volume, GiB."""
     etcd_volume_type: str
     release_etcd_volumes: bool
-    """The user lifted the volumes' protection (last phase only: ``components.config``)."""
+    """The user lifted the volumes' protection (last phase only: ``components.contract.checks``)."""
     dns_zone_id: pulumi.Input[str]
     """Hosted zone of the API and ingress records."""
     api_record: str

@@ -2,7 +2,7 @@
 
 Every command that reads a stack goes through ``load_stack``: it finds
 ``stacks/Pulumi.<name>.yaml`` (or an explicit ``--config`` file), validates it with
-the Pulumi program's own models (``components.config``) and returns the scenario the
+the Pulumi program's own models (``components.contract.loading``) and returns the scenario the
 runner will walk. Bad input ends here as a one-sentence ``UserError``.
 """
 

@@ -1,6 +1,6 @@
 """One sentence for a pydantic validation error, naming the key and the nearest valid name.
 
-Shared by the stack's config models (``components.config``) and the runtime settings
+Shared by the stack's config models (``components.contract.models``) and the runtime settings
 (``automation.config.settings``), so a typo anywhere reads the same way::
 
     kubeshift:runtime.clusters.primary.kubeconfg is not a known setting; did you mean
