@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from automation.config.settings import MirrorSettings
 from automation.core.errors import ConfigError, PreconditionFailed, UserError
 from automation.core.waiting import Pending, summarize
-from automation.kube.copy import CopyOptions
+from automation.kube.copy.options import CopyOptions
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from automation.steps import outputs
@@ -78,7 +78,7 @@ def _dns_namespaces(ctx: HookContext) -> tuple[str, ...]:
 
 def copy_to_mirror(ctx: HookContext) -> HookResult:
     """Copy the chosen namespaces to the mirror: stripped, images rewritten, idempotent."""
-    from automation.kube.copy import copy_namespaces
+    from automation.kube.copy.copying import copy_namespaces
 
     report = copy_namespaces(
         ctx.clients.kube(PRIMARY),
@@ -94,7 +94,7 @@ def copy_to_mirror(ctx: HookContext) -> HookResult:
 
 def mirror_matches_primary(ctx: HookContext) -> Pending:
     """Freeze gate: nothing copied has changed on the primary since the copy."""
-    from automation.kube.copy import drift_since_copy
+    from automation.kube.copy.drift import drift_since_copy
 
     return drift_since_copy(ctx.clients.kube(PRIMARY), ctx.clients.kube(MIRROR), copy_options(ctx))
 
@@ -155,7 +155,7 @@ def left_on_primary(ctx: HookContext) -> frozenset[str]:
     if mirror_settings(ctx).stateful != "leave-on-primary":
         return frozenset()
     from automation.kube.clients import list_all
-    from automation.kube.copy import stateful_workloads
+    from automation.kube.copy.plan import stateful_workloads
     from automation.kube.stateful import served_by
 
     primary = ctx.clients.kube(PRIMARY)
