@@ -207,7 +207,8 @@ def services_serve_on_primary(ctx: HookContext) -> Pending:
 
 
 def _move_dns(ctx: HookContext, destination: str, other: str) -> HookResult:
-    from automation.aws.dns import SyncOptions, cutover_records
+    from automation.aws.dns.cutover import cutover_records
+    from automation.aws.dns.requests import SyncOptions
 
     plan = _plan(ctx, destination, other)
     if ctx.dry_run and plan.not_ready:
@@ -275,7 +276,8 @@ def dns_to_primary(ctx: HookContext) -> HookResult:
 
 def records_on_primary(ctx: HookContext) -> Pending:
     """Teardown gate: no record still points at the mirror (each is at the primary's LB)."""
-    from automation.aws.dns import plan_states, read_records
+    from automation.aws.dns.plan import plan_states
+    from automation.aws.dns.records import read_records
 
     plan = _plan(ctx, PRIMARY, MIRROR)
     route53 = ctx.clients.aws().route53
