@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from automation.aws.dns import read_records
+from automation.aws.dns.records import read_records
 from automation.core.errors import KubeshiftError
 
 if TYPE_CHECKING:

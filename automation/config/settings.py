@@ -30,7 +30,8 @@ from automation.etcd.client import EtcdClient
 from automation.etcd.gateway import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, check_endpoint
 from automation.etcd.health import DEFAULT_MAX_RAFT_LAG
 from automation.kube.clients import ClusterAccess
-from automation.kube.copy import DEFAULT_KINDS, CopiedKinds, CopiedNamespaces, RegistryRewrites
+from automation.kube.copy.kinds import DEFAULT_KINDS
+from automation.kube.copy.options import CopiedKinds, CopiedNamespaces, RegistryRewrites
 from automation.kube.drain.filters import DrainOptions
 from automation.kube.drain.run import DrainLimits
 from automation.kube.nodes import Taint

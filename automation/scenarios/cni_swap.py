@@ -24,7 +24,15 @@ from automation.model.phase import (
     Watch,
     retires_what_the_program_retires,
 )
-from automation.steps import generations, mirror
+from automation.steps import (
+    generations,
+    mirror_addresses,
+    mirror_cni,
+    mirror_copy,
+    mirror_cronjobs,
+    mirror_dns,
+    mirror_grants,
+)
 from components.contract.scenarios import cni_swap as ids
 
 if TYPE_CHECKING:
@@ -37,7 +45,7 @@ NO_INFRASTRUCTURE_CHANGES = ChangePolicy(
 MIRROR_NODES_READY = Gate(
     name="mirror-nodes-ready",
     summary="the mirror's workers joined and are Ready",
-    check=mirror.mirror_nodes_ready,
+    check=mirror_copy.mirror_nodes_ready,
     wakes_on=(Watch("nodes", "mirror"),),
     timeout=1800,
     interval=15,
@@ -45,22 +53,22 @@ MIRROR_NODES_READY = Gate(
 MIRROR_ADDRESSES_FREE = Hook(
     name="mirror-addresses-free",
     summary="every fixed address of the mirror's members is free in the primary's subnets",
-    run=mirror.mirror_addresses_free,
+    run=mirror_addresses.mirror_addresses_free,
 )
 GRANT_MIRROR = Hook(
     name="grant-mirror-access",
     summary="dependency SGs (RDS, caches) admit the mirror's nodes as they admit the primary's",
-    run=mirror.grant_mirror_access,
+    run=mirror_grants.grant_mirror_access,
 )
 COPY = Hook(
     name="copy-to-mirror",
     summary="copy namespaces to the mirror: server fields stripped, image registry rewritten",
-    run=mirror.copy_to_mirror,
+    run=mirror_copy.copy_to_mirror,
 )
 MIRROR_WORKLOADS = Gate(
     name="mirror-workloads-available",
     summary="every copied Deployment/StatefulSet available on the mirror, PDBs satisfied",
-    check=mirror.mirror_workloads_available,
+    check=mirror_copy.mirror_workloads_available,
     wakes_on=(Watch("deployments", "mirror"),),
     timeout=1200,
     interval=10,
@@ -68,14 +76,14 @@ MIRROR_WORKLOADS = Gate(
 FROZEN = Gate(
     name="deploys-frozen",
     summary="nothing copied changed on the primary since the copy (re-run the copy if so)",
-    check=mirror.mirror_matches_primary,
+    check=mirror_copy.mirror_matches_primary,
     timeout=60,
     interval=10,
 )
 SERVE_ON_MIRROR = Gate(
     name="services-serve-on-mirror",
     summary="each Service with DNS names has a load balancer and ready endpoints on the mirror",
-    check=mirror.services_serve_on_mirror,
+    check=mirror_dns.services_serve_on_mirror,
     wakes_on=(Watch("endpointslices", "mirror"),),
     timeout=900,
     interval=10,
@@ -83,7 +91,7 @@ SERVE_ON_MIRROR = Gate(
 SERVE_ON_PRIMARY = Gate(
     name="services-serve-on-primary",
     summary="each Service with DNS names has a load balancer and ready endpoints on the primary",
-    check=mirror.services_serve_on_primary,
+    check=mirror_dns.services_serve_on_primary,
     wakes_on=(Watch("endpointslices"),),
     timeout=900,
     interval=10,
@@ -91,7 +99,7 @@ SERVE_ON_PRIMARY = Gate(
 NEW_CNI_EVERYWHERE = Gate(
     name="new-cni-on-every-node",
     summary="the new CNI DaemonSet has a Ready pod on every node (names the nodes missing)",
-    check=mirror.new_cni_on_every_node,
+    check=mirror_cni.new_cni_on_every_node,
     wakes_on=(
         Watch("pods"),
         Watch("nodes"),
@@ -102,7 +110,7 @@ NEW_CNI_EVERYWHERE = Gate(
 OLD_CNI_GONE = Gate(
     name="old-cni-gone",
     summary="the old CNI's DaemonSet and pods are gone",
-    check=mirror.old_cni_gone,
+    check=mirror_cni.old_cni_gone,
     wakes_on=(Watch("pods"),),
     timeout=600,
     interval=10,
@@ -110,19 +118,19 @@ OLD_CNI_GONE = Gate(
 POD_NETWORK_PROBE = Hook(
     name="pod-network-probe",
     summary="run one probe pod per primary node (agnhost netexec) to try pod-to-pod traffic",
-    run=mirror.install_pod_network_probe,
+    run=mirror_cni.install_pod_network_probe,
 )
 POD_NETWORK = Gate(
     name="pod-network-across-nodes",
     summary="each new node's probe pod reaches the next node's (names the broken nodes)",
-    check=mirror.pod_network_across_nodes,
+    check=mirror_cni.pod_network_across_nodes,
     timeout=600,
     interval=15,
 )
 REMOVE_POD_NETWORK_PROBE = Hook(
     name="remove-pod-network-probe",
     summary="delete the probe DaemonSet once the network is proven",
-    run=mirror.remove_pod_network_probe,
+    run=mirror_cni.remove_pod_network_probe,
 )
 LABEL_NEW_GENERATION = Hook(
     name="label-new-generation",
@@ -133,7 +141,7 @@ LABEL_NEW_GENERATION = Hook(
 NEW_GENERATION_READY = Gate(
     name="new-generation-ready",
     summary="the primary's doubled nodes (new worker generation) joined and are Ready",
-    check=mirror.new_generation_ready,
+    check=mirror_cni.new_generation_ready,
     wakes_on=(Watch("nodes"),),
     timeout=1800,
     interval=15,
@@ -141,14 +149,14 @@ NEW_GENERATION_READY = Gate(
 DRAIN_OLD_GENERATION = Hook(
     name="drain-old-generation",
     summary="drain the primary's old worker generation (scaled in at teardown-mirror)",
-    run=mirror.drain_old_generation,
+    run=mirror_cni.drain_old_generation,
     destructive=True,
     retries=0,
 )
 PRIMARY_WORKLOADS = Gate(
     name="primary-workloads-available",
     summary="the primary's workloads are available again on the new network",
-    check=mirror.primary_workloads_available,
+    check=mirror_copy.primary_workloads_available,
     wakes_on=(Watch("deployments"),),
     timeout=1800,
     interval=15,
@@ -195,12 +203,12 @@ def scenario(config: StackConfig) -> Scenario:
                 Hook(
                     name="dns-writers",
                     summary="no DNS controller (external-dns) writes a record to move, or pause it",
-                    run=mirror.dns_writers_guard,
+                    run=mirror_dns.dns_writers_guard,
                 ),
                 Hook(
                     name="dns-to-mirror",
                     summary="point each service's records at its load balancer on the mirror",
-                    run=mirror.dns_to_mirror,
+                    run=mirror_dns.dns_to_mirror,
                     destructive=True,
                 ),
             ),
@@ -217,17 +225,17 @@ def scenario(config: StackConfig) -> Scenario:
                 Hook(
                     name="install-new-cni",
                     summary="apply the new CNI's manifest on the primary (the old one still runs)",
-                    run=mirror.install_new_cni,
+                    run=mirror_cni.install_new_cni,
                 ),
                 Hook(
                     name="cronjobs-to-mirror",
                     summary="suspend the primary's CronJobs; resume their copies on the mirror",
-                    run=mirror.cronjobs_to_mirror,
+                    run=mirror_cronjobs.cronjobs_to_mirror,
                 ),
                 Hook(
                     name="remove-old-cni",
                     summary="delete the old CNI's DaemonSet (breaks the primary's network)",
-                    run=mirror.remove_old_cni,
+                    run=mirror_cni.remove_old_cni,
                     destructive=True,
                     retries=0,
                 ),
@@ -255,7 +263,7 @@ def scenario(config: StackConfig) -> Scenario:
                 Hook(
                     name="dns-to-primary",
                     summary="point each service's records back at the primary's load balancers",
-                    run=mirror.dns_to_primary,
+                    run=mirror_dns.dns_to_primary,
                     destructive=True,
                 ),
             ),
@@ -264,12 +272,12 @@ def scenario(config: StackConfig) -> Scenario:
                 Hook(
                     name="cronjobs-to-primary",
                     summary="suspend the mirror's CronJobs; resume those kubeshift suspended",
-                    run=mirror.cronjobs_to_primary,
+                    run=mirror_cronjobs.cronjobs_to_primary,
                 ),
                 Hook(
                     name="resume-dns-writers",
                     summary="give the DNS controllers kubeshift paused their replicas back",
-                    run=mirror.resume_dns_writers,
+                    run=mirror_dns.resume_dns_writers,
                 ),
             ),
             changes=NO_INFRASTRUCTURE_CHANGES,
@@ -283,7 +291,7 @@ def scenario(config: StackConfig) -> Scenario:
                 Gate(
                     name="no-record-on-mirror",
                     summary="every service's records point at the primary",
-                    check=mirror.records_on_primary,
+                    check=mirror_dns.records_on_primary,
                     timeout=300,
                     interval=10,
                 ),
@@ -291,17 +299,17 @@ def scenario(config: StackConfig) -> Scenario:
                     name="dns-drain",
                     summary="the mirror's load balancers' clients left: records' TTL + margin "
                     "since dns-to-primary, then no traffic in CloudWatch",
-                    run=mirror.drain_mirror,
+                    run=mirror_dns.drain_mirror,
                 ),
                 Hook(
                     name="cronjobs-restored",
                     summary="the primary's CronJobs as before the scenario (mirror copies go)",
-                    run=mirror.cronjobs_restored,
+                    run=mirror_cronjobs.cronjobs_restored,
                 ),
                 Hook(
                     name="revoke-mirror-access",
                     summary="remove the mirror's ingress rules from dependency SGs",
-                    run=mirror.revoke_mirror_access,
+                    run=mirror_grants.revoke_mirror_access,
                 ),
             ),
             changes=retires_what_the_program_retires(

@@ -5,7 +5,7 @@ Services carry their DNS names in metadata — ``external-dns.alpha.kubernetes.i
 from the cluster, not from a list someone keeps by hand. For each Service on the
 destination cluster this module checks that it serves (a load balancer address and at
 least one ready endpoint in its EndpointSlices) and builds one
-``automation.aws.dns.RecordCutover`` per name, pointing at that Service's own load
+``automation.aws.dns.requests.RecordCutover`` per name, pointing at that Service's own load
 balancer. A Service that does not serve, or that exists only on the other cluster, is
 reported as not ready — never silently left out — so a cutover cannot strand a site.
 """
@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from automation.aws.dns import ARecordTarget, CnameTarget, RecordCutover, TargetCheck
+from automation.aws.dns.requests import ARecordTarget, CnameTarget, RecordCutover, TargetCheck
 from automation.aws.probe import HttpProbe
 from automation.core.errors import PreconditionFailed
 from automation.core.waiting import Pending, summarize

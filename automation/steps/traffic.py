@@ -35,7 +35,7 @@ def new_api_targets_healthy(ctx: HookContext) -> Pending:
 
 def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[Any]:
     """The records the stack declares (output ``records``) as cutovers to check."""
-    from automation.aws.dns import AliasTarget, ARecordTarget, CnameTarget, RecordCutover
+    from automation.aws.dns.requests import AliasTarget, ARecordTarget, CnameTarget, RecordCutover
 
     declared = outputs.need(ctx.read_outputs(VpcMoveOutputs).records, "records", ctx.phase)
     dns = ctx.stack_config.cluster.dns
@@ -56,7 +56,7 @@ def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[A
 
 
 def _records_pending(ctx: HookContext, keys: tuple[str, ...] | None) -> Pending:
-    from automation.aws.dns import is_cut_over
+    from automation.aws.dns.cutover import is_cut_over
 
     route53 = ctx.clients.aws().route53
     cutovers = _declared_cutovers(ctx, keys)

@@ -9,7 +9,9 @@ import pytest
 from botocore.stub import Stubber
 
 from automation.aws.clients import AwsClients
-from automation.aws.dns import (
+from automation.aws.dns.cutover import cutover_record, cutover_records, is_cut_over, wait_insync
+from automation.aws.dns.records import read_records
+from automation.aws.dns.requests import (
     AliasTarget,
     ARecordTarget,
     CnameTarget,
@@ -17,11 +19,6 @@ from automation.aws.dns import (
     SyncOptions,
     TargetCheck,
     WeightedShift,
-    cutover_record,
-    cutover_records,
-    is_cut_over,
-    read_records,
-    wait_insync,
 )
 from automation.aws.probe import HttpProbe
 from automation.core.errors import PreconditionFailed, StepFailedError

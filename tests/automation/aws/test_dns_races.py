@@ -9,14 +9,8 @@ from typing import Any
 import pytest
 
 from automation.aws.clients import AwsClients
-from automation.aws.dns import (
-    ARecordTarget,
-    CnameTarget,
-    RecordCutover,
-    SyncOptions,
-    apply_transition,
-    cutover_record,
-)
+from automation.aws.dns.cutover import apply_transition, cutover_record
+from automation.aws.dns.requests import ARecordTarget, CnameTarget, RecordCutover, SyncOptions
 from tests.automation.aws.test_dns import cname, values
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_zone, put_record
@@ -107,9 +101,7 @@ def test_a_batch_whose_earlier_attempt_landed_is_not_sent_again(
         )
 
     sent = _batches(aws, first_attempt)
-    cutover = RecordCutover(
-        zone_id=zone, name=NAME, target=ARecordTarget(addresses=("10.1.1.10",))
-    )
+    cutover = RecordCutover(zone_id=zone, name=NAME, target=ARecordTarget(addresses=("10.1.1.10",)))
     report = cutover_record(aws.route53, None, cutover, sync=SyncOptions(timeout=5, interval=0.01))
     assert (report.status, report.change_ids) == ("switched", ()), report.message
     assert sent == [["DELETE CNAME None", "CREATE A None"]]

@@ -198,7 +198,7 @@ def test_the_old_cni_is_not_removed_before_the_new_one_is_installed(
     from automation.config.settings import MirrorSettings, RuntimeSettings
     from automation.core.errors import PreconditionFailed
     from automation.model.context import HookContext
-    from automation.steps.mirror import remove_old_cni
+    from automation.steps.mirror_cni import remove_old_cni
 
     _create(kube, fleet, "weave-net", {"name": "weave-net"})
     mirror = MirrorSettings.model_validate(

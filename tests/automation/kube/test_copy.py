@@ -21,19 +21,16 @@ from pydantic import ValidationError
 
 from automation.core.errors import PreconditionFailed, StepFailedError
 from automation.kube.clients import KubeClients
-from automation.kube.copy import (
-    KIND_BY_NAME,
+from automation.kube.copy.copying import copy_namespaces
+from automation.kube.copy.drift import drift_since_copy
+from automation.kube.copy.kinds import KIND_BY_NAME
+from automation.kube.copy.options import CopyOptions, RegistryRewrite, rewrite_image
+from automation.kube.copy.report import CopyItem, CopyReport
+from automation.kube.copy.transforms import (
     SOURCE_DIGEST,
     SOURCE_GENERATION,
-    CopyItem,
-    CopyOptions,
-    CopyReport,
-    RegistryRewrite,
-    copy_namespaces,
     digest,
-    drift_since_copy,
     prepare,
-    rewrite_image,
     skip_reason,
     stamped,
 )

@@ -8,7 +8,8 @@ import pytest
 from kubernetes.client import BatchV1Api
 
 from automation.kube.clients import KubeClients
-from automation.kube.copy import CopyOptions, copy_namespaces
+from automation.kube.copy.copying import copy_namespaces
+from automation.kube.copy.options import CopyOptions
 from automation.kube.cronjobs import SUSPENDED_BY, HandOver, hand_over, restore
 from tests.support.workloads import PAUSE_IMAGE
 

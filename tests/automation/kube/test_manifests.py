@@ -14,7 +14,7 @@ from automation.core.errors import PreconditionFailed, UserError
 from automation.kube.clients import KubeClients
 from automation.kube.manifests import apply_manifest, load_manifest
 from automation.model.context import HookContext
-from automation.steps.mirror import install_new_cni
+from automation.steps.mirror_cni import install_new_cni
 from tests.support.workloads import PAUSE_IMAGE
 from tests.support.yaml_bombs import BILLION_LAUGHS
 

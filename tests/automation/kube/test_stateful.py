@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from automation.kube.copy import KIND_BY_NAME
+from automation.kube.copy.kinds import KIND_BY_NAME
 from automation.kube.stateful import StatefulWorkload, claims, refusal, served_by
 
 

@@ -26,8 +26,16 @@ from automation.model.context import HookContext
 from automation.model.phase import Gate, Hook, Scenario
 from automation.sandbox.controlplane import Cluster
 from automation.scenarios import build_scenario
-from automation.steps import generations
-from automation.steps import mirror as steps
+from automation.steps import (
+    generations,
+    mirror_addresses,
+    mirror_cni,
+    mirror_copy,
+    mirror_cronjobs,
+    mirror_dns,
+    mirror_grants,
+)
+from automation.steps.mirror import copy_options, mirror_settings, parse_settings
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
 from components.contract.loading import load_config, load_stack_file
 from components.contract.models import StackConfig, WorkerPoolConfig
@@ -120,24 +128,24 @@ def test_hooks_and_gates_per_phase(plan: Scenario, phase: str) -> None:
 def test_hooks_come_from_the_mirror_steps(plan: Scenario) -> None:
     hooks = {h.name: h.run for p in plan.phases for h in p.hooks}
     assert hooks == {
-        "mirror-addresses-free": steps.mirror_addresses_free,
-        "grant-mirror-access": steps.grant_mirror_access,
-        "copy-to-mirror": steps.copy_to_mirror,
-        "dns-to-mirror": steps.dns_to_mirror,
-        "install-new-cni": steps.install_new_cni,
-        "pod-network-probe": steps.install_pod_network_probe,
-        "remove-pod-network-probe": steps.remove_pod_network_probe,
-        "cronjobs-to-mirror": steps.cronjobs_to_mirror,
-        "cronjobs-to-primary": steps.cronjobs_to_primary,
-        "cronjobs-restored": steps.cronjobs_restored,
-        "dns-writers": steps.dns_writers_guard,
-        "resume-dns-writers": steps.resume_dns_writers,
-        "remove-old-cni": steps.remove_old_cni,
-        "drain-old-generation": steps.drain_old_generation,
+        "mirror-addresses-free": mirror_addresses.mirror_addresses_free,
+        "grant-mirror-access": mirror_grants.grant_mirror_access,
+        "copy-to-mirror": mirror_copy.copy_to_mirror,
+        "dns-to-mirror": mirror_dns.dns_to_mirror,
+        "install-new-cni": mirror_cni.install_new_cni,
+        "pod-network-probe": mirror_cni.install_pod_network_probe,
+        "remove-pod-network-probe": mirror_cni.remove_pod_network_probe,
+        "cronjobs-to-mirror": mirror_cronjobs.cronjobs_to_mirror,
+        "cronjobs-to-primary": mirror_cronjobs.cronjobs_to_primary,
+        "cronjobs-restored": mirror_cronjobs.cronjobs_restored,
+        "dns-writers": mirror_dns.dns_writers_guard,
+        "resume-dns-writers": mirror_dns.resume_dns_writers,
+        "remove-old-cni": mirror_cni.remove_old_cni,
+        "drain-old-generation": mirror_cni.drain_old_generation,
         "label-new-generation": generations.label_new_generation,
-        "dns-to-primary": steps.dns_to_primary,
-        "revoke-mirror-access": steps.revoke_mirror_access,
-        "dns-drain": steps.drain_mirror,
+        "dns-to-primary": mirror_dns.dns_to_primary,
+        "revoke-mirror-access": mirror_grants.revoke_mirror_access,
+        "dns-drain": mirror_dns.drain_mirror,
     }
     retries = {h.name: h.retries for h in plan.phase("cni-swap").hooks}
     assert retries["remove-old-cni"] == retries["drain-old-generation"] == 0
@@ -212,7 +220,7 @@ def _ctx(clients: Any = None, dry_run: bool = False, **settings: Any) -> HookCon
         phase="copy",
         clients=clients or StaticClients(),
         settings=RuntimeSettings(
-            mirror=steps.parse_settings(settings or None), gates=GateSettings(interval=0.01)
+            mirror=parse_settings(settings or None), gates=GateSettings(interval=0.01)
         ),
         dry_run=dry_run,
     )
@@ -220,12 +228,12 @@ def _ctx(clients: Any = None, dry_run: bool = False, **settings: Any) -> HookCon
 
 def test_copy_needs_namespaces_and_valid_settings() -> None:
     with pytest.raises(UserError, match=r"kubeshift:runtime.mirror.namespaces is empty"):
-        steps.copy_options(_ctx())
+        copy_options(_ctx())
     with pytest.raises(ConfigError, match=r"kubeshift:runtime.mirror.registry_rewrites"):
-        steps.mirror_settings(_ctx(registry_rewrites=[{"source": "https://x", "target": "y"}]))
+        mirror_settings(_ctx(registry_rewrites=[{"source": "https://x", "target": "y"}]))
     with pytest.raises(ConfigError, match="kube-system"):
-        steps.copy_options(_ctx(namespaces=["kube-system"]))
-    options = steps.copy_options(_ctx(namespaces=["shop"], kinds=["Deployment"]))
+        copy_options(_ctx(namespaces=["kube-system"]))
+    options = copy_options(_ctx(namespaces=["shop"], kinds=["Deployment"]))
     assert options.namespaces == ("shop",) and options.kinds == ("Deployment",)
 
 
@@ -282,55 +290,55 @@ def test_copy_freeze_and_dns_to_mirror_through_the_steps(
         "zones": {"example.com": zone},
     }
 
-    dry = steps.copy_to_mirror(_ctx(clients, dry_run=True, **settings))
+    dry = mirror_copy.copy_to_mirror(_ctx(clients, dry_run=True, **settings))
     assert not dry.changed and dry.message.startswith("dry-run: copy to mirror: 2 would-create")
-    result = steps.copy_to_mirror(_ctx(clients, **settings))
+    result = mirror_copy.copy_to_mirror(_ctx(clients, **settings))
     assert result.changed and result.details["copied"] == [
         f"Service {shop}/web",
         f"Deployment {shop}/web",
     ]
-    again = steps.copy_to_mirror(_ctx(clients, **settings))
+    again = mirror_copy.copy_to_mirror(_ctx(clients, **settings))
     assert not again.changed
     eventually(
         "web available on the mirror",
-        lambda: steps.mirror_workloads_available(_ctx(clients, **settings)),
+        lambda: mirror_copy.mirror_workloads_available(_ctx(clients, **settings)),
         until=lambda p: p.done,
         timeout=90,
     )
-    assert steps.mirror_matches_primary(_ctx(clients, **settings)).done
+    assert mirror_copy.mirror_matches_primary(_ctx(clients, **settings)).done
 
     # the mirror's Service has no load balancer yet: the move is refused, nothing changes
-    waiting = steps.services_serve_on_mirror(_ctx(clients, **settings))
+    waiting = mirror_dns.services_serve_on_mirror(_ctx(clients, **settings))
     assert waiting.items == (
         f"service {shop}/web (shop.example.com): no load balancer address yet",
     )
-    refused = steps.dns_to_mirror(_ctx(clients, dry_run=True, **settings))
+    refused = mirror_dns.dns_to_mirror(_ctx(clients, dry_run=True, **settings))
     assert refused.message.startswith("dry-run: would refuse to move any record")
     with pytest.raises(PreconditionFailed, match="do not serve on"):
-        steps.dns_to_mirror(_ctx(clients, **settings))
+        mirror_dns.dns_to_mirror(_ctx(clients, **settings))
 
     CoreV1Api(clusters["mirror"].api_client).patch_namespaced_service_status(
         "web", shop, {"status": {"loadBalancer": {"ingress": [{"hostname": MIRROR_LB}]}}},
         _content_type="application/merge-patch+json",
     )  # fmt: skip
-    assert steps.services_serve_on_mirror(_ctx(clients, **settings)).done
-    would = steps.dns_to_mirror(_ctx(clients, dry_run=True, **settings))
+    assert mirror_dns.services_serve_on_mirror(_ctx(clients, **settings)).done
+    would = mirror_dns.dns_to_mirror(_ctx(clients, dry_run=True, **settings))
     assert not would.changed and would.message.startswith("dry-run: would-switch")
-    moved = steps.dns_to_mirror(_ctx(clients, **settings))
+    moved = mirror_dns.dns_to_mirror(_ctx(clients, **settings))
     assert moved.changed, moved.message
     values = [
         rr["ResourceRecords"][0]["Value"]
         for rr in records_named(aws.route53, zone, "shop.example.com")
     ]
     assert values == [MIRROR_LB]
-    assert not steps.dns_to_mirror(_ctx(clients, **settings)).changed
+    assert not mirror_dns.dns_to_mirror(_ctx(clients, **settings)).changed
 
     # teardown must wait: the record still points at the mirror
     CoreV1Api(clusters["primary"].api_client).patch_namespaced_service_status(
         "web", shop, {"status": {"loadBalancer": {"ingress": [{"hostname": "primary-shop.elb"}]}}},
         _content_type="application/merge-patch+json",
     )  # fmt: skip
-    blocked = steps.records_on_primary(_ctx(clients, **settings))
+    blocked = mirror_dns.records_on_primary(_ctx(clients, **settings))
     assert blocked.items == ("record shop.example.com.: does not point at primary-shop.elb yet",)
 
 
@@ -360,16 +368,21 @@ def test_grants_mirror_the_rules_that_admit_the_primary(moto: MotoServer) -> Non
             "mirror_node_security_group_ids": [mirror_nodes],
         },
     )
-    dry = steps.grant_mirror_access(dataclasses.replace(ctx, dry_run=True))
+    dry = mirror_grants.grant_mirror_access(dataclasses.replace(ctx, dry_run=True))
     assert not dry.changed and dry.message == f"would-add: {db} <- {mirror_nodes} tcp/5432"
-    assert steps.grant_mirror_access(ctx).message == f"added: {db} <- {mirror_nodes} tcp/5432"
-    assert not steps.grant_mirror_access(ctx).changed
-    assert steps.revoke_mirror_access(ctx).message == f"removed: {db} <- {mirror_nodes} tcp/5432"
-    assert not steps.revoke_mirror_access(ctx).changed
+    assert (
+        mirror_grants.grant_mirror_access(ctx).message == f"added: {db} <- {mirror_nodes} tcp/5432"
+    )
+    assert not mirror_grants.grant_mirror_access(ctx).changed
+    assert (
+        mirror_grants.revoke_mirror_access(ctx).message
+        == f"removed: {db} <- {mirror_nodes} tcp/5432"
+    )
+    assert not mirror_grants.revoke_mirror_access(ctx).changed
 
     ctx = dataclasses.replace(ctx, config=_example(dependency_security_group_ids=[cache]))
     with pytest.raises(PreconditionFailed, match=f"{cache} admits none of the primary"):
-        steps.grant_mirror_access(ctx)
+        mirror_grants.grant_mirror_access(ctx)
 
 
 def _cni_daemonset(name: str, labels: dict[str, str], node_labels: dict[str, str]) -> Any:
@@ -438,7 +451,7 @@ def test_cni_swap_phase_steps_on_the_primary(
     )  # fmt: skip
     config = _example(worker_pools=[pool], azs=["a"])
     settings = RuntimeSettings(
-        mirror=steps.parse_settings(
+        mirror=parse_settings(
             {
                 "namespaces": [namespace],
                 "old_cni": {"namespace": namespace, "name": "weave-net"},
@@ -464,22 +477,24 @@ def test_cni_swap_phase_steps_on_the_primary(
 
     eventually(
         "web available",
-        lambda: steps.primary_workloads_available(ctx()),
+        lambda: mirror_copy.primary_workloads_available(ctx()),
         until=lambda p: p.done,
         timeout=90,
     )
     # The new generation joins only now (as the doubled node count does in the seed), so
     # the running pods are all on the old generation when the drain starts.
     new = node_pools.create(NodePoolSpec("gen-cni", count=2, labels=new_labels))
-    assert not steps.old_cni_gone(ctx()).done
+    assert not mirror_cni.old_cni_gone(ctx()).done
 
-    assert not steps.remove_old_cni(ctx(dry_run=True)).changed
-    assert steps.remove_old_cni(ctx()).changed
-    assert not steps.remove_old_cni(ctx()).changed
-    eventually("weave gone", lambda: steps.old_cni_gone(ctx()), until=lambda p: p.done, timeout=90)
+    assert not mirror_cni.remove_old_cni(ctx(dry_run=True)).changed
+    assert mirror_cni.remove_old_cni(ctx()).changed
+    assert not mirror_cni.remove_old_cni(ctx()).changed
+    eventually(
+        "weave gone", lambda: mirror_cni.old_cni_gone(ctx()), until=lambda p: p.done, timeout=90
+    )
     eventually(
         "new generation Ready",
-        lambda: steps.new_generation_ready(ctx()),
+        lambda: mirror_cni.new_generation_ready(ctx()),
         until=lambda p: p.done,
         timeout=90,
     )
@@ -490,14 +505,14 @@ def test_cni_swap_phase_steps_on_the_primary(
     missing = "kops.k8s.io/instancegroup=nodes"
     mirror = settings.mirror.model_copy(update={"old_nodes_selector": missing})
     with pytest.raises(PreconditionFailed, match=f"old_nodes_selector '{missing}' matches no node"):
-        steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
+        mirror_cni.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
     assert _web_nodes(kube, namespace) <= set(old.node_names)
     # a selector that also picks new nodes (the group label both share) is refused
     # naming them, before anything is cordoned
     shared = _selector(group)
     mirror = settings.mirror.model_copy(update={"old_nodes_selector": shared})
     with pytest.raises(PreconditionFailed, match=r"also selects 2 node\(s\) of the new"):
-        steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
+        mirror_cni.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
     assert not any(
         CoreV1Api(kube.api_client).read_node(n).spec.unschedulable for n in new.node_names
     )
@@ -510,27 +525,27 @@ def test_cni_swap_phase_steps_on_the_primary(
         NodePoolSpec("gen-member", count=1, labels={"node-role.kubernetes.io/control-plane": ""})
     )
     unset = settings.mirror.model_copy(update={"old_nodes_selector": None})
-    chosen, _ = steps._old_generation(ctx(run=settings.model_copy(update={"mirror": unset})))
+    chosen, _ = mirror_cni._old_generation(ctx(run=settings.model_copy(update={"mirror": unset})))
     assert set(old.node_names) | set(kops.node_names) <= set(chosen)
     assert not set(chosen) & (set(new.node_names) | set(member.node_names))
     # ... but while no node is of the new generation, that would be every worker
     nowhere = unset.model_copy(update={"new_nodes_selector": f"{GENERATION_LABEL}=nowhere"})
     with pytest.raises(PreconditionFailed, match=f"'{GENERATION_LABEL}=nowhere' matches no node"):
-        steps.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": nowhere})))
+        mirror_cni.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": nowhere})))
     core = CoreV1Api(kube.api_client)
     assert not any(core.read_node(n).spec.unschedulable for n in old.node_names)
-    assert not steps.drain_old_generation(ctx(dry_run=True)).changed
-    drained = steps.drain_old_generation(ctx())
+    assert not mirror_cni.drain_old_generation(ctx(dry_run=True)).changed
+    drained = mirror_cni.drain_old_generation(ctx())
     assert drained.changed and "evicted 2 pod(s)" in drained.message, drained.message
     eventually(
         "Calico Ready on the new generation",
-        lambda: steps.new_cni_on_every_node(ctx()),
+        lambda: mirror_cni.new_cni_on_every_node(ctx()),
         until=lambda p: p.done,
         timeout=90,
     )
     eventually(
         "web available again",
-        lambda: steps.primary_workloads_available(ctx()),
+        lambda: mirror_copy.primary_workloads_available(ctx()),
         until=lambda p: p.done,
         timeout=90,
     )
@@ -547,9 +562,9 @@ def test_the_pod_network_probe_switched_off_touches_nothing_and_says_so() -> Non
     """For nodes that carry no pod traffic (the sandbox's kwok nodes): no client is used."""
     ctx = _ctx(namespaces=["shop"], pod_network={"enabled": False})
 
-    installed = steps.install_pod_network_probe(ctx)
-    reached = steps.pod_network_across_nodes(ctx)
-    removed = steps.remove_pod_network_probe(ctx)
+    installed = mirror_cni.install_pod_network_probe(ctx)
+    reached = mirror_cni.pod_network_across_nodes(ctx)
+    removed = mirror_cni.remove_pod_network_probe(ctx)
 
     assert not installed.changed and not removed.changed
     assert reached.done and "pod_network.enabled is false" in reached.detail

@@ -127,7 +127,8 @@ def test_the_real_external_dns_puts_a_moved_record_back_unless_paused(
     controller's own TXT ownership records and refuses; paused, the move holds."""
     from kubernetes.client import CoreV1Api
 
-    from automation.aws.dns import CnameTarget, RecordCutover, SyncOptions, cutover_record
+    from automation.aws.dns.cutover import cutover_record
+    from automation.aws.dns.requests import CnameTarget, RecordCutover, SyncOptions
     from tests.support.external_dns import ExternalDns
     from tests.support.moto_world import records_named
 

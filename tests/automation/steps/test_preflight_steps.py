@@ -118,7 +118,7 @@ def test_a_moving_members_address_a_worker_took_is_refused_before_the_engine(
 
 @pytest.mark.moto
 def test_a_mirror_members_address_a_primary_node_holds_is_refused(moto: MotoServer) -> None:
-    from automation.steps.mirror import mirror_addresses_free
+    from automation.steps.mirror_addresses import mirror_addresses_free
 
     aws, _, _, subnet, context = _fixed_address_world(
         moto, "cni-swap-example", "mirror-cluster", "source_vpc_id", "10.30.32.0/19"

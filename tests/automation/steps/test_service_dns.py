@@ -24,7 +24,8 @@ from kubernetes.client import (
 from kubernetes.client.exceptions import ApiException
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.aws.dns import ARecordTarget, CnameTarget, SyncOptions, cutover_records
+from automation.aws.dns.cutover import cutover_records
+from automation.aws.dns.requests import ARecordTarget, CnameTarget, SyncOptions
 from automation.core.errors import PreconditionFailed
 from automation.kube.clients import KubeClients
 from automation.sandbox.controlplane import Cluster
