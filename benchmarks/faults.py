@@ -222,9 +222,9 @@ def take_proposal(proposal: Path, target: Path, stack: str) -> None:
 
 
 def stack_file(env: dict[str, str], stack: str) -> Path:
-    """The sandbox workspace's stack file, which adoption reads and writes."""
-    workspace = Path(env["KUBESHIFT_STATE_DIR"]) / "sandbox" / "workspace"
-    return workspace / "stacks" / f"Pulumi.{stack}.yaml"
+    """The stack file of the project ``env`` is aimed at (the sandbox's workspace after
+    ``sandbox env``), which adoption reads and writes."""
+    return Path(env["KUBESHIFT_PROJECT_DIR"]) / "stacks" / f"Pulumi.{stack}.yaml"
 
 
 def world_differences(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:

@@ -18,7 +18,7 @@ STATE = frozenset({("urn:pulumi:local::kubeshift::aws:ec2/vpc:Vpc::source", "vpc
 
 
 def _shell(code: int) -> Shell:
-    return Shell(code=code, output="", seconds=1.0)
+    return Shell(code=code, stdout="", stderr="", seconds=1.0)
 
 
 def _by_hand() -> ByHand:

@@ -23,8 +23,14 @@ class Shell:
     """A command run after ``eval "$(kubeshift sandbox env)"``."""
 
     code: int
-    output: str
+    stdout: str
+    stderr: str
     seconds: float
+
+    @property
+    def output(self) -> str:
+        """Both streams, for a failure's message."""
+        return self.stdout + self.stderr
 
     @property
     def ok(self) -> bool:
@@ -45,7 +51,7 @@ class ByHand:
     second_operator_status: Shell
 
     def recorded(self) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = json.loads(self.second_operator_status.output)
+        rows: list[dict[str, Any]] = json.loads(self.second_operator_status.stdout)
         return rows
 
 
@@ -59,7 +65,7 @@ def shell_in_sandbox(exports: str, env: dict[str, str]) -> Callable[[str], Shell
             text=True,
             timeout=900,
         )
-        return Shell(proc.returncode, proc.stdout + proc.stderr, time.monotonic() - began)
+        return Shell(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - began)
 
     return run
 
@@ -75,7 +81,7 @@ def drain_by_hand(
 
     def world() -> frozenset[tuple[str, str]]:
         exported = sh(f"pulumi stack export --stack {stack}")
-        resources = json.loads(exported.output)["deployment"]["resources"]
+        resources = json.loads(exported.stdout)["deployment"]["resources"]
         return frozenset((r["urn"], r.get("id", "")) for r in resources)
 
     before = world()

@@ -581,10 +581,7 @@ def test_a_stack_change_that_would_shrink_an_etcd_volume_is_refused_by_the_engin
 ) -> None:
     """The real program, under the real engine, refuses before declaring anything —
     for kubeshift's preview and for a `pulumi preview` by hand alike."""
-    stack_file = (
-        Path(rehearsal.env["KUBESHIFT_STATE_DIR"]) / "sandbox" / "workspace" / "stacks"
-        / f"Pulumi.{STACK}.yaml"
-    )  # fmt: skip
+    stack_file = Path(rehearsal.env["KUBESHIFT_PROJECT_DIR"]) / "stacks" / f"Pulumi.{STACK}.yaml"
     original = stack_file.read_text()
     document = yaml.safe_load(original)
     document["config"]["kubeshift:cluster"]["control_plane"]["etcd_volume_size"] = 1

@@ -34,8 +34,11 @@ class RegistryRewrite(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    source: str = Field(description="e.g. registry.example.com")
-    target: str = Field(description="e.g. registry-mirror.example.com")
+    source: str = Field(
+        description="The registry (or registry/path) prefix an image reference must start "
+        "with to be rewritten, e.g. registry.example.com."
+    )
+    target: str = Field(description="What replaces that prefix, e.g. registry-mirror.example.com.")
 
     @field_validator("source", "target")
     @classmethod
