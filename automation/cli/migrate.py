@@ -24,7 +24,7 @@ from automation.cli.common import (
 from automation.core.errors import EXIT_CODES, ErrorKind, UserError
 
 if TYPE_CHECKING:
-    from automation.run.runner import RunReport
+    from automation.run.steps import RunReport
 
 from automation.cli.root import app
 

@@ -43,11 +43,13 @@ from automation.run.journal import (
     state_dir,
 )
 from automation.run.kept_check import refuse_kept_for_nothing
-from automation.run.runner import Confirm, Runner, RunReport
+from automation.run.planner import Planner
+from automation.run.runner import Runner
+from automation.run.steps import Confirm, RunReport
 from automation.run.targets import PhaseRenders, target_urns
 from automation.scenarios import build_scenario
 from components.contract.checks import DNS_SUBDOMAIN
-from components.contract.progress import listed, missing
+from components.contract.progress import Progress, listed, missing
 from components.contract.run_marker import clear_mark, marker_path, write_mark
 
 
@@ -209,10 +211,9 @@ def execute(
     if request.dry_run:
         journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
         factory = context_factory(info, settings, clients, NullReporter())
-        runner = Runner(None, journal, factory)
         outputs, note = read_outputs(request.project, request.stack)
-        runner.use_outputs(outputs)
-        report = runner.dry_run(phases)
+        planner = Planner(journal, factory, order=scenario.phases, outputs=outputs)
+        report = planner.dry_run(phases)
         report.note = note
         return report
 
@@ -295,15 +296,14 @@ class _StepsSession:
             context_factory(info, settings, clients or LazyClients(settings), reporter),
         )  # fmt: skip
 
-    def reader(self) -> Runner:
-        """A runner over the journal as it is (none yet: no journal), reading outputs."""
+    def planner(self) -> Planner:
+        """A planner over the journal as it is (none yet: no journal) and the stack's
+        current outputs."""
         existing = Journal(self.path, self.stack, scenario=self.info.scenario)
-        reader = Runner(
-            self.engine, existing if self.path.exists() else None, self.factory,
-            order=self.scenario.phases,
+        return Planner(
+            existing if self.path.exists() else None, self.factory,
+            order=self.scenario.phases, outputs=self.engine.outputs(),
         )  # fmt: skip
-        reader.outputs_from_stack()
-        return reader
 
     @contextmanager
     def runner(self, confirm: Confirm | None, actor: str) -> Iterator[Runner]:
@@ -341,14 +341,14 @@ def execute_hooks(
     phase = scenario.phase(request.phase)
     chooser = _chooser(request.yes, request.interactive, confirm)
     # Too early is a user error: said before the lock, the journal or any write.
-    reader = session.reader()
-    _refuse_early(reader, scenario.ids(), phase.id, request)
+    planner = session.planner()
+    _refuse_early(planner.progress(), scenario.ids(), phase.id, request)
     if request.dry_run:
-        report = reader.describe_steps(phase, request.side)
+        report = planner.describe_steps(phase, request.side)
         report.note = "planned from the stack's current outputs"
         return report
     with session.runner(chooser, "kubeshift hooks") as runner:
-        _refuse_early(runner, scenario.ids(), phase.id, request)  # what the lock now holds
+        _refuse_early(runner.progress(), scenario.ids(), phase.id, request)  # under the lock
         return runner.run_steps(phase, request.side)
 
 
@@ -380,16 +380,15 @@ def execute_replacement(
         request.nodes, Replacement(cluster=request.cluster, timeout=request.timeout)
     )
     if request.dry_run:
-        return session.reader().describe_action(phase, hooks)
+        return session.planner().describe_action(phase, hooks)
     chooser = _chooser(request.yes, request.interactive, confirm)
     with session.runner(chooser, "kubeshift replace-nodes") as runner:
         return runner.run_action(phase, hooks)
 
 
 def _refuse_early(
-    runner: Runner, order: tuple[str, ...], phase: str, request: HooksRequest
+    progress: Progress, order: tuple[str, ...], phase: str, request: HooksRequest
 ) -> None:
-    progress = runner.progress()
     command = f"kubeshift --stack {request.stack}"
     if request.side == "after" and not progress.has(phase, "update"):
         raise UserError(
@@ -535,6 +534,7 @@ def execute_proposal(
     from components.contract import keys as stack_keys
     from components.contract import loading as stack_loading
     from components.contract import models as stack_models
+
     path = stack_path(project, stack)
     try:
         values = stack_loading.load_stack_file(path)
