@@ -132,7 +132,7 @@ def execute_preview(request: PreviewRequest) -> PreviewReport:
     from automation.run import guard
     from automation.run.steps import effective_policy, resolve_targets
     from automation.run.targets import PhaseRenders, target_urns
-    from automation.session.runs import engine_log
+    from automation.session.assembly import engine_log
 
     info = load_stack(request.project, request.stack)
     scenario = build_scenario(info.config)
