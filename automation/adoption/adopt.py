@@ -31,7 +31,7 @@ from automation.engine.adapter import Engine, PreviewOutcome, urn_name, urn_type
 from automation.engine.property_paths import top_level
 from automation.model.context import ClientSet
 from automation.run.journal import Journal
-from automation.run.runner import step_layout
+from automation.run.steps import step_layout
 from automation.scenarios import build_scenario
 from components.contract.engine_vars import IMPORTS_VAR
 from components.contract.progress import Mark, Record

@@ -75,7 +75,7 @@ def adopt(
     json_output: JsonOpt = False,
 ) -> None:
     """Take the live cluster the stack describes into its state, changing nothing live."""
-    from automation.session.runs import AdoptRequest, execute_adoption
+    from automation.session.adoption import AdoptRequest, execute_adoption
 
     g = globals_of(ctx)
     name = chosen_stack(ctx, stack)
@@ -111,7 +111,7 @@ def adopt(
 
 
 def _propose(stack: str, target: Path, as_json: bool) -> None:
-    from automation.session.runs import execute_proposal
+    from automation.session.adoption import execute_proposal
 
     proposed = execute_proposal(project_for(stack), stack, target)
     proposal = proposed.proposal

@@ -24,7 +24,7 @@ from automation.cli.common import (
 from automation.core.errors import EXIT_CODES, ErrorKind, UserError
 
 if TYPE_CHECKING:
-    from automation.run.runner import RunReport
+    from automation.run.steps import RunReport
 
 from automation.cli.root import app
 
@@ -147,7 +147,7 @@ def hooks(
     json_output: JsonOpt = False,
 ) -> None:
     """Run one phase's hooks and gates around a `pulumi up` you run yourself, and record them."""
-    from automation.session.runs import HooksRequest, execute_hooks
+    from automation.session.hooks import HooksRequest, execute_hooks
 
     if before == after:
         raise UserError("Say which steps to run: --before or --after (one of them).")
@@ -203,7 +203,7 @@ def replace_nodes(
     json_output: JsonOpt = False,
 ) -> None:
     """Replace broken nodes with fresh ones: cordon, drain, terminate in the group, wait."""
-    from automation.session.runs import ReplaceRequest, execute_replacement
+    from automation.session.hooks import ReplaceRequest, execute_replacement
 
     g = globals_of(ctx)
     name = chosen_stack(ctx, stack)

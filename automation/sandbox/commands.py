@@ -332,7 +332,7 @@ def _build_as_kops(
 def _apply_baseline(workspace: Path, info: StackInfo, say: Say) -> None:
     """Baseline through the engine, the stack's state kept (``--built-by kubeshift``)."""
     from automation.engine.adapter import PulumiEngine
-    from automation.run.runner import step_layout
+    from automation.run.steps import step_layout
     from automation.scenarios import build_scenario
     from components.contract.progress import Mark, Record
 

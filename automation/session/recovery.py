@@ -42,7 +42,7 @@ from automation.engine.adapter import Engine, PendingCreate, urn_name
 from automation.engine.lock import Liveness, LockHolder
 from automation.engine.processes import orphaned_engines
 from automation.run.journal import Journal, stack_lock, state_dir
-from automation.session.runs import EngineFactory, journal_path, pulumi_engine
+from automation.session.assembly import EngineFactory, journal_path, pulumi_engine
 
 if TYPE_CHECKING:
     from automation.aws.lookup import Lookup

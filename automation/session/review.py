@@ -38,7 +38,7 @@ class PlanReport:
 def execute_plan(request: PlanRequest) -> PlanReport:
     """The phase table of a stack, from its stack file alone."""
     from automation.model.phase import Gate, Hook
-    from automation.run.runner import plan_steps
+    from automation.run.steps import plan_steps
 
     info = load_stack(request.project, request.stack)
     refuse_kept_for_nothing(info, _render_cache(request.project))
@@ -130,9 +130,9 @@ def execute_preview(request: PreviewRequest) -> PreviewReport:
     from automation.engine.adapter import PulumiEngine, require_pulumi_cli
     from automation.review.diff import scope_of
     from automation.run import guard
-    from automation.run.runner import effective_policy, resolve_targets
+    from automation.run.steps import effective_policy, resolve_targets
     from automation.run.targets import PhaseRenders, target_urns
-    from automation.session.runs import engine_log
+    from automation.session.assembly import engine_log
 
     info = load_stack(request.project, request.stack)
     scenario = build_scenario(info.config)

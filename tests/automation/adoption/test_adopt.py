@@ -17,7 +17,7 @@ from automation.adoption.models import AdoptedResource, Discovery
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.config.clients import StaticClients
 from automation.engine.adapter import PreviewOutcome, PropertyChange, ResourceChange, UpdateOutcome
-from automation.session.runs import AdoptRequest, execute_adoption
+from automation.session.adoption import AdoptRequest, execute_adoption
 from components.contract.engine_vars import IMPORTS_VAR
 from tests.support.moto_fixtures import MotoServer
 

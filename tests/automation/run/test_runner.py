@@ -12,7 +12,9 @@ from automation.core.waiting import Pending
 from automation.model.context import HookContext
 from automation.model.phase import Phase
 from automation.run.journal import Journal, StepStatus
-from automation.run.runner import Runner, plan_steps
+from automation.run.planner import Planner
+from automation.run.runner import Runner
+from automation.run.steps import plan_steps
 from tests.automation.fakes import Counter, FakeEngine, Killed, gate, small_scenario
 
 
@@ -185,7 +187,7 @@ def test_dry_run_changes_nothing_and_runs_hooks_in_dry_run_mode(journal_path: Pa
         seen.append(dry_run)
         return make_context(phase, outputs, dry_run)
 
-    report = Runner(None, None, context).dry_run(scenario.phases)
+    report = Planner(None, context).dry_run(scenario.phases)
     assert {o.status for o in report.outcomes} == {"would-run"}
     assert seen and all(seen)
     assert not journal_path.exists()

@@ -12,6 +12,7 @@ import pytest
 
 from automation.core.errors import UserError
 from automation.run.journal import Journal
+from automation.run.planner import Planner
 from automation.run.runner import Runner
 from components.contract.progress import Mark, Progress, missing
 from tests.automation.fakes import Counter, FakeEngine, small_scenario
@@ -115,9 +116,8 @@ def test_hooks_by_command_then_a_run_mixes(tmp_path: Path) -> None:
     assert counter.runs == {"taint": 1, "drain": 1}
 
 
-def test_a_damaged_progress_output_is_one_sentence(tmp_path: Path) -> None:
-    bad = runner(FakeEngine(), Journal(tmp_path / "j.json", "s"))
-    bad.use_outputs({"progress": {"marks": "not a list"}})
+def test_a_damaged_progress_output_is_one_sentence() -> None:
+    bad = Planner(None, make_context, outputs={"progress": {"marks": "not a list"}})
     with pytest.raises(UserError) as caught:
         bad.progress()
     assert "not a progress record" in str(caught.value)

@@ -4,7 +4,7 @@ Why this exists: ``kubeshift run`` only knows the real scenarios and their stack
 the kill/resume and locking tests need a run they can kill and race, with the CLI's own
 error handling. This is that run: the CLI's ``handles_errors`` (one line on stderr, the
 error kind's exit code), then the lock, the journal and the runner, as
-``automation.session.runs.execute`` does.
+``automation.session.runs.execute`` does (through ``session.assembly``).
 
 Usage: python -m tests.integration.engine.drive run PROJECT STATE_DIR [--start ID] [--stop ID]
        python -m tests.integration.engine.drive recover PROJECT STATE_DIR [--force]
@@ -21,8 +21,8 @@ import typer
 from automation.cli.common import handles_errors
 from automation.core.progress import NullReporter
 from automation.run.journal import stack_lock
+from automation.session.assembly import wait_for_orphaned_engines
 from automation.session.recovery import recover_engine, refuse_while_orphans_work
-from automation.session.runs import wait_for_orphaned_engines
 from tests.integration.engine.scenario import STACK, build_runner, lock_path, scenario
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)

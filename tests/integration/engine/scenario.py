@@ -4,7 +4,7 @@ Why this module exists: the runner walks ``automation.model.phase.Scenario`` rec
 one mirrors the phases of ``project/__main__.py`` (same ids, same order) the way
 ``automation.scenarios`` mirrors the real program, so the integration tests drive the
 real runner, guard and journal against the real engine. It also builds the runner the
-way ``automation.session.runs`` does (engine, journal, lock, context factory), without the
+way ``automation.session.assembly`` does (engine, journal, lock, context factory), without the
 kubeshift stack-file loading that only real scenarios have.
 """
 

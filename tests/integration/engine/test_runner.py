@@ -25,7 +25,7 @@ from automation.engine.adapter import PreviewOutcome
 from automation.engine.processes import engine_markers
 from automation.model.phase import CREATES_AND_UPDATES
 from automation.run.journal import Journal, StepStatus, stack_lock
-from automation.run.runner import Runner
+from automation.run.planner import Planner
 from tests.integration.engine.scenario import (
     STACK,
     build_runner,
@@ -194,7 +194,7 @@ def test_runner_walks_phases_and_reads_back_outputs_and_urns(
     # The journal on disk says the same, and a dry run now finds everything done.
     reloaded = Journal(journal_path(state), STACK)
     assert all(r.status is StepStatus.SUCCEEDED for r in reloaded.records())
-    dry = Runner(None, reloaded, context_factory()).dry_run(phases)
+    dry = Planner(reloaded, context_factory()).dry_run(phases)
     assert {o.status for o in dry.outcomes} == {"done"}
 
 

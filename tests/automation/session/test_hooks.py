@@ -8,7 +8,7 @@ import pytest
 
 from automation.config.clients import StaticClients
 from automation.core.errors import UserError
-from automation.session.runs import HooksRequest, execute_hooks
+from automation.session.hooks import HooksRequest, execute_hooks
 from components.contract.progress import Mark, Progress
 from tests.automation.fakes import FakeEngine
 

@@ -14,7 +14,7 @@ from automation.adoption.models import AdoptReport
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.config.clients import StaticClients
 from automation.core.errors import UserError
-from automation.session.runs import AdoptRequest, execute_adoption
+from automation.session.adoption import AdoptRequest, execute_adoption
 from tests.automation.fakes import FakeEngine
 from tests.support.moto_fixtures import MotoServer
 

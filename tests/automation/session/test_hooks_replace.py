@@ -8,7 +8,7 @@ import pytest
 
 from automation.config.clients import StaticClients
 from automation.core.errors import UserError
-from automation.session.runs import ReplaceRequest, execute_replacement
+from automation.session.hooks import ReplaceRequest, execute_replacement
 from tests.automation.fakes import FakeEngine
 
 REPO = Path(__file__).resolve().parents[3]
