@@ -35,7 +35,7 @@ from automation.sandbox.provider.model import (
     tags_dict,
     tags_list,
 )
-from automation.sandbox.provider.types.security import (
+from automation.sandbox.provider.types.ec2_calls import (
     SRC,
     Raw,
     account_id,

@@ -2,8 +2,7 @@
 
 ``force_new`` is what the Terraform AWS provider (hashicorp/terraform-provider-aws
 ``internal/service/ec2/``) marks ``ForceNew``/``RequiresReplace``; pulumi-aws replaces on
-exactly those. Everything else changes in place. The module also holds the small EC2
-helpers (waits, "gone" errors, tags, ARNs) that ``compute.py`` shares.
+exactly those. Everything else changes in place.
 
 Security groups behave as ``aws_security_group`` does: the default allow-all egress rule
 is revoked on create (rules come from separate rule resources), and with
@@ -15,14 +14,11 @@ from __future__ import annotations
 
 import functools
 import secrets
-import time
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
-import boto3
 from botocore.exceptions import ClientError
 
-from automation.sandbox.provider.diffing import contains_unknown, same
+from automation.sandbox.provider.diffing import contains_unknown
 from automation.sandbox.provider.model import (
     REGION,
     Aws,
@@ -32,152 +28,27 @@ from automation.sandbox.provider.model import (
     Request,
     ResourceType,
     register,
-    tags_dict,
-    tags_list,
 )
-
-T = TypeVar("T")
-Raw = dict[str, Any]
-
-SRC = "internal/service/ec2/"
-PROPAGATION = 120.0  # the Terraform provider's ec2PropagationTimeout
-POLL = 2.0
-
-
-# --- EC2 plumbing (also used by compute.py) -----------------------------------------
-
-
-def error_code(err: ClientError) -> str:
-    return str(err.response.get("Error", {}).get("Code", ""))
-
-
-def is_gone(err: ClientError) -> bool:
-    """``InvalidGroup.NotFound``, ``InvalidVolume.NotFound``, ... (moto also answers
-    ``InvalidLaunchTemplateName.NotFoundException``)."""
-    return error_code(err).endswith(("NotFound", "NotFoundException"))
-
-
-def ignore_gone(call: Callable[[], object]) -> None:
-    """Run a delete-like call; the target being gone already is success."""
-    try:
-        call()
-    except ClientError as err:
-        if not is_gone(err):
-            raise
-
-
-def retry(call: Callable[[], T], codes: tuple[str, ...], timeout: float) -> T:
-    """``call()``, retried while AWS answers one of ``codes``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return call()
-        except ClientError as err:
-            if error_code(err) not in codes or time.monotonic() > deadline:
-                raise
-        time.sleep(POLL)
-
-
-def until(
-    fetch: Callable[[], T], done: Callable[[T], bool] = lambda _: True, timeout: float = PROPAGATION
-) -> T:
-    """``fetch()`` until it finds the resource and ``done`` holds (AWS is eventually
-    consistent: what was just created may not be visible yet)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            value = fetch()
-            if done(value):
-                return value
-        except NotFound:
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"not ready after {timeout:.0f}s")
-        time.sleep(POLL)
-
-
-def until_gone(fetch: Callable[[], object], timeout: float = PROPAGATION) -> None:
-    """Poll ``fetch()`` until it raises :class:`NotFound`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fetch()
-        except NotFound:
-            return
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"still there after {timeout:.0f}s")
-        time.sleep(POLL)
-
-
-def one(describe: Callable[[], list[Raw]]) -> Raw:
-    """The single resource a Describe call names, or :class:`NotFound`."""
-    try:
-        found = describe()
-    except ClientError as err:
-        if is_gone(err):
-            raise NotFound(str(err)) from err
-        raise
-    if not found:
-        raise NotFound("not found")
-    return found[0]
-
-
-def some(values: Mapping[str, Any]) -> Props:
-    """``values`` without what AWS left unset (``None``, ``""``); lists stay, even empty."""
-    return {k: v for k, v in values.items() if v is not None and v != ""}
-
-
-def integer(value: Any) -> int | None:
-    """A number from the engine (protobuf numbers arrive as floats) as an int."""
-    return None if value is None else int(value)
-
-
-def changed(olds: Props, news: Props, prop: str) -> bool:
-    """Whether ``prop`` differs, absent/empty counting as unset (the servicer's rule)."""
-    return not same(olds.get(prop), news.get(prop))
-
-
-def autoname(req: Request) -> str:
-    """Pulumi's autoname: the logical name plus a dash and seven random hex digits."""
-    return f"{req.name}-{secrets.token_hex(4)[:7]}"
-
-
-@functools.lru_cache
-def _partition(region: str) -> str:
-    return boto3.session.Session().get_partition_for_region(region)
-
-
-def ec2_arn(aws: Aws, account: str, resource: str) -> str:
-    return f"arn:{_partition(aws.region)}:ec2:{aws.region}:{account}:{resource}"
-
-
-@functools.lru_cache(maxsize=8)
-def account_id(aws: Aws) -> str:
-    """The caller's account (what the Terraform provider puts in ARNs it builds)."""
-    return str(aws.client("sts").get_caller_identity()["Account"])
-
-
-def tag_spec(resource_type: str, tags: Mapping[str, str] | None) -> Raw:
-    """``TagSpecifications`` for a Create call, if there are tags."""
-    if not tags:
-        return {}
-    return {"TagSpecifications": [{"ResourceType": resource_type, "Tags": tags_list(tags)}]}
-
-
-def retag(aws: Aws, id_: str, olds: Props, news: Props) -> None:
-    """Make the resource's tags go from ``olds["tags"]`` to ``news["tags"]``."""
-    old: Mapping[str, str] = olds.get("tags") or {}
-    new: Mapping[str, str] = news.get("tags") or {}
-    if removed := [k for k in old if k not in new]:
-        aws.ec2.delete_tags(Resources=[id_], Tags=[{"Key": k} for k in removed])
-    if updated := {k: v for k, v in new.items() if old.get(k) != v}:
-        aws.ec2.create_tags(Resources=[id_], Tags=tags_list(updated))
-
-
-def tag_outputs(raw: list[dict[str, str]] | None) -> Props:
-    tags = tags_dict(raw)
-    return {"tags": tags, "tagsAll": dict(tags)}
-
+from automation.sandbox.provider.types.ec2_calls import (
+    SRC,
+    Raw,
+    account_id,
+    autoname,
+    changed,
+    ec2_arn,
+    error_code,
+    ignore_gone,
+    integer,
+    is_gone,
+    one,
+    retag,
+    retry,
+    some,
+    tag_outputs,
+    tag_spec,
+    until,
+    until_gone,
+)
 
 # --- security group -------------------------------------------------------------------
 
