@@ -11,5 +11,6 @@ from automation.sandbox.provider.types import (  # noqa: F401
     iam,
     load_balancers,
     network,
-    security,
+    security_group_rules,
+    security_groups,
 )
