@@ -6,11 +6,13 @@ Importing this package registers every type in :data:`..model.REGISTRY`.
 from automation.sandbox.provider.types import (  # noqa: F401
     autoscaling,
     certificates,
-    compute,
     dns,
     iam,
+    launch_templates,
     load_balancers,
     network,
+    network_interfaces,
     security_group_rules,
     security_groups,
+    volumes,
 )

@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import secrets
 import time
+import uuid
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import boto3
@@ -123,6 +125,19 @@ def integer(value: Any) -> int | None:
 def changed(olds: Props, news: Props, prop: str) -> bool:
     """Whether ``prop`` differs, absent/empty counting as unset (the servicer's rule)."""
     return not same(olds.get(prop), news.get(prop))
+
+
+def declared_change(olds: Props, news: Props, prop: str) -> bool:
+    """A change of an Optional+Computed property: only when the program declares it."""
+    return prop in news and changed(olds, news, prop)
+
+
+def client_token() -> str:
+    return str(uuid.uuid4())
+
+
+def rfc3339(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def autoname(req: Request) -> str:
