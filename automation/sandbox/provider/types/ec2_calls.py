@@ -34,6 +34,7 @@ Raw = dict[str, Any]
 
 SRC = "internal/service/ec2/"
 PROPAGATION = 120.0  # the Terraform provider's ec2PropagationTimeout
+DRAIN = 600.0  # how long a delete retries DependencyViolation while dependents go
 POLL = 2.0
 
 
@@ -112,6 +113,12 @@ def one(describe: Callable[[], list[Raw]]) -> Raw:
     return found[0]
 
 
+def filters(**by: str) -> list[dict[str, Any]]:
+    """``filters(vpc_id="vpc-1")`` -> ``[{"Name": "vpc-id", "Values": ["vpc-1"]}]``
+    (``__`` in a keyword becomes ``.``)."""
+    return [{"Name": k.replace("__", ".").replace("_", "-"), "Values": [v]} for k, v in by.items()]
+
+
 def some(values: Mapping[str, Any]) -> Props:
     """``values`` without what AWS left unset (``None``, ``""``); lists stay, even empty."""
     return {k: v for k, v in values.items() if v is not None and v != ""}
@@ -180,3 +187,50 @@ def retag(aws: Aws, id_: str, olds: Props, news: Props) -> None:
 def tag_outputs(raw: list[dict[str, str]] | None) -> Props:
     tags = tags_dict(raw)
     return {"tags": tags, "tagsAll": dict(tags)}
+
+
+# --- the networking types' own variants -------------------------------------------------
+# The VPC, gateway, route and peering types came with their own copies of the helpers
+# above; where a copy differs, it is kept as it was, under its own name: "gone" is a
+# ``...NotFound`` code only, the account is asked for on every call, and a property
+# changes only when declared with another value (compared with ``!=``).
+
+
+def is_not_found(err: ClientError) -> bool:
+    """``InvalidVpcID.NotFound``, ``NatGatewayNotFound``, ``InvalidRoute.NotFound``, ...
+    (unlike :func:`is_gone`, not moto's ``...NotFoundException``)."""
+    return error_code(err).endswith("NotFound")
+
+
+def ignore_not_found(call: Callable[[], object]) -> None:
+    """Run a delete-like call; the target being gone already (:func:`is_not_found`) is
+    success."""
+    try:
+        call()
+    except ClientError as err:
+        if not is_not_found(err):
+            raise
+
+
+def find_one(describe: Callable[[], list[Raw]]) -> Raw:
+    """The single resource a Describe call names, or :class:`NotFound` (gone as
+    :func:`is_not_found` tells it)."""
+    try:
+        found = describe()
+    except ClientError as err:
+        if is_not_found(err):
+            raise NotFound(str(err)) from err
+        raise
+    if not found:
+        raise NotFound("not found")
+    return found[0]
+
+
+def caller_account(aws: Aws) -> str:
+    """The caller's account, asked for on every call (:func:`account_id` caches it)."""
+    return str(aws.client("sts").get_caller_identity()["Account"])
+
+
+def declared_differs(olds: Props, news: Props, prop: str) -> bool:
+    """Whether the program declares ``prop`` with a value other than the old one."""
+    return prop in news and news[prop] != olds.get(prop)

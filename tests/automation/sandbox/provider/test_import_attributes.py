@@ -12,9 +12,9 @@ from automation.sandbox.provider import types  # noqa: F401  (registers every ty
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
 from automation.sandbox.provider.types.autoscaling import Group
+from automation.sandbox.provider.types.gateways import NatGateway
 from automation.sandbox.provider.types.launch_templates import LaunchTemplate
 from automation.sandbox.provider.types.load_balancers import TargetGroup
-from automation.sandbox.provider.types.network import NatGateway
 from tests.automation.sandbox.provider.samples import SAMPLES, World, read_attributes
 from tests.automation.sandbox.provider.sdk_attributes import state_attributes
 from tests.support.moto_fixtures import MotoServer

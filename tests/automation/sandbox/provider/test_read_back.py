@@ -20,8 +20,9 @@ from automation.sandbox.provider.diffing import (
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request, ResourceType
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
 from automation.sandbox.provider.types.dns import Record
-from automation.sandbox.provider.types.network import Route, Vpc
 from automation.sandbox.provider.types.network_interfaces import NetworkInterface
+from automation.sandbox.provider.types.routes import Route
+from automation.sandbox.provider.types.vpc import Vpc
 from tests.support.moto_fixtures import MotoServer
 
 STATE = {
