@@ -14,7 +14,7 @@ from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_o
 from automation.sandbox.provider.types.autoscaling import Group
 from automation.sandbox.provider.types.gateways import NatGateway
 from automation.sandbox.provider.types.launch_templates import LaunchTemplate
-from automation.sandbox.provider.types.load_balancers import TargetGroup
+from automation.sandbox.provider.types.target_groups import TargetGroup
 from tests.automation.sandbox.provider.samples import SAMPLES, World, read_attributes
 from tests.automation.sandbox.provider.sdk_attributes import state_attributes
 from tests.support.moto_fixtures import MotoServer
