@@ -6,7 +6,6 @@ Importing this package registers every type in :data:`..model.REGISTRY`.
 from automation.sandbox.provider.types import (  # noqa: F401
     autoscaling,
     certificates,
-    dns,
     gateways,
     iam,
     launch_templates,
@@ -14,6 +13,8 @@ from automation.sandbox.provider.types import (  # noqa: F401
     load_balancers,
     network_interfaces,
     peering,
+    route53_records,
+    route53_zones,
     routes,
     security_group_rules,
     security_groups,
