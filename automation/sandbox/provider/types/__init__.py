@@ -4,7 +4,8 @@ Importing this package registers every type in :data:`..model.REGISTRY`.
 """
 
 from automation.sandbox.provider.types import (  # noqa: F401
-    autoscaling,
+    autoscaling_attachments,
+    autoscaling_groups,
     certificates,
     gateways,
     iam,
