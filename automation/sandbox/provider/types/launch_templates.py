@@ -45,8 +45,6 @@ from automation.sandbox.provider.types.ec2_calls import (
     until,
 )
 
-# --- launch template ------------------------------------------------------------------
-
 _LT = SRC + "ec2_launch_template.go"
 _LT_NAME = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789().-/_"
 # Launch data sent and read back as AWS holds it: property -> LaunchTemplateData field.

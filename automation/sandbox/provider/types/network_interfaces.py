@@ -41,8 +41,6 @@ from automation.sandbox.provider.types.ec2_calls import (
     until,
 )
 
-# --- network interface ----------------------------------------------------------------
-
 _ENI = SRC + "vpc_network_interface.go"
 _DETACH = 10 * 60.0  # the Terraform provider's NetworkInterfaceDetachedTimeout
 

@@ -37,8 +37,6 @@ from automation.sandbox.provider.types.ec2_calls import (
 )
 from automation.sandbox.provider.types.security_groups import find_group
 
-# --- security group rules -----------------------------------------------------------
-
 _RULE = SRC + "vpc_security_group_ingress_rule.go"
 _SOURCES = ("cidrIpv4", "cidrIpv6", "prefixListId", "referencedSecurityGroupId")
 _RULE_FIELDS = ("description", "fromPort", "ipProtocol", "toPort", *_SOURCES)

@@ -43,8 +43,6 @@ from automation.sandbox.provider.types.ec2_calls import (
     until_gone,
 )
 
-# --- security group -------------------------------------------------------------------
-
 _SG = SRC + "vpc_security_group.go"
 _BUSY = ("DependencyViolation", "InvalidGroup.InUse")
 _SG_DELETE = 15 * 60.0  # the Terraform provider's delete timeout

@@ -42,8 +42,6 @@ from automation.sandbox.provider.types.ec2_calls import (
     until_gone,
 )
 
-# --- EBS volume -----------------------------------------------------------------------
-
 _EBS = SRC + "ebs_volume.go"
 _VOLUME_CREATE = 5 * 60.0  # the Terraform provider's timeouts
 _VOLUME_UPDATE = 5 * 60.0
