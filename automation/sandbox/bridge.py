@@ -26,14 +26,14 @@ or the ones it leaves to another bridge.
 Nodes are created once and never updated: after registration the cluster owns them
 (kubeshift taints and cordons them). Each bridged Node carries :data:`BRIDGE_LABEL`
 = the cluster name, so a bridge only ever deletes its own Nodes.
+
+This module is the bridge's passes; what the kubelet reads from the user data is in
+:mod:`automation.sandbox.kubelet_flags`, and the Node an instance becomes in
+:mod:`automation.sandbox.instance_nodes`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import email
-import gzip
 import hashlib
 import ipaddress
 import logging
@@ -41,9 +41,8 @@ import re
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from botocore.exceptions import ClientError
 from kubernetes import client
@@ -51,10 +50,16 @@ from kubernetes import client
 from automation.aws.nodes import LEGACY_CLUSTER_TAG, cluster_tag_key, instance_id_from_provider_id
 from automation.core.waiting import summarize
 from automation.kube.clients import list_all
-from automation.sandbox.boots import Boots, Kubelet
+from automation.sandbox.boots import Boots
+from automation.sandbox.instance_nodes import Instance, node_manifest
+from automation.sandbox.kubelet_flags import (
+    api_host,
+    kubelet_flags,
+    kubelet_refuses,
+    registered_flags,
+    user_data_text,
+)
 from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
-from components.contract.tags import node_template
-from components.contract.userdata import LIFECYCLE_LABEL
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client
@@ -64,257 +69,10 @@ log = logging.getLogger("kubeshift.sandbox.bridge")
 MANAGED_LABEL = ("kwok.x-k8s.io/managed", "true")
 """The label the sandbox's kwok selects the nodes it plays kubelet for by."""
 BRIDGE_LABEL = "sandbox.kubeshift.io/node-bridge"
-CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
-MEMBER_TAGS = ("kubeshift.io/member", "k8s.io/role/master", "k8s.io/role/control-plane")
 LT_ID_TAG = "aws:ec2launchtemplate:id"
 LT_VERSION_TAG = "aws:ec2launchtemplate:version"
 DEFAULT_POD_CIDR = "10.64.0.0/10"  # the sandbox kwok's --cidr
 REQUEST_TIMEOUT = 30.0
-MAX_PODS = "110"
-
-_ARCH = {"x86_64": "amd64", "arm64": "arm64", "i386": "386"}
-_GIB_PER_VCPU = {"c": 2, "m": 4, "t": 4, "r": 8, "x": 16, "z": 8}
-_SIZES = {"nano": 2, "micro": 2, "small": 2, "medium": 2, "large": 2, "xlarge": 4, "metal": 96}
-_FLAG = r"--{name}(?:=|\s+)[\"']?([^\s\"']+)"
-_API_ENDPOINT = re.compile(r"^API_ENDPOINT=[\"']?([^\s\"']+)", re.MULTILINE)
-_INSTANCE_GROUP = re.compile(r"^InstanceGroupName:\s*(\S+)\s*$", re.MULTILINE)
-_INSTANCE_GROUP_ROLE = re.compile(r"^InstanceGroupRole:\s*(\S+)\s*$", re.MULTILINE)
-INSTANCE_GROUP_LABEL = "kops.k8s.io/instancegroup"
-NODE_ROLE_LABEL = "node-role.kubernetes.io/node"
-_KUBELET_LABELS = {
-    "kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch",
-    "beta.kubernetes.io/os", "beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type",
-    "node.kubernetes.io/instance-type", "topology.kubernetes.io/zone",
-    "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
-    "failure-domain.beta.kubernetes.io/region",
-}  # fmt: skip
-_KUBELET_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
-
-
-# --- what the kubelet reads from its flags -----------------------------------------------
-
-
-@dataclass(frozen=True)
-class KubeletFlags:
-    """Labels and taints a kubelet registers its Node with."""
-
-    labels: Mapping[str, str] = field(default_factory=dict)
-    taints: tuple[tuple[str, str, str], ...] = ()
-    """(key, value, effect) triples."""
-
-
-def user_data_text(encoded: str | None) -> str:
-    """Base64 user data as the instance sees it: gunzipped, MIME parts joined."""
-    if not encoded:
-        return ""
-    try:
-        data = base64.b64decode("".join(encoded.split()), validate=True)
-    except (binascii.Error, ValueError):  # already plain text
-        data = encoded.encode()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    text = data.decode("utf-8", errors="replace")
-    if text.lstrip().startswith(("Content-Type: multipart", "MIME-Version")):
-        parts = email.message_from_string(text).walk()
-        payloads = (p.get_payload(decode=True) for p in parts if not p.is_multipart())
-        text = "\n".join(p.decode("utf-8", "replace") for p in payloads if isinstance(p, bytes))
-    return text
-
-
-def kubelet_flags(text: str) -> KubeletFlags:
-    """``--node-labels`` and ``--register-with-taints`` anywhere in a boot script.
-
-    Works for kubeshift's ``node.env``, EKS's ``--kubelet-extra-args`` and nodeadm's
-    flag lists alike; repeated flags merge in order, like the kubelet's map flags.
-    """
-    labels: dict[str, str] = {}
-    for value in re.findall(_FLAG.format(name="node-labels"), text):
-        for item in filter(None, value.split(",")):
-            key, sep, val = item.partition("=")
-            if sep:
-                labels[key] = val
-    taints: dict[tuple[str, str], tuple[str, str, str]] = {}
-    for value in re.findall(_FLAG.format(name="register-with-taints"), text):
-        for item in filter(None, value.split(",")):
-            head, sep, effect = item.rpartition(":")
-            if sep:
-                key, _, val = head.partition("=")
-                taints[(key, effect)] = (key, val, effect)
-    return KubeletFlags(labels, tuple(taints.values()))
-
-
-def kops_role(text: str) -> str:
-    """The role (``Node``, ``ControlPlane``) of the instance group whose nodeup the boot
-    script ``text`` runs; ``""`` for a script that is not kops's."""
-    found = _INSTANCE_GROUP_ROLE.search(text)
-    return found.group(1) if found else ""
-
-
-def registered_flags(
-    text: str, tags: Mapping[str, str], kubelet: Kubelet | None = None
-) -> KubeletFlags:
-    """The labels and taints a node registers with, booted by the script ``text`` from
-    an instance tagged ``tags``: its kubelet's flags, and where kops's nodeup boots it,
-    what kops gives its instance group's nodes (nodeup passes the group's labels and
-    taints to the kubelet, read from the state store as ``kubelet`` holds them; without
-    it, as the group's cluster-autoscaler tags mirror them; kops-controller labels the
-    Node after the group)."""
-    flags = kubelet_flags(text)
-    group = _INSTANCE_GROUP.search(text)
-    if group is None:
-        return flags
-    labels, taints = (
-        (dict(kubelet.labels), kubelet.taints) if kubelet is not None else node_template(tags)
-    )
-    kops = {**labels, INSTANCE_GROUP_LABEL: group.group(1)}
-    if kops_role(text) == "Node":  # a member's role label comes with its member tag
-        kops[NODE_ROLE_LABEL] = ""
-    merged = {(k, e): (k, v, e) for k, v, e in (*taints, *flags.taints)}
-    return KubeletFlags({**kops, **flags.labels}, tuple(merged.values()))
-
-
-def api_host(text: str) -> str:
-    """The API server host a boot script points its kubelet at (``""``: none named)."""
-    found = _API_ENDPOINT.search(text)
-    return (urlsplit(found.group(1)).hostname or "") if found else ""
-
-
-def kubelet_refuses(labels: Mapping[str, str]) -> list[str]:
-    """Labels a real kubelet refuses in ``--node-labels`` (it then fails to start).
-
-    Since Kubernetes 1.16 only a fixed set of ``kubernetes.io``/``k8s.io`` labels and the
-    ``kubelet.kubernetes.io``/``node.kubernetes.io`` namespaces may be self-set; roles
-    such as ``node-role.kubernetes.io/control-plane`` must be applied by a controller.
-    """
-    refused = []
-    for key in labels:
-        namespace = key.split("/", 1)[0] if "/" in key else ""
-        restricted = any(
-            namespace == d or namespace.endswith("." + d) for d in ("kubernetes.io", "k8s.io")
-        )
-        allowed = key in _KUBELET_LABELS or any(
-            namespace == n or namespace.endswith("." + n) for n in _KUBELET_NAMESPACES
-        )
-        if restricted and not allowed:
-            refused.append(key)
-    return sorted(refused)
-
-
-# --- instances and the Nodes they become -------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Instance:
-    """What the bridge needs of one EC2 instance."""
-
-    instance_id: str
-    zone: str
-    private_dns_name: str
-    private_ip: str
-    instance_type: str = ""
-    architecture: str = "x86_64"
-    spot: bool = False
-    public_ip: str = ""
-    tags: Mapping[str, str] = field(default_factory=dict)
-    subnet_id: str = ""
-    image_id: str = ""
-
-    @classmethod
-    def from_ec2(cls, raw: Mapping[str, Any]) -> Instance:
-        return cls(
-            instance_id=raw["InstanceId"],
-            zone=(raw.get("Placement") or {}).get("AvailabilityZone", ""),
-            private_dns_name=raw.get("PrivateDnsName") or "",
-            private_ip=raw.get("PrivateIpAddress") or "",
-            instance_type=raw.get("InstanceType") or "",
-            architecture=raw.get("Architecture") or "x86_64",
-            spot=raw.get("InstanceLifecycle") == "spot",
-            public_ip=raw.get("PublicIpAddress") or "",
-            tags={t["Key"]: t["Value"] for t in raw.get("Tags") or []},
-            subnet_id=raw.get("SubnetId") or "",
-            image_id=raw.get("ImageId") or "",
-        )
-
-    @property
-    def provider_id(self) -> str:
-        return f"aws:///{self.zone}/{self.instance_id}"
-
-    @property
-    def region(self) -> str:
-        return self.zone[:-1] if self.zone[-1:].isalpha() else self.zone
-
-    @property
-    def control_plane(self) -> bool:
-        return any(self.tags.get(tag) for tag in MEMBER_TAGS)
-
-
-def capacity(instance_type: str) -> dict[str, str]:
-    """Approximate capacity of an instance type (vCPUs by size, memory by family)."""
-    family, _, size = instance_type.partition(".")
-    multiple = re.fullmatch(r"(\d+)xlarge", size)
-    cpus = 4 * int(multiple.group(1)) if multiple else _SIZES.get(size, 2)
-    memory = cpus * _GIB_PER_VCPU.get(family[:1], 4)
-    return {
-        "cpu": str(cpus),
-        "memory": f"{memory}Gi",
-        "pods": MAX_PODS,
-        "ephemeral-storage": "100Gi",
-    }
-
-
-def node_manifest(
-    instance: Instance,
-    flags: KubeletFlags,
-    *,
-    pod_cidr: str | None,
-    extra_labels: Mapping[str, str],
-) -> dict[str, Any]:
-    """The Node a kubelet (with the cloud controller's help) registers for ``instance``."""
-    name = instance.private_dns_name
-    labels = {
-        LIFECYCLE_LABEL: "spot" if instance.spot else "on-demand",
-        **flags.labels,
-        "kubernetes.io/hostname": name,
-        "kubernetes.io/os": "linux",
-        "kubernetes.io/arch": _ARCH.get(instance.architecture, instance.architecture),
-        "topology.kubernetes.io/zone": instance.zone,
-        "topology.kubernetes.io/region": instance.region,
-        **(
-            {"node.kubernetes.io/instance-type": instance.instance_type}
-            if instance.instance_type
-            else {}
-        ),
-        **({CONTROL_PLANE_ROLE: ""} if instance.control_plane else {}),
-        **extra_labels,
-    }
-    taints = {(k, e): (k, v, e) for k, v, e in flags.taints}
-    if instance.control_plane:
-        taints.setdefault(
-            (CONTROL_PLANE_ROLE, "NoSchedule"), (CONTROL_PLANE_ROLE, "", "NoSchedule")
-        )
-    addresses = [{"type": "InternalIP", "address": instance.private_ip}]
-    if instance.public_ip:
-        addresses.append({"type": "ExternalIP", "address": instance.public_ip})
-    addresses += [{"type": "InternalDNS", "address": name}, {"type": "Hostname", "address": name}]
-    spec: dict[str, Any] = {
-        "providerID": instance.provider_id,
-        "taints": [
-            {"key": k, "effect": e, **({"value": v} if v else {})} for k, v, e in taints.values()
-        ],
-    }
-    if pod_cidr:
-        spec.update(podCIDR=pod_cidr, podCIDRs=[pod_cidr])
-    size = capacity(instance.instance_type)
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": labels},
-        "spec": spec,
-        "status": {"addresses": addresses, "capacity": size, "allocatable": size},
-    }
-
-
-# --- the bridge ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

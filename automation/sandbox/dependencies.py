@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from automation.aws.nodes import cluster_tag_key
-from automation.sandbox.bridge import MEMBER_TAGS
+from automation.sandbox.instance_nodes import MEMBER_TAGS
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client

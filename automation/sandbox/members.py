@@ -35,7 +35,8 @@ from botocore.exceptions import ClientError
 from automation.adoption.proposal import EVENTS_TAG
 from automation.aws.lookup.model import tag_map
 from automation.sandbox.boots import KubeEnv
-from automation.sandbox.bridge import Instance, kops_role, user_data_text
+from automation.sandbox.instance_nodes import Instance
+from automation.sandbox.kubelet_flags import kops_role, user_data_text
 from automation.sandbox.member_plan import SandboxEtcd
 from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
 from automation.sandbox.world.kops import ETCD_MAIN_TAG

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from automation.sandbox.provider.model import Aws
-from automation.sandbox.provider.types.dns import expand_name
+from automation.sandbox.provider.types.route53_records import expand_name
 from automation.sandbox.world.kops import load_balancer_name
 from automation.sandbox.world.model import Built, KopsCluster, tag_list
 

@@ -9,7 +9,7 @@ import base64
 from dataclasses import dataclass, field
 
 from automation.sandbox.provider.model import Aws
-from automation.sandbox.provider.types.autoscaling import wait_capacity
+from automation.sandbox.provider.types.autoscaling_calls import wait_capacity
 from automation.sandbox.world.kops import (
     ETCD_MAIN_TAG,
     EVENTS_VOLUME_SIZE,

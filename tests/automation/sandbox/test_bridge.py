@@ -22,20 +22,16 @@ from kubernetes.client import CoreV1Api
 
 from automation.aws.nodes import cluster_node_names
 from automation.sandbox.boots import Boots
-from automation.sandbox.bridge import (
-    BRIDGE_LABEL,
-    CONTROL_PLANE_ROLE,
-    MANAGED_LABEL,
-    BridgeReport,
-    NodeBridge,
+from automation.sandbox.bridge import BRIDGE_LABEL, MANAGED_LABEL, BridgeReport, NodeBridge
+from automation.sandbox.controlplane import Cluster
+from automation.sandbox.instance_nodes import CONTROL_PLANE_ROLE, capacity
+from automation.sandbox.kubelet_flags import (
     api_host,
-    capacity,
     kubelet_flags,
     kubelet_refuses,
     registered_flags,
     user_data_text,
 )
-from automation.sandbox.controlplane import Cluster
 from automation.sandbox.world.kops import nodeup_script
 from components.contract import userdata
 from components.contract.tags import cluster_tags

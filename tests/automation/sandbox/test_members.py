@@ -13,8 +13,8 @@ import pytest
 from automation.etcd.client import EtcdClient
 from automation.etcd.observe import observe
 from automation.sandbox.binaries import Binaries
-from automation.sandbox.bridge import Instance
 from automation.sandbox.etcd_cluster import EtcdCluster
+from automation.sandbox.instance_nodes import Instance
 from automation.sandbox.member_plan import SandboxEtcd, SandboxMember, plan_members
 from automation.sandbox.members import MemberBoots, boot_plan, start_members
 from automation.sandbox.world.kops import nodeup_script
@@ -61,7 +61,11 @@ class World:
     boots: MemberBoots
 
     def launch(
-        self, side: str, volume: str | None = None, *, user_data: str = "",
+        self,
+        side: str,
+        volume: str | None = None,
+        *,
+        user_data: str = "",
         tags: dict[str, str] | None = None,
     ) -> str:
         """A member instance (``tags``: its tags; default kubeshift's member tag)."""

@@ -1,15 +1,28 @@
-"""The ``aws:*`` types the stand-in provider serves, one module per AWS service area.
+"""The ``aws:*`` types the stand-in provider serves, one module per resource family.
 
-Importing this package registers every type in :data:`..model.REGISTRY`.
+Importing this package registers every type in :data:`..model.REGISTRY`: it imports each
+module that defines a type (a test holds it so). What the types of one AWS service share
+(waits, "gone" errors, tags) lives in that service's ``*_calls`` module, which the type
+modules import.
 """
 
 from automation.sandbox.provider.types import (  # noqa: F401
-    autoscaling,
+    autoscaling_attachments,
+    autoscaling_groups,
     certificates,
-    compute,
-    dns,
+    gateways,
     iam,
+    launch_templates,
+    listeners,
     load_balancers,
-    network,
-    security,
+    network_interfaces,
+    peering,
+    route53_records,
+    route53_zones,
+    routes,
+    security_group_rules,
+    security_groups,
+    target_groups,
+    volumes,
+    vpc,
 )

@@ -16,7 +16,8 @@ import pytest
 from automation.sandbox.provider.diffing import decide
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
 from automation.sandbox.provider.servicer import props_of, struct_of
-from automation.sandbox.provider.types.autoscaling import Attachment, Group
+from automation.sandbox.provider.types.autoscaling_attachments import Attachment
+from automation.sandbox.provider.types.autoscaling_groups import Group
 from tests.support.moto_fixtures import MotoServer
 
 pytestmark = pytest.mark.moto

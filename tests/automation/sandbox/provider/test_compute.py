@@ -16,7 +16,9 @@ import pytest
 from pulumi.runtime import rpc
 
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
-from automation.sandbox.provider.types.compute import LaunchTemplate, NetworkInterface, Volume
+from automation.sandbox.provider.types.launch_templates import LaunchTemplate
+from automation.sandbox.provider.types.network_interfaces import NetworkInterface
+from automation.sandbox.provider.types.volumes import Volume
 from tests.support.moto_fixtures import MotoServer
 
 pytestmark = pytest.mark.moto

@@ -21,7 +21,9 @@ from automation.sandbox.provider.model import (
     Request,
     ResourceType,
 )
-from automation.sandbox.provider.types.dns import Record, Zone, dns_name, parse_record_id
+from automation.sandbox.provider.types.route53_calls import dns_name
+from automation.sandbox.provider.types.route53_records import Record, parse_record_id
+from automation.sandbox.provider.types.route53_zones import Zone
 from tests.support.moto_fixtures import MotoServer
 
 pytestmark = pytest.mark.moto

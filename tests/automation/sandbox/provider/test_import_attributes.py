@@ -11,10 +11,10 @@ from automation.sandbox.moto_gaps import reservation_descriptions_kept
 from automation.sandbox.provider import types  # noqa: F401  (registers every type)
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
-from automation.sandbox.provider.types.autoscaling import Group
-from automation.sandbox.provider.types.compute import LaunchTemplate
-from automation.sandbox.provider.types.load_balancers import TargetGroup
-from automation.sandbox.provider.types.network import NatGateway
+from automation.sandbox.provider.types.autoscaling_groups import Group
+from automation.sandbox.provider.types.gateways import NatGateway
+from automation.sandbox.provider.types.launch_templates import LaunchTemplate
+from automation.sandbox.provider.types.target_groups import TargetGroup
 from tests.automation.sandbox.provider.samples import SAMPLES, World, read_attributes
 from tests.automation.sandbox.provider.sdk_attributes import state_attributes
 from tests.support.moto_fixtures import MotoServer

@@ -17,7 +17,9 @@ from pulumi.runtime import rpc
 
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
 from automation.sandbox.provider.servicer import props_of, struct_of
-from automation.sandbox.provider.types.load_balancers import Listener, LoadBalancer, TargetGroup
+from automation.sandbox.provider.types.listeners import Listener
+from automation.sandbox.provider.types.load_balancers import LoadBalancer
+from automation.sandbox.provider.types.target_groups import TargetGroup
 from tests.support.moto_fixtures import MotoServer
 
 pytestmark = pytest.mark.moto

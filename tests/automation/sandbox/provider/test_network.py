@@ -22,20 +22,14 @@ from automation.sandbox.provider.model import (
     Request,
     ResourceType,
 )
-from automation.sandbox.provider.types.network import (
-    Eip,
-    InternetGateway,
-    NatGateway,
+from automation.sandbox.provider.types.gateways import Eip, InternetGateway, NatGateway
+from automation.sandbox.provider.types.peering import (
     PeeringConnectionOptions,
-    Route,
-    RouteTable,
-    RouteTableAssociation,
-    Subnet,
-    SubnetCidrReservation,
-    Vpc,
     VpcPeeringConnection,
     VpcPeeringConnectionAccepter,
 )
+from automation.sandbox.provider.types.routes import Route, RouteTable, RouteTableAssociation
+from automation.sandbox.provider.types.vpc import Subnet, SubnetCidrReservation, Vpc
 from tests.support.moto_fixtures import MotoServer
 
 pytestmark = pytest.mark.moto

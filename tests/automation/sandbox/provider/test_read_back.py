@@ -19,9 +19,10 @@ from automation.sandbox.provider.diffing import (
 )
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request, ResourceType
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
-from automation.sandbox.provider.types.compute import NetworkInterface
-from automation.sandbox.provider.types.dns import Record
-from automation.sandbox.provider.types.network import Route, Vpc
+from automation.sandbox.provider.types.network_interfaces import NetworkInterface
+from automation.sandbox.provider.types.route53_records import Record
+from automation.sandbox.provider.types.routes import Route
+from automation.sandbox.provider.types.vpc import Vpc
 from tests.support.moto_fixtures import MotoServer
 
 STATE = {

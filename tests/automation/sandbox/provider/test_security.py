@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
-from automation.sandbox.provider.types.security import (
-    SecurityGroup,
+from automation.sandbox.provider.types.security_group_rules import (
     SecurityGroupEgressRule,
     SecurityGroupIngressRule,
 )
+from automation.sandbox.provider.types.security_groups import SecurityGroup
 from tests.support.moto_fixtures import MotoServer
 
 pytestmark = pytest.mark.moto

@@ -14,7 +14,7 @@ from automation.adoption.discovery import discover
 from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.boots import nodeup_config_hash, nodeup_config_key
-from automation.sandbox.bridge import kops_role, user_data_text
+from automation.sandbox.kubelet_flags import kops_role, user_data_text
 from automation.sandbox.moto_gaps import (
     portless_protocols,
 )

@@ -1,9 +1,8 @@
-"""``aws:autoscaling``: auto scaling groups and their target group attachments.
+"""``aws:autoscaling`` auto scaling groups (``aws:autoscaling/group:Group``).
 
 ``force_new`` is what the Terraform AWS provider's schema marks ``ForceNew``
-(hashicorp/terraform-provider-aws ``internal/service/autoscaling/``): a group's
-``name``/``name_prefix``/``initial_lifecycle_hook``, and every argument of an
-attachment (which has no update). Everything else a group declares changes in place.
+(``internal/service/autoscaling/group.go``): the group's ``name``/``name_prefix``/
+``initial_lifecycle_hook``. Everything else a group declares changes in place.
 
 As Terraform does, a create waits until the desired capacity is ``InService`` and a
 delete scales the group to zero, force-deletes it and waits until its instances are
@@ -22,11 +21,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import secrets
-import time
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -43,15 +39,18 @@ from automation.sandbox.provider.model import (
     ResourceType,
     register,
 )
-
-T = TypeVar("T")
-Raw = dict[str, Any]
+from automation.sandbox.provider.types.autoscaling_calls import (
+    TIMEOUT,
+    Raw,
+    code_and_message,
+    describe_group,
+    retry,
+    wait,
+    wait_capacity,
+)
 
 _GROUP_GO = "internal/service/autoscaling/group.go"
-_ATTACHMENT_GO = "internal/service/autoscaling/attachment.go"
-_TIMEOUT = 600.0  # Terraform's wait_for_capacity_timeout and delete timeout (10m)
 _PROPAGATION = 120.0  # Terraform's retry window for IAM eventual consistency
-_POLL = 2.0
 _GROUP_TYPE = "auto-scaling-group"
 _GRANULARITY = "1Minute"  # the only one AWS offers
 _UNSERVED = (
@@ -62,58 +61,6 @@ _UNSERVED = (
     "warmPool",
     "instanceRefresh",
 )
-
-
-# --- AWS plumbing ---------------------------------------------------------------------
-
-
-def _error(err: ClientError) -> tuple[str, str]:
-    error = err.response.get("Error", {})
-    return str(error.get("Code", "")), str(error.get("Message", ""))
-
-
-def _retry(call: Callable[[], T], retryable: Callable[[str, str], bool], timeout: float) -> T:
-    """``call()``, again while AWS answers an error ``retryable(code, message)`` accepts."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return call()
-        except ClientError as err:
-            if not retryable(*_error(err)) or time.monotonic() > deadline:
-                raise
-        time.sleep(_POLL)
-
-
-def _wait(fetch: Callable[[], T], done: Callable[[T], bool], what: str) -> T:
-    """Poll ``fetch()`` until ``done`` holds for what it returns."""
-    deadline = time.monotonic() + _TIMEOUT
-    while not done(value := fetch()):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: still waiting after {_TIMEOUT:.0f}s")
-        time.sleep(_POLL)
-    return value
-
-
-def _group(aws: Aws, name: str) -> Raw:
-    found = aws.client("autoscaling").describe_auto_scaling_groups(AutoScalingGroupNames=[name])
-    if not found["AutoScalingGroups"]:
-        raise NotFound(f"auto scaling group {name} not found")
-    return dict(found["AutoScalingGroups"][0])
-
-
-def _in_service(group: Raw) -> bool:
-    """Whether the group's healthy ``InService`` capacity is its desired capacity."""
-    ready = sum(
-        int(i.get("WeightedCapacity") or 1)
-        for i in group["Instances"]
-        if i["LifecycleState"] == "InService" and i["HealthStatus"] == "Healthy"
-    )
-    return ready == group["DesiredCapacity"]
-
-
-def wait_capacity(aws: Aws, name: str) -> None:
-    """Wait until the group ``name`` has its desired capacity healthy and in service."""
-    _wait(lambda: _group(aws, name), _in_service, f"auto scaling group {name} capacity")
 
 
 # --- property shapes ------------------------------------------------------------------
@@ -319,7 +266,7 @@ class Group(ResourceType):
         if inputs.get("tags"):
             args["Tags"] = [_tag(name, t) for t in inputs["tags"]]
         # A launch template's instance profile may not be visible to Auto Scaling yet.
-        _retry(
+        retry(
             lambda: asg.create_auto_scaling_group(**args),
             lambda code, message: "Invalid IAM Instance Profile" in message,
             _PROPAGATION,
@@ -333,7 +280,7 @@ class Group(ResourceType):
         return name, self.read(aws, req, name, inputs)
 
     def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
-        g = _group(aws, id_)
+        g = describe_group(aws, id_)
         tags = [
             {
                 "key": t["Key"],
@@ -420,7 +367,7 @@ class Group(ResourceType):
     def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
         asg = aws.client("autoscaling")
         try:
-            group = _group(aws, id_)
+            group = describe_group(aws, id_)
         except NotFound:
             return
         instances = [i["InstanceId"] for i in group["Instances"]]
@@ -433,18 +380,18 @@ class Group(ResourceType):
             try:
                 asg.delete_auto_scaling_group(AutoScalingGroupName=id_, ForceDelete=True)
             except ClientError as err:
-                code, message = _error(err)
+                code, message = code_and_message(err)
                 if not (code == "ValidationError" and "not found" in message):
                     raise
 
-        _retry(
+        retry(
             force_delete,
             lambda code, _: code in ("ResourceInUse", "ScalingActivityInProgress"),
-            _TIMEOUT,
+            TIMEOUT,
         )
-        _wait(lambda: self._exists(aws, id_), lambda there: not there, f"deleting {id_}")
+        wait(lambda: self._exists(aws, id_), lambda there: not there, f"deleting {id_}")
         if instances:
-            _wait(
+            wait(
                 lambda: _live_instances(aws, instances),
                 lambda live: not live,
                 f"instances of {id_} terminating",
@@ -453,7 +400,7 @@ class Group(ResourceType):
     @staticmethod
     def _exists(aws: Aws, id_: str) -> bool:
         try:
-            _group(aws, id_)
+            describe_group(aws, id_)
         except NotFound:
             return False
         return True
@@ -496,71 +443,6 @@ def _live_instances(aws: Aws, ids: list[str]) -> list[str]:
             if i["State"]["Name"] != "terminated"
         ]
     except ClientError as err:
-        if _error(err)[0] == "InvalidInstanceID.NotFound":  # all long gone
+        if code_and_message(err)[0] == "InvalidInstanceID.NotFound":  # all long gone
             return []
         raise
-
-
-# --- aws:autoscaling/attachment:Attachment --------------------------------------------
-
-
-@register
-class Attachment(ResourceType):
-    """A target group attached to an auto scaling group; id = ``<group>-<unique suffix>``
-    as Terraform's PrefixedUniqueId makes it."""
-
-    token = "aws:autoscaling/attachment:Attachment"
-    not_read = {
-        "elb": "a classic load balancer's: the stand-in's check refuses it",
-        "region": REGION,
-    }
-    force_new = (
-        ForceNew("autoscalingGroupName", f"{_ATTACHMENT_GO}: autoscaling_group_name ForceNew"),
-        ForceNew("lbTargetGroupArn", f"{_ATTACHMENT_GO}: lb_target_group_arn ForceNew"),
-        ForceNew("elb", f"{_ATTACHMENT_GO}: elb ForceNew"),
-    )
-    computed = ()
-
-    def check(self, req: Request, news: Props) -> Props:
-        if news.get("elb"):
-            raise ValueError("classic load balancers (elb) are not served by the sandbox")
-        if not news.get("autoscalingGroupName") or not news.get("lbTargetGroupArn"):
-            raise ValueError("autoscalingGroupName and lbTargetGroupArn are required")
-        return news
-
-    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
-        group, arn = inputs["autoscalingGroupName"], inputs["lbTargetGroupArn"]
-        _retry(
-            lambda: aws.client("autoscaling").attach_load_balancer_target_groups(
-                AutoScalingGroupName=group, TargetGroupARNs=[arn]
-            ),
-            _too_many,
-            _TIMEOUT,
-        )
-        id_ = f"{group}-{datetime.now(UTC):%Y%m%d%H%M%S}{secrets.token_hex(4)}"
-        return id_, self.read(aws, req, id_, inputs)
-
-    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
-        group, arn = state["autoscalingGroupName"], state["lbTargetGroupArn"]
-        if arn not in _group(aws, group).get("TargetGroupARNs", []):
-            raise NotFound(f"{arn} is not attached to {group}")
-        return {"autoscalingGroupName": group, "lbTargetGroupArn": arn}
-
-    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
-        try:
-            self.read(aws, req, id_, state)
-        except NotFound:
-            return
-        _retry(
-            lambda: aws.client("autoscaling").detach_load_balancer_target_groups(
-                AutoScalingGroupName=state["autoscalingGroupName"],
-                TargetGroupARNs=[state["lbTargetGroupArn"]],
-            ),
-            _too_many,
-            _TIMEOUT,
-        )
-
-
-def _too_many(code: str, message: str) -> bool:
-    """ "Trying to update too many Load Balancers/Target Groups at once" (limit 10)."""
-    return code == "ValidationError" and "update too many" in message

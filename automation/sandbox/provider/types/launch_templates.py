@@ -1,33 +1,24 @@
-"""``aws:ec2`` launch templates and network interfaces, and ``aws:ebs`` volumes.
+"""``aws:ec2`` launch templates (``aws:ec2/launchTemplate:LaunchTemplate``).
 
-``force_new`` is what the Terraform AWS provider (hashicorp/terraform-provider-aws
-``internal/service/ec2/``) marks ``ForceNew``; pulumi-aws replaces on exactly those.
-Everything else changes in place: a launch template gets a new version (made the
-default with ``updateDefaultVersion``), an interface ModifyNetworkInterfaceAttribute,
-a volume ModifyVolume. Waits follow the Terraform provider's, so the calls are right for
-AWS too; against moto every wait ends at its first poll.
+``force_new`` is what the Terraform AWS provider (``internal/service/ec2/
+ec2_launch_template.go``) marks ``ForceNew``: the name and its prefix; pulumi-aws
+replaces on exactly those. Any other change of the launch data makes a new version
+(made the default with ``updateDefaultVersion``), and the module holds how the engine's
+launch data becomes the API's ``LaunchTemplateData`` and back.
 """
 
 from __future__ import annotations
 
 import secrets
-import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
-
-from botocore.exceptions import ClientError
-from pulumi.runtime import rpc
 
 from automation.sandbox.provider.diffing import IGNORED, contains_unknown, same, unset
 from automation.sandbox.provider.model import (
-    COMPUTED_ONLY,
-    MOTO_LACKS,
     REGION,
-    TERRAFORM_ONLY,
     UNTRIED,
     Aws,
     ForceNew,
-    NotFound,
     Props,
     Request,
     ResourceType,
@@ -35,37 +26,24 @@ from automation.sandbox.provider.model import (
     tags_dict,
     tags_list,
 )
-from automation.sandbox.provider.types.security import (
+from automation.sandbox.provider.types.ec2_calls import (
     SRC,
     Raw,
     account_id,
     autoname,
-    changed,
+    client_token,
+    declared_change,
     ec2_arn,
     ignore_gone,
     integer,
-    is_gone,
     one,
     retag,
-    retry,
+    rfc3339,
     some,
     tag_outputs,
     tag_spec,
     until,
-    until_gone,
 )
-
-
-def _token() -> str:
-    return str(uuid.uuid4())
-
-
-def _declared_change(olds: Props, news: Props, prop: str) -> bool:
-    """A change of an Optional+Computed property: only when the program declares it."""
-    return prop in news and changed(olds, news, prop)
-
-
-# --- launch template ------------------------------------------------------------------
 
 _LT = SRC + "ec2_launch_template.go"
 _LT_NAME = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789().-/_"
@@ -144,7 +122,7 @@ def _passed_output(value: Any) -> Any:
     if isinstance(value, dict):
         return {k[:1].lower() + k[1:]: _passed_output(v) for k, v in value.items()}
     if isinstance(value, datetime):
-        return _rfc3339(value)
+        return rfc3339(value)
     return value
 
 
@@ -393,7 +371,7 @@ class LaunchTemplate(ResourceType):
             else autoname(req)
         )
         created = aws.ec2.create_launch_template(
-            ClientToken=_token(),
+            ClientToken=client_token(),
             LaunchTemplateName=name,
             LaunchTemplateData=_template_data(inputs),
             **some({"VersionDescription": inputs.get("description")}),
@@ -449,7 +427,7 @@ class LaunchTemplate(ResourceType):
         latest = integer(olds.get("latestVersion"))
         if _new_version(olds, news):
             version = aws.ec2.create_launch_template_version(
-                ClientToken=_token(),
+                ClientToken=client_token(),
                 LaunchTemplateId=id_,
                 LaunchTemplateData=_template_data(news),
                 **some({"VersionDescription": news.get("description")}),
@@ -458,7 +436,7 @@ class LaunchTemplate(ResourceType):
         default = None
         if news.get("updateDefaultVersion"):
             default = latest
-        elif _declared_change(olds, news, "defaultVersion"):
+        elif declared_change(olds, news, "defaultVersion"):
             default = integer(news["defaultVersion"])
         if default is not None:
             aws.ec2.modify_launch_template(LaunchTemplateId=id_, DefaultVersion=str(default))
@@ -467,357 +445,3 @@ class LaunchTemplate(ResourceType):
 
     def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
         ignore_gone(lambda: aws.ec2.delete_launch_template(LaunchTemplateId=id_))
-
-
-# --- network interface ----------------------------------------------------------------
-
-_ENI = SRC + "vpc_network_interface.go"
-_DETACH = 10 * 60.0  # the Terraform provider's NetworkInterfaceDetachedTimeout
-
-
-def _find_interface(aws: Aws, id_: str) -> Raw:
-    return one(
-        lambda: aws.ec2.describe_network_interfaces(NetworkInterfaceIds=[id_])["NetworkInterfaces"]
-    )
-
-
-@register
-class NetworkInterface(ResourceType):
-    """``aws:ec2/networkInterface:NetworkInterface`` — ``vpc_network_interface.go``:
-    ``subnet_id`` and ``interface_type`` ForceNew; ``private_ips`` forces a new interface
-    only when the primary address (the first of the state's ``private_ip_list``) is not
-    among the new ones (CustomizeDiff ``ForceNewIf("private_ips")``, unless
-    ``private_ip_list_enabled``; AWS cannot change a primary address), so adding or
-    dropping a secondary address is in place (Assign/UnassignPrivateIpAddresses);
-    ``description``, ``security_groups``, ``source_dest_check`` and tags change in place.
-    Delete detaches the interface first (force), as Terraform does."""
-
-    token = "aws:ec2/networkInterface:NetworkInterface"
-    not_read = {
-        **dict.fromkeys(
-            ("connectionTrackingSpecification", "enaSrdSpecification", "ipv4PrefixCount",
-             "ipv4Prefixes", "ipv6PrefixCount", "ipv6Prefixes", "outpostArn"),
-            MOTO_LACKS,
-        ),
-        **dict.fromkeys(
-            ("enablePrimaryIpv6", "ipv6AddressListEnabled", "ipv6AddressLists"),
-            "IPv6 settings the program never makes (its subnets have no IPv6): " + UNTRIED,
-        ),
-        "privateIpListEnabled": TERRAFORM_ONLY,
-        "privateDnsName": f"moto does not report it; {COMPUTED_ONLY}",
-        "region": REGION,
-    }  # fmt: skip
-    force_new = (
-        ForceNew("interfaceType", _ENI + ": interface_type ForceNew"),
-        ForceNew("subnetId", _ENI + ": subnet_id ForceNew"),
-    )
-    computed = (
-        "arn",
-        "attachments",
-        "interfaceType",
-        "macAddress",
-        "ownerId",
-        "privateDnsName",
-        "privateIp",
-        "privateIpLists",
-        "privateIps",
-        "privateIpsCount",
-        "securityGroups",
-        "tagsAll",
-    )
-    sets = ("securityGroups", "privateIps", "ipv6Addresses")
-    optional_computed = (
-        "ipv6AddressCount", "privateIp", "privateIpLists", "privateIps", "privateIpsCount",
-        "securityGroups",
-    )  # fmt: skip
-
-    def check(self, req: Request, news: Props) -> Props:
-        return {"sourceDestCheck": True, **news}
-
-    def forced_new(self, olds: Props, old_inputs: Props, news: Props) -> tuple[str, ...]:
-        """An address still unknown in a preview is not the primary (upstream compares
-        the primary with each member of the planned set)."""
-        new = news.get("privateIps")
-        if news.get("privateIpListEnabled") or new is None:
-            return ()
-        primary = next(iter(olds.get("privateIpLists") or []), "")
-        known = new if isinstance(new, list) else []
-        return () if primary in known and primary != rpc.UNKNOWN else ("privateIps",)
-
-    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
-        ips = list(inputs.get("privateIps") or [])
-        args = some(
-            {
-                "SubnetId": inputs["subnetId"],
-                "Description": inputs.get("description"),
-                "InterfaceType": inputs.get("interfaceType"),
-                "Groups": list(inputs.get("securityGroups") or []) or None,
-                # The first address is the primary one (expandPrivateIPAddressSpecifications).
-                "PrivateIpAddresses": [
-                    {"PrivateIpAddress": ip, **({"Primary": True} if i == 0 else {})}
-                    for i, ip in enumerate(ips)
-                ]
-                or None,
-            }
-        )
-        created = aws.ec2.create_network_interface(
-            ClientToken=_token(), **args, **tag_spec("network-interface", inputs.get("tags"))
-        )
-        id_ = created["NetworkInterface"]["NetworkInterfaceId"]
-        until(lambda: _find_interface(aws, id_), lambda eni: eni["Status"] == "available")
-        if not inputs.get("sourceDestCheck", True):
-            self._source_dest_check(aws, id_, False)
-        return id_, self.read(aws, req, id_, inputs)
-
-    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
-        eni = _find_interface(aws, id_)
-        owner = eni["OwnerId"]
-        ips = [a["PrivateIpAddress"] for a in eni.get("PrivateIpAddresses", [])]
-        ipv6 = [a["Ipv6Address"] for a in eni.get("Ipv6Addresses", [])]
-        attached = eni.get("Attachment") or {}
-        attachment = {
-            "attachmentId": attached.get("AttachmentId"),
-            "deviceIndex": attached.get("DeviceIndex"),
-            "instance": attached.get("InstanceId"),
-            "networkCardIndex": attached.get("NetworkCardIndex"),
-        }
-        return some(
-            {
-                "arn": ec2_arn(aws, owner, f"network-interface/{id_}"),
-                "attachments": [some(attachment)] if attached else [],
-                "description": eni.get("Description"),
-                "interfaceType": eni.get("InterfaceType"),
-                "ipv6AddressCount": len(ipv6),
-                "ipv6Addresses": ipv6,
-                "macAddress": eni.get("MacAddress"),
-                "outpostArn": eni.get("OutpostArn"),
-                "ownerId": owner,
-                "privateDnsName": eni.get("PrivateDnsName"),
-                "privateIp": eni.get("PrivateIpAddress"),
-                "privateIpLists": ips,
-                "privateIps": ips,
-                "privateIpsCount": max(len(ips) - 1, 0),
-                "securityGroups": [g["GroupId"] for g in eni.get("Groups", [])],
-                "sourceDestCheck": eni.get("SourceDestCheck"),
-                "subnetId": eni["SubnetId"],
-                **tag_outputs(eni.get("TagSet")),
-            }
-        )
-
-    def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
-        modify = aws.ec2.modify_network_interface_attribute
-        groups = list(news.get("securityGroups") or [])
-        if groups and set(groups) != set(olds.get("securityGroups") or []):
-            modify(NetworkInterfaceId=id_, Groups=groups)
-        if changed(olds, news, "description"):
-            modify(NetworkInterfaceId=id_, Description={"Value": news.get("description") or ""})
-        if changed(olds, news, "sourceDestCheck"):
-            self._source_dest_check(aws, id_, bool(news.get("sourceDestCheck", True)))
-        if isinstance(news.get("privateIps"), list):  # the primary stays (forced_new)
-            old, new = set(olds.get("privateIps") or []), set(news["privateIps"])
-            if dropped := sorted(old - new):
-                aws.ec2.unassign_private_ip_addresses(
-                    NetworkInterfaceId=id_, PrivateIpAddresses=dropped
-                )
-            if added := sorted(new - old):
-                aws.ec2.assign_private_ip_addresses(
-                    NetworkInterfaceId=id_, PrivateIpAddresses=added
-                )
-        retag(aws, id_, olds, news)
-        return self.read(aws, req, id_, news)
-
-    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
-        try:
-            attachment = _find_interface(aws, id_).get("Attachment")
-        except NotFound:
-            return
-        if attachment:
-            ignore_gone(
-                lambda: aws.ec2.detach_network_interface(
-                    AttachmentId=attachment["AttachmentId"], Force=True
-                )
-            )
-
-            def detached() -> bool:
-                try:
-                    now = _find_interface(aws, id_).get("Attachment")
-                except NotFound:
-                    return True
-                return not now or now.get("Status") == "detached"
-
-            until(detached, bool, _DETACH)
-        ignore_gone(lambda: aws.ec2.delete_network_interface(NetworkInterfaceId=id_))
-
-    @staticmethod
-    def _source_dest_check(aws: Aws, id_: str, value: bool) -> None:
-        aws.ec2.modify_network_interface_attribute(
-            NetworkInterfaceId=id_, SourceDestCheck={"Value": value}
-        )
-
-
-# --- EBS volume -----------------------------------------------------------------------
-
-_EBS = SRC + "ebs_volume.go"
-_VOLUME_CREATE = 5 * 60.0  # the Terraform provider's timeouts
-_VOLUME_UPDATE = 5 * 60.0
-_VOLUME_DELETE = 10 * 60.0
-_PROVISIONED = ("io1", "io2")
-
-
-def _find_volume(aws: Aws, id_: str) -> Raw:
-    volume = one(lambda: aws.ec2.describe_volumes(VolumeIds=[id_])["Volumes"])
-    if volume.get("State") == "deleted":
-        raise NotFound(f"{id_} is deleted")
-    return volume
-
-
-def _rfc3339(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@register
-class Volume(ResourceType):
-    """``aws:ebs/volume:Volume`` — ``ebs_volume.go``: ``availability_zone``,
-    ``encrypted``, ``kms_key_id``, ``multi_attach_enabled``, ``outpost_arn`` and
-    ``snapshot_id`` ForceNew; ``size``, ``type``, ``iops`` and ``throughput`` change with
-    ModifyVolume; tags in place. ``finalSnapshot`` snapshots the volume before deleting."""
-
-    token = "aws:ebs/volume:Volume"
-    not_read = {
-        "outpostArn": "moto has no Outposts, so no sandbox volume has one",
-        "volumeInitializationRate": MOTO_LACKS,
-        "region": REGION,
-    }
-    force_new = (
-        ForceNew("availabilityZone", _EBS + ": availability_zone ForceNew"),
-        ForceNew("encrypted", _EBS + ": encrypted ForceNew"),
-        ForceNew("kmsKeyId", _EBS + ": kms_key_id ForceNew"),
-        ForceNew("multiAttachEnabled", _EBS + ": multi_attach_enabled ForceNew"),
-        ForceNew("outpostArn", _EBS + ": outpost_arn ForceNew"),
-        ForceNew("snapshotId", _EBS + ": snapshot_id ForceNew"),
-    )
-    computed = (
-        "arn",
-        "createTime",
-        "encrypted",
-        "iops",
-        "kmsKeyId",
-        "size",
-        "snapshotId",
-        "tagsAll",
-        "throughput",
-        "type",
-    )
-    write_only = ("finalSnapshot",)
-    optional_computed = (
-        "encrypted", "iops", "kmsKeyId", "size", "snapshotId", "throughput", "type"
-    )  # fmt: skip
-    defaults = {"finalSnapshot": False, "multiAttachEnabled": False}
-
-    def check(self, req: Request, news: Props) -> Props:
-        checked = {"finalSnapshot": False, **news}
-        if contains_unknown(news):
-            return checked
-        # resourceEBSVolumeCustomizeDiff's rules, and AtLeastOneOf(size, snapshot_id).
-        kind, iops, throughput = news.get("type"), news.get("iops"), news.get("throughput")
-        if not news.get("size") and not news.get("snapshotId"):
-            raise ValueError("set size or snapshotId")
-        if kind in _PROVISIONED and not iops:
-            raise ValueError(f"iops must be set when type is {kind}")
-        if iops and kind not in (*_PROVISIONED, "gp3"):
-            raise ValueError(f"iops must not be set when type is {kind or 'gp2 (the default)'}")
-        if news.get("multiAttachEnabled") and kind not in _PROVISIONED:
-            raise ValueError("multiAttachEnabled needs type io1 or io2")
-        if throughput and (kind != "gp3" or not 125 <= throughput <= 1000):
-            raise ValueError("throughput (125-1000) is only for type gp3")
-        return checked
-
-    def create(self, aws: Aws, req: Request, inputs: Props) -> tuple[str, Props]:
-        args = some(
-            {
-                "AvailabilityZone": inputs["availabilityZone"],
-                "Encrypted": inputs.get("encrypted"),
-                "Iops": integer(inputs.get("iops")) or None,
-                "KmsKeyId": inputs.get("kmsKeyId"),
-                "MultiAttachEnabled": inputs.get("multiAttachEnabled") or None,
-                "OutpostArn": inputs.get("outpostArn"),
-                "Size": integer(inputs.get("size")) or None,
-                "SnapshotId": inputs.get("snapshotId"),
-                "Throughput": integer(inputs.get("throughput")) or None,
-                "VolumeType": inputs.get("type"),
-            }
-        )
-        created = aws.ec2.create_volume(
-            ClientToken=_token(), **args, **tag_spec("volume", inputs.get("tags"))
-        )
-        id_ = created["VolumeId"]
-        until(lambda: _find_volume(aws, id_), lambda v: v["State"] == "available", _VOLUME_CREATE)
-        return id_, self.read(aws, req, id_, inputs)
-
-    def read(self, aws: Aws, req: Request, id_: str, state: Props) -> Props:
-        volume = _find_volume(aws, id_)
-        return some(
-            {
-                "arn": ec2_arn(aws, account_id(aws), f"volume/{id_}"),
-                "availabilityZone": volume["AvailabilityZone"],
-                "createTime": _rfc3339(volume.get("CreateTime")),
-                "encrypted": bool(volume.get("Encrypted")),
-                "finalSnapshot": bool(state.get("finalSnapshot")),
-                "iops": volume.get("Iops"),
-                "kmsKeyId": volume.get("KmsKeyId"),
-                "multiAttachEnabled": bool(volume.get("MultiAttachEnabled")),
-                "outpostArn": volume.get("OutpostArn"),
-                "size": volume.get("Size"),
-                "snapshotId": volume.get("SnapshotId"),
-                "throughput": volume.get("Throughput"),
-                "type": volume.get("VolumeType"),
-                **tag_outputs(volume.get("Tags")),
-            }
-        )
-
-    def update(self, aws: Aws, req: Request, id_: str, olds: Props, news: Props) -> Props:
-        if any(_declared_change(olds, news, p) for p in ("iops", "size", "throughput", "type")):
-            kind = news.get("type") or olds.get("type")
-            iops = integer(news.get("iops") or olds.get("iops"))
-            throughput = integer(news.get("throughput") or olds.get("throughput"))
-            args: Raw = {"VolumeId": id_}
-            if _declared_change(olds, news, "iops") and iops:
-                args["Iops"] = iops
-            if _declared_change(olds, news, "size"):
-                args["Size"] = integer(news["size"])
-            if throughput and kind == "gp3":  # AWS does not keep it across a modification
-                args["Throughput"] = throughput
-            if _declared_change(olds, news, "type"):
-                args["VolumeType"] = kind
-                if kind in (*_PROVISIONED, "gp3") and iops:  # else AWS resets it (3000)
-                    args["Iops"] = iops
-            aws.ec2.modify_volume(**args)
-            until(
-                lambda: _find_volume(aws, id_),
-                lambda v: v["State"] in ("available", "in-use"),
-                _VOLUME_UPDATE,
-            )
-        retag(aws, id_, olds, news)
-        return self.read(aws, req, id_, news)
-
-    def delete(self, aws: Aws, req: Request, id_: str, state: Props) -> None:
-        ec2 = aws.ec2
-        try:
-            if state.get("finalSnapshot"):
-                snapshot = retry(
-                    lambda: ec2.create_snapshot(
-                        VolumeId=id_, **tag_spec("snapshot", state.get("tagsAll"))
-                    ),
-                    ("SnapshotCreationPerVolumeRateExceeded",),
-                    60.0,
-                )
-                ec2.get_waiter("snapshot_completed").wait(
-                    SnapshotIds=[snapshot["SnapshotId"]],
-                    WaiterConfig={"Delay": 10, "MaxAttempts": int(_VOLUME_DELETE / 10)},
-                )
-            retry(lambda: ec2.delete_volume(VolumeId=id_), ("VolumeInUse",), _VOLUME_DELETE)
-        except ClientError as err:
-            if is_gone(err):
-                return
-            raise
-        until_gone(lambda: _find_volume(aws, id_), _VOLUME_DELETE)
