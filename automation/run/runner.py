@@ -170,7 +170,22 @@ class Runner:
             ]
             self.log.info("%s skipped: the stack records it finished (%s)", phase.id, recorded.by)
             return
+        said = phase.summary if left else "done in an earlier run"
+        self.log.info("%s: %s", self._numbered(phase), said)
+        began, before = time.monotonic(), len(report.outcomes)
         self._run_steps(phase, steps, report)
+        if left:
+            ran = [o for o in report.outcomes[before:] if o.status == "succeeded"]
+            self.log.info(
+                "%s done in %.0fs: %d steps run, %d done before",
+                phase.id, time.monotonic() - began, len(ran), len(steps) - len(left),
+            )  # fmt: skip
+
+    def _numbered(self, phase: Phase) -> str:
+        """``phase`` with its place in the scenario (``dns-cutover, phase 6 of 13``)."""
+        ids = [p.id for p in self.contexts.order]
+        where = f", phase {ids.index(phase.id) + 1} of {len(ids)}" if phase.id in ids else ""
+        return f"{phase.id}{where}"
 
     def _run_steps(self, phase: Phase, steps: Sequence[PlannedStep], report: RunReport) -> None:
         """Run ``steps`` — inside the phase's probe when it has one and work is left."""
@@ -281,9 +296,10 @@ class Runner:
                 changed=result.changed,
                 details=json_safe(result.details),
             )
-            self.log.info("%s/%s succeeded: %s", phase.id, planned.key, message)
+            elapsed = time.monotonic() - started
+            self.log.info("%s/%s succeeded in %.1fs: %s", phase.id, planned.key, elapsed, message)
             report.outcomes.append(
-                StepOutcome(phase.id, planned.key, "succeeded", message, time.monotonic() - started)
+                StepOutcome(phase.id, planned.key, "succeeded", message, elapsed)
             )
             if planned.key == UPDATE and context is not None:
                 context = dataclasses.replace(context, outputs=self.contexts.outputs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -294,3 +296,27 @@ def test_a_hook_retries_a_foreign_temporary_error_after_the_errors_own_delay(
     runner.run(Scenario(id="t", summary="t", phases=(phase,)).phases)
     assert slept == [1.5, 7.0]  # the hook's own back-off, then the one the error asked for
     assert Journal(journal_path, "s").is_done("p", "before:flaky")
+
+
+def test_a_run_tells_each_phase_with_its_place_and_each_step_with_its_time(
+    journal_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The console's compact view: a line per phase (its place in the scenario and what it
+    does), each step with how long it took, and how long the phase took; a phase done
+    in an earlier run is one line."""
+    scenario = small_scenario(Counter())
+    with caplog.at_level(logging.INFO, logger="kubeshift.runner"):
+        make_runner(FakeEngine(), Journal(journal_path, "s")).run(scenario.phases[:2])
+    said = [r.getMessage() for r in caplog.records]
+    network, workers = scenario.phases[0], scenario.phases[1]
+    assert f"network, phase 1 of 2: {network.summary}" in said
+    assert f"workers, phase 2 of 2: {workers.summary}" in said
+    assert any(re.fullmatch(r"network/update succeeded in \d+\.\ds: .*", s) for s in said)
+    assert any(re.fullmatch(r"workers done in \d+s: 5 steps run, 0 done before", s) for s in said)
+
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="kubeshift.runner"):
+        make_runner(FakeEngine(), Journal(journal_path, "s")).run(scenario.phases[:2])
+    said = [r.getMessage() for r in caplog.records]
+    assert "network, phase 1 of 2: done in an earlier run" in said
+    assert not any(" done in " in s and "steps run" in s for s in said)
