@@ -15,9 +15,7 @@ from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.boots import nodeup_config_hash, nodeup_config_key
 from automation.sandbox.kubelet_flags import kops_role, user_data_text
-from automation.sandbox.moto_gaps import (
-    portless_protocols,
-)
+from automation.sandbox.moto_gaps.ec2 import portless_protocols
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import EVENTS_VOLUME, KOPS_POLICY, KOPS_RULE, Built, build
 from automation.sandbox.world.firewall import open_as_kops
