@@ -354,9 +354,9 @@ def test_with_the_proposal_every_resource_is_found_and_without_it_none_named_is(
 def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
     values: dict[str, Any], moto: MotoServer, tmp_path: Path
 ) -> None:
-    from automation.sandbox.commands import SandboxError, _build_as_kops
     from automation.sandbox.layout import SandboxPaths
     from automation.sandbox.state import SandboxState
+    from automation.sandbox.world_up import SandboxError, _build_as_kops
 
     paths = SandboxPaths(tmp_path / "sandbox")
     paths.root.mkdir()
