@@ -12,7 +12,7 @@ without its pods would pass there.
 :class:`LocalTrafficWatcher`, one per cluster beside its node bridge, lists each
 ``Local`` NodePort or LoadBalancer Service's node ports and health-check port and the
 nodes of its Ready endpoints, and keeps in :data:`UNSERVED` the (instance, port) pairs a
-health check would fail on; ``moto_gaps.local_traffic_health_checks`` answers those
+health check would fail on; ``moto_gaps.elb.local_traffic_health_checks`` answers those
 targets ``unhealthy`` (``Target.FailedHealthChecks``). ``Cluster`` Services, and ports no
 ``Local`` Service holds, keep moto's answer.
 """

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from automation.sandbox.moto_gaps import (
+from automation.sandbox.moto_gaps.autoscaling import (
     grace_period_as_given,
     groups_spread_over_zones_and_types,
+)
+from automation.sandbox.moto_gaps.ec2 import (
     interface_groups_reach_instances,
     reserve_interface_addresses,
     rules_equal_whatever_their_descriptions,

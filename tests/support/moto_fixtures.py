@@ -106,11 +106,11 @@ def moto(moto_server: MotoServer) -> MotoServer:
 @pytest.fixture
 def metrics_gap_closed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The in-process moto collects and disables a group's metrics as AWS does, for this
-    test only (``moto_gaps.metrics_collection_adds_and_disables``)."""
+    test only (``moto_gaps.autoscaling.metrics_collection_adds_and_disables``)."""
     from moto.autoscaling.models import FakeAutoScalingGroup
     from moto.autoscaling.responses import AutoScalingResponse
 
-    from automation.sandbox.moto_gaps import metrics_collection_adds_and_disables
+    from automation.sandbox.moto_gaps.autoscaling import metrics_collection_adds_and_disables
 
     enable = FakeAutoScalingGroup.enable_metrics_collection
     monkeypatch.setattr(FakeAutoScalingGroup, "enable_metrics_collection", enable)

@@ -16,7 +16,7 @@ from automation.sandbox.cloud_controller import (
     cluster_network,
 )
 from automation.sandbox.controlplane import Cluster
-from automation.sandbox.moto_gaps import default_health_checks
+from automation.sandbox.moto_gaps.elb import default_health_checks
 from components.contract.tags import cluster_tags
 from tests.support.ec2_world import World
 from tests.support.nodes import unique_name

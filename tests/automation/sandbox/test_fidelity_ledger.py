@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
+import pkgutil
 from pathlib import Path
 
 from automation.sandbox import moto_gaps, moto_route53
@@ -20,10 +22,34 @@ def _called(function: object) -> set[str]:
     }
 
 
+def _gap_functions() -> set[str]:
+    """Every public function of the ``moto_gaps`` package's modules (but
+    ``close_every_gap``): each closes one gap."""
+    modules = [moto_gaps] + [
+        importlib.import_module(m.name)
+        for m in pkgutil.iter_modules(moto_gaps.__path__, f"{moto_gaps.__name__}.")
+    ]
+    return {
+        name
+        for module in modules
+        for name, value in inspect.getmembers(module, inspect.isfunction)
+        if value.__module__ == module.__name__ and not name.startswith("_")
+    } - {"close_every_gap"}
+
+
+def test_every_moto_gap_is_closed_by_close_every_gap() -> None:
+    """Wherever a gap function lives in ``moto_gaps``, the sandbox's moto applies it."""
+    applied = _called(moto_gaps.close_every_gap) - {"close_route53_gaps"}
+    assert len(applied) >= 17
+    assert sorted(_gap_functions() - applied) == []
+
+
 def test_every_moto_patch_has_a_ledger_line() -> None:
-    patches = (_called(moto_gaps.close_every_gap) | _called(moto_route53.close_route53_gaps)) - {
-        "close_route53_gaps"
-    }
+    patches = (
+        _gap_functions()
+        | _called(moto_gaps.close_every_gap)
+        | _called(moto_route53.close_route53_gaps)
+    ) - {"close_route53_gaps"}
     assert len(patches) >= 17
     ledger = LEDGER.read_text()
     unlisted = sorted(p for p in patches if f"| `{p}` |" not in ledger)

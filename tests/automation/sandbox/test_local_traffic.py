@@ -10,7 +10,7 @@ import pytest
 from kubernetes.client import CoreV1Api
 
 from automation.sandbox.local_traffic import UNSERVED, unserved_targets
-from automation.sandbox.moto_gaps import local_traffic_health_checks
+from automation.sandbox.moto_gaps.elb import local_traffic_health_checks
 from tests.automation.kube.conftest import Fleet, fleet  # noqa: F401 (the fixture)
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, run_instances

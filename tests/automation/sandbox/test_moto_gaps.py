@@ -10,19 +10,20 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 from botocore.parsers import ResponseParserError
 
-from automation.sandbox.moto_gaps import (
+from automation.sandbox.moto_gaps.autoscaling import (
+    grace_period_as_given,
+    groups_spread_over_zones_and_types,
+    metrics_collection_adds_and_disables,
+)
+from automation.sandbox.moto_gaps.ec2 import (
     PEERING_STATUS,
     VOLUME_MODIFICATIONS_PER_DAY,
     addresses_taken_once,
-    default_health_checks,
-    grace_period_as_given,
     groups_in_use_stay,
-    groups_spread_over_zones_and_types,
     indexed_tag_lookups,
     interface_descriptions_cleared,
     interface_groups_reach_instances,
     launch_groups_in_one_place,
-    metrics_collection_adds_and_disables,
     peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
@@ -31,6 +32,7 @@ from automation.sandbox.moto_gaps import (
     rules_equal_whatever_their_descriptions,
     volume_modifications_as_aws,
 )
+from automation.sandbox.moto_gaps.elb import default_health_checks
 from tests.support.moto_fixtures import MotoServer
 
 

@@ -159,16 +159,24 @@ def test_unpatched_moto_issues_zone_ids_the_stack_check_refuses(
 
 def test_the_sandboxs_moto_closes_the_route53_gaps(monkeypatch: pytest.MonkeyPatch) -> None:
     """``close_every_gap`` (what the supervisor runs before moto serves) applies them."""
+    import importlib
+    import pkgutil
+
     from automation.sandbox import moto_gaps, moto_route53
 
     closed: list[str] = []
-    own = [
-        name
-        for name, value in vars(moto_gaps).items()
-        if callable(value) and getattr(value, "__module__", "") == moto_gaps.__name__
+    modules = [moto_gaps] + [  # where a gap is defined or called
+        importlib.import_module(m.name)
+        for m in pkgutil.iter_modules(moto_gaps.__path__, f"{moto_gaps.__name__}.")
     ]
-    for name in set(own) - {"close_every_gap"}:  # the other patches: not applied here
-        monkeypatch.setattr(moto_gaps, name, lambda: None)
+    for module in modules:
+        own = [
+            name
+            for name, value in vars(module).items()
+            if callable(value) and getattr(value, "__module__", "").startswith(moto_gaps.__name__)
+        ]
+        for name in set(own) - {"close_every_gap"}:  # the other patches: not applied here
+            monkeypatch.setattr(module, name, lambda: None)
     monkeypatch.setattr(moto_route53, "close_route53_gaps", lambda: closed.append("route53"))
     moto_gaps.close_every_gap()
     assert closed == ["route53"]

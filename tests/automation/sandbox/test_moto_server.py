@@ -11,7 +11,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from automation.sandbox.moto_gaps import addresses_taken_once
+from automation.sandbox.moto_gaps.ec2 import addresses_taken_once
 from automation.sandbox.moto_server import OneRequestAtATime
 from tests.support.moto_fixtures import MotoServer
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from automation.sandbox.moto_gaps import reservation_descriptions_kept
+from automation.sandbox.moto_gaps.ec2 import reservation_descriptions_kept
 from automation.sandbox.provider import types  # noqa: F401  (registers every type)
 from automation.sandbox.provider.model import REGISTRY, Aws, Props, Request
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.moto
 @pytest.fixture
 def aws(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> Aws:
     """The stand-in's AWS: moto as the sandbox runs it, with the gap that hides a
-    reservation's description closed (``moto_gaps.reservation_descriptions_kept``)."""
+    reservation's description closed (``moto_gaps.ec2.reservation_descriptions_kept``)."""
     from moto.ec2.responses.subnets import Subnets
 
     name = "create_subnet_cidr_reservation"

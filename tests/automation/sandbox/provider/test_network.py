@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from automation.sandbox.moto_gaps import reservation_descriptions_kept
+from automation.sandbox.moto_gaps.ec2 import reservation_descriptions_kept
 from automation.sandbox.provider.model import (
     REGISTRY,
     Aws,

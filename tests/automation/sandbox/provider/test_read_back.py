@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
-from automation.sandbox.moto_gaps import interface_descriptions_cleared
+from automation.sandbox.moto_gaps.ec2 import interface_descriptions_cleared
 from automation.sandbox.provider.diffing import (
     Schema,
     decide,

@@ -228,7 +228,7 @@ def test_a_group_refused_while_referenced_goes_once_the_references_are_revoked(
     revoked with the nodes' group rather than holding its delete."""
     from moto.ec2.models.security_groups import SecurityGroupBackend
 
-    from automation.sandbox.moto_gaps import referenced_groups_stay
+    from automation.sandbox.moto_gaps.ec2 import referenced_groups_stay
 
     original = SecurityGroupBackend.delete_security_group
     monkeypatch.setattr(SecurityGroupBackend, "delete_security_group", original)  # undone

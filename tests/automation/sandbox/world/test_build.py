@@ -15,9 +15,7 @@ from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.boots import nodeup_config_hash, nodeup_config_key
 from automation.sandbox.kubelet_flags import kops_role, user_data_text
-from automation.sandbox.moto_gaps import (
-    portless_protocols,
-)
+from automation.sandbox.moto_gaps.ec2 import portless_protocols
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import EVENTS_VOLUME, KOPS_POLICY, KOPS_RULE, Built, build
 from automation.sandbox.world.firewall import open_as_kops
@@ -356,9 +354,9 @@ def test_with_the_proposal_every_resource_is_found_and_without_it_none_named_is(
 def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
     values: dict[str, Any], moto: MotoServer, tmp_path: Path
 ) -> None:
-    from automation.sandbox.commands import SandboxError, _build_as_kops
     from automation.sandbox.layout import SandboxPaths
     from automation.sandbox.state import SandboxState
+    from automation.sandbox.world_up import SandboxError, _build_as_kops
 
     paths = SandboxPaths(tmp_path / "sandbox")
     paths.root.mkdir()

@@ -1,5 +1,7 @@
-"""Where the sandbox's moto (run in the supervisor's process) differs from AWS and a
-migration would notice, closed by patching its in-process model.
+"""EC2's gaps between the sandbox's moto and AWS: network interfaces and their
+addresses, security groups and their rules, instance launches, volumes, tags and VPC
+peering, each closed by patching moto's in-process model (applied by
+``moto_gaps.close_every_gap``; each has a line in ``docs/sandbox-fidelity.md``).
 
 - **An interface's fixed address stays free.** AWS takes a network interface's
   private address out of its subnet: no instance launched later is given it. moto
@@ -7,11 +9,6 @@ migration would notice, closed by patching its in-process model.
   address never enter, and hands addresses out in order from the bottom of the subnet,
   so with seven instances in a subnet the eighth gets ``.10`` — a control-plane
   member's fixed address — and two interfaces answer for it.
-- **A Classic Load Balancer has a health check from birth.** AWS gives a new one
-  ``TCP:<first listener's instance port>`` every 30 s (timeout 5, unhealthy 2, healthy
-  10); moto gives none and leaves ``HealthCheck`` out of ``DescribeLoadBalancers``,
-  where the AWS cloud-controller-manager's service controller reads it unguarded
-  (it panics).
 - **One resource's tags are read from an index.** AWS answers ``DescribeInstances``
   for a few hundred instances in well under a second. moto reads each resource's tags
   by scanning every tag of every EC2 resource through its ``DescribeTags`` filter, so
@@ -32,19 +29,6 @@ migration would notice, closed by patching its in-process model.
   (``InvalidPermission.Duplicate``); moto keeps a referenced group's description in what
   it compares, so the same permission from a group is added twice, and adoption then
   finds two live rules for one it declares.
-- **A group spreads its instances over its AZs and instance types.** AWS balances a
-  group's instances across the AZs of its subnets and launches a mixed instances
-  policy's override types (on-demand: the first, by priority; spot: among them all).
-  moto launches every instance in the group's first subnet with the launch template's
-  instance type, so a kops instance group spanning zones would put all its nodes in one.
-- **A Local Service's targets fail their health checks where it has no pod.** With
-  ``externalTrafficPolicy: Local`` a node forwards node-port traffic only to its own
-  Ready pods and answers the health-check node port with 503 without one; moto marks
-  every running instance healthy (``automation.sandbox.local_traffic``).
-- **A group's metrics are collected until disabled.** AWS's ``EnableMetricsCollection``
-  adds the metrics it names to those a group collects and ``DisableMetricsCollection``
-  stops them; moto replaces the set on enable and has no disable, so an update that
-  drops one of kops's metrics from a group fails.
 - **A template's interface carries its security groups.** AWS gives an instance
   launched from a template the groups of the template's first network interface
   (``NetworkInterfaces[0].Groups``, where kops puts them); moto reads groups only from
@@ -55,10 +39,6 @@ migration would notice, closed by patching its in-process model.
   moment fails ("dictionary changed size during iteration", HTTP 500), and the update
   that made the peering (vpc-move's ``target-network``) errored at random. The key is
   put in the table before any request, so the create only replaces its value.
-- **A group's health-check grace period defaults to 0.** AWS's
-  ``CreateAutoScalingGroup`` keeps the period it is given and 0 when none is (kops gives
-  none); moto makes both 0 and none 300, so a kops group would look as if it had been
-  given kubeshift's value.
 - **A group in use cannot be deleted.** AWS refuses to delete a security group that a
   network interface (so a running instance) still carries (``DependencyViolation``;
   EC2 API reference, DeleteSecurityGroup); moto deletes it, so a clean-up that deletes
@@ -87,7 +67,6 @@ migration would notice, closed by patching its in-process model.
 from __future__ import annotations
 
 import functools
-import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -115,32 +94,6 @@ def reserve_interface_addresses() -> None:
 
     __init__._kubeshift_reserves = True  # type: ignore[attr-defined]
     NetworkInterface.__init__ = __init__  # type: ignore[method-assign]
-
-
-def default_health_checks() -> None:
-    """Give a new Classic Load Balancer AWS's default health check. Idempotent."""
-    from moto.elb.models import ELBBackend, FakeHealthCheck
-
-    if getattr(ELBBackend.create_load_balancer, "_kubeshift_health_check", False):
-        return
-    original = ELBBackend.create_load_balancer
-
-    @functools.wraps(original)
-    def create_load_balancer(self: Any, *args: Any, **kwargs: Any) -> Any:
-        balancer = original(self, *args, **kwargs)
-        if balancer.health_check is None and balancer.listeners:
-            port = balancer.listeners[0].instance_port
-            balancer.health_check = FakeHealthCheck(
-                timeout="5",
-                healthy_threshold="10",
-                unhealthy_threshold="2",
-                interval="30",
-                target=f"TCP:{port}",
-            )
-        return balancer
-
-    create_load_balancer._kubeshift_health_check = True  # type: ignore[attr-defined]
-    ELBBackend.create_load_balancer = create_load_balancer  # type: ignore[method-assign]
 
 
 def indexed_tag_lookups() -> None:
@@ -246,74 +199,6 @@ def portless_protocols() -> None:
     SecurityGroupRule.__init__ = __init__  # type: ignore[method-assign]
 
 
-def groups_spread_over_zones_and_types() -> None:
-    """Launch each of a group's new instances in its subnet holding the fewest of the
-    group's instances, with an override type: the first for an on-demand group, by turns
-    for spot. A group of one subnet and no overrides launches as before. The group is
-    only read, never altered in passing, so a description answered meanwhile on another
-    of moto's threads sees it whole. Idempotent."""
-    from moto.autoscaling.models import ASG_NAME_TAG, FakeAutoScalingGroup, InstanceState
-
-    if getattr(FakeAutoScalingGroup.replace_autoscaling_group_instances, "_kubeshift", False):
-        return
-    original = FakeAutoScalingGroup.replace_autoscaling_group_instances
-
-    @functools.wraps(original)
-    def replace(self: Any, count_needed: int, propagated_tags: dict[str, str]) -> None:
-        subnets = [s for s in (self.vpc_zone_identifier or "").split(",") if s]
-        policy = self.mixed_instances_policy or {}
-        types = [
-            o["InstanceType"]
-            for o in policy.get("LaunchTemplate", {}).get("Overrides", [])
-            if o.get("InstanceType")
-        ]
-        share = policy.get("InstancesDistribution", {}).get(
-            "OnDemandPercentageAboveBaseCapacity", 100
-        )
-        if len(subnets) < 2 and not types:
-            original(self, count_needed, propagated_tags)
-            return
-        tags = {**propagated_tags, ASG_NAME_TAG: self.name, **self.instance_tags}
-        template = self.ec2_launch_template  # what moto's own launch passes on
-        launched_from = None
-        if template is not None:
-            launched_from = (
-                {"LaunchTemplateId": template.id}
-                if template.id
-                else {"LaunchTemplateName": template.name}
-            )
-        for _ in range(count_needed):
-            held = [state.instance.subnet_id for state in self.instance_states]
-            on_demand = int(share) == 100
-            kind = (types[0 if on_demand else len(held) % len(types)]) if types else None
-            reservation = self.autoscaling_backend.ec2_backend.run_instances(
-                self.image_id,
-                1,
-                self.user_data,
-                self.security_groups,
-                instance_type=kind or self.instance_type,
-                tags={"instance": dict(tags)},
-                placement=random.choice(self.availability_zones),  # as moto's: no subnet
-                launch_config=self.launch_config,
-                launch_template=launched_from,
-                is_instance_type_default=False,
-                associate_public_ip=(
-                    self.launch_config.associate_public_ip_address if self.launch_config else None
-                ),
-                subnet_id=min(subnets, key=held.count) if subnets else None,
-            )
-            for instance in reservation.instances:
-                instance.autoscaling_group = self
-                self.instance_states.append(
-                    InstanceState(
-                        instance, protected_from_scale_in=self.new_instances_protected_from_scale_in
-                    )
-                )
-
-    replace._kubeshift = True  # type: ignore[attr-defined]
-    FakeAutoScalingGroup.replace_autoscaling_group_instances = replace  # type: ignore[method-assign]
-
-
 def rules_equal_whatever_their_descriptions() -> None:
     """Compare two rules of a group as AWS does: protocol, ports (none for "all"), and
     the peer — a CIDR, a prefix list, or a referenced group by its id, whatever its
@@ -336,50 +221,6 @@ def rules_equal_whatever_their_descriptions() -> None:
 
     __eq__._kubeshift = True  # type: ignore[attr-defined]
     SecurityGroupRule.__eq__ = __eq__  # type: ignore[method-assign,assignment]
-
-
-def metrics_collection_adds_and_disables() -> None:
-    """Enable adds to a group's metrics; disable removes those named (all, when none
-    is). Idempotent."""
-    from moto.autoscaling.models import FakeAutoScalingGroup
-    from moto.autoscaling.responses import AutoScalingResponse
-    from moto.core.responses import EmptyResult
-
-    if getattr(FakeAutoScalingGroup.enable_metrics_collection, "_kubeshift", False):
-        return
-
-    def enable_metrics_collection(self: Any, metrics: list[str]) -> None:
-        self.metrics = [*self.metrics, *(m for m in metrics or [] if m not in self.metrics)]
-
-    def disable_metrics_collection(self: Any) -> Any:
-        group = self.autoscaling_backend.autoscaling_groups[self._get_param("AutoScalingGroupName")]
-        named = self._get_param("Metrics") or []
-        group.metrics = [m for m in group.metrics if named and m not in named]
-        return EmptyResult()
-
-    enable_metrics_collection._kubeshift = True  # type: ignore[attr-defined]
-    FakeAutoScalingGroup.enable_metrics_collection = enable_metrics_collection  # type: ignore[method-assign]
-    AutoScalingResponse.disable_metrics_collection = disable_metrics_collection  # type: ignore[attr-defined]
-
-
-def grace_period_as_given() -> None:
-    """A new group's health-check grace period is the one given, 0 when none is.
-    Idempotent."""
-    from moto.autoscaling.models import AutoScalingBackend
-
-    original = AutoScalingBackend.create_auto_scaling_group
-    if getattr(original, "_kubeshift", False):
-        return
-
-    @functools.wraps(original)
-    def create_auto_scaling_group(self: Any, *args: Any, **kwargs: Any) -> Any:
-        group = original(self, *args, **kwargs)
-        given = kwargs.get("health_check_period")
-        group.health_check_grace_period = int(given) if given is not None else 0
-        return group
-
-    create_auto_scaling_group._kubeshift = True  # type: ignore[attr-defined]
-    AutoScalingBackend.create_auto_scaling_group = create_auto_scaling_group  # type: ignore[method-assign]
 
 
 def interface_groups_reach_instances() -> None:
@@ -612,60 +453,3 @@ def peering_status_in_place() -> None:
 
 def _unchanged(value: Any) -> Any:
     return value
-
-
-def local_traffic_health_checks() -> None:
-    """A target a ``Local`` Service's health check fails on is ``unhealthy``, as a network
-    load balancer reports it (``automation.sandbox.local_traffic``). Idempotent."""
-    from moto.elbv2.models import FakeHealthStatus, FakeTargetGroup
-
-    from automation.sandbox.local_traffic import UNSERVED
-
-    if getattr(FakeTargetGroup.health_for, "_kubeshift_local", False):
-        return
-    original = FakeTargetGroup.health_for
-
-    @functools.wraps(original)
-    def health_for(self: Any, target: dict[str, Any], ec2_backend: Any) -> Any:
-        status = original(self, target, ec2_backend)
-        if status.status != "healthy":
-            return status
-        ports = {int(status.port)}
-        if str(self.health_check_port).isdigit():
-            ports.add(int(self.health_check_port))
-        why = next((w for p in sorted(ports) if (w := UNSERVED.why(status.instance_id, p))), None)
-        if why is None:
-            return status
-        return FakeHealthStatus(
-            status.instance_id, status.port, self.health_check_port, "unhealthy",
-            "Target.FailedHealthChecks", f"Health checks failed: {why}",
-        )  # fmt: skip
-
-    health_for._kubeshift_local = True  # type: ignore[attr-defined]
-    FakeTargetGroup.health_for = health_for  # type: ignore[method-assign]
-
-
-def close_every_gap() -> None:
-    """Apply every patch above and Route53's (``moto_route53``), as the sandbox's moto
-    runs. Idempotent."""
-    from automation.sandbox.moto_route53 import close_route53_gaps
-
-    close_route53_gaps()
-    reserve_interface_addresses()
-    referenced_groups_stay()
-    portless_protocols()
-    default_health_checks()
-    indexed_tag_lookups()
-    groups_spread_over_zones_and_types()
-    rules_equal_whatever_their_descriptions()
-    metrics_collection_adds_and_disables()
-    grace_period_as_given()
-    interface_groups_reach_instances()
-    launch_groups_in_one_place()  # after: it reads the launch as it was asked
-    peering_status_in_place()
-    groups_in_use_stay()
-    addresses_taken_once()
-    volume_modifications_as_aws()
-    reservation_descriptions_kept()
-    interface_descriptions_cleared()
-    local_traffic_health_checks()
