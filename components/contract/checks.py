@@ -9,17 +9,17 @@ import re
 from collections.abc import Mapping
 
 from components.contract import registry
-from components.contract.keys import CLUSTER_KEY, MIGRATION_KEY, PHASE_KEY, SKIP_PROGRESS_KEY
-from components.contract.models import (
+from components.contract.cluster_models import (
     ClusterConfig,
-    ConfigError,
     ControlPlaneConfig,
     DnsConfig,
     IngressConfig,
     ManagedPolicies,
     NetworkConfig,
-    StackConfig,
 )
+from components.contract.keys import CLUSTER_KEY, MIGRATION_KEY, PHASE_KEY, SKIP_PROGRESS_KEY
+from components.contract.model_base import ConfigError
+from components.contract.models import StackConfig
 from components.contract.placement import member_az
 from components.contract.validation import show
 

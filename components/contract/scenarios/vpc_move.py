@@ -178,7 +178,7 @@ def check(config: StackConfig) -> list[NetworkSlot]:
     """A target network is required, in the region, and apart from the source VPC."""
     from components.contract.checks import check_network
     from components.contract.keys import MIGRATION_KEY
-    from components.contract.models import ConfigError
+    from components.contract.model_base import ConfigError
 
     key = f"{MIGRATION_KEY}.target_network"
     target = config.migration.target_network

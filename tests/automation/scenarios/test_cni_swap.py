@@ -37,8 +37,9 @@ from automation.steps import (
 )
 from automation.steps.mirror import copy_options, mirror_settings, parse_settings
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
+from components.contract.cluster_models import WorkerPoolConfig
 from components.contract.loading import load_config, load_stack_file
-from components.contract.models import StackConfig, WorkerPoolConfig
+from components.contract.models import StackConfig
 from components.contract.scenarios import cni_swap as ids
 from tests.support.kube_fixtures import clients_of
 from tests.support.moto_fixtures import MotoServer
