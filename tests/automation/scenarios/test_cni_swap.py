@@ -19,7 +19,9 @@ from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.config.clients import StaticClients
-from automation.config.settings import GENERATION_LABEL, GateSettings, RuntimeSettings
+from automation.config.gate_settings import GateSettings
+from automation.config.mirror_settings import GENERATION_LABEL
+from automation.config.settings import RuntimeSettings
 from automation.core.errors import ConfigError, PreconditionFailed, UserError
 from automation.kube.clients import KubeClients
 from automation.model.context import HookContext
