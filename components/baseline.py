@@ -15,7 +15,8 @@ import pulumi
 
 from components.cluster import Cluster, ClusterArgs, MemberSpec
 from components.cluster_side import ClusterSpec, SideNetwork
-from components.contract.models import NetworkConfig, StackConfig
+from components.contract.cluster_models import NetworkConfig
+from components.contract.models import StackConfig
 from components.contract.naming import Namer
 from components.contract.placement import member_az
 from components.contract.sides import SOURCE

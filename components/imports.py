@@ -18,8 +18,8 @@ from pathlib import Path
 import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from components.contract.cluster_models import KeptInput
 from components.contract.engine_vars import IMPORTS_VAR
-from components.contract.models import KeptInput
 
 
 def key(type_: str, name: str) -> str:

@@ -22,7 +22,7 @@ from pulumi import _types
 from pulumi.runtime import rpc
 
 from components.contract import kept_use
-from components.contract.models import KeptInput
+from components.contract.cluster_models import KeptInput
 
 
 def _normal(value: Any) -> Any:

@@ -26,7 +26,8 @@ from components.contract.keys import (
     SKIP_PROGRESS_KEY,
 )
 from components.contract.loading import load_config
-from components.contract.models import ConfigError, StackConfig
+from components.contract.model_base import ConfigError
+from components.contract.models import StackConfig
 from components.contract.progress import (
     BY_HAND,
     PROGRESS_OUTPUT,

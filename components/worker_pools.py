@@ -14,7 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.contract import userdata
-from components.contract.models import GroupPer
+from components.contract.cluster_models import GroupPer
 from components.contract.naming import Namer
 from components.contract.sides import SOURCE, Side
 from components.contract.tags import (

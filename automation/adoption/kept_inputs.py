@@ -26,9 +26,9 @@ from automation.adoption.models import Difference
 from automation.adoption.state_only import is_state_only
 from automation.core.errors import UserError
 from automation.engine.property_paths import UNKNOWN_SHOWN, top_level
+from components.contract.cluster_models import KeptInput
 from components.contract.kept_file import KEPT_KEY as KEPT_FILE_KEY
 from components.contract.keys import CLUSTER_KEY
-from components.contract.models import KeptInput
 
 KEPT_KEY = "kept_inputs"
 _KEPT_OTHERWISE = frozenset({"tags", "tagsAll", "userData"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from components.contract.models import KeptInput
+from components.contract.cluster_models import KeptInput
 
 
 class _Model(BaseModel):

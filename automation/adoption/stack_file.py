@@ -33,7 +33,7 @@ from automation.review.render import render_program
 from components.contract import kept_file
 from components.contract import keys as stack_keys
 from components.contract import loading as stack_loading
-from components.contract import models as stack_models
+from components.contract import model_base as stack_model_base
 from components.contract.tags import is_own_tag
 
 
@@ -121,7 +121,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
     if not proposal.problems:
         try:
             stack_loading.load_config(proposed)
-        except stack_models.ConfigError as exc:
+        except stack_model_base.ConfigError as exc:
             proposal.problems.append(f"The proposal is not a valid stack: {exc}")
     if not proposal.problems:
         _propose_network_names(proposed, proposal, clients, live.vpc)

@@ -105,14 +105,14 @@ def load_stack(project: Path, stack: str, config_file: Path | None = None) -> St
     from automation.config.settings import load_runtime_settings
     from components.contract import checks as stack_checks
     from components.contract import loading as stack_loading
-    from components.contract import models as stack_models
+    from components.contract import model_base as stack_model_base
     path = config_file if config_file is not None else stack_path(project, stack)
     if not path.exists() and not path.is_symlink():  # a FIFO or a loop: the reader says
         raise UserError(f"Config file {path} does not exist.")
     try:
         values = stack_loading.load_stack_file(path)
         typed = stack_loading.load_config(values)
-    except stack_models.ConfigError as exc:
+    except stack_model_base.ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
     try:
         load_runtime_settings(values)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from automation.config.project import StackInfo
 from automation.core.errors import ConfigError
+from components.contract.cluster_models import ClusterConfig
 from components.contract.kept_use import SECTIONS
 from components.contract.keys import CLUSTER_KEY
-from components.contract.models import ClusterConfig
 
 
 def kept_for_nothing(cluster: ClusterConfig, looked_up: Mapping[str, Sequence[str]]) -> list[str]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
-    from automation.config.settings import EtcdSettings
+    from automation.config.etcd_settings import EtcdSettings
     from components.contract.models import StackConfig
 
 FIRST_LOOPBACK_BLOCK = 100
@@ -46,7 +46,7 @@ class SandboxEtcd(BaseModel):
 
     def settings(self) -> EtcdSettings:
         """``runtime.etcd`` for a stack rehearsed here."""
-        from automation.config.settings import EtcdSettings
+        from automation.config.etcd_settings import EtcdSettings
 
         return EtcdSettings.model_validate(
             {

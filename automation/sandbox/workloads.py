@@ -28,7 +28,8 @@ from typing import Any
 
 from kubernetes import client
 
-from automation.config.settings import DaemonSetRef, IngressSettings
+from automation.config.mirror_settings import DaemonSetRef
+from automation.config.settings import IngressSettings
 from automation.core.errors import KubeshiftError, StepFailedError, from_api_exception
 from automation.core.waiting import Pending, wait_until
 from automation.kube.clients import raw

@@ -202,7 +202,8 @@ def _wait_ready_nodes(client: Any, expected: int, *, timeout: float) -> None:
 def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: Say) -> list[str]:
     import kubernetes
 
-    from automation.config.settings import DaemonSetRef, load_runtime_settings
+    from automation.config.mirror_settings import DaemonSetRef
+    from automation.config.settings import load_runtime_settings
     from automation.sandbox import workloads
 
     settings = load_runtime_settings(info.values)

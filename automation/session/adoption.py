@@ -131,12 +131,12 @@ def execute_proposal(
     from automation.core.errors import ConfigError
     from components.contract import keys as stack_keys
     from components.contract import loading as stack_loading
-    from components.contract import models as stack_models
+    from components.contract import model_base as stack_model_base
 
     path = stack_path(project, stack)
     try:
         values = stack_loading.load_stack_file(path)
-    except stack_models.ConfigError as exc:
+    except stack_model_base.ConfigError as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
     settings = load_runtime_settings(values)
     check_targets(target, stack)

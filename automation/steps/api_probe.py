@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from automation.aws.clients import AwsClients
-from automation.config.settings import EtcdSettings
+from automation.config.etcd_settings import EtcdSettings
 from automation.core.errors import RetryableError
 from automation.core.results import ProbeOutcome
 from automation.kube.api_probe import ApiProbe, Check, readyz

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from ipaddress import IPv4Network
 
-from automation.config.settings import EtcdSettings
+from automation.config.etcd_settings import EtcdSettings
 from automation.core.errors import PreconditionFailed
 from automation.core.waiting import Pending
 from automation.etcd.client import EtcdClient

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from automation.config.settings import MirrorSettings
+from automation.config.mirror_settings import MirrorSettings
 from automation.core.errors import ConfigError, UserError
 from automation.kube.copy.options import CopyOptions
 from automation.model.context import HookContext

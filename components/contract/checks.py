@@ -1,26 +1,41 @@
 """The stack file's rules across fields: names that fit AWS's limits, networks that do not
 overlap, members placed in their zones, kept values that apply; each broken rule is one
-:class:`ConfigError` sentence naming its key."""
+:class:`ConfigError` sentence naming its key.
+
+:func:`check` runs them all, in order; the network rules live in
+``components.contract.network_checks`` and those for what adoption keeps in
+``components.contract.kept_checks``, the cluster's names, pools, members, volumes and
+tags here."""
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Mapping
 
 from components.contract import registry
-from components.contract.keys import CLUSTER_KEY, MIGRATION_KEY, PHASE_KEY, SKIP_PROGRESS_KEY
-from components.contract.models import (
+from components.contract.cluster_models import (
     ClusterConfig,
-    ConfigError,
     ControlPlaneConfig,
-    DnsConfig,
-    IngressConfig,
-    ManagedPolicies,
     NetworkConfig,
-    StackConfig,
 )
-from components.contract.placement import member_az
+from components.contract.kept_checks import (
+    MANAGED_POLICIES_DEFAULT_QUOTA,
+    check_descriptions,
+    check_existing_names,
+    check_kept_inputs,
+    check_managed_policies,
+    check_user_data,
+)
+from components.contract.keys import CLUSTER_KEY, MIGRATION_KEY, PHASE_KEY, SKIP_PROGRESS_KEY
+from components.contract.model_base import ConfigError
+from components.contract.models import StackConfig
+from components.contract.network_checks import (
+    check_dns,
+    check_ingress,
+    check_member_azs,
+    check_mirror_addresses,
+    check_network,
+)
 from components.contract.validation import show
 
 CLUSTER_NAME_MAX = 40
@@ -29,20 +44,11 @@ _CLUSTER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
 _SUFFIX = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
 POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 """A worker pool's name: it goes into the names of its groups and templates."""
-_DNS_NAME = re.compile(r"^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+\.?$")
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
-# As AWS hands them out (Z1D633PJN98FT9, Z0123456789ABCDEFGHIJ; at most 32 characters);
-# the sandbox's moto is patched to issue such ids too (automation/sandbox/moto_route53.py).
-_ZONE_ID = re.compile(r"^(/hostedzone/)?Z[A-Z0-9]{1,31}$")
 # Kubernetes qualified names (label and taint keys): optional DNS-subdomain prefix.
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_EXISTING_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/()+=,@ -]*$")
-# What EC2 accepts in a VPC security group's description, up to 255 characters.
-_GROUP_DESCRIPTION = re.compile(r"^[A-Za-z0-9 ._\-:/()#,@\[\]+=&;{}!$*]{1,255}$")
-USER_DATA_MAX = 16384  # EC2's limit on user data before base64
 MAX_MEMBERS = 7  # etcd: more members only slow every write down
-VPC_PREFIXES = (16, 28)  # what CreateVpc accepts
 
 
 def _fail(key: str, message: str) -> None:
@@ -84,50 +90,21 @@ def check(config: StackConfig) -> None:
     _check_pools(cluster, networks)
     # A mirror shares the subnets: its members sit right after the primary's, unless
     # migration.mirror.host_index places them elsewhere.
-    _check_member_azs(cluster.control_plane, networks, spec.member_copies)
-    _check_mirror_addresses(config)
+    check_member_azs(cluster.control_plane, networks, spec.member_copies)
+    check_mirror_addresses(config)
     _check_mirror_image(config)
-    _check_dns(cluster.dns)
-    _check_ingress(cluster.ingress)
+    check_dns(cluster.dns)
+    check_ingress(cluster.ingress)
     _check_tags(cluster.tags)
     for resource, kept in cluster.kept_tags.items():
         _check_tags(kept, f"{CLUSTER_KEY}.kept_tags.{resource}")
-    _check_kept_inputs(cluster)
-    _check_managed_policies(cluster.managed_policies)
+    check_kept_inputs(cluster)
+    check_managed_policies(cluster.managed_policies)
     _check_volumes(cluster)
-    _check_existing_names(cluster)
-    _check_descriptions(cluster)
-    _check_user_data(cluster)
+    check_existing_names(cluster)
+    check_descriptions(cluster)
+    check_user_data(cluster)
     _check_names_fit(config)
-
-
-_POLICY_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::(aws|\d{12}):policy/[\w+=,.@/-]{1,512}$")
-
-
-MANAGED_POLICIES_PER_ROLE_MAX = 20
-"""IAM's hard limit on managed policies attached to one role (the default quota is 10)."""
-
-
-def _check_managed_policies(policies: ManagedPolicies) -> None:
-    for role in ("node", "control_plane"):
-        arns = getattr(policies, role)
-        key = f"{CLUSTER_KEY}.managed_policies.{role}"
-        for arn in arns or []:
-            if not _POLICY_ARN.fullmatch(arn):
-                raise ConfigError(key, f"{key}: {show(arn)} is not an IAM policy ARN.")
-        if arns and len(set(arns)) != len(arns):
-            raise ConfigError(key, f"{key} lists a policy twice.")
-        if arns and len(arns) > MANAGED_POLICIES_PER_ROLE_MAX:
-            raise ConfigError(
-                key,
-                f"{key} lists {len(arns)} policies; IAM attaches at most "
-                f"{MANAGED_POLICIES_PER_ROLE_MAX} to a role (10 unless the account's quota "
-                "was raised).",
-            )
-
-
-MANAGED_POLICIES_DEFAULT_QUOTA = 10
-"""IAM's default quota of managed policies per role (an account may have it raised)."""
 
 
 def config_warnings(config: StackConfig) -> list[str]:
@@ -178,29 +155,6 @@ def _check_volumes(cluster: ClusterConfig) -> None:
             _fail(where, f"{where} {size}: a gp3 root volume holds at most 16384 GiB.")
 
 
-_PULUMI_NAME = re.compile(r"^[a-z][A-Za-z0-9]*$")
-_NOT_KEPT_AS_INPUTS = frozenset({"tags", "tagsAll"})
-"""Kept key by key, beside kubeshift's own (``kept_tags``)."""
-
-
-def _check_kept_inputs(cluster: ClusterConfig) -> None:
-    for resource, kept in cluster.kept_inputs.items():
-        for attribute in kept:
-            where = f"{CLUSTER_KEY}.kept_inputs.{resource}.{attribute}"
-            if not _PULUMI_NAME.fullmatch(attribute):
-                raise ConfigError(
-                    where,
-                    f"{where}: an attribute is named as Pulumi names it (camelCase, as "
-                    "`kubeshift adopt` shows it), e.g. deregistrationDelay.",
-                )
-            if attribute in _NOT_KEPT_AS_INPUTS:
-                raise ConfigError(
-                    where,
-                    f"{where}: tags another tool set are kept key by key, under "
-                    f"{CLUSTER_KEY}.kept_tags.{resource}.",
-                )
-
-
 def _check_cluster_name(name: str) -> None:
     key = f"{CLUSTER_KEY}.name"
     if len(name) > CLUSTER_NAME_MAX or len(name) < 2 or not _CLUSTER_NAME.fullmatch(name):
@@ -235,50 +189,6 @@ def _check_control_plane(cp: ControlPlaneConfig) -> None:
     if not _INSTANCE_TYPE.fullmatch(cp.instance_type):
         key = f"{CLUSTER_KEY}.control_plane.instance_type"
         _fail(key, f"{key} {cp.instance_type!r} is not an EC2 instance type.")
-
-
-def check_network(net: NetworkConfig, key: str, region: str) -> None:
-    """A VPC AWS would create: its CIDR, subnets and AZs (in ``region``)."""
-    low, high = VPC_PREFIXES
-    if not low <= net.cidr.prefixlen <= high:
-        _fail(
-            f"{key}.cidr",
-            f"{key}.cidr {net.cidr} is not allowed by AWS: a VPC is a /{low} to /{high}.",
-        )
-    if len(set(net.azs)) != len(net.azs):
-        _fail(f"{key}.azs", f"{key}.azs lists an AZ twice.")
-    in_region = re.compile(rf"^{re.escape(region)}(-[a-z]+-\d+)?[a-z]$")
-    for az in net.azs:
-        if not in_region.fullmatch(az):
-            _fail(f"{key}.azs", f"{key}.azs {az!r} is not an availability zone of {region}.")
-    for tier in ("public_subnets", "private_subnets"):
-        subnets: list[ipaddress.IPv4Network] = getattr(net, tier)
-        if len(subnets) != len(net.azs):
-            _fail(
-                f"{key}.{tier}",
-                f"{key}.{tier} has {len(subnets)} subnets for {len(net.azs)} AZs; "
-                "give exactly one per AZ, in the order of azs.",
-            )
-        for i, subnet in enumerate(subnets):
-            if not subnet.subnet_of(net.cidr):
-                _fail(
-                    f"{key}.{tier}[{i}]",
-                    f"{key}.{tier}[{i}] {subnet} is outside its VPC {net.cidr}.",
-                )
-            if subnet.prefixlen > 28:
-                _fail(f"{key}.{tier}[{i}]", f"{key}.{tier}[{i}] {subnet} is smaller than /28.")
-    everything = [
-        (t, i, s)
-        for t in ("public_subnets", "private_subnets")
-        for i, s in enumerate(getattr(net, t))
-    ]
-    for n, (tier, i, subnet) in enumerate(everything):
-        for other_tier, j, other in everything[n + 1 :]:
-            if subnet.overlaps(other):
-                _fail(
-                    f"{key}.{other_tier}[{j}]",
-                    f"{key}.{other_tier}[{j}] {other} overlaps {key}.{tier}[{i}] {subnet}.",
-                )
 
 
 def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig]]) -> None:
@@ -325,31 +235,6 @@ def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig
                 _fail(f"{key}.azs", f"{key}.azs {missing[0]} is not an AZ of {net_key}.")
 
 
-def _check_member_azs(
-    cp: ControlPlaneConfig, networks: list[tuple[str, NetworkConfig]], copies: int = 1
-) -> None:
-    key = f"{CLUSTER_KEY}.control_plane"
-    source = networks[0][1]
-    azs = cp.azs or source.azs
-    for net_key, net in networks:
-        for az in azs:
-            if az not in net.azs:
-                _fail(
-                    f"{key}.azs",
-                    f"{key}.azs {az} is not an AZ of {net_key}; a member's etcd volume "
-                    "cannot leave its AZ.",
-                )
-        for member in range(1, cp.members + 1):
-            subnet = net.private_subnet_in(member_az(cp, source, member))
-            index = cp.host_index + cp.members * (copies - 1) + member - 1
-            if index >= subnet.num_addresses - 1:
-                _fail(
-                    f"{key}.host_index",
-                    f"{key}.host_index {cp.host_index} puts member {member} outside "
-                    f"{net_key} subnet {subnet}.",
-                )
-
-
 def _check_mirror_image(config: StackConfig) -> None:
     """A mirror of a cluster whose nodes boot another tool's script names its own image:
     the cluster's image need not run kubeshift's node.env, so the mirror's kubelets
@@ -364,24 +249,6 @@ def _check_mirror_image(config: StackConfig) -> None:
         f"({CLUSTER_KEY}.user_data), so its image {config.cluster.image_id} need not read "
         "kubeshift's node.env, which the mirror's nodes boot; name an image built for it.",
     )
-
-
-def _check_mirror_addresses(config: StackConfig) -> None:
-    cp, mirror = config.cluster.control_plane, config.migration.mirror
-    if mirror is None or mirror.host_index is None:
-        return
-    key = f"{MIGRATION_KEY}.mirror.host_index"
-    if abs(mirror.host_index - cp.host_index) < cp.members:
-        _fail(
-            key,
-            f"{key} {mirror.host_index} gives the mirror's members addresses of the "
-            f"primary's (control_plane.host_index {cp.host_index}, {cp.members} members).",
-        )
-    net = config.cluster.network
-    for member in range(1, cp.members + 1):
-        subnet = net.private_subnet_in(member_az(cp, net, member))
-        if mirror.host_index + member - 1 >= subnet.num_addresses - 1:
-            _fail(key, f"{key} {mirror.host_index} puts mirror member {member} outside {subnet}.")
 
 
 def _check_label(key: str, name: str, value: str) -> None:
@@ -401,117 +268,12 @@ def _check_label(key: str, name: str, value: str) -> None:
         _fail(key, f"{key} value {value!r} for {name!r} is not a valid Kubernetes label value.")
 
 
-def _check_dns(dns: DnsConfig) -> None:
-    key = f"{CLUSTER_KEY}.dns"
-    if not _ZONE_ID.fullmatch(dns.zone_id):
-        _fail(
-            f"{key}.zone_id",
-            f"{key}.zone_id {dns.zone_id!r} is not a Route53 hosted zone id ('Z' then "
-            "upper-case letters and digits, e.g. Z0123456789ABCDEFGHIJ).",
-        )
-    fields = (("api_record", [dns.api_record]), ("ingress_records", dns.ingress_records))
-    for field, names in fields:
-        for name in names:
-            labels = name.rstrip(".").split(".")
-            if (
-                not _DNS_NAME.fullmatch(name)
-                or len(name.rstrip(".")) > 253
-                or any(len(label) > 63 for label in labels)
-            ):
-                _fail(
-                    f"{key}.{field}",
-                    f"{key}.{field} {show(name)} is not a DNS name (at most 253 characters, "
-                    "labels at most 63).",
-                )
-    if len(set(dns.ingress_records)) != len(dns.ingress_records):
-        _fail(f"{key}.ingress_records", f"{key}.ingress_records lists a name twice.")
-
-
-def _check_ingress(ingress: IngressConfig) -> None:
-    key = f"{CLUSTER_KEY}.ingress.listeners"
-    for attribute in ("port", "node_port"):
-        values = [getattr(listener, attribute) for listener in ingress.listeners]
-        twice = sorted({v for v in values if values.count(v) > 1})
-        if twice:
-            _fail(key, f"{key} uses {attribute} {twice[0]} twice.")
-
-
 def _check_tags(tags: Mapping[str, str], key: str = f"{CLUSTER_KEY}.tags") -> None:
     for name, value in tags.items():
         if name.lower().startswith("aws:"):
             _fail(key, f"{key} key {name!r}: the 'aws:' prefix is reserved by AWS.")
         if not 1 <= len(name) <= 128 or len(value) > 256:
             _fail(key, f"{key} {show(name)}: AWS tag keys are 1-128 characters, values 256.")
-
-
-RETIRED_INLINE_POLICY_KEY = "inline-policy:"
-"""How a role's inline policy was once kept: kubeshift no longer takes one over."""
-
-
-def _check_existing_names(cluster: ClusterConfig) -> None:
-    """Each kept name replaces one kubeshift gives this cluster, and AWS could carry it."""
-    key = f"{CLUSTER_KEY}.names"
-    from components.contract.naming import NameKind, kind_key
-
-    kinds = tuple(f"{kind_key(k)}:" for k in NameKind)
-    for key_name, existing in cluster.names.items():
-        if key_name.startswith(RETIRED_INLINE_POLICY_KEY):
-            _fail(
-                key,
-                f"{key} {show(key_name)} would make kubeshift write over a role's inline "
-                "policy, the grants of the tool that wrote it; kubeshift leaves those alone "
-                "and grants what it needs in a policy of its own: remove the entry.",
-            )
-        derived = next(
-            (key_name.removeprefix(k) for k in kinds if key_name.startswith(k)), key_name
-        )
-        if not derived.startswith(f"{cluster.name}-"):
-            _fail(
-                key,
-                f"{key} {show(derived)} is not a name kubeshift gives cluster {cluster.name!r} "
-                f"(those start with '{cluster.name}-'; `kubeshift render --json` lists them).",
-            )
-        if not existing or len(existing) > 255 or not _EXISTING_NAME.fullmatch(existing):
-            _fail(key, f"{key} {show(key_name)}: {show(existing)} is not a name AWS gives.")
-
-
-def _check_kept_under_kubeshifts_name(
-    cluster: ClusterConfig, key: str, name: str, kind: str
-) -> None:
-    """A kept value's key is a ``kind`` name kubeshift gives this cluster."""
-    if not name.startswith(f"{cluster.name}-"):
-        _fail(
-            key,
-            f"{key} {show(name)} is not a {kind} name kubeshift gives cluster "
-            f"{cluster.name!r} (`kubeshift render --json` lists them).",
-        )
-
-
-def _check_descriptions(cluster: ClusterConfig) -> None:
-    """Each kept description is a group's that kubeshift names, in EC2's characters."""
-    key = f"{CLUSTER_KEY}.descriptions"
-    for group, description in cluster.descriptions.items():
-        _check_kept_under_kubeshifts_name(cluster, key, group, "security group")
-        if not _GROUP_DESCRIPTION.fullmatch(description):
-            _fail(
-                key,
-                f"{key} {show(group)}: {show(description)} is not a description EC2 accepts "
-                "(1-255 letters, digits, spaces and ._-:/()#,@[]+=&;{}!$*).",
-            )
-
-
-def _check_user_data(cluster: ClusterConfig) -> None:
-    """Each kept boot script is a template's that kubeshift names, within EC2's limit."""
-    key = f"{CLUSTER_KEY}.user_data"
-    for template, script in cluster.user_data.items():
-        _check_kept_under_kubeshifts_name(cluster, key, template, "launch template")
-        size = len(script.encode())
-        if not 0 < size <= USER_DATA_MAX:
-            _fail(
-                key,
-                f"{key} {show(template)} is {size} bytes; EC2 takes 1 to {USER_DATA_MAX} "
-                "bytes of user data.",
-            )
 
 
 def _check_names_fit(config: StackConfig) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from components.contract.user_files import load_yaml_document
 
 KEPT_KEY = "kubeshift:kept"

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from components.contract import kept_file, registry
 from components.contract.checks import check
+from components.contract.cluster_models import ClusterConfig
 from components.contract.keys import (
     CLUSTER_KEY,
     KNOWN_KEYS,
@@ -26,7 +27,8 @@ from components.contract.keys import (
     SCENARIO_KEY,
     SKIP_PROGRESS_KEY,
 )
-from components.contract.models import ClusterConfig, ConfigError, MigrationConfig, StackConfig
+from components.contract.model_base import ConfigError
+from components.contract.models import MigrationConfig, StackConfig
 from components.contract.user_files import (
     load_yaml_document,
 )

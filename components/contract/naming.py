@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from components.contract import kept_use
 
 if TYPE_CHECKING:
-    from components.contract.models import ClusterConfig
+    from components.contract.cluster_models import ClusterConfig
 
 HASH_LENGTH = 8
 

@@ -3,7 +3,8 @@ and a mirror's offset from the primary's."""
 
 from __future__ import annotations
 
-from components.contract.models import ControlPlaneConfig, NetworkConfig, StackConfig
+from components.contract.cluster_models import ControlPlaneConfig, NetworkConfig
+from components.contract.models import StackConfig
 
 
 def mirror_host_offset(config: StackConfig) -> int:

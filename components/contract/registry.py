@@ -26,7 +26,8 @@ from components.contract.etcd_volumes import EtcdVolume
 from components.contract.validation import sentence
 
 if TYPE_CHECKING:
-    from components.contract.models import NetworkConfig, StackConfig
+    from components.contract.cluster_models import NetworkConfig
+    from components.contract.models import StackConfig
 
 NetworkSlot = tuple[str, "NetworkConfig"]
 

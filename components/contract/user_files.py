@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 
 MAX_BYTES = 32 * 1024 * 1024
 """Largest file kubeshift reads whole: far above any real stack file (a 72-group kops

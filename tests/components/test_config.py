@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from components.contract.loading import load_config, load_stack_file
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from tests.components.conftest import STACKS, stack_values
 
 Values = dict[str, Any]

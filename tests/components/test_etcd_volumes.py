@@ -14,7 +14,7 @@ from components import program
 from components.contract.etcd_volumes import ETCD_VOLUMES_OUTPUT
 from components.contract.keys import PHASE_KEY
 from components.contract.loading import load_config
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from tests.components.conftest import by_type, rendered, stack_values
 
 VOLUME = "aws:ebs/volume:Volume"

@@ -15,7 +15,7 @@ import yaml
 
 from components.contract import kept_file
 from components.contract.loading import load_config, load_stack_file
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from tests.components.conftest import STACKS
 
 CLUSTER = "kubeshift:cluster"

@@ -10,7 +10,7 @@ import pytest
 
 from automation.review.render import render_program
 from components.contract.loading import load_config
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from tests.components.conftest import stack_values
 
 TARGET_GROUP = "demo-api-tg-6443"
@@ -107,7 +107,7 @@ def test_an_attribute_the_resource_does_not_take_is_one_sentence() -> None:
 
 
 def test_values_being_kept_by_an_adoption_join_those_kept_before() -> None:
-    from components.contract.models import KeptInput
+    from components.contract.cluster_models import KeptInput
     from components.kept_inputs import merged
 
     before = {TARGET_GROUP: {"deregistrationDelay": KeptInput(live=300, declared=30)}}

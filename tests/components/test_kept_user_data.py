@@ -13,7 +13,7 @@ import pytest
 
 from automation.review.render import render_program
 from components.contract.loading import load_config
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from components.contract.userdata import is_node_script
 from tests.components.conftest import stack_values
 

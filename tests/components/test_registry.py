@@ -16,7 +16,7 @@ from automation.core.errors import KubeshiftError
 from automation.scenarios import ScenarioDrift, build_scenario
 from components.contract import registry
 from components.contract.loading import load_config
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from components.contract.progress import PROGRESS_OUTPUT
 from tests.components.conftest import rendered, stack_values
 

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from automation.sandbox.world.kops import domain, etcd_tag_value
-from components.contract.models import ClusterConfig, StackConfig, WorkerPoolConfig
+from components.contract.cluster_models import ClusterConfig, WorkerPoolConfig
+from components.contract.models import StackConfig
 
 CLUSTER_TAG = "KubernetesCluster"
 MASTER_ROLE_TAG = "k8s.io/role/master"

@@ -53,7 +53,7 @@ class CniSwapOutputs(SingleVpcOutputs):
 def check(config: StackConfig) -> list[NetworkSlot]:
     """The mirror block is required: it names the mirror's zone."""
     from components.contract.keys import MIGRATION_KEY
-    from components.contract.models import ConfigError
+    from components.contract.model_base import ConfigError
 
     if config.migration.mirror is None:
         key = f"{MIGRATION_KEY}.mirror"

@@ -33,7 +33,7 @@ class OverlaySwitchOutputs(SingleVpcOutputs):
 def check(config: StackConfig) -> list[NetworkSlot]:
     """The overlay block is required; its pod CIDR holds per-node blocks, apart from the VPC."""
     from components.contract.keys import MIGRATION_KEY
-    from components.contract.models import ConfigError
+    from components.contract.model_base import ConfigError
 
     key = f"{MIGRATION_KEY}.overlay"
     overlay = config.migration.overlay

@@ -176,9 +176,9 @@ def plan_phase(config: StackConfig) -> PhasePlan:
 
 def check(config: StackConfig) -> list[NetworkSlot]:
     """A target network is required, in the region, and apart from the source VPC."""
-    from components.contract.checks import check_network
     from components.contract.keys import MIGRATION_KEY
-    from components.contract.models import ConfigError
+    from components.contract.model_base import ConfigError
+    from components.contract.network_checks import check_network
 
     key = f"{MIGRATION_KEY}.target_network"
     target = config.migration.target_network

@@ -278,7 +278,7 @@ def test_kept_live_values_go_to_the_kept_file_the_stack_names(project: Path) -> 
 def test_what_could_not_be_kept_safely_is_not() -> None:
     from automation.adoption.kept_inputs import keepable
     from automation.adoption.models import Difference
-    from components.contract.models import KeptInput
+    from components.contract.cluster_models import KeptInput
 
     replaced = Difference(
         name=NAME, type=VPC, attribute="cidrBlock", live="a", declared="b", replaces=True,

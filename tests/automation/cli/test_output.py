@@ -47,7 +47,7 @@ def test_an_adoption_report_says_each_kept_live_value_on_one_line(
 ) -> None:
     from automation.adoption.models import AdoptReport, Discovery
     from automation.cli.adopt import print_adoption
-    from components.contract.models import KeptInput
+    from components.contract.cluster_models import KeptInput
 
     found = Discovery(
         stack="local", cluster="c", phase="baseline", resources=[], problems=[], skipped=[],

@@ -52,7 +52,7 @@ def test_examples_come_from_the_stack_files() -> None:
 
 
 def test_a_field_without_a_description_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    from components.contract.models import DnsConfig
+    from components.contract.cluster_models import DnsConfig
 
     monkeypatch.setattr(DnsConfig.model_fields["ttl"], "description", None)
     assert reference.undescribed() == ["kubeshift:cluster.dns.ttl"]

@@ -195,7 +195,8 @@ def test_the_old_cni_is_not_removed_before_the_new_one_is_installed(
     kube: KubeClients, fleet: Fleet
 ) -> None:
     from automation.config.clients import StaticClients
-    from automation.config.settings import MirrorSettings, RuntimeSettings
+    from automation.config.mirror_settings import MirrorSettings
+    from automation.config.settings import RuntimeSettings
     from automation.core.errors import PreconditionFailed
     from automation.model.context import HookContext
     from automation.steps.mirror_cni import remove_old_cni

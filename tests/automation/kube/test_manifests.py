@@ -9,7 +9,8 @@ import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.config.clients import StaticClients
-from automation.config.settings import MirrorSettings, RuntimeSettings
+from automation.config.mirror_settings import MirrorSettings
+from automation.config.settings import RuntimeSettings
 from automation.core.errors import PreconditionFailed, UserError
 from automation.kube.clients import KubeClients
 from automation.kube.manifests import apply_manifest, load_manifest

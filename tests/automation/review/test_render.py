@@ -12,7 +12,7 @@ import pytest
 
 from automation.review.render import SECRET, RenderedResource, record, render, render_program
 from components.contract.loading import load_stack_file
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from tests.components.conftest import STACKS
 
 ASG = "aws:autoscaling/group:Group"

@@ -11,7 +11,7 @@ from botocore.exceptions import ClientError
 
 from automation.sandbox.moto_route53 import creates_refuse_existing_record_sets
 from components.contract.loading import load_config
-from components.contract.models import ConfigError
+from components.contract.model_base import ConfigError
 from tests.components.conftest import stack_values
 from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_zone

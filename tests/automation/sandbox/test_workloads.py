@@ -25,7 +25,8 @@ from kubernetes.client import (
 )
 from kubernetes.client.exceptions import ApiException
 
-from automation.config.settings import DaemonSetRef, IngressSettings
+from automation.config.mirror_settings import DaemonSetRef
+from automation.config.settings import IngressSettings
 from automation.core.errors import GateTimeoutError
 from automation.sandbox.controlplane import Cluster
 from automation.sandbox.workloads import (

@@ -19,7 +19,9 @@ from kubernetes.client import AppsV1Api, CoreV1Api
 
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.config.clients import StaticClients
-from automation.config.settings import GENERATION_LABEL, GateSettings, RuntimeSettings
+from automation.config.gate_settings import GateSettings
+from automation.config.mirror_settings import GENERATION_LABEL
+from automation.config.settings import RuntimeSettings
 from automation.core.errors import ConfigError, PreconditionFailed, UserError
 from automation.kube.clients import KubeClients
 from automation.model.context import HookContext
@@ -37,8 +39,9 @@ from automation.steps import (
 )
 from automation.steps.mirror import copy_options, mirror_settings, parse_settings
 from automation.steps.service_dns import EXTERNAL_DNS_HOSTNAME
+from components.contract.cluster_models import WorkerPoolConfig
 from components.contract.loading import load_config, load_stack_file
-from components.contract.models import StackConfig, WorkerPoolConfig
+from components.contract.models import StackConfig
 from components.contract.scenarios import cni_swap as ids
 from tests.support.kube_fixtures import clients_of
 from tests.support.moto_fixtures import MotoServer

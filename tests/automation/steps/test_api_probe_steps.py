@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
-from automation.config.settings import EtcdSettings
+from automation.config.etcd_settings import EtcdSettings
 from automation.kube.api_probe import ApiProbe, Check, readyz
 from automation.kube.clients import KubeClients
 from automation.sandbox.binaries import Binaries

@@ -11,7 +11,8 @@ import pytest
 
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.config.clients import StaticClients
-from automation.config.settings import DnsDrainSettings, RuntimeSettings
+from automation.config.gate_settings import DnsDrainSettings
+from automation.config.settings import RuntimeSettings
 from automation.core.errors import GateTimeoutError
 from automation.model.context import HookContext
 from automation.model.phase import HookResult

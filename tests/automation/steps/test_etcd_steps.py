@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from automation.config.clients import StaticClients
-from automation.config.settings import EtcdSettings, RuntimeSettings
+from automation.config.etcd_settings import EtcdSettings
+from automation.config.settings import RuntimeSettings
 from automation.core.errors import PreconditionFailed, StepFailedError
 from automation.core.waiting import Pending
 from automation.etcd.client import EtcdClient
