@@ -87,7 +87,7 @@ def main() -> int:
         began = time.monotonic()
         first = _run(env, stack, "--to", "ingress-move")
         exports = _kubeshift(env, "--stack", stack, "sandbox", "env").stdout
-        by_hand = drain_by_hand(KUBESHIFT, stack, exports, env, Path(env["KUBESHIFT_STATE_DIR"]))
+        by_hand = drain_by_hand(KUBESHIFT, stack, exports, env, Path(env["KUBESHIFT_SANDBOX"]))
         rest = _run(env, stack, *until)
         mixed_seconds = time.monotonic() - began
         runs_ok = first.returncode == rest.returncode == 0

@@ -536,7 +536,7 @@ def adopt(env: dict[str, str], stack: str) -> float:
     ``sandbox up`` builds the cluster as kops would have, with no Pulumi state: a run
     straight after it would collide with the live records or build a second cluster."""
     began = time.monotonic()
-    proposal = Path(env["KUBESHIFT_STATE_DIR"]) / "proposed.yaml"
+    proposal = Path(env["KUBESHIFT_SANDBOX"]) / "proposed.yaml"  # beside the sandbox, as aimed
     wrote = _kubeshift(env, "--stack", stack, "adopt", "--write-config", str(proposal))
     _must("kubeshift adopt --write-config", wrote)
     take_proposal(proposal, stack_file(env, stack), stack)
