@@ -137,6 +137,15 @@ class RuntimeSettings(BaseModel):
         "Service and fails on any zero-endpoint interval.",
         examples=[["shop/web", "payments/ledger"]],
     )
+    preview_scope: Literal["judged", "verify", "full"] = Field(
+        default="judged",
+        description="What each phase's preview and update reach. judged: what the program "
+        "would change, judged offline against the stack's checkpoint (`pulumi stack export`), "
+        "what depends on it and the stack resource; the stack resource alone for a phase that "
+        "changes nothing; every resource when a provider's configuration changed or an update "
+        "was interrupted. verify: every resource, and the run stops where the engine changes "
+        "something the judgement left out. full: every resource, never judged.",
+    )
 
 
 def _secret_path(value: Any, path: str) -> str:

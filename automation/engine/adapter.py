@@ -111,6 +111,15 @@ class PreviewOutcome:
 
 
 @dataclass(frozen=True)
+class Checkpoint:
+    """The stack's state as the engine exports it, and the config default providers get."""
+
+    deployment: dict[str, Any]
+    config: dict[str, str]
+    """Every config value by key (``aws:region``), secrets decrypted: never logged."""
+
+
+@dataclass(frozen=True)
 class UpdateOutcome:
     summary: dict[str, int]
     outputs: dict[str, Any]
@@ -143,11 +152,16 @@ class Engine(Protocol):
     """What the runner needs from Pulumi; a fake implements it in unit tests."""
 
     def set_phase(self, phase: str) -> None: ...
-    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
-        """Preview; with ``plan``, also save the update plan there."""
+    def preview(
+        self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
+    ) -> PreviewOutcome:
+        """Preview; with ``plan``, also save the update plan there. ``targets`` take
+        what depends on them along unless ``dependents`` is False."""
         ...
 
-    def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
+    def up(
+        self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
+    ) -> UpdateOutcome:
         """Update; with ``plan``, apply exactly that plan or stop where the update departs."""
         ...
 
@@ -172,6 +186,7 @@ class Engine(Protocol):
         ...
 
     def secret_config(self) -> dict[str, str]: ...
+    def checkpoint(self) -> Checkpoint: ...
 
 
 OutputSink = Callable[[str], None]
@@ -303,7 +318,9 @@ class PulumiEngine:
 
     # -- operations --------------------------------------------------------------------
 
-    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
+    def preview(
+        self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
+    ) -> PreviewOutcome:
         changes: list[ResourceChange] = []
 
         def on_event(event: Any) -> None:
@@ -318,7 +335,7 @@ class PulumiEngine:
         with mapped_errors("preview the stack", self.stack_name):
             result = self._stack.preview(
                 target=list(targets) or None,
-                target_dependents=bool(targets) or None,
+                target_dependents=(bool(targets) and dependents) or None,
                 diff=True,
                 on_output=self._on_output,
                 on_event=on_event,
@@ -327,11 +344,13 @@ class PulumiEngine:
         summary = {str(getattr(k, "value", k)): int(v) for k, v in result.change_summary.items()}
         return PreviewOutcome(changes=marked_delete_first(changes), summary=summary)
 
-    def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
+    def up(
+        self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
+    ) -> UpdateOutcome:
         with mapped_errors("update the stack", self.stack_name):
             result = self._stack.up(
                 target=list(targets) or None,
-                target_dependents=bool(targets) or None,
+                target_dependents=(bool(targets) and dependents) or None,
                 on_output=self._on_output,
                 plan=str(plan) if plan is not None else None,
             )
@@ -350,6 +369,12 @@ class PulumiEngine:
         with mapped_errors("read the stack's config", self.stack_name):
             config = self._stack.get_all_config()
         return {key: value.value for key, value in config.items() if value.secret}
+
+    def checkpoint(self) -> Checkpoint:
+        """The exported state (secrets stay encrypted) and every config value."""
+        with mapped_errors("read the stack's config", self.stack_name):
+            config = self._stack.get_all_config()
+        return Checkpoint(self._deployment(), {k: v.value for k, v in config.items()})
 
     def refresh(self, *, clear_pending_creates: bool = False) -> dict[str, int]:
         """Read every resource back from the cloud; optionally drop pending creates."""

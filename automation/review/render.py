@@ -104,6 +104,9 @@ class _RecordingMonitor(pulumi_mocks.MockMonitor):
         return response
 
 
+MonitorFactory = Callable[[pulumi.runtime.Mocks], _RecordingMonitor]
+
+
 def _redact(value: Any) -> Any:
     if rpc.is_rpc_secret(value):
         return SECRET
@@ -174,17 +177,20 @@ def record(
     region: str = "us-east-1",
     stack_outputs: Mapping[str, Any] | None = None,
     mocks: pulumi.runtime.Mocks | None = None,
+    monitor: MonitorFactory | None = None,
 ) -> Rendering:
     """Run ``program`` under fresh mocks and return what it registered.
 
     Safe to call repeatedly in one process: every call installs a new monitor and a
     new root stack. ``program`` may return a dict of outputs to resolve. ``mocks``
     answers the registrations instead of the offline ones (adoption answers with
-    what runs).
+    what runs); ``monitor`` makes the monitor that receives them (the checkpoint's
+    answers, ``review.checkpoint``).
     """
     started = time.perf_counter()
+    chosen = mocks or _Mocks(region, stack_outputs)
     with _without_stack_traces(), collector.collecting_rarely():
-        rendering = _record(program, config, stack, mocks or _Mocks(region, stack_outputs))
+        rendering = _record(program, config, stack, (monitor or _RecordingMonitor)(chosen))
     return Rendering(rendering.resources, rendering.outputs, time.perf_counter() - started)
 
 
@@ -206,9 +212,8 @@ def _record(
     program: Callable[[], Any],
     config: Mapping[str, Any] | None,
     stack: str,
-    mocks: pulumi.runtime.Mocks,
+    monitor: _RecordingMonitor,
 ) -> Rendering:
-    monitor = _RecordingMonitor(mocks)
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(
         monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor
@@ -267,9 +272,10 @@ def render_program(
     config: Mapping[str, Any],
     phase: str | None = None,
     mocks: pulumi.runtime.Mocks | None = None,
+    monitor: MonitorFactory | None = None,
 ) -> Rendering:
     """Validate ``config`` (raising ``ConfigError``) and run ``__main__.py`` under mocks
-    (``mocks``: answers other than the offline ones)."""
+    (``mocks``: answers other than the offline ones; ``monitor``: see :func:`record`)."""
     values = dict(config)
     if phase is not None:
         values[stack_keys.PHASE_KEY] = phase
@@ -281,6 +287,7 @@ def render_program(
         stack=validated.cluster.name,
         region=validated.region,
         mocks=mocks,
+        monitor=monitor,
     )
     return dataclasses.replace(rendering, kept_looked_up=kept_use.looked_up())
 

@@ -36,6 +36,8 @@ from automation.run import guard
 from automation.run.contexts import StepContexts
 from automation.run.journal import Journal, StepStatus
 from automation.run.recorder import ProgressRecorder
+from automation.run.scope import EngineScope, PreviewScope
+from automation.run.scope import choose as choose_scope
 from automation.run.steps import (
     ACTION,
     CONFIG,
@@ -58,6 +60,10 @@ from components.contract.progress import Progress
 
 if TYPE_CHECKING:
     from automation.kube.wakeups import Wakeups
+    from automation.review.checkpoint import Verdict
+
+Judge = Callable[[Phase], "Verdict"]
+"""What a phase's program would change on the stack, told without the engine."""
 
 
 class Runner:
@@ -78,6 +84,8 @@ class Runner:
         order: Sequence[Phase] = (),
         actor: str = "kubeshift run",
         trust_stack_progress: bool = True,
+        judge: Judge | None = None,
+        preview_scope: PreviewScope = "full",
     ) -> None:
         self.engine = engine
         self.journal = journal
@@ -89,7 +97,10 @@ class Runner:
         self.trust_stack_progress = trust_stack_progress
         self.contexts = StepContexts(context_factory, journal, order)
         self.recorder = ProgressRecorder(engine, journal, self.contexts, actor=actor, log=self.log)
+        self.judge = judge
+        self.preview_scope = preview_scope
         self._plans: Path | None = None
+        self._scopes: dict[str, EngineScope] = {}  # the scope each phase's preview chose
 
     # -- public ------------------------------------------------------------------------
 
@@ -326,13 +337,16 @@ class Runner:
             return HookResult(True, f"kubeshift:phase = {phase.id}")
         if planned.kind == "preview":
             self.recorder.carry_for_preview(phase)
-            outcome = self.engine.preview(self._targets(phase), plan=self._plan_file(phase))
+            scope = self._choose_scope(phase)
+            outcome = self.engine.preview(
+                scope.targets, plan=self._plan_file(phase), dependents=scope.dependents
+            )
+            scope.check(phase.id, outcome)
             guard.check(phase.id, outcome, effective_policy(phase, self.scope))
             changed = [f"{c.op} {c.name}" for c in outcome.changed()]
+            details = {"guard": "accepted", "summary": dict(outcome.summary), "changes": changed}
             return HookResult(
-                False,
-                _summary_text(outcome.summary),
-                {"guard": "accepted", "summary": dict(outcome.summary), "changes": changed},
+                False, _summary_text(outcome.summary) + scope.note(), details | scope.details()
             )
         if planned.kind == "update":
             self._refuse_pending_operations(phase)
@@ -340,8 +354,11 @@ class Runner:
             # first step that departs from it (drift, an edited config, a provider).
             plan = self._plan_file(phase)
             self.recorder.carry_for_update(phase)
+            chosen = self._scopes.get(phase.id) or self._choose_scope(phase, judge=False)
             result = self.engine.up(
-                self._targets(phase), plan=plan if plan and plan.is_file() else None
+                chosen.targets,
+                plan=plan if plan and plan.is_file() else None,
+                dependents=chosen.dependents,
             )
             self.contexts.use_outputs(result.outputs)
             changed_any = any(n for op, n in result.summary.items() if op != "same")
@@ -352,6 +369,17 @@ class Runner:
         if isinstance(planned.step, Hook):
             return self._run_hook(planned.step, context)
         return HookResult(False, self._run_gate(planned.step, context))
+
+    def _choose_scope(self, phase: Phase, *, judge: bool = True) -> EngineScope:
+        """What ``phase``'s preview, and then its update, target (``run.scope``): judged
+        against the checkpoint again at every preview, a resumed one included."""
+        verdict = None
+        if judge and self.judge is not None and self.preview_scope != "full":
+            verdict = self.judge(phase)
+            self.log.info("%s: the checkpoint: %s", phase.id, verdict.summary())
+        chosen = choose_scope(phase, self.preview_scope, verdict, lambda: self._targets(phase))
+        self._scopes[phase.id] = chosen
+        return chosen
 
     def _plan_file(self, phase: Phase) -> Path | None:
         return self._plans / f"{phase.id}.plan.json" if self._plans else None

@@ -100,6 +100,19 @@ def _api_probe_settings(runtime: dict[str, Any]) -> list[str]:
     ]
 
 
+def _preview_scope_setting(runtime: dict[str, Any]) -> list[str]:
+    """Every judgement of what a phase changes checked against the engine's preview of
+    every resource, unless the stack file chose (``docs/using.md``, "What a preview
+    reaches"): a rehearsal proves the judgement a production run trusts."""
+    if "preview_scope" in runtime:
+        return []
+    runtime["preview_scope"] = "verify"
+    return [
+        "runtime.preview_scope: verify (each phase previewed whole, and the run stops where "
+        "the engine changes what the judgement against the checkpoint left out)"
+    ]
+
+
 def rehearsal_config(
     config: dict[str, Any],
     state: SandboxState,
@@ -140,6 +153,7 @@ def rehearsal_config(
         mappings += _mirror_settings(runtime, project)
     mappings += _dns_drain_settings(runtime)
     mappings += _api_probe_settings(runtime)
+    mappings += _preview_scope_setting(runtime)
     if state.probe_services and not runtime.get("probe_services"):
         runtime["probe_services"] = list(state.probe_services)
     values["kubeshift:runtime"] = runtime

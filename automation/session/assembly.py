@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automation.config.project import StackInfo
 from automation.config.settings import RuntimeSettings
@@ -30,7 +30,11 @@ from automation.run.journal import (
     stack_lock,
     state_dir,
 )
+from automation.run.runner import Judge
 from components.contract.run_marker import clear_mark, marker_path, write_mark
+
+if TYPE_CHECKING:
+    from automation.review.checkpoint import Verdict
 
 EngineFactory = Callable[[Path, str, str], Engine]
 
@@ -62,6 +66,19 @@ def read_outputs(project: Path, stack: str) -> tuple[dict[str, Any], str]:
     except KubeshiftError as exc:
         return {}, f"planned without the stack's outputs ({exc})"
     return outputs, "planned from the stack's current outputs"
+
+
+def checkpoint_judge(values: Mapping[str, Any], engine: Engine) -> Judge:
+    """What a phase changes, judged from the program's render and the stack's checkpoint
+    (``review.checkpoint``; the SDK's import is paid only when a run judges)."""
+
+    def judged(phase: Phase) -> Verdict:
+        from automation.review.checkpoint import judge
+
+        point = engine.checkpoint()
+        return judge(values, phase.id, point.deployment, point.config)
+
+    return judged
 
 
 def journal_path(project: Path, stack: str) -> Path:

@@ -35,6 +35,7 @@ from automation.run.targets import PhaseRenders, target_urns
 from automation.scenarios import build_scenario
 from automation.session.assembly import (
     EngineFactory,
+    checkpoint_judge,
     confirmer,
     context_factory,
     holding,
@@ -112,5 +113,7 @@ def execute(
             order=scenario.phases,
             actor=f"kubeshift run {run_id}",
             trust_stack_progress=not request.fresh,
+            judge=checkpoint_judge(info.values, engine),
+            preview_scope=settings.preview_scope,
         )
         return runner.run(phases)

@@ -10,6 +10,7 @@ from typing import Any
 
 from automation.core.waiting import DONE, Pending
 from automation.engine.adapter import (
+    Checkpoint,
     PendingCreate,
     PreviewOutcome,
     ResourceChange,
@@ -38,6 +39,8 @@ class FakeEngine:
     plans_applied: list[Path | None] = field(default_factory=list)
     progress: Progress = field(default_factory=Progress)
     carried: Record | None = None
+    dependents: list[bool] = field(default_factory=list)
+    deployment: dict[str, Any] = field(default_factory=dict)
 
     def _maybe_die(self, what: str) -> None:
         if self.kill_on == what:
@@ -49,8 +52,11 @@ class FakeEngine:
         self._maybe_die(f"set_phase:{phase}")
         self.phase = phase
 
-    def preview(self, targets: Sequence[str] = (), plan: Path | None = None) -> PreviewOutcome:
+    def preview(
+        self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
+    ) -> PreviewOutcome:
         self.calls.append(("preview", (self.phase, tuple(targets))))
+        self.dependents.append(dependents)
         if plan is not None:
             plan.write_text(json.dumps({"phase": self.phase}))
         self._maybe_die(f"preview:{self.phase}")
@@ -63,8 +69,11 @@ class FakeEngine:
             summary[change.op] = summary.get(change.op, 0) + 1
         return PreviewOutcome(changes=changes, summary=summary)
 
-    def up(self, targets: Sequence[str] = (), plan: Path | None = None) -> UpdateOutcome:
+    def up(
+        self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
+    ) -> UpdateOutcome:
         self.calls.append(("up", (self.phase, tuple(targets))))
+        self.dependents.append(dependents)
         if plan is not None:
             assert json.loads(plan.read_text()) == {"phase": self.phase}, "a stale plan"
         self.plans_applied.append(plan)
@@ -114,6 +123,9 @@ class FakeEngine:
 
     def secret_config(self) -> dict[str, str]:
         return dict(self.secrets)
+
+    def checkpoint(self) -> Checkpoint:
+        return Checkpoint(dict(self.deployment), {})
 
     def ups(self) -> list[str]:
         return [args[0] for name, args in self.calls if name == "up"]

@@ -1,0 +1,97 @@
+"""What a phase's preview and update reach: every resource, or what the checkpoint says differs.
+
+A preview checks and diffs every resource through its provider, which at 600 resources
+takes a minute even for a phase that changes none. With ``preview_scope: judged`` the
+phase is first judged offline against the stack's checkpoint (``review.checkpoint``),
+and the preview and the update target what differs, what depends on it, and the stack
+resource (whose outputs carry the progress record); a phase that changes nothing targets
+the stack resource alone. The engine's own ``--target-dependents`` is not used for these:
+it follows every resource's parent, so a targeted stack resource takes every resource
+along. ``verify`` previews every resource as ``full`` does and fails where the engine
+changes something the judgement did not place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from automation.core.errors import StepFailedError
+from automation.core.waiting import summarize
+from automation.engine.adapter import PreviewOutcome
+from automation.model.phase import Phase
+
+if TYPE_CHECKING:
+    from automation.review.checkpoint import Verdict
+
+PreviewScope = Literal["judged", "verify", "full"]
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass(frozen=True)
+class EngineScope:
+    """The targets of one phase's preview and update."""
+
+    targets: Sequence[str]
+    """URNs to target; empty: every resource."""
+    dependents: bool
+    """Whether the engine adds what depends on the targets (``--target-dependents``)."""
+    verdict: Verdict | None = None
+    allowed: frozenset[str] | None = None
+    """verify: every URN the judgement placed; the engine may change nothing else."""
+
+    def check(self, phase: str, outcome: PreviewOutcome) -> None:
+        """verify: stop where the engine's preview changes what the judgement left out."""
+        if self.allowed is None:
+            return
+        missed = [
+            f"{c.op} {c.name}"
+            for c in outcome.changed()
+            if c.type != STACK_TYPE and c.urn not in self.allowed
+        ]
+        if missed:
+            raise StepFailedError(
+                f"{phase}: the engine's preview changes {summarize(missed, 5)}, which the "
+                "judgement against the stack's checkpoint left out; set kubeshift:runtime."
+                "preview_scope to full and report this."
+            )
+
+    def details(self) -> dict[str, Any]:
+        if self.verdict is None:
+            return {}
+        reach = f"{len(self.targets)} targets" if self.targets else "every resource"
+        return {"checkpoint": self.verdict.summary(), "previewed": reach}
+
+    def note(self) -> str:
+        """What the preview's message adds when the judgement narrowed it."""
+        if self.verdict is None or self.allowed is not None or not self.targets:
+            return ""
+        if self.verdict.unchanged:
+            return " (every resource as the checkpoint holds it: the stack resource alone)"
+        return f" ({len(self.targets) - 1} resources the checkpoint says differ or depend on them)"
+
+
+def choose(
+    phase: Phase,
+    mode: PreviewScope,
+    verdict: Verdict | None,
+    declared: Callable[[], list[str]],
+) -> EngineScope:
+    """The scope of ``phase``'s preview and update. ``declared``: the phase's own targets
+    (a targeted phase's, from the render; [] for every resource)."""
+    if verdict is None or mode == "full":
+        targets = declared()
+        return EngineScope(targets, dependents=bool(targets))
+    own = declared() if phase.targeted else None
+    judged = verdict.targets(own)
+    if mode == "verify":
+        targets = own if own is not None else declared()
+        allowed = frozenset(judged) if judged is not None else None
+        return EngineScope(targets, bool(targets), verdict, allowed)
+    if verdict.unchanged and verdict.root:
+        return EngineScope([verdict.root], dependents=False, verdict=verdict)
+    if judged is None:
+        targets = own or []
+        return EngineScope(targets, dependents=bool(targets), verdict=verdict)
+    return EngineScope(judged, dependents=False, verdict=verdict)
