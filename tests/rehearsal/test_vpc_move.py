@@ -519,6 +519,26 @@ def test_the_api_answered_through_its_record_across_every_control_plane_phase(
     assert all(f"{p}/probe:api: API:" in shown for p in probed), shown[-3000:]
 
 
+def test_every_preview_was_judged_against_the_checkpoint_and_the_engine_agreed(
+    rehearsal: Rehearsal,
+) -> None:
+    """The sandbox's ``preview_scope: verify``: each phase's preview reached every resource,
+    and the run would have stopped had the engine changed a resource the offline judgement
+    against the checkpoint left out. The phases that change only the cluster were judged
+    to change no resource, and the phases that build or retire the network were not."""
+    records = _records(rehearsal)
+    judged = {
+        key.split("/")[0]: record["details"]
+        for key, record in records.items()
+        if key.endswith("/preview") and record["status"] == "succeeded"
+    }
+    assert judged and all("checkpoint" in d for d in judged.values()), judged
+    assert {d["previewed"] for d in judged.values()} == {"every resource"}
+    unchanged = {p for p, d in judged.items() if d["checkpoint"].startswith("the program declares")}
+    assert {"ingress-nodeport", "ingress-move"} <= unchanged, judged
+    assert not unchanged & {"target-network", "target-workers", "dns-cutover", "cleanup"}
+
+
 def test_a_second_run_changes_nothing(rehearsal: Rehearsal) -> None:
     assert rehearsal.rerun.code == 0, rehearsal.rerun.stderr
     outcomes = rehearsal.rerun.json()

@@ -98,7 +98,8 @@ def deployed(config: dict[str, Any], phase: str) -> tuple[dict[str, Any], dict[s
 
 
 def resource(deployment: dict[str, Any], kind: str) -> dict[str, Any]:
-    return next(r for r in deployment["resources"] if r["type"] == kind)
+    """The first of ``kind`` by URN (registrations arrive in no fixed order)."""
+    return min((r for r in deployment["resources"] if r["type"] == kind), key=lambda r: r["urn"])
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +224,35 @@ def test_operations_an_interrupted_update_left(small: dict, checkpoint: tuple) -
         deployment["pending_operations"] = [{"type": "creating", "resource": {}}]
 
     assert not judged(small, checkpoint, pending).unchanged
+
+
+def test_targets_take_what_depends_on_a_change_and_nothing_else(
+    small: dict, checkpoint: tuple
+) -> None:
+    vpcs = sorted(r["urn"] for r in checkpoint[0]["resources"] if r["type"] == VPC)
+    assert len(vpcs) == 2  # the source's and the target's
+    changed, untouched = vpcs
+
+    def edit(deployment: dict, _config: dict) -> None:
+        vpc = next(r for r in deployment["resources"] if r["urn"] == changed)
+        vpc["inputs"]["cidrBlock"] = vpc["outputs"]["cidrBlock"] = "10.99.0.0/16"
+
+    verdict = judged(small, checkpoint, edit)
+    targets = verdict.targets()
+    assert targets is not None and targets[0] == verdict.root
+    subnets = [
+        r["urn"] for r in checkpoint[0]["resources"]
+        if r["type"] == "aws:ec2/subnet:Subnet" and changed in r["dependencies"]
+    ]  # fmt: skip
+    assert changed in targets and subnets and set(subnets) <= set(targets)
+    assert untouched not in targets  # the other VPC, a child of the stack as much
+    unchanged = judged(small, checkpoint)
+    assert unchanged.targets() == [unchanged.root]
+
+
+def test_a_providers_change_leaves_no_target_set(small: dict, checkpoint: tuple) -> None:
+    def region(_deployment: dict, config: dict) -> None:
+        config["aws:region"] = "us-east-2"
+
+    verdict = judged(small, checkpoint, region)
+    assert verdict.whole and verdict.targets() is None
