@@ -210,6 +210,12 @@ def _differences(
         whole.append("declared to be imported")
     if bool(request.protect) != bool(old.get("protect")):
         found.append("protection")
+    if bool(request.retainOnDelete) != bool(old.get("retainOnDelete")):
+        found.append("retain-on-delete")
+    if tail(request.deletedWith or "") != tail(str(old.get("deletedWith") or "")):
+        found.append("deleted-with")
+    if sorted(request.additionalSecretOutputs) != sorted(old.get("additionalSecretOutputs") or []):
+        found.append("additional secret outputs")
     if tail(request.parent) != tail(str(old.get("parent") or "")):
         found.append("parent")
     if _tails(request.dependencies) != _tails(old.get("dependencies") or ()):
