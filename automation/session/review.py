@@ -125,30 +125,37 @@ class PreviewReport:
 
 
 def execute_preview(request: PreviewRequest) -> PreviewReport:
-    """The engine's preview of a phase (targeted as the run targets it), checked
-    against the changes the phase allows; nothing is changed."""
+    """The engine's preview of a phase, reaching what the run's would (the stack's
+    ``preview_scope``), checked against the changes the phase allows; nothing changes."""
+    from automation.config.settings import load_runtime_settings
     from automation.engine.adapter import PulumiEngine, require_pulumi_cli
     from automation.review.diff import scope_of
     from automation.run import guard
+    from automation.run.scope import choose
     from automation.run.steps import effective_policy, resolve_targets
     from automation.run.targets import PhaseRenders, target_urns
-    from automation.session.assembly import engine_log
+    from automation.session.assembly import checkpoint_judge, engine_log
 
     info = load_stack(request.project, request.stack)
     scenario = build_scenario(info.config)
     chosen = scenario.phase(request.phase)
+    mode = load_runtime_settings(info.values).preview_scope
     require_pulumi_cli()
     sink = engine_log(request.project, info.name)
     sink.announce()
     engine = PulumiEngine(request.project, info.name, create=True, on_output=sink)
     engine.set_phase(chosen.id)
     renders = PhaseRenders(info.values, scenario.ids())
-    targets = (
-        target_urns(renders, chosen.id, engine.resource_urns())
-        if chosen.targeted
-        else resolve_targets(engine, chosen)
-    )
-    outcome = engine.preview(targets)
+
+    def declared() -> list[str]:
+        if chosen.targeted:
+            return target_urns(renders, chosen.id, engine.resource_urns())
+        return resolve_targets(engine, chosen)
+
+    verdict = checkpoint_judge(info.values, engine)(chosen) if mode != "full" else None
+    scope = choose(chosen, mode, verdict, declared)
+    outcome = engine.preview(scope.targets, dependents=scope.dependents)
+    scope.check(chosen.id, outcome)
     policy = effective_policy(chosen, lambda p: scope_of(renders.entering(p.id)))
     return PreviewReport(info.name, chosen.id, outcome, guard.violations(outcome, policy))
 
