@@ -72,7 +72,7 @@ from automation.sandbox.kwok import POD_READY_DELAY_ANNOTATION, parse_duration_m
 from automation.scenarios import build_scenario  # noqa: E402
 from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
 from benchmarks.drain import EndPoint, EndPointMissed, lower_bound  # noqa: E402
-from benchmarks.faults import take_proposal  # noqa: E402
+from benchmarks.faults import preview_scope, take_proposal  # noqa: E402
 from components.contract.loading import load_config, load_stack_file  # noqa: E402
 from tests.support.user_env import aimed_at_sandbox, user_environment  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
@@ -420,6 +420,10 @@ def main() -> None:
     parser.add_argument(
         "--max-nodes-in-flight", type=int, help="the drain's window (default: kubeshift's)"
     )
+    parser.add_argument(
+        "--preview-scope", choices=("judged", "verify", "full"), default="judged",
+        help="kubeshift:runtime.preview_scope of the run (the sandbox alone maps verify)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     if not 0 <= args.ceiling_share < 1:
@@ -453,6 +457,7 @@ def main() -> None:
         )
         if args.max_nodes_in_flight:
             with_drain_limits(proposal, args.max_nodes_in_flight)
+        preview_scope(proposal, args.preview_scope)
         take_proposal(
             proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml", stack
         )

@@ -46,6 +46,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -225,6 +227,14 @@ def stack_file(env: dict[str, str], stack: str) -> Path:
     """The stack file of the project ``env`` is aimed at (the sandbox's workspace after
     ``sandbox env``), which adoption reads and writes."""
     return Path(env["KUBESHIFT_PROJECT_DIR"]) / "stacks" / f"Pulumi.{stack}.yaml"
+
+
+def preview_scope(path: Path, scope: str) -> None:
+    """Set ``kubeshift:runtime.preview_scope`` in the stack file at ``path`` (the sandbox
+    maps ``verify`` while it is unset; a benchmark measures the scope a user runs)."""
+    document = yaml.safe_load(path.read_text())
+    document["config"].setdefault("kubeshift:runtime", {})["preview_scope"] = scope
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
 
 
 def world_differences(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:

@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.faults import adopt, sandbox_env, stack_file  # noqa: E402
+from benchmarks.faults import adopt, preview_scope, sandbox_env, stack_file  # noqa: E402
 
 KUBESHIFT = str(Path(sys.executable).with_name("kubeshift"))
 ENGINE_STEPS = {"preview", "update", "config"}
@@ -136,16 +136,6 @@ def planned(env: dict[str, str], stack: str, to: str | None) -> list[str]:
     _, text = _run([KUBESHIFT, "--stack", stack, "plan", "--json"], env)
     phases = [p["id"] for p in json.loads(text)["phases"]]
     return phases[: phases.index(to) + 1] if to else phases
-
-
-def preview_scope(path: Path, scope: str) -> None:
-    """Set ``kubeshift:runtime.preview_scope`` in the stack file (the sandbox maps
-    ``verify`` when it is unset; a user benchmarks the scope they would run)."""
-    import yaml
-
-    document = yaml.safe_load(path.read_text())
-    document["config"].setdefault("kubeshift:runtime", {})["preview_scope"] = scope
-    path.write_text(yaml.safe_dump(document, sort_keys=False))
 
 
 def with_kubeshift(
