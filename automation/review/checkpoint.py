@@ -35,6 +35,8 @@ ROOT = "<stack>"
 DEFAULTS = "__defaults"
 """The checked inputs' list of what the provider filled in (the Terraform bridge's
 ``defaultsKey``): not declared by the program, so not compared."""
+INTERNAL = "__internal"
+"""A provider's inputs the engine adds itself (``pluginDownloadURL`` ...)."""
 SIG = rpc._special_sig_key
 SECRET_SIG = rpc._special_secret_sig
 SHOWN = 3
@@ -222,14 +224,13 @@ def _differences(
         found.append("dependencies")
     if request.custom:
         whole += _provider_differences(request, old, held, stack_config)
-        kept = dict(old.get("inputs") or {})
-        defaulted = set(kept.pop(DEFAULTS, None) or ())
-        checked = {k: v for k, v in kept.items() if k not in defaulted or k in inputs}
+        kept = _canonical(old.get("inputs") or {})
+        declared = _canonical(dict(inputs), sdk=True)
         outputs = old.get("outputs") or {}
         differ = sorted(
-            k for k in set(checked) | set(inputs)
-            if _canonical(inputs.get(k), sdk=True) != _canonical(checked.get(k))
-            or (k in outputs and _canonical(outputs[k]) != _canonical(checked.get(k)))
+            k for k in (set(kept) | set(declared)) - {DEFAULTS}
+            if not _declared_as(declared, kept, k)
+            or (k in outputs and k in kept and not _within(kept[k], _canonical(outputs[k])))
         )  # fmt: skip
         if differ:
             found.append(f"inputs {', '.join(differ)}")
@@ -257,8 +258,11 @@ def _provider_differences(
         return [f"provider {tail(urn) or 'none'}, where the program's default is {name}"]
     provider = held.get(tail(urn)) or {}
     kept = {k: v for k, v in (provider.get("inputs") or {}).items() if k != "version"}
+    # the engine's own entries (where the plugin comes from), not the stack's config
+    internal = kept.pop(INTERNAL, None) or {}
+    download = {"pluginDownloadURL": request.pluginDownloadURL} if request.pluginDownloadURL else {}
     given = {k.split(":", 1)[1]: v for k, v in stack_config.items() if k.startswith(f"{package}:")}
-    if _config(kept) != _config(given):
+    if _config(kept) != _config(given) or internal != download:
         return [f"the {package} provider's configuration"]
     return []
 
@@ -290,6 +294,57 @@ def _canonical(value: Any, *, sdk: bool = False) -> Any:
     if sdk and (value is rpc.UNKNOWN or type(value).__name__ == "Unknown"):
         return ("unknown", id(value))
     return value
+
+
+def _declared_as(declared: Mapping[str, Any], kept: Mapping[str, Any], key: str) -> bool:
+    """Whether ``key`` is declared as the checkpoint's checked inputs keep it: equal, or
+    left out by the program where the provider filled it in (named in ``__defaults``,
+    at any depth the provider keeps such a list)."""
+    if key not in declared:
+        return key not in kept or key in (kept.get(DEFAULTS) or ())
+    return _same(declared[key], kept.get(key))
+
+
+def _same(declared: Any, kept: Any) -> bool:
+    if isinstance(declared, dict) and isinstance(kept, dict):
+        keys = (set(declared) | set(kept)) - {DEFAULTS}
+        return all(_declared_as(declared, kept, k) for k in keys)
+    if isinstance(declared, list) and isinstance(kept, list):
+        return len(declared) == len(kept) and all(map(_same, declared, kept))
+    return bool(declared == kept)
+
+
+def _within(declared: Any, held: Any) -> bool:
+    """Whether the outputs still hold what was declared: every declared value found
+    there, nested attributes the provider computed beside them allowed (a target
+    group's health-check ``timeout``), and a JSON document as what it encodes (the
+    provider suppresses diffs between equivalent policies). A value a refresh read
+    otherwise is a difference the provider's diff would see."""
+    if _unset(declared):
+        return _unset(held)
+    if isinstance(declared, dict) and isinstance(held, dict):
+        return all(_within(v, held.get(k)) for k, v in declared.items())
+    if isinstance(declared, list) and isinstance(held, list):
+        return len(declared) == len(held) and all(map(_within, declared, held))
+    if isinstance(declared, tuple) and isinstance(held, tuple):  # secrets, as canonical
+        return declared[0] == held[0] and _within(declared[1], held[1])
+    if isinstance(declared, str) and isinstance(held, str) and declared != held:
+        return _document(declared) is not None and _document(declared) == _document(held)
+    return bool(declared == held)
+
+
+def _unset(value: Any) -> bool:
+    return value is None or value == [] or value == {}
+
+
+def _document(text: str) -> Any:
+    """``text`` parsed when it is a JSON object or array; else None."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _as_sdk(value: Any) -> Any:

@@ -58,10 +58,17 @@ class EngineScope:
             )
 
     def details(self) -> dict[str, Any]:
+        """For the journal: what the judgement found, how many resources it would have
+        the preview reach (None: every one), and how far the preview reached."""
         if self.verdict is None:
             return {}
         reach = f"{len(self.targets)} targets" if self.targets else "every resource"
-        return {"checkpoint": self.verdict.summary(), "previewed": reach}
+        placed = self.allowed if self.allowed is not None else self.verdict.targets()
+        return {
+            "checkpoint": self.verdict.summary(),
+            "judged": None if placed is None else len(placed),
+            "previewed": reach,
+        }
 
     def note(self) -> str:
         """What the preview's message adds when the judgement narrowed it."""

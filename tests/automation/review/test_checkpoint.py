@@ -70,7 +70,7 @@ def deployed(config: dict[str, Any], phase: str) -> tuple[dict[str, Any], dict[s
                 "type": "pulumi:providers:aws",
                 "custom": True,
                 "id": f"{name}-id",
-                "inputs": {"region": REGION, "version": version},
+                "inputs": {"__internal": {}, "region": REGION, "version": version},
             }
         )
     for request, response, inputs in records:
