@@ -177,3 +177,23 @@ def test_a_second_run_changes_nothing(overlay: StackRehearsal) -> None:
     assert overlay.rerun.code == 0, overlay.rerun.stderr[-2000:]
     outcomes = overlay.rerun.json()
     assert outcomes and {o["status"] for o in outcomes} == {"skipped"}
+
+
+def test_each_phase_previewed_and_updated_what_the_checkpoint_said_differs(
+    overlay: StackRehearsal,
+) -> None:
+    """The example stack runs with ``preview_scope: judged``, as a user's stack does by
+    default (the sandbox would map verify): each preview after the adopted baseline was
+    judged against the checkpoint and reached only what differs, what depends on it and
+    the stack resource — through the real engine, its update plans and the guard — and
+    the run ended with the world the other assertions here check."""
+    previews = {
+        key.split("/")[0]: record["details"]
+        for key, record in overlay.records.items()
+        if key.endswith("/preview") and record["status"] == "succeeded"
+    }
+    assert previews and all("checkpoint" in d for d in previews.values()), previews
+    narrowed = {p: d for p, d in previews.items() if d["previewed"] != "every resource"}
+    assert narrowed, previews
+    for phase, details in narrowed.items():
+        assert details["previewed"] == f"{details['judged']} targets", (phase, details)

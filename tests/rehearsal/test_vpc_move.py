@@ -526,8 +526,9 @@ def test_every_preview_was_judged_against_the_checkpoint_and_the_engine_agreed(
     without a judgement (every resource, or a control-plane phase's own targets), and the
     run would have stopped had the engine changed a resource the offline judgement
     against the checkpoint left out. The phases that change only the cluster were judged
-    to reach a handful of resources (the stand-in names no nested defaults, so the
-    target groups kubeshift made count as changed), the network phases many."""
+    to reach a few resources (the stand-in names no nested defaults and reads sets in
+    AWS's order, so some target groups, load balancers and groups count as changed and
+    are targeted needlessly), target-network every one it creates."""
     plan = rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()
     targeted = {p["id"] for p in plan["phases"] if p["id"].startswith("control-plane-")}
     records = _records(rehearsal)
@@ -540,9 +541,11 @@ def test_every_preview_was_judged_against_the_checkpoint_and_the_engine_agreed(
     reached = {p: d["previewed"] for p, d in judged.items() if p not in targeted}
     assert set(reached.values()) == {"every resource"}, reached
     assert all(judged[p]["previewed"].endswith(" targets") for p in targeted & set(judged))
+    network = judged["target-network"]["judged"]
+    assert network is not None and network >= 35, judged["target-network"]  # its creates
     for phase in ("ingress-nodeport", "ingress-move"):
-        assert judged[phase]["judged"] is not None and judged[phase]["judged"] <= 20, judged[phase]
-    assert judged["target-network"]["judged"] >= 30, judged["target-network"]
+        placed = judged[phase]["judged"]
+        assert placed is not None and placed < network / 2, (phase, judged[phase])
 
 
 def test_a_second_run_changes_nothing(rehearsal: Rehearsal) -> None:
