@@ -49,3 +49,14 @@ def test_a_phase_that_never_updated_is_a_problem() -> None:
     """A run that stopped half-way would time half a migration against the hand-run."""
     records = [r for r in _journal() if r["phase"] != "shared-resources"]
     assert journal_problems(records, PHASES[1:]) == ["shared-resources: no update succeeded"]
+
+
+def test_a_probe_spanning_the_phase_is_no_hook_time() -> None:
+    """``probe:api`` runs from the phase's first step to its last: counted as a hook, the
+    hooks of a control-plane phase came out longer than its wall time."""
+    records = _journal()
+    records.append({**_record("target-network", "probe:api", 10.0), "finished": 14.0})
+    figures: dict[str, PhaseFigures] = {}
+    phase_figures(records, figures)
+    row = figures["target-network"]
+    assert (row.engine, row.hooks) == (4.0, 2.0)  # the probe's 4 s are in neither
