@@ -407,9 +407,9 @@ class _DriftBeforeUpdate:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._engine, name)
 
-    def up(self, targets: Any = (), plan: Path | None = None) -> Any:
+    def up(self, targets: Any = (), plan: Path | None = None, *, dependents: bool = True) -> Any:
         self._drift()
-        return self._engine.up(targets, plan=plan)
+        return self._engine.up(targets, plan=plan, dependents=dependents)
 
 
 def test_the_update_applies_only_the_plan_the_guard_accepted(
