@@ -21,12 +21,12 @@ from automation.core.errors import StepFailedError
 from automation.core.waiting import summarize
 from automation.engine.adapter import PreviewOutcome
 from automation.model.phase import Phase
+from automation.run.targets import STACK_TYPE
 
 if TYPE_CHECKING:
     from automation.review.checkpoint import Verdict
 
 PreviewScope = Literal["judged", "verify", "full"]
-STACK_TYPE = "pulumi:pulumi:Stack"
 
 
 @dataclass(frozen=True)
@@ -86,19 +86,18 @@ def choose(
     declared: Callable[[], list[str]],
 ) -> EngineScope:
     """The scope of ``phase``'s preview and update. ``declared``: the phase's own targets
-    (a targeted phase's, from the render; [] for every resource)."""
+    (a targeted phase's from the render, or its ``targets`` patterns'; [] for every
+    resource)."""
     if verdict is None or mode == "full":
         targets = declared()
         return EngineScope(targets, dependents=bool(targets))
-    own = declared() if phase.targeted else None
+    own = declared() or None  # a phase's own targets (its render's, its patterns') stay
     judged = verdict.targets(own)
     if mode == "verify":
-        targets = own if own is not None else declared()
         allowed = frozenset(judged) if judged is not None else None
-        return EngineScope(targets, bool(targets), verdict, allowed)
+        return EngineScope(own or [], bool(own), verdict, allowed)
     if verdict.unchanged and verdict.root:
         return EngineScope([verdict.root], dependents=False, verdict=verdict)
     if judged is None:
-        targets = own or []
-        return EngineScope(targets, dependents=bool(targets), verdict=verdict)
+        return EngineScope(own or [], dependents=bool(own), verdict=verdict)
     return EngineScope(judged, dependents=False, verdict=verdict)

@@ -151,3 +151,26 @@ def test_a_resumed_phase_is_judged_again(tmp_path: Path) -> None:
     assert judged[0] == "workers"
     workers_ups = [args[1] for call, args in engine.calls if call == "up" and args[0] == "workers"]
     assert workers_ups == [(ROOT,), ()]
+
+
+def test_a_phase_with_its_own_target_patterns_keeps_them_judged(tmp_path: Path) -> None:
+    """A phase that names its targets (``Phase.targets``) is narrowed to those and what
+    depends on them, never widened to what else the checkpoint says differs."""
+    engine = FakeEngine(urns=[ROOT, NET, SUBNET, "urn:pulumi:s::p::aws:ec2/eip:Eip::other"])
+    journal = Journal(tmp_path / "s.journal.json", "s")
+    phase = Phase(id="network", summary="the network only", targets=("net",))
+    differs_elsewhere = Verdict(
+        ("aws:ec2/eip:Eip::other: inputs tags",),
+        12,
+        ROOT,
+        differing=("urn:pulumi:s::p::aws:ec2/eip:Eip::other",),
+        whole=False,
+        dependents=CHANGED.dependents,
+    )
+    made, _ = runner(engine, journal, {"network": differs_elsewhere}, "judged")
+
+    made.run([phase])
+
+    assert engine_calls(engine, "preview")["network"] == (ROOT, SUBNET, NET)
+    assert engine_calls(engine, "up")["network"] == (ROOT, SUBNET, NET)
+    assert engine.dependents == [False, False]
