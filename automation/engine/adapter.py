@@ -125,6 +125,25 @@ class UpdateOutcome:
     outputs: dict[str, Any]
 
 
+BRIDGE_DEFAULTS = "__defaults"
+"""The list a Terraform-bridged provider keeps in every object of the checked inputs,
+naming what its Check filled in (``defaultsKey``, pulumi-terraform-bridge
+``pkg/tfbridge/schema.go``): bookkeeping, no attribute of the resource."""
+
+
+def declared(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Checked ``inputs`` without the provider's defaults lists, at any depth."""
+    return {k: _declared(v) for k, v in inputs.items() if k != BRIDGE_DEFAULTS}
+
+
+def _declared(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return declared(value)
+    if isinstance(value, list):
+        return [_declared(v) for v in value]
+    return value
+
+
 def urn_name(urn: str) -> str:
     return urn.rsplit("::", 1)[-1]
 
@@ -407,7 +426,7 @@ class PulumiEngine:
             PendingCreate(
                 urn=str(op["resource"]["urn"]),
                 type=str(op["resource"].get("type", "")),
-                inputs=dict(op["resource"].get("inputs") or {}),
+                inputs=declared(op["resource"].get("inputs") or {}),
             )
             for op in self._deployment().get("pending_operations") or []
             if op.get("type") == "creating" and (op.get("resource") or {}).get("custom")
@@ -429,8 +448,8 @@ class PulumiEngine:
             resource = dict(op.get("resource") or {})
             live_id = taken.get(str(resource.get("urn")))
             if op.get("type") == "creating" and live_id is not None:
-                inputs = dict(resource.get("inputs") or {})
-                resources.append({**resource, "id": live_id, "outputs": inputs})
+                outputs = declared(resource.get("inputs") or {})
+                resources.append({**resource, "id": live_id, "outputs": outputs})
         deployment["resources"] = resources
         deployment["pending_operations"] = []
         with mapped_errors("import the stack", self.stack_name):
@@ -448,8 +467,8 @@ def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:
     the program declares.
     """
     detailed = meta.detailed_diff or {}
-    old = (meta.old.inputs or meta.old.outputs) if meta.old is not None else None
-    new = meta.new.inputs if meta.new is not None else None
+    old = _declared((meta.old.inputs or meta.old.outputs) if meta.old is not None else None)
+    new = _declared(meta.new.inputs if meta.new is not None else None)
     changes = []
     for path, diff in sorted(detailed.items()):
         live, declared = value_at(old, path), value_at(new, path)

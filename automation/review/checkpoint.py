@@ -323,7 +323,7 @@ def _within(declared: Any, held: Any) -> bool:
     if _unset(declared):
         return _unset(held)
     if isinstance(declared, dict) and isinstance(held, dict):
-        return all(_within(v, held.get(k)) for k, v in declared.items())
+        return all(_within(v, held.get(k)) for k, v in declared.items() if k != DEFAULTS)
     if isinstance(declared, list) and isinstance(held, list):
         return len(declared) == len(held) and all(map(_within, declared, held))
     if isinstance(declared, tuple) and isinstance(held, tuple):  # secrets, as canonical

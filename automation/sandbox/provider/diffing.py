@@ -155,14 +155,34 @@ def decide(
 
 def with_defaults(declared: dict[str, Any], checked: dict[str, Any]) -> dict[str, Any]:
     """``checked`` and, under :data:`DEFAULTS`, the properties Check filled in: those the
-    program left out (``applyDefaults`` lists a key only when the property was absent)."""
+    program left out (``applyDefaults`` lists a key only when the property was absent).
+    The bridge keeps such a list in every object it converts, nested ones included
+    (``MakeTerraformInputs`` runs ``applyDefaults`` at each level, ``schema.go``)."""
     filled = sorted(k for k in checked if k != DEFAULTS and unset(declared.get(k)))
-    return {**without_defaults(checked), DEFAULTS: filled}
+    nested = {k: _nested_defaults(declared.get(k), v) for k, v in checked.items() if k != DEFAULTS}
+    return {**nested, DEFAULTS: filled}
+
+
+def _nested_defaults(declared: Any, checked: Any) -> Any:
+    if isinstance(declared, dict) and isinstance(checked, dict):
+        return with_defaults(declared, checked)
+    if isinstance(declared, list) and isinstance(checked, list) and len(declared) == len(checked):
+        return [_nested_defaults(d, c) for d, c in zip(declared, checked, strict=True)]
+    return checked
 
 
 def without_defaults(props: dict[str, Any]) -> dict[str, Any]:
-    """``props`` as a type sees them: the bridge's bookkeeping is no AWS attribute."""
-    return {k: v for k, v in props.items() if k != DEFAULTS}
+    """``props`` as a type sees them: the bridge's bookkeeping is no AWS attribute, at
+    any depth."""
+    return {k: _stripped(v) for k, v in props.items() if k != DEFAULTS}
+
+
+def _stripped(value: Any) -> Any:
+    if isinstance(value, dict):
+        return without_defaults(value)
+    if isinstance(value, list):
+        return [_stripped(v) for v in value]
+    return value
 
 
 def deletes_first(

@@ -122,6 +122,35 @@ def test_export_stack_urns(tmp_path: Path) -> None:
     assert PulumiEngine(tmp_path, "dev", pulumi_command=cli).resource_urns() == [VPC_URN, ASG_URN]
 
 
+def test_a_pending_create_is_read_as_declared_without_the_providers_defaults_lists(
+    tmp_path: Path,
+) -> None:
+    """A bridged provider's checked inputs keep a ``__defaults`` list in every object,
+    tags included; looking the resource up by them must not take it for a tag."""
+    checked = {
+        "cidrBlock": "10.1.0.0/16",
+        "tags": {"Name": "target", "__defaults": []},
+        "rules": [{"port": 443, "__defaults": ["protocol"], "protocol": "tcp"}],
+        "__defaults": ["instanceTenancy"],
+        "instanceTenancy": "default",
+    }
+    creating = {
+        "type": "creating",
+        "resource": {"urn": VPC_URN, "custom": True, "type": "aws:ec2/vpc:Vpc", "inputs": checked},
+    }
+    deployment = {"version": 3, "deployment": {"resources": [], "pending_operations": [creating]}}
+    cli = ScriptedPulumi(
+        {"stack": lambda a: CommandResult(stdout=json.dumps(deployment), stderr="", code=0)}
+    )
+    [pending] = PulumiEngine(tmp_path, "dev", pulumi_command=cli).pending_creates()
+    assert pending.inputs == {
+        "cidrBlock": "10.1.0.0/16",
+        "tags": {"Name": "target"},
+        "rules": [{"port": 443, "protocol": "tcp"}],
+        "instanceTenancy": "default",
+    }
+
+
 def _fails(stderr: str) -> Answer:
     return lambda _args: CommandResult(stdout="", stderr=stderr, code=255)
 

@@ -164,6 +164,25 @@ def test_an_input_the_provider_did_not_default_counts(small: dict, checkpoint: t
     assert not judged(small, checkpoint, edit).unchanged
 
 
+TARGET_GROUP = "aws:lb/targetGroup:TargetGroup"
+
+
+@pytest.mark.parametrize(("named", "unchanged"), [(["timeout"], True), ([], False)])
+def test_a_nested_default_counts_only_where_the_provider_named_it(
+    small: dict, checkpoint: tuple, named: list[str], unchanged: bool
+) -> None:
+    """The bridge keeps a defaults list in each nested object; a nested attribute it
+    did not list there is the program's, and the program no longer declares it."""
+
+    def edit(deployment: dict, _config: dict) -> None:
+        group = resource(deployment, TARGET_GROUP)
+        group["inputs"]["healthCheck"].update({"timeout": 10, DEFAULTS: named})
+        group["outputs"]["healthCheck"]["timeout"] = 10
+
+    verdict = judged(small, checkpoint, edit)
+    assert verdict.unchanged is unchanged, verdict.changes
+
+
 def test_outputs_a_refresh_changed_count(small: dict, checkpoint: tuple) -> None:
     def edit(deployment: dict, _config: dict) -> None:
         resource(deployment, VPC)["outputs"]["cidrBlock"] = "10.99.0.0/16"

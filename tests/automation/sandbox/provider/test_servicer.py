@@ -7,7 +7,7 @@ from typing import Any
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2
 
-from automation.sandbox.provider.diffing import contains_unknown
+from automation.sandbox.provider.diffing import contains_unknown, without_defaults
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
 
 LB = "urn:pulumi:s::kubeshift::aws:lb/loadBalancer:LoadBalancer::api"
@@ -64,6 +64,39 @@ def test_check_lists_what_it_filled_in_as_the_bridge_does() -> None:
     assert named["__defaults"] == ["description", "revokeRulesOnDelete"]
     autonamed = _checked(ROLE, {"assumeRolePolicy": "{}"})
     assert "name" in autonamed["__defaults"] and autonamed["name"].startswith("nodes-")
+
+
+TG = "urn:pulumi:s::kubeshift::aws:lb/targetGroup:TargetGroup::ingress-443"
+HEALTH = {"protocol": "TCP", "port": "traffic-port", "interval": 10}
+
+
+def test_check_lists_what_it_filled_in_at_every_depth_as_the_bridge_does() -> None:
+    """pulumi-terraform-bridge's ``applyDefaults`` runs for each object it converts,
+    nested ones included, and keeps the list in each (``pkg/tfbridge/schema.go``)."""
+    checked = _checked(
+        TG,
+        {"name": "ingress-443", "port": 443, "protocol": "TCP", "vpcId": "vpc-1",
+         "healthCheck": HEALTH, "tags": {"Name": "ingress-443"}},
+    )  # fmt: skip
+    health = checked["healthCheck"]
+    filled = {k for k in health if k not in HEALTH and k != "__defaults"}
+    assert filled and sorted(filled) == health["__defaults"]
+    assert checked["tags"] == {"Name": "ingress-443", "__defaults": []}
+    assert "healthCheck" not in checked["__defaults"]
+
+
+def test_no_defaults_list_reaches_a_type() -> None:
+    """What Check recorded travels back in the olds of the next Diff: no AWS attribute."""
+    olds = _checked(TG, {"name": "tg", "port": 443, "protocol": "TCP", "vpcId": "vpc-1",
+                         "healthCheck": HEALTH, "tags": {"Name": "tg"}})  # fmt: skip
+    news = _checked(TG, {"name": "tg", "port": 443, "protocol": "TCP", "vpcId": "vpc-1",
+                         "healthCheck": HEALTH, "tags": {"Name": "tg"}})  # fmt: skip
+    assert without_defaults(olds)["tags"] == {"Name": "tg"}
+    assert "__defaults" not in without_defaults(olds)["healthCheck"]
+    request = provider_pb2.DiffRequest(
+        urn=TG, id="arn", olds=struct_of(olds), news=struct_of(news), old_inputs=struct_of(olds)
+    )
+    assert AwsProvider().Diff(request, context=None).changes == provider_pb2.DiffResponse.DIFF_NONE
 
 
 def test_a_replacement_deletes_first_when_the_program_named_the_resource() -> None:
