@@ -141,10 +141,11 @@ class RuntimeSettings(BaseModel):
         default="judged",
         description="What each phase's preview and update reach. judged: what the program "
         "would change, judged offline against the stack's checkpoint (`pulumi stack export`), "
-        "what depends on it and the stack resource; the stack resource alone for a phase that "
-        "changes nothing; every resource when a provider's configuration changed or an update "
-        "was interrupted. verify: every resource, and the run stops where the engine changes "
-        "something the judgement left out. full: every resource, never judged.",
+        "what depends on it and the stack resource; for a phase that changes nothing, no "
+        "preview and an update of the stack resource alone (the progress record); every "
+        "resource when a provider's configuration changed or an update was interrupted. "
+        "verify: every resource, and the run stops where the engine changes something the "
+        "judgement left out. full: every resource, never judged.",
     )
 
 

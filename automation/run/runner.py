@@ -29,7 +29,7 @@ from automation.core.errors import (
     translate,
 )
 from automation.core.waiting import summarize, wait_until
-from automation.engine.adapter import Engine
+from automation.engine.adapter import Engine, PreviewOutcome
 from automation.model.context import HookContext
 from automation.model.phase import Gate, Hook, HookResult, Phase, PhaseProbe, Probing
 from automation.run import guard
@@ -338,9 +338,7 @@ class Runner:
         if planned.kind == "preview":
             self.recorder.carry_for_preview(phase)
             scope = self._choose_scope(phase)
-            outcome = self.engine.preview(
-                scope.targets, plan=self._plan_file(phase), dependents=scope.dependents
-            )
+            outcome = self._preview(phase, scope)
             scope.check(phase.id, outcome)
             guard.check(phase.id, outcome, effective_policy(phase, self.scope))
             changed = [f"{c.op} {c.name}" for c in outcome.changed()]
@@ -380,6 +378,16 @@ class Runner:
         chosen = choose_scope(phase, self.preview_scope, verdict, lambda: self._targets(phase))
         self._scopes[phase.id] = chosen
         return chosen
+
+    def _preview(self, phase: Phase, scope: EngineScope) -> PreviewOutcome:
+        """The engine's preview in ``scope``; none where the judgement found nothing to
+        change (and no plan: an earlier attempt's must not bind the update)."""
+        plan = self._plan_file(phase)
+        if scope.previews:
+            return self.engine.preview(scope.targets, plan=plan, dependents=scope.dependents)
+        if plan is not None:
+            plan.unlink(missing_ok=True)
+        return PreviewOutcome(changes=())
 
     def _plan_file(self, phase: Phase) -> Path | None:
         return self._plans / f"{phase.id}.plan.json" if self._plans else None

@@ -4,11 +4,12 @@ A preview checks and diffs every resource through its provider, which at 600 res
 takes a minute even for a phase that changes none. With ``preview_scope: judged`` the
 phase is first judged offline against the stack's checkpoint (``review.checkpoint``),
 and the preview and the update target what differs, what depends on it, and the stack
-resource (whose outputs carry the progress record); a phase that changes nothing targets
-the stack resource alone. The engine's own ``--target-dependents`` is not used for these:
-it follows every resource's parent, so a targeted stack resource takes every resource
-along. ``verify`` previews every resource as ``full`` does and fails where the engine
-changes something the judgement did not place.
+resource (whose outputs carry the progress record); a phase that changes nothing is not
+previewed, and its update targets the stack resource alone. The engine's own
+``--target-dependents`` is not used for these: it follows every resource's parent, so a
+targeted stack resource takes every resource along. ``verify`` previews every resource
+as ``full`` does and fails where the engine changes something the judgement did not
+place.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ class EngineScope:
     verdict: Verdict | None = None
     allowed: frozenset[str] | None = None
     """verify: every URN the judgement placed; the engine may change nothing else."""
+    previews: bool = True
+    """False when the judgement found every resource as the checkpoint holds it: a
+    preview of the stack resource alone could show nothing but its own outputs (the
+    default providers it also reaches were judged too), so only the update runs, to
+    write the progress record."""
 
     def check(self, phase: str, outcome: PreviewOutcome) -> None:
         """verify: stop where the engine's preview changes what the judgement left out."""
@@ -63,6 +69,7 @@ class EngineScope:
         if self.verdict is None:
             return {}
         reach = f"{len(self.targets)} targets" if self.targets else "every resource"
+        reach = reach if self.previews else "skipped"
         placed = self.allowed if self.allowed is not None else self.verdict.targets()
         return {
             "checkpoint": self.verdict.summary(),
@@ -75,7 +82,10 @@ class EngineScope:
         if self.verdict is None or self.allowed is not None or not self.targets:
             return ""
         if self.verdict.unchanged:
-            return " (every resource as the checkpoint holds it: the stack resource alone)"
+            return (
+                " (every resource as the checkpoint holds it: no preview; the update "
+                "reaches the stack resource alone)"
+            )
         return f" ({len(self.targets) - 1} resources the checkpoint says differ or depend on them)"
 
 
@@ -97,7 +107,7 @@ def choose(
         allowed = frozenset(judged) if judged is not None else None
         return EngineScope(own or [], bool(own), verdict, allowed)
     if verdict.unchanged and verdict.root:
-        return EngineScope([verdict.root], dependents=False, verdict=verdict)
+        return EngineScope([verdict.root], dependents=False, verdict=verdict, previews=False)
     if judged is None:
         return EngineScope(own or [], dependents=bool(own), verdict=verdict)
     return EngineScope(judged, dependents=False, verdict=verdict)

@@ -431,6 +431,8 @@ class StackRehearsal:
     rerun: Ran
     records: dict[str, dict[str, Any]]
     """The journal after the run, by ``phase/step``."""
+    recorded: dict[str, dict[str, Any]]
+    """The progress the stack records after the run (``status --recorded``), by phase."""
     sandbox: dict[str, Any]
     seen: dict[str, Any]
     """What each look read, by its key (:data:`BEFORE_RUN` or the phase it followed)."""
@@ -492,9 +494,11 @@ def rehearse_adopted(
         run = must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
         status = kubeshift(env, "--stack", stack, "status", "--json").json()
         records = {f"{r['phase']}/{r['step']}": r for r in status}
+        progress = kubeshift(env, "--stack", stack, "status", "--recorded", "--json").json()
+        recorded = {r["phase"]: r for r in progress}
         rerun = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
         sys.stderr.write(f"\n{stack} rehearsal: run {seconds + run.seconds:.0f}s\n")
-        yield StackRehearsal(env, adopted, run, rerun, records, sandbox, seen)
+        yield StackRehearsal(env, adopted, run, rerun, records, recorded, sandbox, seen)
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
         if down.code != 0:

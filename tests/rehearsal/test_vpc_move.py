@@ -526,9 +526,9 @@ def test_every_preview_was_judged_against_the_checkpoint_and_the_engine_agreed(
     without a judgement (every resource, or a control-plane phase's own targets), and the
     run would have stopped had the engine changed a resource the offline judgement
     against the checkpoint left out. The phases that change only the cluster were judged
-    to reach a few resources (the stand-in names no nested defaults and reads sets in
-    AWS's order, so some target groups, load balancers and groups count as changed and
-    are targeted needlessly), target-network every one it creates."""
+    to reach a few resources (adoption reads sets in AWS's order, so some load balancers
+    and groups count as changed until an update writes them as declared, and are
+    targeted needlessly), target-network every one it creates."""
     plan = rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()
     targeted = {p["id"] for p in plan["phases"] if p["id"].startswith("control-plane-")}
     records = _records(rehearsal)

@@ -68,19 +68,21 @@ def test_judged_targets_what_differs_and_the_stack_alone_when_nothing_does(
     made.run(phases)
 
     assert judged == ["network", "workers", "drain"]
-    assert engine_calls(engine, "preview")["workers"] == (ROOT,)
+    # nothing differs: no preview, and the update reaches the stack resource alone
+    assert "workers" not in engine_calls(engine, "preview")
     assert engine_calls(engine, "up")["workers"] == (ROOT,)
     # what differs and what depends on it, never the stack resource's children at large
     assert engine_calls(engine, "preview")["drain"] == (ROOT, SUBNET, NET)
     assert engine_calls(engine, "up")["drain"] == (ROOT, SUBNET, NET)
     assert engine_calls(engine, "preview")["network"] == ()  # a provider's change: everything
     # workers' and drain's previews and updates: the engine adds no dependents itself
-    assert engine.dependents[2:] == [False, False, False, False]
+    assert engine.dependents[2:] == [False, False, False]
     preview = journal.get("workers", "preview")
     assert preview is not None
-    assert "the stack resource alone" in preview.message
+    assert "no preview; the update reaches the stack resource alone" in preview.message
     assert preview.details["checkpoint"] == UNCHANGED.summary()
-    assert preview.details["previewed"] == "1 targets"
+    assert preview.details["previewed"] == "skipped"
+    assert preview.details["guard"] == "accepted" and preview.details["changes"] == []
     drain = journal.get("drain", "preview")
     assert drain is not None and "2 resources the checkpoint says differ" in drain.message
     network = journal.get("network", "preview")
