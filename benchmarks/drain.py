@@ -22,6 +22,24 @@ at full strength where they will stay, and the PDB bound counts exactly that (ro
 of 'replacement Ready'), so that is the end point; the moment the old nodes were empty
 is printed beside it, from the same watch.
 
+**The eviction floor: kubeshift's fair comparison.** The ceiling deletes without
+budgets, so it times the control plane's replacement alone, and the PDB bound counts
+only the ready delays of a budget's rounds. The floor (:func:`run_floor`) takes
+kubeshift's path with the simplest evictor there is: every old pod's eviction asked for
+at once through the Eviction API (policy/v1, 64 in flight: ``--floor-in-flight``),
+the pods a budget refused (429) asked again 0.2 s after each sweep (``--floor-pause``),
+and nothing else (no cordon: the old nodes are tainted already, as for every
+contender; no node windows, no watch, no order; ``--skip-floor`` leaves it out).
+Each eviction a budget lets through spends its allowance; the next waits until the
+disruption controller, one worker syncing every budget, has seen the replacement Ready
+and written ``disruptionsAllowed`` back into the budget's status. Those status writes
+are in the floor's path as they are in kubeshift's, and in neither the bound nor the
+ceiling: kubeshift over the floor (ks/floor) is what kubeshift's own logic (windows,
+reading the budgets, its retries) costs, or saves when the floor's requests load the
+machine. That price is shown as the floor's requests per evicted pod: a waiting pod is
+asked up to five times a second, nearly always answered 429, where kubeshift reads the
+budgets instead of asking.
+
 **Repeats in rotated order, one fleet at a time.** Repeat ``r`` starts with contender
 ``r`` (mod their number), so over as many repeats as contenders each runs in every
 position once: a control plane warming up, or its etcd growing over the run, favours
@@ -35,7 +53,8 @@ replacement is Ready and no pod is left on an old node, the end point came after
 contender returned, the probe followed every Service; the budget-respecting
 contenders left no Service without a ready endpoint, while the ceiling (deleting
 without budgets) must have emptied one, or the probe is blind; the teardown finished.
-A pod delete answered with anything but 404 stops the run (:mod:`benchmarks.deletes`).
+A pod delete answered with anything but 404 stops the run (:mod:`benchmarks.deletes`),
+and so does an eviction of the floor's answered with anything but 201, 404 or 429.
 ``--smoke`` runs all of that on a few pods, one repeat, every contender (CI runs it,
 ``tests/benchmarks/test_drain.py``); it prints no timing figures.
 
@@ -60,7 +79,10 @@ per pod, 64 in flight, no budget.
 
 (per node: replicas of one Deployment per node holding it; k/ks: kubectl over
 kubeshift; ks/best: kubeshift over max(bound, ceiling); req/pod: API requests per
-evicted pod, kubeshift / kubectl; every time to the last replacement Ready.) The runs:
+evicted pod, kubeshift / kubectl; every time to the last replacement Ready.) The floor
+(the eviction floor above) is newer than these rows: the figures printed now have a
+floor column and ks/floor beside these, and req/pod adds the floor's; they have not
+been measured at scale yet. The runs:
 kubeshift 110.9, 79.6 and 80.0 s (the first at a load of 12), kubectl 179.6, 160.3 and
 164.7 s, ceiling 35.7, 34.4 and 20.9 s. The old nodes were empty about 2 s (one ready
 delay) before kubeshift's and kubectl's last replacement was Ready; the ceiling's
@@ -141,14 +163,25 @@ TEARDOWN_SECONDS = 900.0
 """Deadline for one fleet's nodes, namespaces and pods to be gone (5000 pods: minutes)."""
 
 # The contenders, in the order of the first repeat.
-KUBESHIFT, KUBECTL, CEILING, ROUNDS = "kubeshift", "kubectl", "ceiling", "rounds"
-BUDGETED = (KUBESHIFT, KUBECTL, ROUNDS)
+KUBESHIFT, KUBECTL, FLOOR, CEILING, ROUNDS = "kubeshift", "kubectl", "floor", "ceiling", "rounds"
+BUDGETED = (KUBESHIFT, KUBECTL, FLOOR, ROUNDS)
 """Contenders that respect the budgets: no Service may lose its last ready endpoint."""
+EVICTING = (KUBESHIFT, KUBECTL, FLOOR)
+"""Contenders that evict through the Eviction API: they report completeness and requests."""
+
+EVICTORS = 64
+"""The floor's evictions in flight; the client's connection pool (128) holds as many."""
+RETRY_PAUSE = 0.2
+"""Seconds between the floor's sweeps over the pods its budgets refused (see :func:`run_floor`)."""
+EVICTED, GONE = 201, 404
+"""The answers an eviction may get and still count: evicted, or already gone."""
+REFUSED = 429
+"""A budget's 'not now': the pod is asked again in the next sweep."""
 
 SMOKE = {
     "old_nodes": 2, "new_nodes": 2, "deployments": 2, "pods": 4, "namespaces": 2,
     "ready_delay": "1s", "repeats": 1, "rounds": True, "timeline": True,
-    "skip_kubectl": False, "skip_ceiling": False,
+    "skip_kubectl": False, "skip_floor": False, "skip_ceiling": False,
 }  # fmt: skip
 """``--smoke``: every contender and every check on a few pods, once; sizes overridden."""
 
@@ -639,6 +672,116 @@ def run_ceiling(kube: KubeClients, fleet: Fleet) -> Outcome:
     return outcome
 
 
+def run_floor(
+    kube: KubeClients,
+    fleet: Fleet,
+    timeout: float,
+    *,
+    workers: int = EVICTORS,
+    pause: float = RETRY_PAUSE,
+) -> Outcome:
+    """The control plane's eviction floor with the budgets in place: every old pod's
+    eviction asked for at once (:func:`evict_in_sweeps`), those a budget refused asked
+    again ``pause`` after each sweep, until none is left or ``timeout`` has passed. No
+    cordon (the fleet's old nodes are tainted already), no windows, no watch, no order:
+    nothing of kubeshift's, only the Eviction API and the disruption controller.
+
+    ``pause`` is 0.2 s so that the retry interval does not pace the floor: a budget round
+    is at least a ready delay (2 s) and the controller's status write, and a pod the
+    budget has just let go waits half a pause on average for its next ask, a twentieth
+    of such a round (``kubectl drain`` waits 5 s). Its price is requests: a refused pod
+    is asked up to five times a second (less once a sweep takes longer than the pause),
+    so a pod that waits ``w`` seconds for its turn costs up to ``5 w`` requests, nearly
+    all answered 429; the floor's requests per pod show it, and they load the cores the
+    control plane runs on. Only eviction requests are counted (not the one listing)."""
+    assert fleet.old is not None, "the fleet is built before it is drained"
+    old_nodes = set(fleet.old.node_names)
+    pods = [
+        (p["metadata"]["namespace"], p["metadata"]["name"])
+        for p in fleet.pods()
+        if (p.get("spec") or {}).get("nodeName") in old_nodes
+    ]
+    done = evict_in_sweeps(
+        kube.core, pods, deadline=time.monotonic() + timeout, workers=workers, pause=pause
+    )
+    log(
+        f"floor: {done.evicted} evicted, {done.gone} gone already, {done.refused} still "
+        f"refused; {done.requests} eviction requests in {done.sweeps} sweep(s)"
+    )
+    return Outcome(
+        FLOOR,
+        evicted=done.evicted,
+        requests=done.requests,
+        complete=done.refused == 0,
+        detail={"gone": done.gone, "refused": done.refused, "sweeps": done.sweeps},
+    )
+
+
+@dataclass(frozen=True)
+class Evictions:
+    """What :func:`evict_in_sweeps` did: pods evicted (201), found gone (404) and still
+    refused at the deadline (429); the eviction requests and sweeps it took."""
+
+    evicted: int
+    gone: int
+    refused: int
+    requests: int
+    sweeps: int
+
+
+def evict_in_sweeps(
+    core: k8s.CoreV1Api,
+    pods: Iterable[tuple[str, str]],
+    *,
+    deadline: float,
+    workers: int = EVICTORS,
+    pause: float = RETRY_PAUSE,
+) -> Evictions:
+    """Ask for the eviction of every ``(namespace, name)``, ``workers`` requests in
+    flight; ``pause`` after the sweep's last answer, ask again for those a budget
+    refused; stop when none is left or at ``deadline`` (monotonic). A refused pod waits
+    for the next sweep, not in a worker: a worker held by a waiting pod would leave the
+    pods behind it (listed Deployment by Deployment) unasked, and time the in-flight
+    limit instead of the control plane. Any answer but 201, 404 or 429 is raised, once
+    the sweep's requests already sent are answered."""
+    left, answers, sweeps = list(pods), Counter[int](), 0
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="floor") as pool:
+        while left:
+            sweep = list(pool.map(lambda pod: evict_once(core, pod), left))
+            sweeps += 1
+            answers.update(sweep)
+            left = [pod for pod, answer in zip(left, sweep, strict=True) if answer == REFUSED]
+            if not left or time.monotonic() + pause > deadline:
+                break
+            time.sleep(pause)
+    return Evictions(answers[EVICTED], answers[GONE], len(left), answers.total(), sweeps)
+
+
+def evict_once(core: k8s.CoreV1Api, pod: tuple[str, str]) -> int:
+    """Ask the Eviction API (policy/v1) to evict ``(namespace, name)``; return its
+    answer: 201 evicted, 404 gone already, 429 refused by a budget. Any other API error
+    is raised, naming the pod."""
+    namespace, name = pod
+    body = k8s.V1Eviction(metadata=k8s.V1ObjectMeta(name=name, namespace=namespace))
+    try:
+        core.create_namespaced_pod_eviction(name, namespace, body)
+    except k8s.ApiException as exc:
+        if exc.status in (GONE, REFUSED):
+            return int(exc.status)
+        raise EvictionRefused(namespace, name, exc) from exc
+    return EVICTED
+
+
+class EvictionRefused(RuntimeError):
+    """An eviction answered with something other than 201, 404 or a budget's 429."""
+
+    def __init__(self, namespace: str, name: str, cause: k8s.ApiException) -> None:
+        super().__init__(
+            f"eviction of pod {namespace}/{name} failed: {cause.status} {cause.reason}"
+        )
+        self.status = cause.status
+
+
 def run_rounds(kube: KubeClients, fleet: Fleet, max_unavailable: int, timeout: float) -> Outcome:
     """The budgets' own price on this control plane: each Deployment loses an old pod
     (deleted, grace 0) whenever it is back to ``replicas - max_unavailable`` Ready ones,
@@ -735,7 +878,7 @@ def check_outcome(outcome: Outcome, want: int) -> list[Check]:
             f"returned at {outcome.own_seconds:.2f}s, replaced at {outcome.seconds:.2f}s",
         ),
     ]
-    if outcome.name in (KUBESHIFT, KUBECTL):
+    if outcome.name in EVICTING:
         checks += [
             Check("drain complete", outcome.complete, f"{outcome.name} reported complete"),
             Check(
@@ -796,6 +939,11 @@ def act(name: str, bench: Bench, fleet: Fleet) -> Outcome:
     """Run contender ``name`` on a built fleet."""
     if name == KUBESHIFT:
         return run_kubeshift(bench.kube, fleet, bench.args)
+    if name == FLOOR:
+        args = bench.args
+        return run_floor(
+            bench.kube, fleet, args.timeout, workers=args.floor_in_flight, pause=args.floor_pause
+        )
     if name == CEILING:
         return run_ceiling(bench.kube, fleet)
     if name == ROUNDS:
@@ -830,6 +978,7 @@ def measure(name: str, bench: Bench, fleet: Fleet) -> Outcome:
     outcome.min_ready = report.min_ready
     outcome.zero_intervals = sum(len(s.zero_intervals) for s in report.services.values())
     outcome.detail["topology"] = fleet.topology.describe()
+    outcome.detail["per_node"] = fleet.topology.mean
     assert fleet.new is not None, "the fleet is built before it is drained"
     outcome.checks = [
         *check_outcome(outcome, args.pods),
@@ -877,6 +1026,7 @@ def order(contenders: Sequence[str], repeat: int) -> list[str]:
 def contenders(args: argparse.Namespace) -> list[str]:
     chosen = [KUBESHIFT]
     chosen += [] if args.skip_kubectl else [KUBECTL]
+    chosen += [] if args.skip_floor else [FLOOR]
     chosen += [] if args.skip_ceiling else [CEILING]
     chosen += [ROUNDS] if args.rounds else []
     return chosen
@@ -926,7 +1076,57 @@ def ratios(middle: Mapping[str, Mapping[str, float]], bound: float) -> dict[str,
         found["kubeshift_over_best_possible"] = ks / max(bound, middle[CEILING]["seconds"])
     if ROUNDS in middle:
         found["kubeshift_over_rounds"] = ks / middle[ROUNDS]["seconds"]
+    if FLOOR in middle:
+        floor = middle[FLOOR]["seconds"]
+        found["kubeshift_over_floor"] = ks / floor
+        if KUBECTL in middle:
+            found["kubectl_over_floor"] = middle[KUBECTL]["seconds"] / floor
     return found
+
+
+def figures_row(
+    args: argparse.Namespace,
+    middle: Mapping[str, Mapping[str, float]],
+    found: Mapping[str, float],
+    bound: float,
+    per_node: float,
+) -> dict[str, str]:
+    """This run's row of the docstring's figures table, by column, with the floor's
+    time and ks/floor beside them ('-' where a contender did not run)."""
+
+    def seconds(name: str) -> str:
+        return f"{middle[name]['seconds']:.1f} s" if name in middle else "-"
+
+    def ratio(key: str) -> str:
+        return f"{found[key]:.2f}x" if key in found else "-"
+
+    def per_pod(name: str) -> str:
+        return f"{middle[name]['requests_per_pod']:.2f}" if name in middle else "-"
+
+    return {
+        "old+new, pods / deploys": (
+            f"{args.old_nodes}+{args.new_nodes}, {args.pods} / {args.deployments}"
+        ),
+        "per node": f"{per_node:.1f}",
+        "bound": f"{bound:.0f} s",
+        "ceiling": seconds(CEILING),
+        "floor": seconds(FLOOR),
+        "kubeshift": seconds(KUBESHIFT),
+        "kubectl": seconds(KUBECTL),
+        "k/ks": ratio("kubectl_over_kubeshift"),
+        "ks/best": ratio("kubeshift_over_best_possible"),
+        "ks/floor": ratio("kubeshift_over_floor"),
+        "req/pod": " / ".join(per_pod(name) for name in (KUBESHIFT, KUBECTL, FLOOR)),
+    }
+
+
+def table(row: Mapping[str, str]) -> list[str]:
+    """A header and one row, each column as wide as its widest cell."""
+    widths = [max(len(column), len(cell)) for column, cell in row.items()]
+    return [
+        "  ".join(text.ljust(width) for text, width in zip(texts, widths, strict=True)).rstrip()
+        for texts in (list(row), list(row.values()))
+    ]
 
 
 def print_figures(
@@ -952,6 +1152,10 @@ def print_figures(
         found = ratios(middle, bound)
         for key, value in found.items():
             print(f"{key.replace('_', ' ')} (medians): {value:.2f}x")
+        per_node = statistics.median(o.detail["per_node"] for o in outcomes)
+        print("as the docstring's table (req/pod: kubeshift / kubectl / floor):")
+        for line in table(figures_row(args, middle, found, bound, per_node)):
+            print(f"  {line}")
     return {"medians": middle, "ratios": found}
 
 
@@ -1007,6 +1211,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
     parser.add_argument("--skip-kubectl", action="store_true")
+    parser.add_argument(
+        "--skip-floor",
+        action="store_true",
+        help="do not measure the eviction floor (every old pod evicted at once, PDBs in place)",
+    )
+    parser.add_argument(
+        "--floor-in-flight", type=int, default=EVICTORS, help="the floor's evictions in flight"
+    )
+    parser.add_argument(
+        "--floor-pause",
+        type=float,
+        default=RETRY_PAUSE,
+        help="seconds before the floor asks again for the pods a budget refused",
+    )
     parser.add_argument(
         "--skip-ceiling", action="store_true", help="do not measure the control plane's ceiling"
     )

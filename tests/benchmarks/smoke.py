@@ -15,6 +15,8 @@ from pathlib import Path
 from tests.support.user_env import user_environment
 
 REPO = Path(__file__).resolve().parents[2]
+
+
 def run_smoke(script: str, state: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``.venv/bin/python benchmarks/<script> --smoke [args]`` from the repository, with
     no AWS, Pulumi or kubeshift settings of this session (the moto fixture's endpoint,

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from kubernetes.client import V1Eviction
 from kubernetes.client.exceptions import ApiException
 
 from automation.kube.probe import ProbeReport, ServiceAvailability, ZeroInterval
@@ -25,20 +26,27 @@ from automation.sandbox.binaries import Binaries
 from benchmarks.deletes import DeleteRefused, delete_at_once, delete_pod
 from benchmarks.drain import (
     CEILING,
+    FLOOR,
     KUBECTL,
     KUBESHIFT,
     ROUNDS,
     EndPoint,
     EndPointMissed,
+    EvictionRefused,
     FleetState,
     Outcome,
     _round_victims,
     check_outcome,
     check_probe,
     check_replaced,
+    contenders,
+    figures_row,
     medians,
     order,
     parse_args,
+    print_figures,
+    ratios,
+    run_floor,
 )
 from benchmarks.example_at_scale import Ceiling, CeilingFit, Sample, drain_against_ceiling
 
@@ -60,6 +68,11 @@ EXPECTED_CHECKS = {
         "drain complete", "requests counted", "probe covered every Service",
         "no zero-endpoint interval", "teardown finished",
     },
+    FLOOR: {
+        "every pod moved once", "end point after the contender returned", "fleet replaced",
+        "drain complete", "requests counted", "probe covered every Service",
+        "no zero-endpoint interval", "teardown finished",
+    },
     CEILING: {
         "every pod moved once", "end point after the contender returned", "fleet replaced",
         "probe covered every Service", "probe saw the ceiling's outage", "teardown finished",
@@ -73,7 +86,9 @@ EXPECTED_CHECKS = {
 
 def pod(name: str, node: str | None, *, ready: bool, leaving: bool = False) -> dict[str, Any]:
     """A pod as the API serves it, with just what the end point reads."""
-    metadata: dict[str, Any] = {"uid": f"uid-{name}", "name": name, "labels": {"app": "app000"}}
+    metadata: dict[str, Any] = {
+        "uid": f"uid-{name}", "name": name, "namespace": "ns", "labels": {"app": "app000"},
+    }  # fmt: skip
     if leaving:
         metadata["deletionTimestamp"] = "2026-01-01T00:00:00Z"
     return {
@@ -119,6 +134,13 @@ def test_smoke_mode_is_small_and_turns_every_contender_on() -> None:
     args = parse_args(["--smoke", "--pods", "5000", "--skip-kubectl"])
     assert (args.pods, args.old_nodes, args.repeats) == (4, 2, 1)
     assert args.rounds and args.timeline and not args.skip_kubectl and not args.skip_ceiling
+    assert not args.skip_floor
+    assert contenders(args) == [KUBESHIFT, KUBECTL, FLOOR, CEILING, ROUNDS]
+
+
+def test_the_floor_runs_by_default_and_can_be_skipped() -> None:
+    assert FLOOR in contenders(parse_args([]))
+    assert FLOOR not in contenders(parse_args(["--skip-floor"]))
 
 
 # --- deletes ------------------------------------------------------------------------------
@@ -160,6 +182,66 @@ def test_delete_at_once_counts_gone_pods_apart_and_raises_a_refusal() -> None:
     with pytest.raises(DeleteRefused, match="ns/b"):
         delete_at_once(core, [("ns", "a"), ("ns", "b"), ("ns", "c")])  # type: ignore[arg-type]
     assert sorted(core.asked) == ["a", "b", "c"], "every request sent was answered first"
+
+
+# --- the eviction floor -------------------------------------------------------------------
+
+
+class FakeEvictions:
+    """``create_namespaced_pod_eviction`` answering each pod by name from a list of HTTP
+    statuses (201: evicted), the last one repeated."""
+
+    def __init__(self, answers: dict[str, list[int]]) -> None:
+        self.answers = answers
+        self.asked: list[str] = []
+
+    def create_namespaced_pod_eviction(
+        self, name: str, namespace: str, body: V1Eviction, **_: Any
+    ) -> None:
+        assert isinstance(body, V1Eviction) and body.metadata is not None
+        assert (body.metadata.name, body.metadata.namespace) == (name, namespace)
+        self.asked.append(name)
+        script = self.answers[name]
+        status = script.pop(0) if len(script) > 1 else script[0]
+        if status != 201:
+            raise ApiException(status=status, reason="refused")
+
+
+def _floor(core: FakeEvictions, *names: str, timeout: float = 10.0) -> Outcome:
+    """Run the floor on a fleet of ``names`` on the old node and one pod on a new one."""
+    pods = [pod(name, OLD, ready=True) for name in names] + [pod("new", NEW, ready=True)]
+    fleet = SimpleNamespace(old=SimpleNamespace(node_names=[OLD]), pods=lambda: pods)
+    kube = SimpleNamespace(core=core)
+    return run_floor(kube, fleet, timeout, workers=4, pause=0.0)  # type: ignore[arg-type]
+
+
+def test_the_floor_asks_again_for_a_pod_its_budget_refused() -> None:
+    core = FakeEvictions({"a": [429, 429, 201], "b": [201]})
+    outcome = _floor(core, "a", "b")
+    assert (outcome.evicted, outcome.requests, outcome.complete) == (2, 4, True)
+    assert sorted(core.asked) == ["a", "a", "a", "b"], "only old pods, 'a' until evicted"
+    assert outcome.detail["sweeps"] == 3
+
+
+def test_the_floor_counts_a_pod_already_gone_as_done_not_evicted() -> None:
+    outcome = _floor(FakeEvictions({"a": [404], "b": [201]}), "a", "b")
+    assert (outcome.evicted, outcome.requests, outcome.complete) == (1, 2, True)
+    assert outcome.detail["gone"] == 1
+
+
+@pytest.mark.parametrize("status", [500, 403, 409])
+def test_the_floor_stops_on_any_other_answer(status: int) -> None:
+    core = FakeEvictions({"a": [429], "b": [status]})
+    with pytest.raises(EvictionRefused, match=rf"ns/b failed: {status}"):
+        _floor(core, "a", "b")
+    assert core.asked.count("a") == 1, "no sweep after the refusal"
+
+
+def test_the_floor_gives_up_at_its_deadline_incomplete() -> None:
+    core = FakeEvictions({"a": [429], "b": [201]})
+    outcome = _floor(core, "a", "b", timeout=0.0)
+    assert (outcome.evicted, outcome.requests, outcome.complete) == (1, 2, False)
+    assert outcome.detail["refused"] == 1
 
 
 # --- the end point ------------------------------------------------------------------------
@@ -249,6 +331,8 @@ def test_outcome_checks_fail_on_a_pod_not_moved_an_incomplete_drain_or_no_reques
     assert not _checks(Outcome(KUBECTL, seconds=5, evicted=4, complete=True))["requests counted"]
     early = Outcome(CEILING, seconds=1, own_seconds=2, evicted=4, complete=True)
     assert not _checks(early)["end point after the contender returned"]
+    assert not _checks(Outcome(FLOOR, seconds=5, evicted=4, requests=9))["drain complete"]
+    assert not _checks(Outcome(FLOOR, seconds=5, evicted=4, complete=True))["requests counted"]
 
 
 def _report(down: set[str], services: list[str] = SERVICES) -> ProbeReport:
@@ -274,6 +358,7 @@ def test_probe_checks_fail_on_an_emptied_service_a_blind_probe_or_one_missed() -
         "no zero-endpoint interval": True,
     }
     assert not passed(ROUNDS, _report({SERVICES[0]}))["no zero-endpoint interval"]
+    assert not passed(FLOOR, _report({SERVICES[0]}))["no zero-endpoint interval"]
     assert passed(CEILING, _report({SERVICES[1]}))["probe saw the ceiling's outage"]
     assert not passed(CEILING, _report(set()))["probe saw the ceiling's outage"]
     assert not passed(KUBECTL, _report(set(), SERVICES[:1]))["probe covered every Service"]
@@ -283,7 +368,7 @@ def test_probe_checks_fail_on_an_emptied_service_a_blind_probe_or_one_missed() -
 
 
 def test_rotated_order_puts_every_contender_in_every_position_once() -> None:
-    names = [KUBESHIFT, KUBECTL, CEILING, ROUNDS]
+    names = [KUBESHIFT, KUBECTL, FLOOR, CEILING, ROUNDS]
     runs = [order(names, r) for r in range(len(names))]
     assert [sorted(run) for run in runs] == [sorted(names)] * len(names)
     for position in range(len(names)):
@@ -293,9 +378,57 @@ def test_rotated_order_puts_every_contender_in_every_position_once() -> None:
 def test_medians_are_taken_per_contender() -> None:
     runs = [Outcome(KUBESHIFT, seconds=s, evicted=1, requests=2) for s in (30.0, 10.0, 20.0)]
     runs.append(Outcome(KUBECTL, seconds=99.0, evicted=1, requests=5))
+    runs.append(Outcome(FLOOR, seconds=15.0, evicted=2, requests=12))
     middle = medians(runs)
     assert (middle[KUBESHIFT]["seconds"], middle[KUBESHIFT]["runs"]) == (20.0, 3)
     assert middle[KUBECTL]["seconds"] == 99.0
+    assert (middle[FLOOR]["seconds"], middle[FLOOR]["requests_per_pod"]) == (15.0, 6.0)
+
+
+def _middle(**seconds: float) -> dict[str, dict[str, float]]:
+    return {name: {"seconds": s, "requests_per_pod": 2.0, "runs": 1} for name, s in seconds.items()}
+
+
+def test_kubeshift_and_kubectl_are_reported_over_the_floor() -> None:
+    middle = _middle(kubeshift=60.0, kubectl=150.0, floor=50.0, ceiling=10.0)
+    found = ratios(middle, bound=40.0)
+    assert found["kubeshift_over_floor"] == pytest.approx(1.2)
+    assert found["kubectl_over_floor"] == pytest.approx(3.0)
+    assert found["kubeshift_over_best_possible"] == pytest.approx(1.5), "max(bound, ceiling)"
+    assert "kubeshift_over_floor" not in ratios(_middle(kubeshift=60.0), bound=40.0)
+
+
+def test_the_figures_row_puts_the_floor_beside_bound_and_ceiling() -> None:
+    args = parse_args(["--old-nodes", "10", "--new-nodes", "10", "--pods", "250"])
+    middle = _middle(kubeshift=60.0, kubectl=150.0, floor=50.0, ceiling=10.0)
+    row = figures_row(args, middle, ratios(middle, 40.0), bound=40.0, per_node=2.5)
+    assert list(row) == [
+        "old+new, pods / deploys", "per node", "bound", "ceiling", "floor", "kubeshift",
+        "kubectl", "k/ks", "ks/best", "ks/floor", "req/pod",
+    ]  # fmt: skip
+    assert (row["bound"], row["ceiling"], row["floor"]) == ("40 s", "10.0 s", "50.0 s")
+    assert (row["k/ks"], row["ks/floor"]) == ("2.50x", "1.20x")
+    assert row["req/pod"] == "2.00 / 2.00 / 2.00"
+    alone = figures_row(args, _middle(kubeshift=60.0), {}, bound=40.0, per_node=2.5)
+    assert (alone["floor"], alone["ks/floor"], alone["req/pod"]) == ("-", "-", "2.00 / - / -")
+
+
+def test_the_printed_figures_and_their_json_carry_the_floor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = parse_args(["--pods", "4"])
+    runs = [
+        Outcome(KUBESHIFT, seconds=6.0, evicted=4, requests=8, detail={"per_node": 2.0}),
+        Outcome(FLOOR, seconds=5.0, evicted=4, requests=40, detail={"per_node": 2.0}),
+    ]
+    figures = print_figures(args, runs, bound=4.0)
+    printed = capsys.readouterr().out
+    assert figures["ratios"]["kubeshift_over_floor"] == pytest.approx(1.2)
+    assert figures["medians"][FLOOR]["requests_per_pod"] == 10.0
+    assert "kubeshift over floor (medians): 1.20x" in printed
+    header, row = printed.splitlines()[-2:]
+    assert "floor" in header.split() and "ks/floor" in header.split()
+    assert "5.0 s" in row and "2.00 / - / 10.00" in row
 
 
 def test_budget_rounds_delete_only_what_each_budget_allows() -> None:
