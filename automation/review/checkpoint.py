@@ -18,7 +18,7 @@ verdict may send a phase to the full preview needlessly, never past one it needs
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from automation.review import render as rendering
+from automation.review.set_attributes import SET_ATTRIBUTES
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 PROVIDER_PREFIX = "pulumi:providers:"
@@ -227,10 +228,14 @@ def _differences(
         kept = _canonical(old.get("inputs") or {})
         declared = _canonical(dict(inputs), sdk=True)
         outputs = old.get("outputs") or {}
+        sets = SET_ATTRIBUTES.get(request.type, frozenset())
         differ = sorted(
             k for k in (set(kept) | set(declared)) - {DEFAULTS}
-            if not _declared_as(declared, kept, k)
-            or (k in outputs and k in kept and not _within(kept[k], _canonical(outputs[k])))
+            if not _declared_as(declared, kept, k, unordered=k in sets)
+            or (
+                k in outputs and k in kept
+                and not _within(kept[k], _canonical(outputs[k]), unordered=k in sets)
+            )
         )  # fmt: skip
         if differ:
             found.append(f"inputs {', '.join(differ)}")
@@ -296,12 +301,16 @@ def _canonical(value: Any, *, sdk: bool = False) -> Any:
     return value
 
 
-def _declared_as(declared: Mapping[str, Any], kept: Mapping[str, Any], key: str) -> bool:
-    """Whether ``key`` is declared as the checkpoint's checked inputs keep it: equal, or
-    left out by the program where the provider filled it in (named in ``__defaults``,
-    at any depth the provider keeps such a list)."""
+def _declared_as(
+    declared: Mapping[str, Any], kept: Mapping[str, Any], key: str, *, unordered: bool = False
+) -> bool:
+    """Whether ``key`` is declared as the checkpoint's checked inputs keep it: equal (in
+    any order when ``unordered``: a set), or left out by the program where the provider
+    filled it in (named in ``__defaults``, at any depth the provider keeps such a list)."""
     if key not in declared:
         return key not in kept or key in (kept.get(DEFAULTS) or ())
+    if unordered:
+        return _matched(declared[key], kept.get(key), _same)
     return _same(declared[key], kept.get(key))
 
 
@@ -314,12 +323,31 @@ def _same(declared: Any, kept: Any) -> bool:
     return bool(declared == kept)
 
 
-def _within(declared: Any, held: Any) -> bool:
+def _matched(wanted: Any, found: Any, equal: Callable[[Any, Any], bool]) -> bool:
+    """Whether two lists hold members ``equal`` one to one, in any order (a set's);
+    anything but two lists is compared as itself."""
+    if not (isinstance(wanted, list) and isinstance(found, list)):
+        return equal(wanted, found)
+    if len(wanted) != len(found):
+        return False
+    left = list(found)
+    for member in wanted:
+        match = next((i for i, other in enumerate(left) if equal(member, other)), None)
+        if match is None:
+            return False
+        del left[match]
+    return True
+
+
+def _within(declared: Any, held: Any, *, unordered: bool = False) -> bool:
     """Whether the outputs still hold what was declared: every declared value found
-    there, nested attributes the provider computed beside them allowed (a target
-    group's health-check ``timeout``), and a JSON document as what it encodes (the
-    provider suppresses diffs between equivalent policies). A value a refresh read
-    otherwise is a difference the provider's diff would see."""
+    there (a set's members in any order when ``unordered``), nested attributes the
+    provider computed beside them allowed (a target group's health-check ``timeout``),
+    and a JSON document as what it encodes (the provider suppresses diffs between
+    equivalent policies). A value a refresh read otherwise is a difference the
+    provider's diff would see."""
+    if unordered and not _unset(declared):
+        return _matched(declared, held, _within)
     if _unset(declared):
         return _unset(held)
     if isinstance(declared, dict) and isinstance(held, dict):

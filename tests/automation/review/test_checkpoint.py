@@ -183,6 +183,46 @@ def test_a_nested_default_counts_only_where_the_provider_named_it(
     assert verdict.unchanged is unchanged, verdict.changes
 
 
+GROUP = "aws:autoscaling/group:Group"
+TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def test_a_set_in_another_order_is_the_same_set(small: dict, checkpoint: tuple) -> None:
+    """A Terraform set (a group's tags) has no order: the bridge writes it in its own."""
+
+    def edit(deployment: dict, _config: dict) -> None:
+        group = resource(deployment, GROUP)
+        group["inputs"]["tags"].reverse()
+        group["outputs"]["tags"].reverse()
+
+    assert judged(small, checkpoint, edit).unchanged
+
+
+def test_a_set_with_another_member_differs(small: dict, checkpoint: tuple) -> None:
+    def edit(deployment: dict, _config: dict) -> None:
+        group = resource(deployment, GROUP)
+        group["outputs"]["tags"].reverse()
+        group["outputs"]["tags"][0] = {**group["outputs"]["tags"][0], "value": "drifted"}
+
+    verdict = judged(small, checkpoint, edit)
+    assert any(c.endswith(": inputs tags") for c in verdict.changes), verdict.changes
+
+
+def test_a_list_in_another_order_differs(small: dict, checkpoint: tuple) -> None:
+    """A Terraform list keeps its order, and the provider's diff sees a new one."""
+
+    def edit(deployment: dict, _config: dict) -> None:
+        template = min(
+            (r for r in deployment["resources"] if r["type"] == TEMPLATE
+             and len(r["outputs"].get("tagSpecifications") or ()) > 1),
+            key=lambda r: r["urn"],
+        )  # fmt: skip
+        template["outputs"]["tagSpecifications"].reverse()
+
+    verdict = judged(small, checkpoint, edit)
+    assert any(c.endswith(": inputs tagSpecifications") for c in verdict.changes), verdict.changes
+
+
 def test_outputs_a_refresh_changed_count(small: dict, checkpoint: tuple) -> None:
     def edit(deployment: dict, _config: dict) -> None:
         resource(deployment, VPC)["outputs"]["cidrBlock"] = "10.99.0.0/16"

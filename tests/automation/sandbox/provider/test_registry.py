@@ -114,3 +114,13 @@ def test_every_type_module_is_imported_and_each_type_registered_once() -> None:
     assert with_types <= _imported_by_the_package() <= set(names)
     assert sorted(tokens) == sorted(REGISTRY)
     assert len(tokens) == len(set(tokens)) >= 30
+
+
+def test_the_stand_ins_sets_are_the_ones_the_judgement_compares_as_sets() -> None:
+    """What the stand-in keeps in the state's order (a set) is what the offline judgement
+    of a phase compares in any order (``review.set_attributes``): one list of facts about
+    pulumi-aws, checked against the other."""
+    from automation.review.set_attributes import SET_ATTRIBUTES
+
+    served = {token: frozenset(kind.sets) for token, kind in REGISTRY.items() if kind.sets}
+    assert served == dict(SET_ATTRIBUTES)
