@@ -39,6 +39,16 @@ Printed: the time of each stage; per phase its wall time, engine time (preview a
 update), hook time and gate time; the drain's evictions and API requests per evicted
 pod (from the drain step's journal message); the peak RSS of the ``kubeshift`` process
 alone and of its whole tree (engine and program included).
+
+Measured (``--deployments 6 --replicas 10 --ceiling-share 0``, judged, 2 cores, single
+runs back to back): before the judgement named nested defaults and compared sets in any
+order, and before an unchanged phase skipped its preview, ``run --yes`` took 1089 s and
+the phases that change nothing (ingress-nodeport, ingress-move) 40 and 48 s of engine
+time, each targeting about 240 and 380 resources; after, 898 s, and those phases 13 and
+22 s (the judgement 3 to 6 s, then an update of the stack resource alone, which still
+runs the whole program through the engine to write the progress record). The rest is
+creates and deletes through the stand-in and moto: target-workers' 289 creates 126 s,
+retire-old-workers' 312 deletes 165 s.
 """
 
 from __future__ import annotations
