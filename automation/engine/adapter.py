@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from automation.core.bridge_defaults import without_defaults
 from automation.core.errors import (
     EngineMissingError,
     KubeshiftError,
@@ -123,25 +124,6 @@ class Checkpoint:
 class UpdateOutcome:
     summary: dict[str, int]
     outputs: dict[str, Any]
-
-
-BRIDGE_DEFAULTS = "__defaults"
-"""The list a Terraform-bridged provider keeps in every object of the checked inputs,
-naming what its Check filled in (``defaultsKey``, pulumi-terraform-bridge
-``pkg/tfbridge/schema.go``): bookkeeping, no attribute of the resource."""
-
-
-def declared(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """Checked ``inputs`` without the provider's defaults lists, at any depth."""
-    return {k: _declared(v) for k, v in inputs.items() if k != BRIDGE_DEFAULTS}
-
-
-def _declared(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return declared(value)
-    if isinstance(value, list):
-        return [_declared(v) for v in value]
-    return value
 
 
 def urn_name(urn: str) -> str:
@@ -426,7 +408,7 @@ class PulumiEngine:
             PendingCreate(
                 urn=str(op["resource"]["urn"]),
                 type=str(op["resource"].get("type", "")),
-                inputs=declared(op["resource"].get("inputs") or {}),
+                inputs=without_defaults(op["resource"].get("inputs") or {}),
             )
             for op in self._deployment().get("pending_operations") or []
             if op.get("type") == "creating" and (op.get("resource") or {}).get("custom")
@@ -448,7 +430,7 @@ class PulumiEngine:
             resource = dict(op.get("resource") or {})
             live_id = taken.get(str(resource.get("urn")))
             if op.get("type") == "creating" and live_id is not None:
-                outputs = declared(resource.get("inputs") or {})
+                outputs = without_defaults(resource.get("inputs") or {})
                 resources.append({**resource, "id": live_id, "outputs": outputs})
         deployment["resources"] = resources
         deployment["pending_operations"] = []
@@ -467,8 +449,8 @@ def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:
     the program declares.
     """
     detailed = meta.detailed_diff or {}
-    old = _declared((meta.old.inputs or meta.old.outputs) if meta.old is not None else None)
-    new = _declared(meta.new.inputs if meta.new is not None else None)
+    old = _bare((meta.old.inputs or meta.old.outputs) if meta.old is not None else None)
+    new = _bare(meta.new.inputs if meta.new is not None else None)
     changes = []
     for path, diff in sorted(detailed.items()):
         live, declared = value_at(old, path), value_at(new, path)
@@ -483,6 +465,11 @@ def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:
             )
         )  # fmt: skip
     return tuple(changes)
+
+
+def _bare(props: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A step's property bag without the provider's defaults lists."""
+    return None if props is None else without_defaults(props)
 
 
 def _json(value: Any) -> Any:

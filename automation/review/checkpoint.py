@@ -27,15 +27,13 @@ from pulumi.runtime import rpc
 from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from automation.core.bridge_defaults import DEFAULTS
 from automation.review import render as rendering
 from automation.review.set_attributes import SET_ATTRIBUTES
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 PROVIDER_PREFIX = "pulumi:providers:"
 ROOT = "<stack>"
-DEFAULTS = "__defaults"
-"""The checked inputs' list of what the provider filled in (the Terraform bridge's
-``defaultsKey``): not declared by the program, so not compared."""
 INTERNAL = "__internal"
 """A provider's inputs the engine adds itself (``pluginDownloadURL`` ...)."""
 SIG = rpc._special_sig_key

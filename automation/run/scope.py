@@ -41,11 +41,17 @@ class EngineScope:
     verdict: Verdict | None = None
     allowed: frozenset[str] | None = None
     """verify: every URN the judgement placed; the engine may change nothing else."""
-    previews: bool = True
-    """False when the judgement found every resource as the checkpoint holds it: a
-    preview of the stack resource alone could show nothing but its own outputs (the
-    default providers it also reaches were judged too), so only the update runs, to
-    write the progress record."""
+
+    @property
+    def previews(self) -> bool:
+        """False where the judgement (not verify's) found every resource as the
+        checkpoint holds it: a preview of the stack resource alone could show nothing but
+        its own outputs (the default providers it also reaches were judged too), so only
+        the update runs, to write the progress record."""
+        verdict = self.verdict
+        if verdict is None or self.allowed is not None or not verdict.unchanged:
+            return True
+        return list(self.targets) != [verdict.root]
 
     def check(self, phase: str, outcome: PreviewOutcome) -> None:
         """verify: stop where the engine's preview changes what the judgement left out."""
@@ -81,7 +87,7 @@ class EngineScope:
         """What the preview's message adds when the judgement narrowed it."""
         if self.verdict is None or self.allowed is not None or not self.targets:
             return ""
-        if self.verdict.unchanged:
+        if not self.previews:
             return (
                 " (every resource as the checkpoint holds it: no preview; the update "
                 "reaches the stack resource alone)"
@@ -107,7 +113,7 @@ def choose(
         allowed = frozenset(judged) if judged is not None else None
         return EngineScope(own or [], bool(own), verdict, allowed)
     if verdict.unchanged and verdict.root:
-        return EngineScope([verdict.root], dependents=False, verdict=verdict, previews=False)
+        return EngineScope([verdict.root], dependents=False, verdict=verdict)
     if judged is None:
         return EngineScope(own or [], dependents=bool(own), verdict=verdict)
     return EngineScope(judged, dependents=False, verdict=verdict)

@@ -16,9 +16,8 @@ from typing import Any
 
 from pulumi.runtime import rpc
 
-DEFAULTS = "__defaults"
-"""The checked inputs' list of the properties Check filled in (the bridge's
-``defaultsKey``, ``pkg/tfbridge/schema.go``)."""
+from automation.core.bridge_defaults import DEFAULTS
+
 IGNORED = frozenset({DEFAULTS})
 
 
@@ -169,20 +168,6 @@ def _nested_defaults(declared: Any, checked: Any) -> Any:
     if isinstance(declared, list) and isinstance(checked, list) and len(declared) == len(checked):
         return [_nested_defaults(d, c) for d, c in zip(declared, checked, strict=True)]
     return checked
-
-
-def without_defaults(props: dict[str, Any]) -> dict[str, Any]:
-    """``props`` as a type sees them: the bridge's bookkeeping is no AWS attribute, at
-    any depth."""
-    return {k: _stripped(v) for k, v in props.items() if k != DEFAULTS}
-
-
-def _stripped(value: Any) -> Any:
-    if isinstance(value, dict):
-        return without_defaults(value)
-    if isinstance(value, list):
-        return [_stripped(v) for v in value]
-    return value
 
 
 def deletes_first(

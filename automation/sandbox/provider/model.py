@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import boto3
 from botocore.config import Config
 
+from automation.review.set_attributes import SET_ATTRIBUTES
 from automation.sandbox.provider.diffing import Schema, Verdict, decide
 
 Props = dict[str, Any]
@@ -88,8 +89,16 @@ class ResourceType:
     # docs/sandbox-fidelity.md and has a test showing moto leave it out.
     moto_omits: ClassVar[tuple[str, ...]] = ()
     # Properties Terraform's schema types ``TypeSet``: compared without order, and read
-    # back in the state's order when the members are the same.
+    # back in the state's order when the members are the same. Taken from the one list
+    # of pulumi-aws's set attributes (``review.set_attributes``) that the offline
+    # judgement of a phase reads too.
     sets: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        token = cls.__dict__.get("token")
+        if token is not None:
+            cls.sets = tuple(sorted(SET_ATTRIBUTES.get(token, ())))
     # Terraform's Optional+Computed attributes: when the program does not set one, AWS's
     # value stands (no diff); an import reads them as inputs. ``a.b`` reaches into a
     # one-block attribute (a target group's ``healthCheck.timeout``).

@@ -25,6 +25,7 @@ from pulumi.output import Unknown
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
+from automation.core.bridge_defaults import without_defaults
 from automation.sandbox.provider import types as _types  # noqa: F401  (registers every type)
 from automation.sandbox.provider.diffing import (
     contains_unknown,
@@ -33,7 +34,6 @@ from automation.sandbox.provider.diffing import (
     read_back,
     shaped_like,
     with_defaults,
-    without_defaults,
 )
 from automation.sandbox.provider.model import REGISTRY, Aws, NotFound, Props, Request, ResourceType
 

@@ -222,15 +222,6 @@ class Group(ResourceType):
         "mixedInstancesPolicy.instancesDistribution.spotInstancePools",
     )
     defaults = {"capacityRebalance": False, "protectFromScaleIn": False}
-    sets = (
-        "availabilityZones",
-        "enabledMetrics",
-        "loadBalancers",
-        "suspendedProcesses",
-        "tags",
-        "targetGroupArns",
-        "vpcZoneIdentifiers",
-    )
 
     def check(self, req: Request, news: Props) -> Props:
         for prop in _UNSERVED:

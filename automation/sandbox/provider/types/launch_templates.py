@@ -338,7 +338,6 @@ class LaunchTemplate(ResourceType):
     )
     computed = ("arn", "defaultVersion", "latestVersion", "metadataOptions", "name", "tagsAll")
     optional_computed = ("metadataOptions", "name")
-    sets = ("vpcSecurityGroupIds",)  # TypeSet upstream: a reorder is no change
     defaults = {
         "disableApiStop": False, "disableApiTermination": False, "updateDefaultVersion": False,
     }  # fmt: skip

@@ -111,7 +111,6 @@ class LoadBalancer(ResourceType):
         ForceNew("customerOwnedIpv4Pool", f"{_LB_GO}: customer_owned_ipv4_pool ForceNew"),
     )
     computed = ("arn", "arnSuffix", "dnsName", "zoneId", "vpcId", "ipAddressType", "tagsAll")
-    sets = ("securityGroups", "subnets")
 
     def check(self, req: Request, news: Props) -> Props:
         props = {"loadBalancerType": "application", **news}

@@ -95,7 +95,6 @@ class NetworkInterface(ResourceType):
         "securityGroups",
         "tagsAll",
     )
-    sets = ("securityGroups", "privateIps", "ipv6Addresses")
     optional_computed = (
         "ipv6AddressCount", "privateIp", "privateIpLists", "privateIps", "privateIpsCount",
         "securityGroups",

@@ -133,7 +133,6 @@ class TargetGroup(ResourceType):
         ForceNew("vpcId", f"{_TG_GO}: vpc_id ForceNew"),
     )
     computed = ("arn", "arnSuffix", "ipAddressType", "loadBalancerArns", "tagsAll")
-    sets = ("loadBalancerArns",)
     optional_computed = ("healthCheck.timeout", "healthCheck.matcher", "healthCheck.path")
     defaults = {p: default for p, (_, _, default) in _TG_PROTOCOL_ATTRIBUTES.items()}
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from pulumi.runtime.proto import provider_pb2
 
+from automation.core.bridge_defaults import DEFAULTS
 from automation.review.render import render_program
-from automation.sandbox.provider.diffing import DEFAULTS
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
 from automation.sandbox.provider.types.route53_records import TYPE_CHANGE_VARIABLE
 from tests.components.conftest import by_type, stack_values

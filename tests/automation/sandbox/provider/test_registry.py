@@ -116,11 +116,15 @@ def test_every_type_module_is_imported_and_each_type_registered_once() -> None:
     assert len(tokens) == len(set(tokens)) >= 30
 
 
-def test_the_stand_ins_sets_are_the_ones_the_judgement_compares_as_sets() -> None:
+def test_one_list_of_set_attributes_serves_the_stand_in_and_the_judgement() -> None:
     """What the stand-in keeps in the state's order (a set) is what the offline judgement
-    of a phase compares in any order (``review.set_attributes``): one list of facts about
-    pulumi-aws, checked against the other."""
+    of a phase compares in any order (``review.set_attributes``), and every name there is
+    a state attribute of the type in the pinned pulumi-aws SDK: a misspelt one would be
+    compared in order by both, silently."""
     from automation.review.set_attributes import SET_ATTRIBUTES
+    from tests.automation.sandbox.provider.sdk_attributes import state_attributes
 
     served = {token: frozenset(kind.sets) for token, kind in REGISTRY.items() if kind.sets}
     assert served == dict(SET_ATTRIBUTES)
+    for token, names in SET_ATTRIBUTES.items():
+        assert names <= state_attributes(token), (token, names - state_attributes(token))

@@ -7,7 +7,8 @@ from typing import Any
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2
 
-from automation.sandbox.provider.diffing import contains_unknown, without_defaults
+from automation.core.bridge_defaults import without_defaults
+from automation.sandbox.provider.diffing import contains_unknown
 from automation.sandbox.provider.servicer import AwsProvider, props_of, struct_of
 
 LB = "urn:pulumi:s::kubeshift::aws:lb/loadBalancer:LoadBalancer::api"
