@@ -395,6 +395,39 @@ def phase_figures(records: list[dict[str, Any]], gates: set[str]) -> dict[str, P
     return figures
 
 
+def _stretches(details: dict[str, Any]) -> str:
+    """``total (start/program/steps/finish/after)`` of one engine operation's journal
+    record (``automation.engine.timeline``); ``-`` for a stretch not seen."""
+    seconds = details.get("seconds") or {}
+    if not seconds:
+        return "-"
+    parts = "/".join(
+        f"{seconds[k]:.1f}" if k in seconds else "-"
+        for k in ("start", "program", "steps", "finish", "after")
+    )
+    return f"{seconds['total']:.1f} ({parts})"
+
+
+def engine_breakdown(records: list[dict[str, Any]]) -> list[str]:
+    """Per phase: the judgement, and where its preview's and update's time went."""
+    lines = [
+        "| phase | judging s | previewed | preview s (start/program/steps/finish/after) "
+        "| update s (start/program/steps/finish/after) |",
+        "|---|---|---|---|---|",
+    ]
+    steps = {(r["phase"], r["step"]): r["details"] or {} for r in records}
+    for phase in dict.fromkeys(r["phase"] for r in records):
+        preview, update = steps.get((phase, "preview"), {}), steps.get((phase, "update"), {})
+        if not preview and not update:
+            continue
+        judging = preview.get("judging")
+        lines.append(
+            f"| {phase} | {'-' if judging is None else f'{judging:.1f}'} "
+            f"| {preview.get('previewed', '-')} | {_stretches(preview)} | {_stretches(update)} |"
+        )
+    return lines
+
+
 def timed_run(env: dict[str, str], stack: str, *extra: str) -> tuple[float, MemorySampler]:
     began = time.perf_counter()
     proc = subprocess.Popen(
@@ -529,6 +562,7 @@ def main() -> None:
     engine = sum(r.engine for r in figures.values())
     wall = sum(r.wall for r in figures.values())
     print(f"engine {engine:.0f}s of {wall:.0f}s ({engine / wall:.0%})")
+    print("\n".join(engine_breakdown(records)))
     if drained and drained[0]:
         evicted, requests = int(drained[0][1]), int(drained[0][2])
         print(f"drain: {evicted} evicted, {requests} API requests, {requests / evicted:.2f}/pod")

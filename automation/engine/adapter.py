@@ -28,6 +28,7 @@ from automation.core.errors import (
 )
 from automation.engine.processes import engine_markers
 from automation.engine.property_paths import MISSING, added_keys, shown_change, top_level, value_at
+from automation.engine.timeline import Timeline
 from components.contract.engine_vars import RECORD_ONLY_VAR, RECORD_VAR
 from components.contract.progress import Record
 
@@ -106,6 +107,8 @@ _REPLACING = frozenset({"replace", "create-replacement", "delete-replaced"})
 class PreviewOutcome:
     changes: tuple[ResourceChange, ...]
     summary: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Where the preview's time went (``engine.timeline``)."""
 
     def changed(self) -> tuple[ResourceChange, ...]:
         return tuple(c for c in self.changes if c.op not in {"same", "read"})
@@ -124,6 +127,8 @@ class Checkpoint:
 class UpdateOutcome:
     summary: dict[str, int]
     outputs: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Where the update's time went (``engine.timeline``)."""
 
 
 def urn_name(urn: str) -> str:
@@ -323,8 +328,10 @@ class PulumiEngine:
         self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
     ) -> PreviewOutcome:
         changes: list[ResourceChange] = []
+        timeline = Timeline()
 
         def on_event(event: Any) -> None:
+            timeline.on_event(event)
             pre = getattr(event, "resource_pre_event", None)
             if pre is None:
                 return
@@ -343,20 +350,22 @@ class PulumiEngine:
                 plan=str(plan) if plan is not None else None,
             )
         summary = {str(getattr(k, "value", k)): int(v) for k, v in result.change_summary.items()}
-        return PreviewOutcome(changes=marked_delete_first(changes), summary=summary)
+        return PreviewOutcome(marked_delete_first(changes), summary, timeline.seconds())
 
     def up(
         self, targets: Sequence[str] = (), plan: Path | None = None, *, dependents: bool = True
     ) -> UpdateOutcome:
+        timeline = Timeline()
         with mapped_errors("update the stack", self.stack_name):
             result = self._stack.up(
                 target=list(targets) or None,
                 target_dependents=(bool(targets) and dependents) or None,
                 on_output=self._on_output,
+                on_event=timeline.on_event,
                 plan=str(plan) if plan is not None else None,
             )
         summary = {str(k): int(v) for k, v in (result.summary.resource_changes or {}).items()}
-        return UpdateOutcome(summary=summary, outputs=_plain_outputs(result.outputs))
+        return UpdateOutcome(summary, _plain_outputs(result.outputs), timeline.seconds())
 
     def outputs(self) -> dict[str, Any]:
         with mapped_errors("read stack outputs", self.stack_name):

@@ -342,7 +342,12 @@ class Runner:
             scope.check(phase.id, outcome)
             guard.check(phase.id, outcome, effective_policy(phase, self.scope))
             changed = [f"{c.op} {c.name}" for c in outcome.changed()]
-            details = {"guard": "accepted", "summary": dict(outcome.summary), "changes": changed}
+            details = {
+                "guard": "accepted",
+                "summary": dict(outcome.summary),
+                "changes": changed,
+                "seconds": outcome.seconds,
+            }
             return HookResult(
                 False, _summary_text(outcome.summary) + scope.note(), details | scope.details()
             )
@@ -360,9 +365,8 @@ class Runner:
             )
             self.contexts.use_outputs(result.outputs)
             changed_any = any(n for op, n in result.summary.items() if op != "same")
-            return HookResult(
-                changed_any, _summary_text(result.summary), {"summary": dict(result.summary)}
-            )
+            details = {"summary": dict(result.summary), "seconds": result.seconds}
+            return HookResult(changed_any, _summary_text(result.summary), details)
         assert context is not None and planned.step is not None
         if isinstance(planned.step, Hook):
             return self._run_hook(planned.step, context)
@@ -371,11 +375,14 @@ class Runner:
     def _choose_scope(self, phase: Phase, *, judge: bool = True) -> EngineScope:
         """What ``phase``'s preview, and then its update, target (``run.scope``): judged
         against the checkpoint again at every preview, a resumed one included."""
-        verdict = None
+        verdict, judging = None, None
         if judge and self.judge is not None and self.preview_scope != "full":
+            began = time.monotonic()
             verdict = self.judge(phase)
+            judging = round(time.monotonic() - began, 2)
             self.log.info("%s: the checkpoint: %s", phase.id, verdict.summary())
         chosen = choose_scope(phase, self.preview_scope, verdict, lambda: self._targets(phase))
+        chosen = dataclasses.replace(chosen, judging=judging)
         self._scopes[phase.id] = chosen
         return chosen
 

@@ -41,6 +41,8 @@ class EngineScope:
     verdict: Verdict | None = None
     allowed: frozenset[str] | None = None
     """verify: every URN the judgement placed; the engine may change nothing else."""
+    judging: float | None = None
+    """Seconds the judgement took (the checkpoint's export, the program's render)."""
 
     @property
     def previews(self) -> bool:
@@ -80,6 +82,7 @@ class EngineScope:
         return {
             "checkpoint": self.verdict.summary(),
             "judged": None if placed is None else len(placed),
+            "judging": self.judging,
             "previewed": reach,
         }
 

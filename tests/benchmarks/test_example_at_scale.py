@@ -16,6 +16,7 @@ from benchmarks.example_at_scale import (
     CeilingFit,
     Sample,
     drain_against_ceiling,
+    engine_breakdown,
     phase_figures,
     split_ceiling_nodes,
     with_drain_limits,
@@ -89,6 +90,24 @@ def test_each_phase_counts_engine_hooks_and_gates_apart() -> None:
     [(phase, row)] = phase_figures(records, {"nodes-gone"}).items()
     assert phase == "drain-workers"
     assert (row.wall, row.engine, row.hooks, row.gates) == (50.0, 15.0, 30.0, 4.0)
+
+
+def test_the_engine_breakdown_shows_each_phases_judgement_and_stretches() -> None:
+    stretches = {"start": 1.0, "program": 2.0, "steps": 3.0, "finish": 0.5, "total": 6.5}
+    records = [
+        {"phase": "ingress-move", "step": "config", "details": {}},
+        {
+            "phase": "ingress-move",
+            "step": "preview",
+            "details": {"judging": 2.25, "previewed": "skipped"},
+        },
+        {"phase": "ingress-move", "step": "update", "details": {"seconds": stretches}},
+        {"phase": "cleanup", "step": "before:volumes", "details": None},
+    ]
+
+    [_header, _rule, row] = engine_breakdown(records)
+
+    assert row == "| ingress-move | 2.2 | skipped | - | 6.5 (1.0/2.0/3.0/0.5/-) |"
 
 
 def test_the_drain_limit_is_written_into_the_stack_file(tmp_path: Path) -> None:

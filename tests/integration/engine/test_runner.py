@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -194,6 +194,13 @@ def test_runner_walks_phases_and_reads_back_outputs_and_urns(
     # The journal on disk says the same, and a dry run now finds everything done.
     reloaded = Journal(journal_path(state), STACK)
     assert all(r.status is StepStatus.SUCCEEDED for r in reloaded.records())
+    # ... and where each engine operation's time went, stretch by stretch, to its end.
+    for step in ("preview", "update"):
+        record = reloaded.get("workers", step)
+        assert record is not None
+        seconds = cast(dict[str, float], record.details["seconds"])
+        assert {"start", "program", "steps", "finish", "total"} <= set(seconds), step
+        assert sum(v for k, v in seconds.items() if k != "total") <= seconds["total"] + 0.05
     dry = Planner(reloaded, context_factory()).dry_run(phases)
     assert {o.status for o in dry.outcomes} == {"done"}
 
