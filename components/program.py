@@ -14,7 +14,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from components import collector, imports, kept_inputs, kept_tags, own_tags
+from components import collector, imports, kept_inputs, kept_tags, own_tags, sdk_debug
 from components.contract import etcd_volumes, kept_file, registry
 from components.contract.engine_vars import RECORD_ONLY_VAR, RECORD_VAR, RUN_VAR
 from components.contract.keys import (
@@ -176,6 +176,7 @@ def check_progress(
 
 def main() -> None:
     """Build the scenario's top component for the configured phase and export outputs."""
+    sdk_debug.quiet_sdk_debug()
     collector.collect_rarely()
     refuse_update_during_a_run()
     try:

@@ -11,12 +11,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from components.contract.model_base import ConfigError
 from components.contract.user_files import (
     MAX_VALUES,
     AliasBomb,
     BoundedLoader,
     UnreadableFile,
+    load_yaml_document,
     read_bounded,
+    refuse_expansion,
 )
 from tests.support.yaml_bombs import BILLION_LAUGHS
 
@@ -86,3 +89,34 @@ def test_aliases_that_stay_under_the_bound_load_as_plain_yaml() -> None:
     wide = "values: [" + ", ".join(["1"] * 1000) + "]\n"
     assert len(yaml.load(wide, Loader=BoundedLoader)["values"]) == 1000
     assert MAX_VALUES > 1000 * 9
+
+
+def test_a_stack_file_is_parsed_by_libyaml_and_bounded_and_strict_all_the_same(
+    tmp_path: Path,
+) -> None:
+    stack = tmp_path / "Pulumi.s.yaml"
+    stack.write_text(BILLION_LAUGHS)
+    with pytest.raises(ConfigError, match=r"expands past 1,000,000 values .*line 7"):
+        load_yaml_document(stack, what="Stack file")
+
+    stack.write_text("config:\n  a: 1\n  a: 2\n")
+    with pytest.raises(ConfigError, match="at line 3: key 'a' is given twice"):
+        load_yaml_document(stack, what="Stack file")
+
+    stack.write_text("config: [1, 2\n")
+    with pytest.raises(ConfigError, match="is not valid YAML at line 2"):
+        load_yaml_document(stack, what="Stack file")
+
+    stack.write_text("base: &base {port: 80}\nlisteners: [*base, *base]\n")
+    assert load_yaml_document(stack, what="Stack file") == {
+        "base": {"port": 80},
+        "listeners": [{"port": 80}, {"port": 80}],
+    }
+    assert yaml.__with_libyaml__  # PyYAML's wheels carry libyaml: the fast parser is used
+
+
+def test_an_anchor_inside_itself_counts_once_and_loads() -> None:
+    node = yaml.compose("a: &a [1, *a]\n")
+    refuse_expansion(node)  # the walk ends; nothing refused
+    loaded = yaml.load("a: &a [1, *a]\n", Loader=BoundedLoader)
+    assert loaded["a"][1] is loaded["a"]
