@@ -61,7 +61,8 @@ def plan(
     json_output: JsonOpt = False,
     markdown: MarkdownOpt = False,
 ) -> None:
-    """Show the phase table of a stack: id, summary, destructive, gates."""
+    """Show the phase table of a stack: id, summary, destructive, gates; then its
+    points of no return."""
     from automation.session.review import PlanRequest, execute_plan
 
     report = execute_plan(PlanRequest(project_dir(), chosen_stack(ctx, stack)))
@@ -81,6 +82,9 @@ def plan(
     ]  # fmt: skip
     columns = ("#", "phase", "summary", "destructive", "gates")
     out.print(make_table(f"{report.stack}: {report.scenario}", columns, cells, lines=True))
+    for row in rows:
+        if row["point_of_no_return"]:
+            out.print(f"Point of no return: {row['id']}: {row['point_of_no_return']}.")
 
 
 # --- offline review -------------------------------------------------------------------------

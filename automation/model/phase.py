@@ -18,6 +18,7 @@ from automation.core.errors import UserError
 from automation.core.results import HookResult as HookResult  # re-exported: the hook model
 from automation.core.results import ProbeOutcome
 from automation.core.waiting import Pending
+from automation.model.way_back import NoReturn, WayBack
 
 if TYPE_CHECKING:
     from automation.model.context import HookContext
@@ -199,8 +200,14 @@ class Phase:
     (``automation.run.targets``), as ``terraform apply -target`` did."""
     changes: ChangePolicy = CREATES_AND_UPDATES
     destructive: bool = False
-    way_back: str = ""
+    way_back: WayBack | None = None
+    """How the phase is undone, or why it cannot be (``model.way_back``); every
+    scenario's phases declare one."""
     probe: PhaseProbe | None = None
+
+    @property
+    def point_of_no_return(self) -> NoReturn | None:
+        return self.way_back if isinstance(self.way_back, NoReturn) else None
 
     @property
     def gates(self) -> tuple[Gate, ...]:

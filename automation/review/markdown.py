@@ -25,15 +25,17 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 
 
 def plan_markdown(scenario: str, rows: Sequence[Mapping[str, Any]]) -> str:
-    """One row per phase: id, what it does, destructive, gates (as ``plan --json`` rows)."""
+    """One row per phase: id, what it does, destructive, gates, way back (as ``plan
+    --json`` rows)."""
     body = table(
-        ("phase", "what it does", "destructive", "gates"),
+        ("phase", "what it does", "destructive", "gates", "way back"),
         (
             (
                 f"`{row['id']}`",
                 str(row["summary"]),
                 "yes" if row["destructive"] else "no",
                 _gates(row),
+                str(row["way_back"] or "-"),
             )
             for row in rows
         ),

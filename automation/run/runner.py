@@ -270,7 +270,7 @@ class Runner:
                 self.journal.stop_before(phase.id, planned.key)
                 raise InterruptedRun(_stopped_sentence(self.journal.data.stack, phase, planned))
             if planned.destructive:
-                self._confirm(planned)
+                self._confirm(phase, planned)
             if planned.step is not None and context is None:
                 context = self.contexts.for_phase(phase, dry_run=False)
             started = time.monotonic()
@@ -322,9 +322,13 @@ class Runner:
         stack = self.journal.data.stack
         raise InterruptedRun(_stopped_sentence(stack, phase, planned, during=True)) from cause
 
-    def _confirm(self, planned: PlannedStep) -> None:
+    def _confirm(self, phase: Phase, planned: PlannedStep) -> None:
+        """Ask before a destructive step; a point of no return says so, and why."""
         assert self.confirm is not None
-        if not self.confirm(f"{planned.phase}/{planned.key}: {planned.summary}. Proceed?"):
+        no_return = phase.point_of_no_return
+        crossing = f" {phase.id} is a point of no return: {no_return.why}." if no_return else ""
+        question = f"{planned.phase}/{planned.key}: {planned.summary}.{crossing} Proceed?"
+        if not self.confirm(question):
             raise UserError(
                 f"Step {planned.phase}/{planned.key} was not confirmed; nothing changed."
             )

@@ -24,6 +24,7 @@ from automation.model.phase import (
     Watch,
     retires_what_the_program_retires,
 )
+from automation.model.way_back import NoReturn, Reverse
 from automation.steps import (
     generations,
     mirror_addresses,
@@ -170,12 +171,13 @@ def scenario(config: StackConfig) -> Scenario:
             id=ids.BASELINE,
             summary="the primary as it runs today, on its old CNI",
             changes=CREATES_AND_UPDATES,
+            way_back=Reverse("nothing to undo: the primary runs as it did, adopted as it is"),
         ),
         Phase(
             id=ids.CERTIFICATES,
             summary="the mirror's domains added as SANs to the primary's certificates",
             changes=CREATES_ONLY,
-            way_back="delete the new certificates (nothing serves the mirror domains yet)",
+            way_back=Reverse("delete the new certificates (nothing serves the mirror domains yet)"),
         ),
         Phase(
             id=ids.MIRROR_CLUSTER,
@@ -184,7 +186,7 @@ def scenario(config: StackConfig) -> Scenario:
             before=(MIRROR_ADDRESSES_FREE,),
             after=(MIRROR_NODES_READY, GRANT_MIRROR),
             changes=CREATES_ONLY,
-            way_back="teardown-mirror: revoke the grants, delete the mirror's resources",
+            way_back=Reverse("revoke the grants, delete the mirror's resources"),
         ),
         Phase(
             id=ids.COPY,
@@ -192,7 +194,10 @@ def scenario(config: StackConfig) -> Scenario:
             before=(COPY,),
             after=(MIRROR_WORKLOADS, FROZEN),
             changes=NO_INFRASTRUCTURE_CHANGES,
-            way_back="delete the copied namespaces on the mirror (no traffic reaches them)",
+            way_back=Reverse(
+                "delete the copied namespaces on the mirror (no traffic reaches them); deploys "
+                "unfrozen"
+            ),
         ),
         Phase(
             id=ids.DNS_TO_MIRROR,
@@ -215,7 +220,9 @@ def scenario(config: StackConfig) -> Scenario:
             after=(SERVE_ON_MIRROR,),
             changes=NO_INFRASTRUCTURE_CHANGES,
             destructive=True,
-            way_back="run dns-to-primary's hook: every record back to the primary's LBs",
+            way_back=Reverse(
+                "every record back to the primary's load balancers, as dns-to-primary"
+            ),
         ),
         Phase(
             id=ids.CNI_SWAP,
@@ -253,7 +260,10 @@ def scenario(config: StackConfig) -> Scenario:
             ),
             changes=CREATES_AND_UPDATES,
             destructive=True,
-            way_back="none for the primary's network; traffic stays on the mirror meanwhile",
+            way_back=NoReturn(
+                "the primary's old CNI is removed and kubeshift keeps no manifest of it; "
+                "traffic stays on the mirror meanwhile"
+            ),
         ),
         Phase(
             id=ids.DNS_TO_PRIMARY,
@@ -282,7 +292,7 @@ def scenario(config: StackConfig) -> Scenario:
             ),
             changes=NO_INFRASTRUCTURE_CHANGES,
             destructive=True,
-            way_back="run dns-to-mirror's hook: every record back to the mirror's LBs",
+            way_back=Reverse("every record back to the mirror's load balancers, as dns-to-mirror"),
         ),
         Phase(
             id=ids.TEARDOWN_MIRROR,
@@ -316,7 +326,10 @@ def scenario(config: StackConfig) -> Scenario:
                 summary="deletes of the mirror and of the primary's old worker generation only"
             ),
             destructive=True,
-            way_back="none: build the mirror again with mirror-cluster",
+            way_back=NoReturn(
+                "the mirror and the primary's old worker generation are deleted; a mirror is "
+                "built anew only by mirror-cluster"
+            ),
         ),
     )
     return Scenario(

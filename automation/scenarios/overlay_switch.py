@@ -18,6 +18,7 @@ from automation.model.phase import (
     Scenario,
     Watch,
 )
+from automation.model.way_back import Reverse
 from automation.steps import nodes, overlay, routes
 from components.contract.scenarios import overlay_switch as ids
 
@@ -55,7 +56,10 @@ def scenario(config: StackConfig) -> Scenario:
         summary=ids.SPEC.summary,
         phases=(
             Phase(
-                id=ids.BASELINE, summary="the cluster on Calico IPIP", changes=CREATES_AND_UPDATES
+                id=ids.BASELINE,
+                summary="the cluster on Calico IPIP",
+                changes=CREATES_AND_UPDATES,
+                way_back=Reverse("nothing to undo: the cluster runs as it did, adopted as it is"),
             ),
             Phase(
                 id=ids.ROUTES,
@@ -76,13 +80,14 @@ def scenario(config: StackConfig) -> Scenario:
                     SOURCE_DEST_CHECKS_OFF,
                 ),
                 changes=CREATES_AND_UPDATES,
-                way_back="source/dest check back on (harmless while on IPIP)",
+                way_back=Reverse("source/destination check back on (harmless while on IPIP)"),
             ),
             Phase(
                 id=ids.ROUTE_READINESS,
                 summary="wait until every node's route exists; stay on the overlay until then",
                 after=(ROUTES_CREATED, ROUTE_TABLES_COMPLETE),
                 changes=CREATES_ONLY,
+                way_back=Reverse("the nodes' routes removed (IPIP still carries the traffic)"),
             ),
             Phase(
                 id=ids.NATIVE_ROUTING,
@@ -104,7 +109,10 @@ def scenario(config: StackConfig) -> Scenario:
                 ),
                 changes=CREATES_AND_UPDATES,
                 destructive=True,
-                way_back="ipipMode back to Always and roll calico-node again",
+                way_back=Reverse(
+                    "ipipMode back to Always and roll calico-node again; the routes stay until "
+                    "IPIP carries the traffic"
+                ),
             ),
             Phase(
                 id=ids.VERIFY,
@@ -126,6 +134,7 @@ def scenario(config: StackConfig) -> Scenario:
                     SOURCE_DEST_CHECKS_OFF,
                 ),
                 changes=CREATES_ONLY,
+                way_back=Reverse("nothing to undo: it only checks what native-routing did"),
             ),
         ),
     )

@@ -22,6 +22,7 @@ from automation.model.phase import (
     Watch,
     retires_what_the_program_retires,
 )
+from automation.model.way_back import NoReturn, Reverse
 from automation.steps import etcd, ingress, nodes, preflight, traffic
 from automation.steps.api_probe import API_PROBE
 from components.contract.scenarios import vpc_move as ids
@@ -157,7 +158,10 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         ),
         targeted=True,
         destructive=True,
-        way_back="none once the member's instance is replaced; etcd keeps quorum throughout",
+        way_back=Reverse(
+            "the member moved back to the source VPC the way it came: its volume follows "
+            "it, and the same etcd checks keep quorum"
+        ),
         probe=API_PROBE,
     )
 
@@ -169,6 +173,7 @@ def scenario(config: StackConfig) -> Scenario:
             id=ids.BASELINE,
             summary="the cluster as it runs today in the source VPC",
             changes=CREATES_AND_UPDATES,
+            way_back=Reverse("nothing to undo: the cluster runs as it did, adopted as it is"),
         ),
         Phase(
             id=ids.TARGET_NETWORK,
@@ -178,12 +183,16 @@ def scenario(config: StackConfig) -> Scenario:
                 allowed_ops=frozenset({"create", "update"}),
                 summary="creates; in-place updates (peering options)",
             ),
-            way_back="delete the target network (nothing uses it yet)",
+            way_back=Reverse("delete the target network (nothing uses it yet)"),
         ),
         Phase(
             id=ids.SHARED_RESOURCES,
             summary="suffixed SGs, LBs and TGs in the new VPC; each side admits the other's nodes",
             changes=CREATES_AND_UPDATES,
+            way_back=Reverse(
+                "delete the suffixed SGs, LBs and TGs and the rules admitting the other side "
+                "(no record points at them yet)"
+            ),
         ),
         Phase(
             id=ids.INGRESS_NODEPORT,
@@ -197,7 +206,7 @@ def scenario(config: StackConfig) -> Scenario:
                 ),
             ),
             changes=CREATES_AND_UPDATES,
-            way_back="close the bridge: the Service gets back every field it had",
+            way_back=Reverse("close the bridge: the Service gets back every field it had"),
         ),
         Phase(
             id=ids.TARGET_WORKERS,
@@ -212,7 +221,10 @@ def scenario(config: StackConfig) -> Scenario:
             ),
             after=(NEW_WORKERS_READY, TAINT_OLD),
             changes=CREATES_ONLY,
-            way_back="untaint the old nodes; delete the new ASGs",
+            way_back=Reverse(
+                "untaint the old nodes; drain the new ones under their budgets, then delete "
+                "the new ASGs"
+            ),
         ),
         Phase(
             id=ids.DNS_CUTOVER,
@@ -229,7 +241,7 @@ def scenario(config: StackConfig) -> Scenario:
             after=(RECORDS_AS_DECLARED, NEW_TARGETS_HEALTHY),
             changes=retires_what_the_program_retires(summary="record changes only"),
             destructive=True,
-            way_back="run target-workers' configuration again: records back to the old LBs",
+            way_back=Reverse("records back to the old load balancers, checked in sync"),
         ),
         Phase(
             id=ids.INGRESS_MOVE,
@@ -251,6 +263,10 @@ def scenario(config: StackConfig) -> Scenario:
                 ),
             ),
             changes=CREATES_AND_UPDATES,
+            way_back=Reverse(
+                "the ingress Service bridged as NodePort again, node ports kept; its pods back "
+                "on the old nodes"
+            ),
         ),
         Phase(
             id=ids.DRAIN_WORKERS,
@@ -276,7 +292,7 @@ def scenario(config: StackConfig) -> Scenario:
             ),
             changes=CREATES_AND_UPDATES,
             destructive=True,
-            way_back="untaint and uncordon the old nodes; workloads spread back over time",
+            way_back=Reverse("untaint and uncordon the old nodes; workloads spread back over time"),
         ),
         Phase(
             id=ids.RETIRE_OLD_WORKERS,
@@ -293,6 +309,10 @@ def scenario(config: StackConfig) -> Scenario:
                 summary="deletes of the old workers and what only they used"
             ),
             destructive=True,
+            way_back=Reverse(
+                "the old ASGs created again from drain-workers' configuration: new instances "
+                "from the same launch templates (what was on the old nodes' disks is gone)"
+            ),
         ),
     )
     moves = tuple(
@@ -319,6 +339,11 @@ def scenario(config: StackConfig) -> Scenario:
                 summary="deletes of migration-only resources only"
             ),
             destructive=True,
+            way_back=NoReturn(
+                "it deletes the source API load balancer and the source's shared resources "
+                "(and, when configured, the peering and the source VPC); made again they "
+                "would be new resources under new IDs"
+            ),
             probe=API_PROBE,
         ),
     )

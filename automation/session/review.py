@@ -15,6 +15,7 @@ from automation.scenarios import build_scenario
 
 if TYPE_CHECKING:
     from automation.engine.adapter import PreviewOutcome
+    from automation.model.phase import Phase
     from automation.review.diff import PhaseDiff
     from automation.review.rendered import RenderedResource
     from automation.run.guard import Violation
@@ -32,7 +33,13 @@ class PlanReport:
     scenario: str
     phases: list[dict[str, Any]]
     """Per phase: id, summary, destructive, gates and hooks around it, changes allowed,
-    targets, way back and probe (the rows of ``plan --json``)."""
+    targets, way back (and why a point of no return is one) and probe (the rows of
+    ``plan --json``)."""
+
+
+def _no_return_why(phase: Phase) -> str | None:
+    no_return = phase.point_of_no_return
+    return no_return.why if no_return else None
 
 
 def execute_plan(request: PlanRequest) -> PlanReport:
@@ -58,7 +65,8 @@ def execute_plan(request: PlanRequest) -> PlanReport:
             "delete_first": list(phase.changes.delete_first),
             "targets": list(phase.targets),
             "targeted": phase.targeted,
-            "way_back": phase.way_back,
+            "way_back": phase.way_back.describe() if phase.way_back else None,
+            "point_of_no_return": _no_return_why(phase),
             "probe": phase.probe.summary if phase.probe else None,
         }
         for phase in scenario.phases

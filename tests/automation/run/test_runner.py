@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ from automation.core.errors import BlastRadiusError, GateTimeoutError, UserError
 from automation.core.waiting import Pending
 from automation.model.context import HookContext
 from automation.model.phase import Phase
+from automation.model.way_back import NoReturn
 from automation.run.journal import Journal, StepStatus
 from automation.run.planner import Planner
 from automation.run.runner import Runner
@@ -163,6 +165,29 @@ def test_declined_confirmation_stops_the_run(journal_path: Path) -> None:
     with pytest.raises(UserError, match="not confirmed"):
         runner.run(small_scenario(Counter()).phases)
     assert engine.ups() == ["network", "workers"]
+
+
+def test_a_point_of_no_return_is_named_before_it_is_crossed(journal_path: Path) -> None:
+    scenario = small_scenario(Counter())
+    drain = scenario.phases[-1]
+    crossing = dataclasses.replace(drain, way_back=NoReturn("the old nodes are gone for good"))
+    asked: list[str] = []
+
+    def answer(question: str) -> bool:
+        asked.append(question)
+        return "point of no return" not in question  # the operator declines to cross it
+
+    runner = make_runner(FakeEngine(), Journal(journal_path, "s"), confirm=answer)
+    with pytest.raises(UserError, match="not confirmed"):
+        runner.run((*scenario.phases[:-1], crossing))
+
+    assert asked[-1].startswith("drain/")
+    assert "drain is a point of no return: the old nodes are gone for good." in asked[-1]
+    assert all("point of no return" not in q for q in asked[:-1])  # only where it is one
+    crossed = [
+        r for r in Journal(journal_path, "s").records() if r.phase == "drain" and r.destructive
+    ]
+    assert crossed == []  # declined: the step never started
 
 
 def test_gate_timeout_names_what_is_pending(journal_path: Path) -> None:
