@@ -153,7 +153,7 @@ def execute_preview(request: PreviewRequest) -> PreviewReport:
     sink.announce()
     engine = PulumiEngine(request.project, info.name, create=True, on_output=sink)
     engine.set_phase(chosen.id)
-    renders = PhaseRenders(info.values, scenario.ids())
+    renders = PhaseRenders(info.values, scenario.ids(), _render_cache(request.project))
 
     def declared() -> list[str]:
         if chosen.targeted:

@@ -79,7 +79,8 @@ def execute(
     # A damaged or foreign journal stops here, before the engine, the lock or any write.
     check_state_dir(state_dir(request.project))
     load_journal(path, request.stack, info.scenario)
-    refuse_kept_for_nothing(info, state_dir(request.project) / "render-cache")
+    render_cache = state_dir(request.project) / "render-cache"
+    refuse_kept_for_nothing(info, render_cache)
 
     if request.dry_run:
         journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
@@ -102,7 +103,7 @@ def execute(
         if request.fresh:
             journal.forget(p.id for p in phases)
         factory = context_factory(info, settings, clients, reporter)
-        renders = PhaseRenders(info.values, scenario.ids())
+        renders = PhaseRenders(info.values, scenario.ids(), render_cache)
         runner = Runner(
             engine,
             journal,

@@ -80,3 +80,22 @@ def test_what_an_update_by_hand_already_deleted_is_not_targeted(renders: PhaseRe
 def test_a_stack_without_resources_cannot_be_targeted(renders: PhaseRenders) -> None:
     with pytest.raises(PreconditionFailed, match="has no resources yet"):
         target_urns(renders, "control-plane-1", [])
+
+
+def test_a_later_run_reads_the_renders_an_earlier_one_took(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = load_stack_file(STACK)
+    ids = load_config(values).phase_ids
+    first = PhaseRenders(values, ids, tmp_path / "render-cache").entering("control-plane-1")
+
+    from automation.review import render
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("rendered again although the cache holds both phases")
+
+    monkeypatch.setattr(render, "render_program", refused)
+    again = PhaseRenders(values, ids, tmp_path / "render-cache").entering("control-plane-1")
+
+    assert again == first
+    assert first.added or first.changed or first.removed
