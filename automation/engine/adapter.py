@@ -369,7 +369,7 @@ class PulumiEngine:
 
     def outputs(self) -> dict[str, Any]:
         with mapped_errors("read stack outputs", self.stack_name):
-            return _plain_outputs(self._stack.outputs())
+            return _plain_outputs(through_torn_reads(self._stack.outputs))
 
     def resource_urns(self) -> list[str]:
         return [r["urn"] for r in self._deployment().get("resources", []) if "urn" in r]
@@ -377,13 +377,13 @@ class PulumiEngine:
     def secret_config(self) -> dict[str, str]:
         """Config keys the stack holds as secrets, decrypted by the engine (never logged)."""
         with mapped_errors("read the stack's config", self.stack_name):
-            config = self._stack.get_all_config()
+            config = through_torn_reads(self._stack.get_all_config)
         return {key: value.value for key, value in config.items() if value.secret}
 
     def checkpoint(self) -> Checkpoint:
         """The exported state (secrets stay encrypted) and every config value."""
         with mapped_errors("read the stack's config", self.stack_name):
-            config = self._stack.get_all_config()
+            config = through_torn_reads(self._stack.get_all_config)
         return Checkpoint(self._deployment(), {k: v.value for k, v in config.items()})
 
     def refresh(self, *, clear_pending_creates: bool = False) -> dict[str, int]:
@@ -432,7 +432,7 @@ class PulumiEngine:
         if not taken:
             return
         with mapped_errors("export the stack", self.stack_name):
-            exported = self._stack.export_stack()
+            exported = through_torn_reads(self._stack.export_stack)
         deployment = dict(exported.deployment or {})
         resources = list(deployment.get("resources") or [])
         for op in deployment.get("pending_operations") or []:
@@ -448,7 +448,7 @@ class PulumiEngine:
 
     def _deployment(self) -> dict[str, Any]:
         with mapped_errors("export the stack", self.stack_name):
-            return dict(self._stack.export_stack().deployment or {})
+            return dict(through_torn_reads(self._stack.export_stack).deployment or {})
 
 
 def _property_changes(meta: Any) -> tuple[PropertyChange, ...]:

@@ -189,7 +189,7 @@ def test_missing_cli_is_a_user_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
 TORN = "error: failed to load checkpoint: EOF"
 
 
-def _torn_then(ok_after: int, verb: str) -> tuple[Answer, list[list[str]]]:
+def _torn_then(ok_after: int, verb: str, stdout: str = "") -> tuple[Answer, list[list[str]]]:
     """An answer that fails ``ok_after`` times on a torn checkpoint read, then succeeds."""
     seen: list[list[str]] = []
 
@@ -197,7 +197,7 @@ def _torn_then(ok_after: int, verb: str) -> tuple[Answer, list[list[str]]]:
         seen.append(args)
         if len(seen) <= ok_after:
             return CommandResult(stdout="", stderr=TORN, code=255)
-        return CommandResult(stdout="", stderr="", code=0)
+        return CommandResult(stdout=stdout, stderr="", code=0)
 
     return answer, seen
 
@@ -249,3 +249,38 @@ def test_setting_the_phase_beside_a_running_update_reads_the_stack_again(
         "dns-cutover"
     )
     assert len(seen) == 2 and seen[-1][-1] == "dns-cutover" and pauses == [0.2]
+
+
+EXPORTED = json.dumps({"version": 3, "deployment": {"resources": [{"urn": "urn:a"}]}})
+
+
+@pytest.mark.parametrize(
+    ("read", "verb", "stdout", "expected", "commands"),
+    [
+        # outputs: `stack output --json`, then again with --show-secrets to tell secrets
+        (PulumiEngine.outputs, "stack", json.dumps({"phase": "fleet"}), {"phase": "fleet"}, 2),
+        (PulumiEngine.resource_urns, "stack", EXPORTED, ["urn:a"], 1),
+        (PulumiEngine.pending_operations, "stack", EXPORTED, [], 1),
+        (PulumiEngine.secret_config, "config", "{}", {}, 1),
+    ],
+    ids=["outputs", "urns", "pending", "config"],
+)
+def test_every_read_beside_a_running_update_reads_the_checkpoint_again(
+    tmp_path: Path,
+    pauses: list[float],
+    read: Callable[[PulumiEngine], object],
+    verb: str,
+    stdout: str,
+    expected: object,
+    commands: int,
+) -> None:
+    """A hand-run update rewrites the file backend's checkpoint while a run reads it (the
+    first thing a run does is read the outputs): each read that changes nothing is tried
+    again, as opening the stack is."""
+    cli = ScriptedPulumi()
+    engine = PulumiEngine(tmp_path, "dev", pulumi_command=cli)
+    answer, seen = _torn_then(2, verb, stdout)
+    cli.answers[verb] = answer
+
+    assert read(engine) == expected
+    assert len(seen) == 2 + commands and pauses == [0.2, 0.4]
