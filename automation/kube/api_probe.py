@@ -99,7 +99,8 @@ class _Tally:
 
 
 class ApiProbe:
-    """Runs ``check`` every ``interval`` seconds in a thread while the ``with`` block runs."""
+    """Runs ``check`` every ``interval`` seconds in a thread while the ``with`` block runs,
+    and once more after it ended."""
 
     def __init__(
         self, check: Check, *, interval: float, clock: Callable[[], float] = time.monotonic
@@ -110,6 +111,7 @@ class ApiProbe:
         self._tally = _Tally()
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._first_sent = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="api-probe", daemon=True)
         self._started = 0.0
         self._ended: float | None = None
@@ -117,6 +119,7 @@ class ApiProbe:
     def __enter__(self) -> ApiProbe:
         self._started = self._clock()
         self._thread.start()
+        self._first_sent.wait()  # the block starts once its first request is on its way
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -125,12 +128,16 @@ class ApiProbe:
         self._ended = self._clock()
 
     def _loop(self) -> None:
-        """At least one request, however short the block; then one per interval."""
+        """One request as the block starts, one per interval while it runs, and one after
+        it ended, however short it was: the report always covers both ends of the phase."""
         while True:
+            final = self._stop.is_set()
             sent = self._clock()
+            self._first_sent.set()
             self.record(sent - self._started, self._check())
-            if self._stop.wait(max(0.0, self._interval - (self._clock() - sent))):
+            if final:
                 return
+            self._stop.wait(max(0.0, self._interval - (self._clock() - sent)))
 
     def record(self, at: float, reason: str | None) -> None:
         """One request sent ``at`` seconds after the start: answered when ``reason`` is None."""

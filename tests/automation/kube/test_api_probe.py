@@ -3,10 +3,13 @@ answered one) and its request, against the session's real API server."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from automation.kube.api_probe import ApiProbe, readyz
 from automation.kube.clients import KubeClients
+from tests.support.waiting import eventually
 
 
 class Clock:
@@ -55,11 +58,23 @@ def test_a_resumed_phase_adds_to_what_its_first_run_saw() -> None:
     assert second.seconds == 11
 
 
-def test_a_block_shorter_than_the_interval_still_sends_one_request() -> None:
-    sent: list[int] = []
-    with ApiProbe(lambda: sent.append(1) or None, interval=60) as probe:
+def test_a_block_shorter_than_the_interval_is_asked_at_its_start_and_after_its_end() -> None:
+    block_over = threading.Event()
+    asked_after_the_block: list[bool] = []
+
+    def ask() -> None:
+        asked_after_the_block.append(block_over.is_set())
+
+    with ApiProbe(ask, interval=60) as probe:
+        eventually("the first request", lambda: asked_after_the_block, until=bool, timeout=10)
+        block_over.set()
+
+    assert asked_after_the_block == [False, True]
+    assert probe.report().requests == 2
+
+    with ApiProbe(lambda: None, interval=60) as empty:
         pass
-    assert sent == [1] and probe.report().requests == 1
+    assert empty.report().requests == 2  # even a block that does nothing
 
 
 @pytest.mark.controlplane
