@@ -31,13 +31,15 @@ STRETCHES = ("start", "program", "steps", "finish", "after")
 class Timeline:
     """The arrival times of one operation's marking events (``time.monotonic``)."""
 
-    began: float = field(default_factory=time.monotonic)
+    clock: Callable[[], float] = time.monotonic
+    began: float = field(init=False)
     prelude: float | None = None
     first_step: float | None = None
     last_step: float | None = None
     summary: float | None = None
-    steps: int = 0
-    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self) -> None:
+        self.began = self.clock()
 
     def on_event(self, event: Any) -> None:
         now = self.clock()
@@ -46,7 +48,6 @@ class Timeline:
         elif getattr(event, "resource_pre_event", None) is not None:
             self.first_step = self.first_step or now
             self.last_step = now
-            self.steps += 1
         elif getattr(event, "res_outputs_event", None) is not None:
             self.last_step = now
         elif getattr(event, "summary_event", None) is not None:
