@@ -46,27 +46,35 @@ def status(
     ] = False,
 ) -> None:
     """Show the journal of a stack, then the progress recorded with the stack itself."""
-    from automation.run.journal import Journal, state_dir
+    from automation.config.state_place import state_place
+    from automation.run.journal import Journal
     from automation.run.stack_progress import read_recorded
 
     name = chosen_stack(ctx, stack)
     project = project_for(name)
-    path = state_dir(project) / f"{name}.journal.json"
     as_json = json_output or globals_of(ctx).json
     if recorded:
         _print_recorded(name, read_recorded(project, name), as_json, required=True)
         return
-    if not path.exists():
+    place = state_place(project, name)
+    journal = Journal(place.journal, name)
+    if not journal.exists and place.shared and place.local_journal.is_file():
+        out.print(
+            f"The backend has no journal of {name} yet; showing this machine's "
+            f"({place.local_journal}), which the next run takes over into {place.where}."
+        )
+        journal = Journal(place.local_journal, name)
+    if not journal.exists:
         stack_record = read_recorded(project, name) if not (as_json or phases) else None
         if stack_record is None or stack_record.progress is None:
             raise UserError(
-                f"Stack '{name}' has no journal yet ({path}) and no progress recorded with "
-                f"the stack could be read; nothing has run from here (`kubeshift --stack "
-                f"{name} status --recorded` says why the stack's record cannot be read)."
+                f"Stack '{name}' has no journal yet ({place.journal.where}) and no progress "
+                "recorded with the stack could be read; nothing has run from here "
+                f"(`kubeshift --stack {name} status --recorded` says why the stack's record "
+                "cannot be read)."
             )
         _print_recorded(name, stack_record, False, required=True)
         return
-    journal = Journal(path, name)
     records = sorted(journal.records(), key=lambda r: r.started or 0.0)
     if phases:
         _print_phase_report(name, records, as_json)
@@ -75,10 +83,13 @@ def status(
         emit_json([dataclasses.asdict(r) for r in records])
         return
     cells = [
-        (r.phase, r.step, r.status.value, _executions_text(r), _changed_text(r), r.message)
+        (
+            r.phase, r.step, r.status.value, _executions_text(r), _operators_text(r),
+            _changed_text(r), r.message,
+        )
         for r in records
-    ]
-    columns = ("phase", "step", "status", "runs", "changed", "message")
+    ]  # fmt: skip
+    columns = ("phase", "step", "status", "runs", "by", "changed", "message")
     out.print(make_table(f"journal of {name}", columns, cells))
     placement = cronjob_placement(records)
     if placement:
@@ -90,6 +101,11 @@ def status(
             f"`kubeshift --stack {name} run` continues from there."
         )
     _print_recorded(name, read_recorded(project, name), False, required=False)
+
+
+def _operators_text(record: StepRecord) -> str:
+    """Who ran the step's executions (user@host), in order, each once."""
+    return ", ".join(dict.fromkeys(e.operator for e in record.executions if e.operator))
 
 
 def cronjob_placement(records: Sequence[Any]) -> dict[str, str]:

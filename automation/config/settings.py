@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from automation.aws.clients import AwsAccess
 from automation.config.etcd_settings import EtcdSettings
 from automation.config.gate_settings import ApiProbeSettings, DnsDrainSettings, GateSettings
+from automation.config.lock_settings import LeaseSettings
 from automation.config.mirror_settings import MirrorSettings
 from automation.core.errors import ConfigError
 from automation.kube.clients import ClusterAccess
@@ -136,6 +137,11 @@ class RuntimeSettings(BaseModel):
         "drain and the ingress move run: their step reports the minimum ready endpoints per "
         "Service and fails on any zero-endpoint interval.",
         examples=[["shop/web", "payments/ledger"]],
+    )
+    run_lock: LeaseSettings = Field(
+        default_factory=LeaseSettings,
+        description="The lease of the run lock every run takes in the stack's backend (CI may "
+        "use seconds).",
     )
     preview_scope: Literal["judged", "verify", "full"] = Field(
         default="judged",

@@ -4,36 +4,52 @@ A run records every step (config set, preview, update, each hook, each gate) wit
 its status, its result (message, whether it changed anything, details such as the
 availability report) and every execution: attempt number, process, start and end, and
 how it ended — so a reader can check that no finished destructive step ever ran twice.
-Writes are atomic (temp file, fsync, rename) so a kill at any instant leaves either the
-old or the new journal. A killed run resumes at the first unfinished step; a finished
-step — above all a finished destructive one — is never run again. The lock (an OS file
-lock, released by the kernel when the process dies) keeps two runs off one stack.
-Messages and details pass through ``redact`` so secret values never land here.
+The journal is a :class:`~automation.core.documents.Document` — a file, or an object
+in the stack's backend bucket shared by every operator (``automation.config.state_place``)
+— written atomically and only over the version last read: a writer that finds it moved
+re-reads it, keeps the other writer's records and lays its own steps over them, so
+nobody's record is lost. A kill at any instant leaves either the old or the new journal.
+A killed run resumes at the first unfinished step; a finished step — above all a
+finished destructive one — is never run again. Each execution names the operator
+(user@host) whose run made it. Messages and details pass through ``redact`` so secret
+values never land here.
 """
 
 from __future__ import annotations
 
 import enum
+import getpass
 import json
 import os
-import tempfile
+import socket
 import time
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from automation.core.errors import StackLockedError, UserError
+from automation.core.documents import Document, FileDocument, UnreadableFile, VersionMoved
+from automation.core.errors import UserError
 from components.contract.run_marker import state_dir
-from components.contract.user_files import UnreadableFile, read_bounded
 
-__all__ = ["Journal", "JournalError", "StepRecord", "StepStatus", "stack_lock", "state_dir"]
+__all__ = ["Journal", "JournalError", "StepRecord", "StepStatus", "operator", "state_dir"]
 
-SCHEMA_VERSION = 2
-# Format 1 had no executions, results or stop point; it is read and upgraded on write.
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+# Format 1 had no executions, results or stop point; format 2 no operator per execution.
+# Both are read and upgraded on write.
+READABLE_VERSIONS = (1, 2, 3)
+MERGE_ATTEMPTS = 20
+"""Times a save re-reads and merges when other writers keep moving the journal."""
+
+
+def operator() -> str:
+    """Who runs this process, and where: ``user@host``."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = str(os.getuid()) if hasattr(os, "getuid") else "unknown"
+    return f"{user}@{socket.gethostname()}"
 
 
 class JournalError(UserError):
@@ -61,6 +77,7 @@ class Execution:
     started: float
     finished: float | None = None
     status: StepStatus = StepStatus.RUNNING
+    operator: str = ""  # user@host of the run (empty in journals older than format 3)
 
 
 @dataclass
@@ -109,6 +126,7 @@ class _ExecutionFile(BaseModel):
     started: float
     finished: float | None = None
     status: StepStatus
+    operator: str = ""
 
 
 class _RecordFile(BaseModel):
@@ -137,69 +155,82 @@ class _JournalFile(BaseModel):
     stopped_at: str = ""
 
 
-def load_journal(path: Path, stack: str, scenario: str = "") -> JournalData:
-    """The journal at ``path``, checked to belong to ``stack`` (and ``scenario``).
+def as_document(place: Path | Document) -> Document:
+    return FileDocument(place, "The journal") if isinstance(place, Path) else place
 
-    A missing file is an empty journal. Anything else that is not a journal this
+
+def load_journal(place: Path | Document, stack: str, scenario: str = "") -> JournalData:
+    """The journal at ``place``, checked to belong to ``stack`` (and ``scenario``)."""
+    return read_journal(as_document(place), stack, scenario)[0]
+
+
+def read_journal(
+    document: Document, stack: str, scenario: str = ""
+) -> tuple[JournalData, str | None]:
+    """The journal in ``document`` and the version read (None: there is none yet).
+
+    A missing document is an empty journal. Anything else that is not a journal this
     version wrote for this stack — a directory, undecodable bytes, broken JSON, wrong
     fields, another stack's or scenario's records — is one sentence, raised before the
     run takes the lock or calls the engine.
     """
+    where = document.where
     fix = f"restore it from a backup, or move it aside to start {stack}'s journal over"
-    if path.is_dir():
-        raise JournalError(f"The journal {path} is a directory, not a file; {fix}.")
     try:
-        text = read_bounded(path, "The journal").decode("utf-8")
-    except FileNotFoundError:
-        return JournalData(stack=stack, scenario=scenario)
-    except UnicodeDecodeError:
-        raise JournalError(f"The journal {path} is not UTF-8 text; {fix}.") from None
+        stored = document.read()
     except UnreadableFile as exc:
         raise JournalError(str(exc)) from None
+    if stored is None:
+        return JournalData(stack=stack, scenario=scenario), None
+    try:
+        text = stored.body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise JournalError(f"The journal {where} is not UTF-8 text; {fix}.") from None
     if not text.strip():
-        raise JournalError(f"The journal {path} is empty; {fix}.")
+        raise JournalError(f"The journal {where} is empty; {fix}.")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise JournalError(
-            f"The journal {path} is damaged (not JSON: {exc.msg} at line {exc.lineno}); {fix}."
+            f"The journal {where} is damaged (not JSON: {exc.msg} at line {exc.lineno}); {fix}."
         ) from None
     version = raw.get("version") if isinstance(raw, dict) else None
     if isinstance(version, int) and version > SCHEMA_VERSION:
         raise JournalError(
-            f"The journal {path} was written by a newer kubeshift (format "
+            f"The journal {where} was written by a newer kubeshift (format "
             f"{raw['version']}, this one reads {SCHEMA_VERSION}); upgrade kubeshift."
         )
     if isinstance(version, int) and version not in READABLE_VERSIONS:
         raise JournalError(
-            f"The journal {path} has format {version}, which no kubeshift wrote; {fix}."
+            f"The journal {where} has format {version}, which no kubeshift wrote; {fix}."
         )
     try:
         data = _JournalFile.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "its top level"
+        at = ".".join(str(p) for p in first["loc"]) or "its top level"
         raise JournalError(
-            f"The journal {path} is damaged ({where}: {first['msg'].lower()}); {fix}."
+            f"The journal {where} is damaged ({at}: {first['msg'].lower()}); {fix}."
         ) from None
     if data.stack != stack:
         raise JournalError(
-            f"The journal {path} belongs to stack '{data.stack}', not '{stack}'; "
+            f"The journal {where} belongs to stack '{data.stack}', not '{stack}'; "
             "move it back where it came from."
         )
     if scenario and data.scenario and data.scenario != scenario:
         raise JournalError(
-            f"The journal {path} records a {data.scenario} run, but stack '{stack}' is now "
+            f"The journal {where} records a {data.scenario} run, but stack '{stack}' is now "
             f"a {scenario} migration; move it aside to start over."
         )
     steps = {key: _step_record(record) for key, record in data.steps.items()}
-    return JournalData(
+    journal = JournalData(
         stack=stack,
         scenario=data.scenario or scenario,
         version=SCHEMA_VERSION,
         steps=steps,
         stopped_at=data.stopped_at,
     )
+    return journal, stored.version
 
 
 def _step_record(record: _RecordFile) -> StepRecord:
@@ -209,30 +240,57 @@ def _step_record(record: _RecordFile) -> StepRecord:
 
 
 class Journal:
-    """Step records of one stack, persisted atomically after every change."""
+    """Step records of one stack, persisted after every change over the version read."""
 
     def __init__(
-        self, path: Path, stack: str, secrets: Iterable[str] = (), *, scenario: str = ""
+        self,
+        place: Path | Document,
+        stack: str,
+        secrets: Iterable[str] = (),
+        *,
+        scenario: str = "",
     ) -> None:
-        self.path = path
+        self.document = as_document(place)
         self._secrets = tuple(s for s in secrets if s)
-        self.data = load_journal(path, stack, scenario)
+        self._operator = operator()
+        self.data, self._version = read_journal(self.document, stack, scenario)
+        self._touched: set[str] = set()  # step keys this writer changed or forgot
+        self._stop_touched = False
+
+    @property
+    def exists(self) -> bool:
+        """Whether the journal has been written (by anyone) as of the last read or save."""
+        return self._version is not None
 
     # -- persistence -------------------------------------------------------------------
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        payload = asdict(self.data)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                json.dump(payload, handle, indent=2, sort_keys=True)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write the journal over the version last read; when another writer moved it,
+        re-read theirs, lay this writer's steps over it and try again."""
+        for _ in range(MERGE_ATTEMPTS):
+            body = json.dumps(asdict(self.data), indent=2, sort_keys=True).encode()
+            try:
+                self._version = self.document.replace(body, self._version)
+                return
+            except VersionMoved:
+                self._merge_theirs()
+        raise UserError(
+            f"The journal {self.document.where} kept changing under this run "
+            f"({MERGE_ATTEMPTS} writes in a row lost to other writers); is another run "
+            "writing it without the stack's lock?"
+        )
+
+    def _merge_theirs(self) -> None:
+        theirs, self._version = read_journal(self.document, self.data.stack, self.data.scenario)
+        for key in self._touched:
+            if key in self.data.steps:
+                theirs.steps[key] = self.data.steps[key]
+            else:
+                theirs.steps.pop(key, None)
+        if self._stop_touched:
+            theirs.stopped_at = self.data.stopped_at
+        theirs.scenario = self.data.scenario or theirs.scenario
+        self.data = theirs
 
     # -- records -----------------------------------------------------------------------
 
@@ -243,6 +301,7 @@ class Journal:
 
     def record(self, phase: str, step: str) -> StepRecord:
         key = step_key(phase, step)
+        self._touched.add(key)
         if key not in self.data.steps:
             self.data.steps[key] = StepRecord(phase=phase, step=step)
         return self.data.steps[key]
@@ -267,8 +326,10 @@ class Journal:
         rec.message = ""
         rec.changed = None
         rec.details = {}
-        rec.executions.append(Execution(attempt=rec.attempts, pid=os.getpid(), started=now))
-        self.data.stopped_at = ""
+        rec.executions.append(
+            Execution(attempt=rec.attempts, pid=os.getpid(), started=now, operator=self._operator)
+        )
+        self._stop_at("")
         self.save()
         return rec
 
@@ -303,13 +364,17 @@ class Journal:
 
     def interrupt(self, phase: str, step: str, message: str) -> None:
         """Close a step stopped at a safe point (Ctrl-C) and remember where the run stopped."""
-        self.data.stopped_at = step_key(phase, step)
+        self._stop_at(step_key(phase, step))
         self._end(phase, step, StepStatus.INTERRUPTED, message)
 
     def stop_before(self, phase: str, step: str) -> None:
         """Remember that a Ctrl-C stopped the run before ``phase/step`` started."""
-        self.data.stopped_at = step_key(phase, step)
+        self._stop_at(step_key(phase, step))
         self.save()
+
+    def _stop_at(self, key: str) -> None:
+        self.data.stopped_at = key
+        self._stop_touched = True
 
     def _end(
         self,
@@ -347,31 +412,12 @@ class Journal:
     def forget(self, phases: Iterable[str]) -> None:
         """Drop the records of ``phases`` so they run again from scratch."""
         wanted = set(phases)
+        self._touched.update(k for k, r in self.data.steps.items() if r.phase in wanted)
         self.data.steps = {k: r for k, r in self.data.steps.items() if r.phase not in wanted}
         self.save()
 
     def records(self) -> list[StepRecord]:
         return list(self.data.steps.values())
-
-
-@contextmanager
-def stack_lock(path: Path, stack: str) -> Iterator[None]:
-    """Hold an exclusive, non-blocking lock on ``stack`` for the duration of a run."""
-    from filelock import FileLock, Timeout
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(path))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout as exc:
-        raise StackLockedError(
-            f"Stack '{stack}' is locked by another kubeshift run (lock file {path}); "
-            "wait for it to finish."
-        ) from exc
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 _STATE_FIX = "set KUBESHIFT_STATE_DIR to a writable directory"

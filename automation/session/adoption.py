@@ -28,7 +28,7 @@ from automation.run.journal import (
     load_journal,
     state_dir,
 )
-from automation.session.assembly import confirmer, holding, journal_path, reporter_for
+from automation.session.assembly import confirmer, holding, journal_place, reporter_for
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,9 @@ def execute_adoption(
 
     info = load_stack(request.project, request.stack)
     settings = load_runtime_settings(info.values)
-    path = journal_path(request.project, request.stack)
+    place = journal_place(request.project, request.stack)
     check_state_dir(state_dir(request.project))
-    load_journal(path, request.stack, info.scenario)
+    load_journal(place.journal, request.stack, info.scenario)
     clients = clients or LazyClients(settings)
     reach_account(clients.aws())
     adoption = Adoption(
@@ -97,9 +97,9 @@ def execute_adoption(
     check_state_dir_writable(state_dir(request.project))
     run_id = uuid.uuid4().hex
     reporter = reporter_for(console, request.json)
-    with holding(request.project, request.stack, run_id, reporter):
+    with holding(request.project, request.stack, run_id, reporter, settings.run_lock):
         secrets = secret_strings(info.values, adoption.secret_config())
-        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
+        journal = Journal(place.journal, request.stack, secrets, scenario=info.scenario)
         return adoption.apply(plan, journal, run_id)
 
 

@@ -1,5 +1,6 @@
-"""What every session assembles: the engine and its log, the journal's place, each
-step's context, the stack's lock, and how destructive steps get confirmed.
+"""What every session assembles: the engine and its log, the journal's place (with the
+stack's state in its backend), each step's context, the stack's run lock, and how
+destructive steps get confirmed.
 
 The order matters and is deliberate: validate input, then check the ``pulumi`` CLI
 exists, then take the lock, and only then touch the journal — a user error never
@@ -15,8 +16,11 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from automation.config.lock_settings import LeaseSettings
 from automation.config.project import StackInfo
 from automation.config.settings import RuntimeSettings
+from automation.config.state_place import StatePlace, state_place
+from automation.core.documents import VersionMoved
 from automation.core.errors import KubeshiftError
 from automation.core.interrupt import stop_at_safe_points
 from automation.core.logs import EngineLog
@@ -26,10 +30,8 @@ from automation.engine.adapter import Engine
 from automation.engine.processes import orphaned_engines, stop_leftover_plugins
 from automation.model.context import ClientSet, HookContext
 from automation.model.phase import Phase
-from automation.run.journal import (
-    stack_lock,
-    state_dir,
-)
+from automation.run.journal import load_journal, state_dir
+from automation.run.run_lock import run_lock
 from automation.run.runner import Judge
 from components.contract.run_marker import clear_mark, marker_path, write_mark
 
@@ -81,8 +83,29 @@ def checkpoint_judge(values: Mapping[str, Any], engine: Engine) -> Judge:
     return judged
 
 
-def journal_path(project: Path, stack: str) -> Path:
-    return state_dir(project) / f"{stack}.journal.json"
+def journal_place(project: Path, stack: str) -> StatePlace:
+    """Where ``stack``'s journal and run lock live (``automation.config.state_place``)."""
+    return state_place(project, stack)
+
+
+def take_over_local_journal(place: StatePlace, stack: str) -> None:
+    """Move the journal this machine kept before it lived with the backend into the
+    backend, once, saying so; a backend that has a journal already keeps its own."""
+    log = logging.getLogger("kubeshift.state")
+    local = place.local_journal
+    if not place.shared or not local.is_file():
+        return
+    load_journal(local, stack)  # a damaged local journal is refused, not carried over
+    try:
+        place.journal.replace(local.read_bytes(), None)
+    except VersionMoved:
+        log.warning(
+            "the backend has a journal of %s already (%s); this machine's older one (%s) is "
+            "left as it is", stack, place.journal.where, local,
+        )  # fmt: skip
+        return
+    local.rename(local.with_name(local.name + ".moved"))
+    log.warning("took this machine's journal of %s (%s) over into %s", stack, local, place.where)
 
 
 def context_factory(
@@ -153,14 +176,24 @@ def reporter_for(console: Any, as_json: bool) -> Reporter:
 
 
 @contextmanager
-def holding(project: Path, stack: str, run_id: str, reporter: Reporter) -> Iterator[None]:
-    """Everything a run holds while it changes a stack: lock, run mark, progress, Ctrl-C."""
+def holding(
+    project: Path,
+    stack: str,
+    run_id: str,
+    reporter: Reporter,
+    lease: LeaseSettings | None = None,
+) -> Iterator[None]:
+    """Everything a run holds while it changes a stack: the run lock (with the stack's
+    state), the run mark, progress, Ctrl-C; the journal this machine kept before is
+    taken over into the backend once the lock is held."""
     directory = state_dir(project)
+    place = journal_place(project, stack)
     with (
-        stack_lock(directory / f"{stack}.lock", stack),
+        run_lock(place.lock, stack, run_id, lease),
         run_mark(marker_path(directory, stack), run_id),
         reporter if isinstance(reporter, RichReporter) else nullcontext(),
         stop_at_safe_points(logging.getLogger("kubeshift").warning),
     ):
+        take_over_local_journal(place, stack)
         wait_for_orphaned_engines(project, stack, reporter)
         yield

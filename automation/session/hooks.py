@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from automation.config.clients import LazyClients
 from automation.config.project import StackInfo, load_stack
-from automation.config.settings import load_runtime_settings
+from automation.config.settings import RuntimeSettings, load_runtime_settings
+from automation.core.documents import Document
 from automation.core.errors import UserError
 from automation.core.progress import NullReporter, Reporter
 from automation.core.secrets import secret_strings
@@ -37,7 +38,7 @@ from automation.session.assembly import (
     confirmer,
     context_factory,
     holding,
-    journal_path,
+    journal_place,
     pulumi_engine,
     reporter_for,
 )
@@ -78,13 +79,14 @@ class ReplaceRequest:
 @dataclass
 class _StepsSession:
     """What running steps outside ``kubeshift run`` needs, checked before any write:
-    the stack, its scenario, the journal's path (readable), an engine and contexts."""
+    the stack, its scenario, its settings, the journal (readable), an engine and contexts."""
 
     project: Path
     stack: str
     info: StackInfo
     scenario: Scenario
-    path: Path
+    settings: RuntimeSettings
+    journal: Document
     run_id: str
     engine: Engine
     reporter: Reporter
@@ -115,14 +117,14 @@ class _StepsSession:
                 f"Cluster '{cluster}' has no Kubernetes access in kubeshift:runtime.clusters "
                 f"(it has: {known})."
             )
-        path = journal_path(project, stack)
+        journal = journal_place(project, stack).journal
         check_state_dir(state_dir(project))
-        load_journal(path, stack, info.scenario)
+        load_journal(journal, stack, info.scenario)
         refuse_kept_for_nothing(info, state_dir(project) / "render-cache")
         run_id = uuid.uuid4().hex
         reporter = NullReporter() if quiet else reporter_for(console, False)
         return cls(
-            project, stack, info, scenario, path, run_id,
+            project, stack, info, scenario, settings, journal, run_id,
             engine_factory(project, stack, run_id), reporter,
             context_factory(info, settings, clients or LazyClients(settings), reporter),
         )  # fmt: skip
@@ -130,9 +132,9 @@ class _StepsSession:
     def planner(self) -> Planner:
         """A planner over the journal as it is (none yet: no journal) and the stack's
         current outputs."""
-        existing = Journal(self.path, self.stack, scenario=self.info.scenario)
+        existing = Journal(self.journal, self.stack, scenario=self.info.scenario)
         return Planner(
-            existing if self.path.exists() else None, self.factory,
+            existing if existing.exists else None, self.factory,
             order=self.scenario.phases, outputs=self.engine.outputs(),
         )  # fmt: skip
 
@@ -140,9 +142,10 @@ class _StepsSession:
     def runner(self, confirm: Confirm | None, actor: str) -> Iterator[Runner]:
         """The stack's lock held, the journal open for writing, a runner over both."""
         check_state_dir_writable(state_dir(self.project))
-        with holding(self.project, self.stack, self.run_id, self.reporter):
+        lease = self.settings.run_lock
+        with holding(self.project, self.stack, self.run_id, self.reporter, lease):
             secrets = secret_strings(self.info.values, self.engine.secret_config())
-            journal = Journal(self.path, self.stack, secrets, scenario=self.info.scenario)
+            journal = Journal(self.journal, self.stack, secrets, scenario=self.info.scenario)
             runner = Runner(
                 self.engine, journal, self.factory, confirm=confirm,
                 order=self.scenario.phases, actor=f"{actor} {self.run_id}",

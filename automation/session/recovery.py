@@ -41,8 +41,9 @@ from automation.engine import torn_sidecars
 from automation.engine.adapter import Engine, PendingCreate, urn_name
 from automation.engine.lock import Liveness, LockHolder
 from automation.engine.processes import orphaned_engines
-from automation.run.journal import Journal, stack_lock, state_dir
-from automation.session.assembly import EngineFactory, journal_path, pulumi_engine
+from automation.run.journal import Journal
+from automation.run.run_lock import run_lock
+from automation.session.assembly import EngineFactory, journal_place, pulumi_engine
 
 if TYPE_CHECKING:
     from automation.aws.lookup import Lookup
@@ -64,6 +65,8 @@ class Recovery:
     refreshed: dict[str, int] = field(default_factory=dict)
     repaired: list[str] = field(default_factory=list)
     """Checkpoint sidecars a killed engine left torn, removed (``torn_sidecars``)."""
+    stale_run_lock: str = ""
+    """The holder of kubeshift's own run lock, past its lease, that recovery removed."""
     done: bool = False
 
     @property
@@ -117,17 +120,20 @@ def recover(
 ) -> Recovery:
     """``kubeshift recover`` for a stack of this project."""
     info = load_stack(project, stack)
-    directory = state_dir(project)
-    with stack_lock(directory / f"{stack}.lock", stack):
+    settings = load_runtime_settings(info.values)
+    place = journal_place(project, stack)
+    run_id = uuid.uuid4().hex
+    with run_lock(place.lock, stack, run_id, settings.run_lock, take_stale=True) as lock:
         refuse_while_orphans_work(project, stack)
         # before the engine reads the stack: a torn sidecar makes every read fail
         backend = os.environ.get("PULUMI_BACKEND_URL")
         repaired = torn_sidecars.repair(backend, project_name(project), stack)
-        engine = engine_factory(project, stack, uuid.uuid4().hex)
-        journal = Journal(journal_path(project, stack), stack, scenario=info.scenario)
+        engine = engine_factory(project, stack, run_id)
+        journal = Journal(place.journal, stack, scenario=info.scenario)
+        stale = lock.replaced.describe() if lock.replaced else ""
         return recover_engine(
             engine, journal, stack, force=force, confirm=confirm, find_live=stack_finder(info),
-            repaired=repaired,
+            repaired=repaired, stale_run_lock=stale,
         )  # fmt: skip
 
 
@@ -150,13 +156,17 @@ def recover_engine(
     confirm: Confirm | None = None,
     find_live: LiveFinder | None = None,
     repaired: list[str] | None = None,
+    stale_run_lock: str = "",
 ) -> Recovery:
     """Show what the killed engine left, ask, then take what its creates made
     (``find_live``) and clear the rest; journalled as one step.
 
     The caller holds the stack's kubeshift lock and has checked no orphan still works.
     """
-    recovery = Recovery(stack, pending=engine.pending_operations(), repaired=repaired or [])
+    recovery = Recovery(
+        stack, pending=engine.pending_operations(), repaired=repaired or [],
+        stale_run_lock=stale_run_lock,
+    )  # fmt: skip
     question = _question(recovery)
     if confirm is None:
         raise UserError(f"{question} Pass --yes to recover without a terminal to confirm it.")
@@ -182,6 +192,7 @@ def recover_engine(
             "taken": dict(recovery.taken),
             "refresh": dict(recovery.refreshed),
             "repaired": list(recovery.repaired),
+            "stale_run_lock": recovery.stale_run_lock,
         },
     )
     return recovery
@@ -193,8 +204,13 @@ def _question(recovery: Recovery) -> str:
         if recovery.pending
         else "no pending operations"
     )
+    stale = (
+        f" The run lock of {recovery.stale_run_lock} is past its lease and was taken over."
+        if recovery.stale_run_lock
+        else ""
+    )
     return (
-        f"Stack '{recovery.stack}' has {pending}. Recovery takes into the state what a "
+        f"Stack '{recovery.stack}' has {pending}.{stale} Recovery takes into the state what a "
         "pending create had made in the cloud, removes a stale update lock, reads every "
         "resource back from the cloud and drops the other pending creates. Proceed?"
     )
@@ -242,6 +258,8 @@ def _summary(recovery: Recovery) -> str:
         )
     if recovery.stale_locks:
         parts.append(f"removed the stale lock of {'; '.join(recovery.stale_locks)}")
+    if recovery.stale_run_lock:
+        parts.append(f"removed the stale run lock of {recovery.stale_run_lock}")
     if recovery.taken:
         taken = [f"{urn_name(urn)} ({id_})" for urn, id_ in recovery.taken.items()]
         parts.append(

@@ -39,7 +39,7 @@ from automation.session.assembly import (
     confirmer,
     context_factory,
     holding,
-    journal_path,
+    journal_place,
     pulumi_engine,
     read_outputs,
     reporter_for,
@@ -73,17 +73,18 @@ def execute(
     phases = scenario.slice(request.start, request.stop)
     settings = load_runtime_settings(info.values)
     clients = clients or LazyClients(settings)
-    path = journal_path(request.project, request.stack)
+    place = journal_place(request.project, request.stack)
     if request.fresh and request.dry_run:
         raise UserError("--fresh cannot be combined with --dry-run: a dry run forgets nothing.")
     # A damaged or foreign journal stops here, before the engine, the lock or any write.
     check_state_dir(state_dir(request.project))
-    load_journal(path, request.stack, info.scenario)
+    load_journal(place.journal, request.stack, info.scenario)
     render_cache = state_dir(request.project) / "render-cache"
     refuse_kept_for_nothing(info, render_cache)
 
     if request.dry_run:
-        journal = Journal(path, request.stack, scenario=info.scenario) if path.exists() else None
+        existing = Journal(place.journal, request.stack, scenario=info.scenario)
+        journal = existing if existing.exists else None
         factory = context_factory(info, settings, clients, NullReporter())
         outputs, note = read_outputs(request.project, request.stack)
         planner = Planner(journal, factory, order=scenario.phases, outputs=outputs)
@@ -97,9 +98,9 @@ def execute(
     chooser = confirmer(request.yes, request.interactive, confirm)
 
     reporter = reporter_for(console, request.json)
-    with holding(request.project, request.stack, run_id, reporter):
+    with holding(request.project, request.stack, run_id, reporter, settings.run_lock):
         secrets = secret_strings(info.values, engine.secret_config())
-        journal = Journal(path, request.stack, secrets, scenario=info.scenario)
+        journal = Journal(place.journal, request.stack, secrets, scenario=info.scenario)
         if request.fresh:
             journal.forget(p.id for p in phases)
         factory = context_factory(info, settings, clients, reporter)
