@@ -109,6 +109,11 @@ class S3Document:
         except ClientError as exc:
             if _code(exc) in ("NoSuchKey", "404"):
                 return None
+            if _code(exc) in ("AccessDenied", "403"):
+                raise UnreadableFile(
+                    f"{self.where} cannot be read (AccessDenied): kubeshift needs s3:GetObject "
+                    "on its prefix and s3:ListBucket on the bucket (docs/iam.md)."
+                ) from None
             raise UnreadableFile(f"{self.where} cannot be read ({_code(exc)}).") from None
         except BotoCoreError as exc:
             raise UnreadableFile(f"{self.where} cannot be read ({exc}).") from None

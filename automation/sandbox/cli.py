@@ -27,6 +27,7 @@ from automation.cli.doors import SANDBOX_HELP as HELP
 from automation.config.project import project_dir
 from automation.core.errors import UserError
 from automation.sandbox.commands import check_aimed as check_aimed
+from automation.sandbox.state import StateBackend
 from automation.sandbox.world import BuiltBy
 
 app = typer.Typer(
@@ -60,6 +61,14 @@ def sandbox_up(
             "kubeshift: baseline through the engine, state kept.",
         ),
     ] = "kops",
+    backend: Annotated[
+        StateBackend,
+        typer.Option(
+            "--backend",
+            help="Where the engine keeps the stack's state, and kubeshift its journal and run "
+            "lock: file (a directory) or s3 (a bucket in the sandbox's moto).",
+        ),
+    ] = "file",
 ) -> None:
     """Start moto, the clusters, kwok and the node bridge; build the stack's live cluster
     as another tool would have, with no Pulumi state, for `kubeshift adopt`."""
@@ -67,6 +76,7 @@ def sandbox_up(
 
     report = commands.up(
         project_dir(), chosen_stack(ctx, stack), moto_port=moto_port, built_by=built_by,
+        backend=backend,
         say=lambda line: err.print(line, markup=False, highlight=False),
     )  # fmt: skip
     verb = "started" if report.started else "already running"

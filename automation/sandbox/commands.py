@@ -23,7 +23,7 @@ from automation.config.project import StackInfo, load_stack
 from automation.core.errors import UserError
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.member_plan import plan_members
-from automation.sandbox.state import SandboxState, alive, load_state
+from automation.sandbox.state import SandboxState, StateBackend, alive, load_state
 from automation.sandbox.world import BuiltBy
 from automation.sandbox.world_up import SandboxError, Say, build_world
 
@@ -131,6 +131,7 @@ def up(
     *,
     moto_port: int = 0,
     built_by: BuiltBy = "kops",
+    backend: StateBackend = "file",
     say: Say = print,
 ) -> UpReport:
     started_at = time.monotonic()
@@ -142,6 +143,11 @@ def up(
             raise UserError(
                 f"A sandbox for stack '{state.stack}' is already running; stop it with "
                 "`kubeshift sandbox down` before rehearsing another stack."
+            )
+        if state.world_ready and state.backend != backend:
+            raise UserError(
+                f"The sandbox for '{stack}' keeps its state in a {state.backend} backend, not "
+                f"{backend}; stop it with `kubeshift sandbox down` to change backends."
             )
         if state.world_ready:
             say(f"sandbox for '{stack}' already running since {time.ctime(state.started_at)}")
@@ -155,7 +161,7 @@ def up(
         raise UserError(f"Port {moto_port} on 127.0.0.1 is taken; choose another --moto-port.")
     if state is None:
         state = _start_supervisor(paths, info, pulumi, moto_port, say, built_by)
-    state = build_world(project, paths, info, state, say, built_by=built_by)
+    state = build_world(project, paths, info, state, say, built_by=built_by, backend=backend)
     return UpReport(state, started=True, seconds=time.monotonic() - started_at)
 
 

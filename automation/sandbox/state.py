@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -49,6 +50,10 @@ class ClusterInfo(BaseModel):
     context: str
 
 
+StateBackend = Literal["file", "s3"]
+"""The sandbox's Pulumi backend: a directory, or a bucket in its moto's S3."""
+
+
 class SandboxState(BaseModel):
     model_config = ConfigDict(frozen=False)
 
@@ -66,6 +71,7 @@ class SandboxState(BaseModel):
     mappings: list[str] = []  # "what the stack said -> what the sandbox uses"
     probe_services: list[str] = []
     etcd: SandboxEtcd | None = None  # a vpc-move stack's members, ports filled in
+    backend: StateBackend = "file"  # where the engine keeps state, kubeshift its journal
 
     def supervisor_running(self) -> bool:
         return alive(self.supervisor_pid, self.supervisor_started)

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -178,6 +179,22 @@ def write_workspace(repo: Path, paths: SandboxPaths, stack: str, config: dict[st
     return work
 
 
+STATE_BUCKET = "kubeshift-sandbox-state"
+"""The bucket in the sandbox's moto that holds the stack's state with ``--backend s3``."""
+
+
+def backend_url(paths: SandboxPaths, state: SandboxState) -> str:
+    """The engine's backend: the sandbox's directory, or its moto's bucket, addressed as
+    go-cloud's s3blob reads an S3-compatible endpoint (plain HTTP, path-style)."""
+    if state.backend == "s3":
+        endpoint = urlsplit(state.moto_endpoint).netloc
+        return (
+            f"s3://{STATE_BUCKET}?region={state.region}&endpoint={endpoint}"
+            "&disableSSL=true&s3ForcePathStyle=true"
+        )
+    return f"file://{paths.backend}"
+
+
 def sandbox_env(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
     """The exports that aim a shell (pulumi, kubectl, aws, kubeshift) at the sandbox."""
     paths.aws_dir.mkdir(parents=True, exist_ok=True)
@@ -190,7 +207,7 @@ def sandbox_env(paths: SandboxPaths, state: SandboxState) -> dict[str, str]:
         "KUBESHIFT_STATE_DIR": str(paths.workspace / ".kubeshift"),
         SANDBOX_VARIABLE: str(paths.root),
         "PULUMI_HOME": str(paths.pulumi_home),
-        "PULUMI_BACKEND_URL": f"file://{paths.backend}",
+        "PULUMI_BACKEND_URL": backend_url(paths, state),
         "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
         "PULUMI_SKIP_UPDATE_CHECK": "true",
         "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",

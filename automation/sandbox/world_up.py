@@ -20,8 +20,9 @@ import yaml
 from automation.config.project import StackInfo
 from automation.core.errors import KubeshiftError
 from automation.sandbox.layout import SandboxPaths
-from automation.sandbox.state import SandboxState
+from automation.sandbox.state import SandboxState, StateBackend
 from automation.sandbox.workspace import (
+    STATE_BUCKET,
     rehearsal_config,
     sandbox_env,
     unset_for_sandbox,
@@ -57,18 +58,24 @@ def build_world(
     say: Say,
     *,
     built_by: BuiltBy = "kops",
+    backend: StateBackend = "file",
 ) -> SandboxState:
     """Plugin, workspace, the live cluster, workloads; idempotent. ``kops`` builds the
     cluster with boto3 under kops's names and leaves no state, for ``kubeshift adopt``;
-    ``kubeshift`` applies baseline through the engine and keeps the stack's state."""
+    ``kubeshift`` applies baseline through the engine and keeps the stack's state.
+    ``backend``: where the engine keeps that state (a directory, or moto's S3)."""
     from automation.sandbox.provider.install import install
 
+    state.backend = backend
+    state.save(paths.state_file)
     activate(paths, state)
     install(Path(state.pulumi_bin), paths.pulumi_home, paths.run / "plugin")
     config, mappings = rehearsal_config(
         info.values, state, _hosted_zone(state.region, state.moto_endpoint), project=project
     )
     paths.backend.mkdir(parents=True, exist_ok=True)
+    if state.backend == "s3":
+        _state_bucket(state)
     workspace = write_workspace(project, paths, info.name, config)
     for line in mappings:
         say(f"  {line}")
@@ -87,6 +94,22 @@ def build_world(
     state.save(paths.state_file)
     _write_probe_services(stack_file, probe)
     return state
+
+
+def _state_bucket(state: SandboxState) -> None:
+    """The bucket the engine keeps the stack's state in (``--backend s3``), made once."""
+    import boto3
+
+    s3 = boto3.client("s3", region_name=state.region, endpoint_url=state.moto_endpoint)
+    if STATE_BUCKET in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:
+        return
+    if state.region == "us-east-1":  # the one region that takes no location constraint
+        s3.create_bucket(Bucket=STATE_BUCKET)
+    else:
+        s3.create_bucket(
+            Bucket=STATE_BUCKET,
+            CreateBucketConfiguration={"LocationConstraint": state.region},  # type: ignore[typeddict-item]
+        )
 
 
 def _hosted_zone(region: str, endpoint: str) -> Callable[[str], str]:

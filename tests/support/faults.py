@@ -535,12 +535,14 @@ def _sandbox_exports(kubeshift: str, stack: str, env: dict[str, str], cwd: Path)
     return found
 
 
+SANDBOX_PROJECT = "kubeshift"  # the sandbox workspace's Pulumi project (this repo's)
+
+
 def sandbox_journal(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) -> Path:
-    """Where a sandboxed run of ``stack`` keeps its journal (the sandbox's state dir)."""
-    exports = _sandbox_exports(kubeshift, stack, env, cwd)
-    if not exports.get("KUBESHIFT_STATE_DIR"):
-        raise AssertionError(f"`kubeshift sandbox env` names no state dir: {exports}")
-    return Path(exports["KUBESHIFT_STATE_DIR"]) / f"{stack}.journal.json"
+    """Where a sandboxed run of ``stack`` keeps its journal: beside the stack's state in
+    the sandbox's file backend, under ``.kubeshift/<project>/<stack>/``."""
+    backend = sandbox_backend(kubeshift, stack, env, cwd)
+    return backend / ".kubeshift" / SANDBOX_PROJECT / stack / "journal.json"
 
 
 def sandbox_backend(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) -> Path:

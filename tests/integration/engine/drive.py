@@ -13,6 +13,7 @@ Usage: python -m tests.integration.engine.drive run PROJECT STATE_DIR [--start I
 from __future__ import annotations
 
 import sys
+import uuid
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +21,8 @@ import typer
 
 from automation.cli.common import handles_errors
 from automation.core.progress import NullReporter
-from automation.run.journal import stack_lock
+from automation.core.documents import FileDocument
+from automation.run.run_lock import run_lock
 from automation.session.assembly import wait_for_orphaned_engines
 from automation.session.recovery import recover_engine, refuse_while_orphans_work
 from tests.integration.engine.scenario import STACK, build_runner, lock_path, scenario
@@ -43,7 +45,7 @@ def run(
 ) -> None:
     """Run the phases from START to STOP of the engine-test scenario."""
     phases = scenario().slice(start, stop)
-    with stack_lock(lock_path(state), STACK):
+    with run_lock(FileDocument(lock_path(state)), STACK, uuid.uuid4().hex):
         wait_for_orphaned_engines(project, STACK, NullReporter())
         _engine, _journal, runner = build_runner(project, state, on_output=_echo)
         report = runner.run(phases)
@@ -55,7 +57,7 @@ def run(
 @handles_errors
 def recover(project: Path, state: Path, force: bool = False) -> None:
     """``kubeshift recover`` for the engine-test stack, confirming as --yes does."""
-    with stack_lock(lock_path(state), STACK):
+    with run_lock(FileDocument(lock_path(state)), STACK, uuid.uuid4().hex):
         refuse_while_orphans_work(project, STACK)
         engine, journal, _runner = build_runner(project, state, on_output=_echo)
         done = recover_engine(engine, journal, STACK, force=force, confirm=lambda _q: True)

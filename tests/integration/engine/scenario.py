@@ -116,7 +116,7 @@ def journal_path(state: Path) -> Path:
 
 
 def lock_path(state: Path) -> Path:
-    return state / f"{STACK}.lock"
+    return state / f"{STACK}.run-lock.json"
 
 
 def build_runner(

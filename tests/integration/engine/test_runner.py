@@ -24,7 +24,9 @@ from automation.core.errors import EXIT_CODES, BlastRadiusError, ErrorKind
 from automation.engine.adapter import PreviewOutcome
 from automation.engine.processes import engine_markers
 from automation.model.phase import CREATES_AND_UPDATES
-from automation.run.journal import Journal, StepStatus, stack_lock
+from automation.core.documents import FileDocument
+from automation.run.journal import Journal, StepStatus
+from automation.run.run_lock import run_lock
 from automation.run.planner import Planner
 from tests.integration.engine.scenario import (
     STACK,
@@ -257,11 +259,11 @@ def test_guard_stops_a_replace_the_phase_does_not_allow_before_anything_changes(
 def test_second_run_is_refused_while_kubeshift_holds_the_stack(
     engine_project: EngineProject, state: Path
 ) -> None:
-    with stack_lock(lock_path(state), STACK):
+    with run_lock(FileDocument(lock_path(state)), STACK, "first-run"):
         second = _drive(engine_project, state, "--stop", "network")
 
     assert second.returncode == EXIT_CODES[ErrorKind.LOCKED], second.stderr
-    assert "locked by another kubeshift run" in second.stderr
+    assert "being migrated by" in second.stderr and "run first-ru" in second.stderr
     assert "Traceback" not in second.stderr
     assert engine_project.records() == {}
     assert not journal_path(state).exists()
