@@ -41,6 +41,7 @@ import yaml
 
 from components.contract.loading import load_stack_file
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
+from tests.rehearsal.team import Handover, hand_over, second_operators_env
 from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
 from tests.support.user_env import aimed_at_sandbox, user_environment
 
@@ -436,6 +437,8 @@ class StackRehearsal:
     sandbox: dict[str, Any]
     seen: dict[str, Any]
     """What each look read, by its key (:data:`BEFORE_RUN` or the phase it followed)."""
+    handover: Handover | None = None
+    """With ``handover_after``: what the two operators sharing the S3 backend got."""
 
     def client(self, service: str) -> Any:
         return sandbox_client(self.sandbox, service)
@@ -451,7 +454,11 @@ class StackRehearsal:
 
 @contextlib.contextmanager
 def rehearse_adopted(
-    state: Path, stack: str, looks: Mapping[str, Look] | None = None
+    state: Path,
+    stack: str,
+    looks: Mapping[str, Look] | None = None,
+    *,
+    handover_after: str | None = None,
 ) -> Iterator[StackRehearsal]:
     """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
     stack file, ``adopt --yes --keep-live``, ``run --yes``, ``status``, a second ``run``; then
@@ -460,7 +467,11 @@ def rehearse_adopted(
     ``looks`` read the world from outside while the migration goes on, so a test need
     not take kubeshift's own account of it: under :data:`BEFORE_RUN` right after
     adoption; under a phase id once ``run --yes --to <phase>`` has stopped after that
-    phase (in the plan's order), before the run goes on."""
+    phase (in the plan's order), before the run goes on.
+
+    ``handover_after``: the sandbox keeps the stack's state in its moto's S3
+    (``sandbox up --backend s3``), and a second operator takes the migration over after
+    that phase (:mod:`tests.rehearsal.team`); the records are then the second's view."""
     env = user_environment(state)
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
@@ -471,7 +482,8 @@ def rehearse_adopted(
         return ran
 
     try:
-        must("kubeshift sandbox up", kubeshift(env, "--stack", stack, "sandbox", "up"))
+        backend = ("--backend", "s3") if handover_after else ()
+        must("kubeshift sandbox up", kubeshift(env, "--stack", stack, "sandbox", "up", *backend))
         exports = must("kubeshift sandbox env", kubeshift(env, "sandbox", "env")).stdout
         env = aimed_at_sandbox(env, exports)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
@@ -491,6 +503,11 @@ def rehearse_adopted(
             argv = ("--stack", stack, "--json", "run", "--yes", "--to", phase)
             seconds += must(f"kubeshift run --to {phase}", kubeshift(env, *argv)).seconds
             seen[phase] = look(sandbox)
+        handover = None
+        if handover_after:
+            s3 = sandbox_client(sandbox, "s3")
+            handover = hand_over(env, state, stack, handover_after, s3, kubeshift, KUBESHIFT, REPO)
+            env = second_operators_env(env, state)
         run = must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
         status = kubeshift(env, "--stack", stack, "status", "--json").json()
         records = {f"{r['phase']}/{r['step']}": r for r in status}
@@ -498,7 +515,7 @@ def rehearse_adopted(
         recorded = {r["phase"]: r for r in progress}
         rerun = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
         sys.stderr.write(f"\n{stack} rehearsal: run {seconds + run.seconds:.0f}s\n")
-        yield StackRehearsal(env, adopted, run, rerun, records, recorded, sandbox, seen)
+        yield StackRehearsal(env, adopted, run, rerun, records, recorded, sandbox, seen, handover)
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
         if down.code != 0:

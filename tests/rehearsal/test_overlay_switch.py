@@ -5,6 +5,10 @@ kops would have, running Calico on IPIP; the real AWS cloud-controller-manager's
 controller, the only one reporting the nodes' ``NetworkUnavailable`` (kwok leaves it
 out); ``adopt``, then ``run --yes`` through routes, route-readiness, native-routing and
 verify, and a second ``run``. Asserted from the outside: the journal, moto, the cluster.
+
+This rehearsal keeps the stack's state in the sandbox's S3 (``sandbox up --backend
+s3``) and is shared by two operators: A runs baseline and routes, B (a checkout and
+state directory of its own) takes over from there (``tests.rehearsal.team``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,12 +31,15 @@ from tests.rehearsal.conftest import (
     rehearse_adopted,
     sandbox_kube,
 )
+from tests.rehearsal.team import SECOND_OPERATOR
 
 pytestmark = [pytest.mark.rehearsal, pytest.mark.cloudcontroller]  # the sandbox runs the CCM
 
 STACK = "overlay-switch-example"
 CLUSTER = "data-use1"
 CALICO_PODS = "k8s-app=calico-node"
+HANDOVER = "routes"  # operator A runs baseline and routes; operator B the rest
+FIRST_PHASES = {"baseline", "routes"}
 
 
 def _stack() -> dict[str, Any]:
@@ -49,7 +57,8 @@ def _calico_generation(sandbox: dict[str, Any]) -> int:
 def overlay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
     """calico-node's generation is read once adopted, before the run."""
     state = tmp_path_factory.mktemp("overlay-rehearsal-state")
-    with rehearse_adopted(state, STACK, {BEFORE_RUN: _calico_generation}) as done:
+    looks = {BEFORE_RUN: _calico_generation}
+    with rehearse_adopted(state, STACK, looks, handover_after=HANDOVER) as done:
         yield done
 
 
@@ -207,3 +216,58 @@ def test_each_phase_previewed_and_updated_what_the_checkpoint_said_differs(
     for phase in skipped:
         assert overlay.records[f"{phase}/update"]["status"] == "succeeded"
         assert overlay.recorded[phase]["update"].startswith("run "), overlay.recorded[phase]
+
+
+def _operators(record: dict[str, Any]) -> set[str]:
+    return {e["operator"].split("@")[0] for e in record["executions"]}
+
+
+def test_a_second_operator_carries_the_migration_on_through_the_shared_backend(
+    overlay: StackRehearsal,
+) -> None:
+    """Journal and run lock live in the bucket beside the stack's state: B is refused
+    while A's run holds the stack, naming A; B sees A's journal, is refused by a stale
+    lock of another machine until ``recover`` clears it, and runs the rest; nothing ran
+    twice, and neither operator's machine kept a journal of its own."""
+    handover = overlay.handover
+    assert handover is not None
+    assert handover.first_run["code"] == 0, handover.first_run["stderr"][-2000:]
+    held = handover.lock_while_held
+    assert held["operator"].split("@")[0] != SECOND_OPERATOR
+
+    refused = handover.refused_while_held
+    assert refused.code == 6, refused.stderr[-2000:]
+    assert f"being migrated by {held['operator']} (pid {held['pid']}" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+    seen = {f"{r['phase']}/{r['step']}": r for r in handover.status_after_first}
+    assert {key.split("/")[0] for key in seen} == FIRST_PHASES, sorted(seen)
+    assert all(r["status"] == "succeeded" for r in seen.values()), seen
+    assert all(_operators(r) == {held["operator"].split("@")[0]} for r in seen.values())
+
+    stale = handover.refused_stale
+    assert stale.code == 6 and "carol@ci-runner-9" in stale.stderr, stale.stderr[-2000:]
+    assert "lease ran out" in stale.stderr and "`kubeshift recover` removes" in stale.stderr
+    assert handover.recovered.code == 0, handover.recovered.stderr[-2000:]
+    assert handover.second_run.code == 0, handover.second_run.stderr[-2000:]
+    recovery = overlay.records["recover/recovery-1"]
+    assert "carol@ci-runner-9" in recovery["details"]["stale_run_lock"]
+
+    for key, record in overlay.records.items():
+        phase = key.split("/")[0]
+        if phase in FIRST_PHASES:
+            assert _operators(record) == {held["operator"].split("@")[0]}, key
+        elif phase != "recover":
+            assert _operators(record) == {SECOND_OPERATOR}, key
+        assert sum(e["status"] == "succeeded" for e in record["executions"]) == 1, key
+
+    assert handover.keys_at_end == [
+        f".kubeshift/kubeshift/{STACK}/journal.json",
+        *[k for k in handover.keys_at_end if k.startswith(".pulumi/")],
+    ], "no lock is left, and nothing but the journal beside the state"
+    assert any(k.endswith(f"{STACK}.json") for k in handover.keys_at_end)
+    states = [
+        Path(overlay.env["KUBESHIFT_STATE_DIR"]),
+        Path(overlay.env["KUBESHIFT_STATE_DIR"]).parent,
+    ]
+    assert not [p for d in states for p in d.glob("*.journal.json")]
