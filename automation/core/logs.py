@@ -16,6 +16,11 @@ from typing import Any
 LOGGER = "kubeshift"
 
 
+EVENT_FIELDS = ("event", "phase", "step", "seconds", "pending", "remaining")
+"""What a line may carry besides its message, for a CI log or a bot to follow a run:
+``event`` is step-started/-succeeded/-failed/-skipped/-stopped, waiting or waited."""
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         payload: dict[str, Any] = {
@@ -24,6 +29,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        payload.update({k: record.__dict__[k] for k in EVENT_FIELDS if k in record.__dict__})
         return json.dumps(payload)
 
 

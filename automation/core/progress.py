@@ -7,6 +7,9 @@ feed ``on_wait`` so every deadline is visible while it runs down.
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -125,3 +128,40 @@ class RichReporter:
             del self._waits[what]
         else:
             self._progress.update(task_id, description=text)
+
+
+WAIT_REPORT_SECONDS = 30.0
+"""How often a wait whose pending items do not change is reported again as a line."""
+
+
+class LogReporter:
+    """Waits as log lines, for runs without a terminal (``--json``: one JSON object per
+    line, ``event: waiting``): a line when a wait starts, when what it waits for changes,
+    at least every :data:`WAIT_REPORT_SECONDS`, and when it ends — so a CI log or a bot
+    can follow a long drain without a line per poll."""
+
+    def __init__(
+        self, log: logging.Logger | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._log = log or logging.getLogger("kubeshift.waits")
+        self._clock = clock
+        self._last: dict[str, tuple[tuple[str, ...], float]] = {}
+
+    def task(self, description: str, total: int | None = None) -> _NullTask:
+        return _NullTask()
+
+    def on_wait(self, what: str, status: Pending, remaining: float) -> None:
+        now = self._clock()
+        seen = self._last.get(what)
+        if status.done:
+            if seen is not None:
+                del self._last[what]
+                self._log.info("waited for %s: done", what, extra={"event": "waited"})
+            return
+        if seen is not None and seen[0] == status.items and now - seen[1] < WAIT_REPORT_SECONDS:
+            return
+        self._last[what] = (status.items, now)
+        self._log.info(
+            "waiting for %s (%.0fs left): %s", what, remaining, summarize(status.items, 3),
+            extra={"event": "waiting", "pending": len(status.items), "remaining": round(remaining)},
+        )  # fmt: skip

@@ -264,7 +264,10 @@ class Runner:
                 report.outcomes.append(
                     StepOutcome(phase.id, planned.key, "skipped", "already done")
                 )
-                self.log.info("%s/%s skipped: finished in an earlier run", phase.id, planned.key)
+                self.log.info(
+                    "%s/%s skipped: finished in an earlier run", phase.id, planned.key,
+                    extra=_event("step-skipped", phase, planned),
+                )  # fmt: skip
                 continue
             if interrupt.stop_requested():
                 self.journal.stop_before(phase.id, planned.key)
@@ -275,7 +278,10 @@ class Runner:
                 context = self.contexts.for_phase(phase, dry_run=False)
             started = time.monotonic()
             self.journal.start(phase.id, planned.key, destructive=planned.destructive)
-            self.log.info("%s/%s started: %s", phase.id, planned.key, planned.summary)
+            self.log.info(
+                "%s/%s started: %s", phase.id, planned.key, planned.summary,
+                extra=_event("step-started", phase, planned),
+            )  # fmt: skip
             try:
                 result = self._execute(phase, planned, context)
                 message = self.journal.redact(result.message)
@@ -284,8 +290,9 @@ class Runner:
                     self._interrupted(phase, planned, exc)
                 self.journal.fail(phase.id, planned.key, str(exc))
                 self.log.error(
-                    "%s/%s failed: %s", phase.id, planned.key, self.journal.redact(str(exc))
-                )
+                    "%s/%s failed: %s", phase.id, planned.key, self.journal.redact(str(exc)),
+                    extra=_event("step-failed", phase, planned),
+                )  # fmt: skip
                 raise
             except KeyboardInterrupt:  # a second Ctrl-C: stop at once, say where
                 self.journal.interrupt(phase.id, planned.key, "stopped at once on Ctrl-C")
@@ -296,7 +303,10 @@ class Runner:
                 mapped = translate(exc, f"run step {phase.id}/{planned.key}")
                 text = str(mapped) if mapped else f"{type(exc).__name__}: {exc}"
                 self.journal.fail(phase.id, planned.key, text)
-                self.log.error("%s/%s failed: %s", phase.id, planned.key, self.journal.redact(text))
+                self.log.error(
+                    "%s/%s failed: %s", phase.id, planned.key, self.journal.redact(text),
+                    extra=_event("step-failed", phase, planned),
+                )  # fmt: skip
                 raise mapped or StepFailedError(
                     f"Step {phase.id}/{planned.key} failed: {text}"
                 ) from exc
@@ -308,7 +318,10 @@ class Runner:
                 details=json_safe(result.details),
             )
             elapsed = time.monotonic() - started
-            self.log.info("%s/%s succeeded in %.1fs: %s", phase.id, planned.key, elapsed, message)
+            self.log.info(
+                "%s/%s succeeded in %.1fs: %s", phase.id, planned.key, elapsed, message,
+                extra={**_event("step-succeeded", phase, planned), "seconds": round(elapsed, 1)},
+            )  # fmt: skip
             report.outcomes.append(
                 StepOutcome(phase.id, planned.key, "succeeded", message, elapsed)
             )
@@ -318,7 +331,10 @@ class Runner:
     def _interrupted(self, phase: Phase, planned: PlannedStep, cause: BaseException) -> None:
         """A step that ended because of the Ctrl-C (a wait, pulumi's own graceful stop)."""
         self.journal.interrupt(phase.id, planned.key, f"stopped on Ctrl-C: {cause}")
-        self.log.warning("%s/%s stopped on Ctrl-C", phase.id, planned.key)
+        self.log.warning(
+            "%s/%s stopped on Ctrl-C", phase.id, planned.key,
+            extra=_event("step-stopped", phase, planned),
+        )  # fmt: skip
         stack = self.journal.data.stack
         raise InterruptedRun(_stopped_sentence(stack, phase, planned, during=True)) from cause
 
@@ -487,3 +503,8 @@ def _stopped_sentence(stack: str, phase: Phase, planned: PlannedStep, during: bo
 def _summary_text(summary: dict[str, int]) -> str:
     parts = [f"{op} {n}" for op, n in sorted(summary.items()) if n and op != "same"]
     return ", ".join(parts) if parts else "no changes"
+
+
+def _event(event: str, phase: Phase, planned: PlannedStep) -> dict[str, str]:
+    """The fields a ``--json`` log line of a step carries (``core.logs.EVENT_FIELDS``)."""
+    return {"event": event, "phase": phase.id, "step": planned.key}

@@ -24,7 +24,7 @@ from automation.core.documents import VersionMoved
 from automation.core.errors import KubeshiftError
 from automation.core.interrupt import stop_at_safe_points
 from automation.core.logs import EngineLog
-from automation.core.progress import NullReporter, Reporter, RichReporter
+from automation.core.progress import LogReporter, NullReporter, Reporter, RichReporter
 from automation.core.waiting import Pending, wait_until
 from automation.engine.adapter import Engine
 from automation.engine.processes import orphaned_engines, stop_leftover_plugins
@@ -172,7 +172,11 @@ def confirmer(
 
 
 def reporter_for(console: Any, as_json: bool) -> Reporter:
-    return RichReporter(console) if console is not None and not as_json else NullReporter()
+    """Rich progress on a console; with ``--json``, waits as log lines (one JSON object
+    each); nothing without a console (tests, the API)."""
+    if console is None:
+        return NullReporter()
+    return LogReporter() if as_json else RichReporter(console)
 
 
 @contextmanager

@@ -345,3 +345,27 @@ def test_a_run_tells_each_phase_with_its_place_and_each_step_with_its_time(
     said = [r.getMessage() for r in caplog.records]
     assert "network, phase 1 of 2: done in an earlier run" in said
     assert not any(" done in " in s and "steps run" in s for s in said)
+
+
+def test_each_step_logs_an_event_a_ci_log_can_follow(
+    journal_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With ``--json`` each line is one object; a step's start and end carry its event,
+    phase and step (``core.logs.EVENT_FIELDS``), a success its seconds."""
+    scenario = small_scenario(Counter())
+    with caplog.at_level(logging.INFO, logger="kubeshift.runner"):
+        make_runner(FakeEngine(), Journal(journal_path, "s")).run(scenario.phases)
+        make_runner(FakeEngine(), Journal(journal_path, "s")).run(scenario.phases[:1])
+    events = [
+        (r.__dict__["event"], r.__dict__["phase"], r.__dict__["step"])
+        for r in caplog.records
+        if "event" in r.__dict__
+    ]
+    first = scenario.phases[0].id
+    assert (("step-started", first, "update")) in events
+    assert events.index(("step-started", first, "update")) < events.index(
+        ("step-succeeded", first, "update")
+    )
+    assert ("step-skipped", first, "update") in events  # the second run
+    succeeded = [r for r in caplog.records if r.__dict__.get("event") == "step-succeeded"]
+    assert succeeded and all(isinstance(r.__dict__["seconds"], float) for r in succeeded)
