@@ -25,6 +25,12 @@ def stop_requested() -> bool:
     return _stop.is_set()
 
 
+def request_stop() -> None:
+    """Ask the run to stop at its next safe point, as a first Ctrl-C does (a run whose
+    lock another process took: ``automation.run.run_lock``)."""
+    _stop.set()
+
+
 def check(where: str) -> None:
     """Raise ``InterruptedRun`` at this safe point if a stop was asked for."""
     if _stop.is_set():

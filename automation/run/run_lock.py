@@ -12,7 +12,8 @@ runs (``If-Match`` on the version it wrote), so a run that dies stops renewing:
 * held past its lease by a run elsewhere — **stale**: refused, and removed only by
   ``kubeshift recover`` (as a killed engine's lock is), never silently.
 
-A holder that finds its lease taken (a recovery cleared it as stale) logs it at once.
+A holder that finds its lease taken (a recovery cleared it as stale) says so at once and
+stops at its next safe point, as on Ctrl-C.
 No lock server and no polling pretend to be a lock: the store's conditional writes are.
 """
 
@@ -31,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from automation.config.lock_settings import LeaseSettings
+from automation.core import interrupt
 from automation.core.documents import Document, UnreadableFile, VersionMoved
 from automation.core.errors import StackLockedError, UserError
 from automation.run.journal import operator
@@ -196,8 +198,10 @@ class RunLock:
                 self.lost = True
                 log.error(
                     "the run lock of stack %s was taken from this run (a recovery judged it "
-                    "stale); stop this run and check the stack", self.stack,
+                    "stale); the run stops at its next safe point — check the stack before "
+                    "running again", self.stack,
                 )  # fmt: skip
+                interrupt.request_stop()
                 return
             except Exception as exc:  # a failed renewal is retried at the next tick
                 log.warning("renewing the run lock of %s failed (%s); retrying", self.stack, exc)

@@ -1,8 +1,9 @@
 """The drain-workers phase done by hand in the middle of the rehearsal (issue: by-hand safety).
 
 An engineer with the sandbox's exports runs ``pulumi`` himself and ``kubeshift hooks``
-around it, as docs/by-hand.md shows; a second operator, in a checkout
-with no journal, reads what the stack records. Every command is a subprocess.
+around it, as docs/by-hand.md shows; a second operator, in a checkout with
+no state directory of its own, reads what the stack records (``status --recorded``).
+Every command is a subprocess.
 """
 
 from __future__ import annotations

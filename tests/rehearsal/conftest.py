@@ -42,7 +42,15 @@ import yaml
 from components.contract.loading import load_stack_file
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.rehearsal.team import Handover, hand_over, second_operators_env
-from tests.support.faults import Fault, FaultyRun, Session, sandbox_journal, table
+from tests.support.faults import (
+    Fault,
+    FaultyRun,
+    JournalSource,
+    Session,
+    sandbox_journal,
+    sandbox_store,
+    table,
+)
 from tests.support.user_env import aimed_at_sandbox, user_environment
 
 HERE = Path(__file__).resolve().parent
@@ -158,13 +166,18 @@ class Rehearsal:
     faults: Session
     rerun: Ran
     sandbox: dict[str, Any]
-    journal: Path
+    journal: Path | JournalSource
+    """The journal's bytes, read from the bucket beside the stack's state."""
     by_hand: ByHand
     etcd_before: dict[int, tuple[str, ...]]
     """etcd member ID -> peer URLs, read right after ``sandbox up``."""
     admitted_across: frozenset[tuple[str, str]]
     """(group, group it admits) of each rule between the two VPCs' groups, read while
     the run paused after ``ingress-move``, both VPCs running."""
+    second_env: dict[str, str]
+    """Operator B's: a checkout and state directory of its own, the same S3 backend."""
+    second_status: Ran
+    """B's ``status --json`` after A's runs and the by-hand phases, before B runs on."""
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -259,22 +272,28 @@ class SecondOperator:
     kubeshift_run: Ran
 
 
-def second_operator(env: dict[str, str]) -> SecondOperator:
-    """A by-hand ``pulumi up`` and a second ``kubeshift run``, both during the run."""
+def second_operator(env: dict[str, str], second_env: dict[str, str]) -> SecondOperator:
+    """A by-hand ``pulumi up`` in the run's shell, and operator B's ``kubeshift run``
+    from B's own checkout, both during the run."""
     return SecondOperator(
-        by_hand_update(env), kubeshift(env, "--stack", STACK, "run", "--yes", timeout=300)
+        by_hand_update(env),
+        kubeshift(second_env, "--stack", STACK, "run", "--yes", timeout=300),
     )
 
 
 BY_HAND_FROM = "drain-workers"  # drain-workers and retire-old-workers go by hand
 
 
-def ci_faults_before_by_hand(env: dict[str, str]) -> list[Fault]:
+def ci_faults_before_by_hand(env: dict[str, str], second_env: dict[str, str]) -> list[Fault]:
     """The trials of the run up to the by-hand phases, in the order the run meets them."""
     return [
         Fault("target-network/update", "engine-kill", delay=2.0),
         Fault("target-workers/after:*", "sigint"),
-        Fault("dns-cutover/before:*", "kill-alone", meanwhile=lambda: second_operator(env)),
+        Fault(
+            "dns-cutover/before:*",
+            "kill-alone",
+            meanwhile=lambda: second_operator(env, second_env),
+        ),
     ]
 
 
@@ -530,7 +549,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
     try:
-        up = kubeshift(env, "--stack", STACK, "sandbox", "up")
+        up = kubeshift(env, "--stack", STACK, "sandbox", "up", "--backend", "s3")
         if up.code != 0:
             pytest.fail(failure_report("kubeshift sandbox up", up, logs), pytrace=False)
         user_env, env = env, aimed_at_sandbox(env, kubeshift(env, "sandbox", "env").stdout)
@@ -538,15 +557,24 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         etcd_before = etcd_members(sandbox)
         adoption = adopt(env, logs, sandbox)
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
+        backend = sandbox_store(KUBESHIFT, STACK, env, REPO)
+        second_env = second_operators_env(env, state)  # B's checkout, after adoption
         until = ("--to", "ingress-move")
-        first = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until)
-        session = first.rehearse(ci_faults_before_by_hand(env))
+        first = FaultyRun(
+            KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until, backend=backend
+        )
+        session = first.rehearse(ci_faults_before_by_hand(env, second_env))
         across: frozenset[tuple[str, str]] = frozenset()
         if session.final_code == 0:
             across = admitted_across(sandbox)
             exports = kubeshift(env, "--stack", STACK, "sandbox", "env").stdout
             by_hand = drain_by_hand(KUBESHIFT, STACK, exports, env, state)
-            rest = FaultyRun(KUBESHIFT, STACK, env, REPO, journal, state / "runs-2")
+            # operator B takes over: its checkout brought up to date, the rest is B's
+            second_env = second_operators_env(env, state)
+            second_status = kubeshift(second_env, "--stack", STACK, "status", "--json")
+            rest = FaultyRun(
+                KUBESHIFT, STACK, second_env, REPO, journal, state / "runs-2", backend=backend
+            )
             session = joined(session, rest.rehearse(ci_faults_after_by_hand()))
         sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")
         if session.final_code != 0:
@@ -565,6 +593,8 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             by_hand=by_hand,
             etcd_before=etcd_before,
             admitted_across=across,
+            second_env=second_env,
+            second_status=second_status,
         )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)

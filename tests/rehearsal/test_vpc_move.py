@@ -32,6 +32,7 @@ from tests.rehearsal.conftest import (
     events_volumes,
     kubeshift,
 )
+from tests.rehearsal.team import SECOND_OPERATOR
 from tests.support.faults import REPEATABLE, repeated_successes, table
 
 pytestmark = [pytest.mark.rehearsal]
@@ -146,7 +147,7 @@ def test_the_override_is_recorded_and_shown_by_status(rehearsal: Rehearsal) -> N
 
 
 def test_a_second_operators_fresh_checkout_sees_the_same_progress(rehearsal: Rehearsal) -> None:
-    """No journal in that checkout: what it shows comes from the stack itself."""
+    """``status --recorded`` in that checkout: what it shows comes from the stack itself."""
     status = rehearsal.by_hand.second_operator_status
     assert status.ok, status.output[-3000:]
     rows = {r["phase"]: r for r in rehearsal.by_hand.recorded()}
@@ -240,13 +241,18 @@ def test_a_second_operators_update_and_run_were_refused(rehearsal: Rehearsal) ->
     assert second.pulumi_up.returncode != 0, by_hand[-3000:]
     assert "being migrated by `kubeshift run`" in by_hand, by_hand[-3000:]
     assert "Traceback" not in by_hand
-    run = second.kubeshift_run
+    run = second.kubeshift_run  # operator B's, from B's own checkout and state directory
     assert run.code == EXIT_CODES[ErrorKind.LOCKED], run.stderr
-    assert "locked by another kubeshift run" in run.stderr and "Traceback" not in run.stderr
+    assert "being migrated by" in run.stderr and "Traceback" not in run.stderr
+    assert SECOND_OPERATOR not in run.stderr, "the holder named is the first operator"
 
 
 def _records(rehearsal: Rehearsal) -> dict[str, Any]:
-    records: dict[str, Any] = json.loads(rehearsal.journal.read_text())["steps"]
+    """The journal's steps, read from the bucket beside the stack's state."""
+    source = rehearsal.journal
+    body = source.read_bytes() if isinstance(source, Path) else source()
+    assert body is not None, "no journal in the backend"
+    records: dict[str, Any] = json.loads(body)["steps"]
     return records
 
 
@@ -677,3 +683,30 @@ def test_replace_nodes_puts_a_fresh_worker_in_a_named_ones_place_once(
 
     again = rehearsal.kubeshift(*args, "--yes", "--json")
     assert again.code == 0 and again.json()[0]["status"] == "skipped", again.stdout
+
+
+def _operators(record: dict[str, Any]) -> list[str]:
+    return [e["operator"].split("@")[0] for e in record["executions"]]
+
+
+def test_a_second_operator_saw_the_journal_and_ran_the_rest_from_the_bucket(
+    rehearsal: Rehearsal,
+) -> None:
+    """The journal lives in the bucket beside the stack's state: B, with a checkout and
+    a state directory of its own, sees A's runs before running anything, then runs the
+    phases after the by-hand ones (and resumes its own killed run); nothing ran twice."""
+    shown = rehearsal.second_status
+    assert shown.code == 0, shown.stderr[-2000:]
+    before = {f"{r['phase']}/{r['step']}": r for r in shown.json()}
+    assert before["ingress-move/update"]["status"] == "succeeded"
+    first = set(_operators(before["ingress-move/update"]))
+    assert first and SECOND_OPERATOR not in first
+    assert not any(SECOND_OPERATOR in _operators(r) for r in before.values())
+
+    records = _records(rehearsal)
+    mine = [k for k, r in records.items() if SECOND_OPERATOR in _operators(r)]
+    assert "cleanup/update" in mine and "control-plane-2/update" in mine, sorted(mine)
+    assert all(k.split("/")[0] not in {"baseline", "target-network"} for k in mine)
+    assert not repeated_successes(records)
+    state = Path(rehearsal.second_env["KUBESHIFT_STATE_DIR"])
+    assert not list(state.parent.rglob("*.journal.json")), "no machine kept a journal of its own"

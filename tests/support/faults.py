@@ -38,6 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from automation.engine.processes import descendants
+from tests.support.state_store import DirectoryStore, StateStore, journal_key, store_of
+
+JournalSource = Callable[[], bytes | None]
+"""Reads the journal's bytes from wherever the backend keeps it (None: none yet)."""
 
 HOWS = ("group-kill", "kill-alone", "engine-kill", "sigint")
 LOCKING = ("up", "update", "refresh", "destroy", "import")
@@ -83,7 +87,7 @@ class StaleLock:
     """A lock file of the stack whose holder is no longer a live ``pulumi``."""
 
     pid: int
-    path: Path
+    path: str  # its key in the backend
 
 
 @dataclass
@@ -177,24 +181,26 @@ def _is_pulumi(pid: int) -> bool:
     return bool(argv) and Path(argv[0]).name == "pulumi"
 
 
-def lock_files(backend: Path, stack: str) -> list[tuple[int, Path]]:
+def lock_files(backend: Path | StateStore, stack: str) -> list[tuple[int, str]]:
     """The DIY backend's lock files of ``stack`` (``.pulumi/locks/…/<stack>/<id>.json``),
-    each with the pid it names."""
+    each with the pid it names; ``backend``: its directory, or a store (a bucket)."""
+    store = DirectoryStore(backend) if isinstance(backend, Path) else backend
     found = []
-    for path in sorted((backend / ".pulumi" / "locks").rglob("*.json")):
-        if path.parent.name != stack:
+    for key in store.keys(".pulumi/locks"):
+        if not key.endswith(".json") or key.rsplit("/", 2)[-2] != stack:
             continue
-        try:
-            found.append((int(json.loads(path.read_text())["pid"]), path))
-        except FileNotFoundError:
+        body = store.read(key)
+        if body is None:
             continue  # released since the listing
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise TrialFailed(f"unreadable lock file {path}: {exc}") from None
+        try:
+            found.append((int(json.loads(body)["pid"]), key))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TrialFailed(f"unreadable lock file {key}: {exc}") from None
     return found
 
 
 def stale_locks(
-    backend: Path, stack: str, alive: Callable[[int], bool] = _is_pulumi
+    backend: Path | StateStore, stack: str, alive: Callable[[int], bool] = _is_pulumi
 ) -> list[StaleLock]:
     """The lock files of ``stack`` whose holder is no longer a live ``pulumi``."""
     return [StaleLock(pid, path) for pid, path in lock_files(backend, stack) if not alive(pid)]
@@ -216,17 +222,17 @@ class FaultyRun:
         stack: str,
         env: dict[str, str],
         cwd: Path,
-        journal: Path,
+        journal: Path | JournalSource,
         logs: Path,
         run_args: Sequence[str] = (),
         *,
-        backend: Path | None = None,
+        backend: Path | StateStore | None = None,
         engine_timeout: float = 120.0,
     ) -> None:
         self.kubeshift, self.stack, self.env, self.cwd = kubeshift, stack, env, cwd
         self.journal, self.logs = journal, logs
         self.run_args = tuple(run_args)  # e.g. ("--to", PHASE): where every run stops
-        self.backend = backend or sandbox_backend(kubeshift, stack, env, cwd)
+        self.backend = backend or sandbox_store(kubeshift, stack, env, cwd)
         self.engine_timeout = engine_timeout  # for engine-kill: an update must run by then
         self._ends = math.inf
 
@@ -479,7 +485,8 @@ class FaultyRun:
 
     def _journal(self) -> dict[str, Any]:
         try:
-            loaded: dict[str, Any] = json.loads(self.journal.read_text())
+            body = self.journal.read_bytes() if isinstance(self.journal, Path) else self.journal()
+            loaded: dict[str, Any] = json.loads(body) if body else {}
             return loaded
         except (OSError, ValueError):
             return {}
@@ -535,22 +542,25 @@ def _sandbox_exports(kubeshift: str, stack: str, env: dict[str, str], cwd: Path)
     return found
 
 
-SANDBOX_PROJECT = "kubeshift"  # the sandbox workspace's Pulumi project (this repo's)
-
-
-def sandbox_journal(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) -> Path:
+def sandbox_journal(
+    kubeshift: str, stack: str, env: dict[str, str], cwd: Path
+) -> Path | JournalSource:
     """Where a sandboxed run of ``stack`` keeps its journal: beside the stack's state in
-    the sandbox's file backend, under ``.kubeshift/<project>/<stack>/``."""
-    backend = sandbox_backend(kubeshift, stack, env, cwd)
-    return backend / ".kubeshift" / SANDBOX_PROJECT / stack / "journal.json"
+    the sandbox's backend, under ``.kubeshift/<project>/<stack>/`` — the file in a
+    ``file://`` backend, or a reader of the object in an ``s3://`` one."""
+    store = sandbox_store(kubeshift, stack, env, cwd)
+    if isinstance(store, DirectoryStore):
+        return store.root / journal_key(stack)
+    return lambda: store.read(journal_key(stack))
 
 
-def sandbox_backend(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) -> Path:
-    """The sandbox's file backend, where the engine's lock files are."""
+def sandbox_store(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) -> StateStore:
+    """The sandbox's backend (directory or moto bucket), where the engine's lock files
+    and kubeshift's journal are."""
     url = _sandbox_exports(kubeshift, stack, env, cwd).get("PULUMI_BACKEND_URL", "")
-    if not url.startswith("file://"):
-        raise AssertionError(f"`kubeshift sandbox env` names no file backend: {url!r}")
-    return Path(url.removeprefix("file://"))
+    if not url:
+        raise AssertionError("`kubeshift sandbox env` names no backend")
+    return store_of(url)
 
 
 # Read-only steps the runner repeats on purpose until the phase's update has finished:

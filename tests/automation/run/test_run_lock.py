@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from automation.config.lock_settings import LeaseSettings
+from automation.core import interrupt
 from automation.core.documents import FileDocument
 from automation.core.errors import StackLockedError
 from automation.run.run_lock import RunLock, read_holder, run_lock
@@ -102,9 +103,10 @@ def test_the_holder_renews_its_lease_while_it_runs(tmp_path: Path) -> None:
         assert renewed.wait(30), "the lease was never renewed"
 
 
-def test_a_holder_whose_lock_was_taken_knows_it_lost_it(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_a_holder_whose_lock_was_taken_stops_at_its_next_safe_point(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(interrupt, "_stop", threading.Event())  # this test's own
     document = FileDocument(tmp_path / "lock.json")
     settings = LeaseSettings(lease_seconds=5, renew_seconds=0.01)
     lock = RunLock(document, "dev", "slow", settings)
@@ -117,6 +119,7 @@ def test_a_holder_whose_lock_was_taken_knows_it_lost_it(
         assert lock._renewer is not None
         lock._renewer.join(30)
     assert lock.lost and "was taken from this run" in caplog.text
+    assert interrupt.stop_requested(), "the run stops at its next safe point"
     lock.release()
     current = read_holder(document)
     assert current is not None and current[0].operator == "alice@ci-runner-7"  # left alone

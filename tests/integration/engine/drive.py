@@ -20,8 +20,8 @@ from typing import Annotated
 import typer
 
 from automation.cli.common import handles_errors
-from automation.core.progress import NullReporter
 from automation.core.documents import FileDocument
+from automation.core.progress import NullReporter
 from automation.run.run_lock import run_lock
 from automation.session.assembly import wait_for_orphaned_engines
 from automation.session.recovery import recover_engine, refuse_while_orphans_work

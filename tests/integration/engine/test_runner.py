@@ -20,14 +20,14 @@ from typing import Any, cast
 
 import pytest
 
+from automation.core.documents import FileDocument
 from automation.core.errors import EXIT_CODES, BlastRadiusError, ErrorKind
 from automation.engine.adapter import PreviewOutcome
 from automation.engine.processes import engine_markers
 from automation.model.phase import CREATES_AND_UPDATES
-from automation.core.documents import FileDocument
 from automation.run.journal import Journal, StepStatus
-from automation.run.run_lock import run_lock
 from automation.run.planner import Planner
+from automation.run.run_lock import run_lock
 from tests.integration.engine.scenario import (
     STACK,
     build_runner,

@@ -103,7 +103,7 @@ def test_lock_files_of_the_stack_with_a_dead_holder_are_stale(tmp_path: Path) ->
         (locks / stack).mkdir(parents=True, exist_ok=True)
         (locks / stack / f"{name}.json").write_text(json.dumps({"pid": pid}))
     found = stale_locks(tmp_path, STACK, alive=lambda pid: pid == 12)
-    assert found == [StaleLock(11, locks / STACK / "a.json")]
+    assert found == [StaleLock(11, f".pulumi/locks/organization/project/{STACK}/a.json")]
     (locks / STACK / "b.json").write_text("{")
     with pytest.raises(TrialFailed, match="unreadable lock file"):
         stale_locks(tmp_path, STACK, alive=lambda pid: True)
