@@ -73,7 +73,7 @@ def check_kept_inputs(cluster: ClusterConfig) -> None:
 def check_existing_names(cluster: ClusterConfig) -> None:
     """Each kept name replaces one kubeshift gives this cluster, and AWS could carry it."""
     key = f"{CLUSTER_KEY}.names"
-    from components.contract.naming import NameKind, kind_key
+    from components.contract.naming import NameKind, given_to, kind_key
 
     kinds = tuple(f"{kind_key(k)}:" for k in NameKind)
     for key_name, existing in cluster.names.items():
@@ -87,11 +87,12 @@ def check_existing_names(cluster: ClusterConfig) -> None:
         derived = next(
             (key_name.removeprefix(k) for k in kinds if key_name.startswith(k)), key_name
         )
-        if not derived.startswith(f"{cluster.name}-"):
+        if not given_to(cluster.name, derived):
             _fail(
                 key,
                 f"{key} {show(derived)} is not a name kubeshift gives cluster {cluster.name!r} "
-                f"(those start with '{cluster.name}-'; `kubeshift render --json` lists them).",
+                f"(those start with '{cluster.name}-', or with its head and a hash where the "
+                "kind's limit cuts them; `kubeshift render --json` lists them).",
             )
         if not existing or len(existing) > 255 or not _EXISTING_NAME.fullmatch(existing):
             _fail(key, f"{key} {show(key_name)}: {show(existing)} is not a name AWS gives.")
@@ -101,7 +102,9 @@ def _check_kept_under_kubeshifts_name(
     cluster: ClusterConfig, key: str, name: str, kind: str
 ) -> None:
     """A kept value's key is a ``kind`` name kubeshift gives this cluster."""
-    if not name.startswith(f"{cluster.name}-"):
+    from components.contract.naming import given_to
+
+    if not given_to(cluster.name, name):
         _fail(
             key,
             f"{key} {show(name)} is not a {kind} name kubeshift gives cluster "

@@ -89,6 +89,23 @@ def physical_name(cluster: str, role: str, suffix: str = "", *, kind: NameKind) 
     return name
 
 
+_SHORTENED = re.compile(rf"^(?P<head>.+)-[0-9a-f]{{{HASH_LENGTH}}}$")
+
+
+def given_to(cluster: str, derived: str) -> bool:
+    """Whether ``derived`` can be a name :func:`physical_name` gives ``cluster``'s
+    original side: ``<cluster>-…``, or — too long for its kind — the head of that cut
+    short (the cluster's name too, when it is long) and the full name's hash."""
+    if derived.startswith(f"{cluster}-"):
+        return True
+    shortened = _SHORTENED.fullmatch(derived)
+    if shortened is None:
+        return False
+    head = shortened["head"]
+    full = f"{cluster}-"
+    return full.startswith(head) or full.startswith(head.removeprefix("k-"))
+
+
 def check_name(name: str, kind: NameKind) -> None:
     """Raise ``ValueError`` when ``name`` breaks the rules of ``kind``."""
     rule = kind.value

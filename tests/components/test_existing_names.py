@@ -80,3 +80,25 @@ def test_a_kept_name_kubeshift_would_not_give_or_aws_would_not_take_is_refused(
     with pytest.raises(ConfigError, match=says) as caught:
         load_config(_values(names))
     assert str(caught.value).startswith("kubeshift:cluster.names ")
+
+
+LONG_CLUSTER = "analytics-prod-eu-central-1"  # 27 characters, as issue 47 met it
+
+
+def test_a_long_clusters_kept_names_are_taken_where_the_limit_cut_them() -> None:
+    """A load balancer's name is cut at 32 characters, the cluster's name with it:
+    the kept name for it is still one kubeshift gives this cluster."""
+    from components.contract.naming import NameKind, physical_name
+
+    derived = physical_name(LONG_CLUSTER, "ingress", kind=NameKind.LOAD_BALANCER)
+    assert not derived.startswith(f"{LONG_CLUSTER}-")  # cut: the cluster's name too
+    values = _values({derived: "a1b2c3-kops-ingress"})
+    values["kubeshift:cluster"]["name"] = LONG_CLUSTER
+    load_config(values)
+    resources = render_program(values, "baseline").resources
+    assert "a1b2c3-kops-ingress" in {r.inputs.get("name") for r in resources}
+
+    other = physical_name("analytics-staging-eu-west-1", "ingress", kind=NameKind.LOAD_BALANCER)
+    values["kubeshift:cluster"]["names"] = {other: "a1b2c3-kops-ingress"}
+    with pytest.raises(ConfigError, match="is not a name kubeshift gives cluster"):
+        load_config(values)
