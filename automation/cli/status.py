@@ -48,6 +48,7 @@ def status(
     """Show the journal of a stack, then the progress recorded with the stack itself."""
     from automation.config.state_place import state_place
     from automation.run.journal import Journal
+    from automation.run.run_lock import lock_sentence
     from automation.run.stack_progress import read_recorded
 
     name = chosen_stack(ctx, stack)
@@ -95,6 +96,7 @@ def status(
     if placement:
         rows = [(key, side) for key, side in sorted(placement.items())]
         out.print(make_table("CronJobs: the cluster that runs each", ("cronjob", "runs on"), rows))
+    out.print(lock_sentence(place.lock), markup=False)
     if journal.data.stopped_at:
         out.print(
             f"Stopped on Ctrl-C at {journal.data.stopped_at}; "

@@ -101,6 +101,39 @@ def read_holder(document: Document) -> tuple[Holder, str] | None:
     return Holder(**holder.model_dump()), stored.version
 
 
+def stale_holder(
+    document: Document, *, host: str | None = None, clock: Callable[[], float] = time.time
+) -> Holder | None:
+    """The holder of a lock past its lease whose process ran elsewhere (the lock only
+    ``kubeshift recover`` removes); None when the lock is free, live or provably dead."""
+    current = read_holder(document)
+    if current is None:
+        return None
+    holder = current[0]
+    if holder.gone_from(host or socket.gethostname()) or clock() < holder.expires:
+        return None
+    return holder
+
+
+def lock_sentence(document: Document, *, clock: Callable[[], float] = time.time) -> str:
+    """Who holds the run lock now, for ``status``: held (until when), stale, or free."""
+    current = read_holder(document)
+    if current is None:
+        return "No run holds the stack's run lock."
+    holder = current[0]
+    if holder.gone_from(socket.gethostname()):
+        return (
+            f"The run lock names {holder.describe()}, whose process is gone; the next run takes it."
+        )
+    if clock() >= holder.expires:
+        return (
+            f"The run lock is held by {holder.describe()}, past its lease since "
+            f"{_utc(holder.expires)} (stale): `kubeshift recover` removes it."
+        )
+    until = _utc(holder.expires)
+    return f"The run lock is held by {holder.describe()}, its lease renewed until {until}."
+
+
 def _utc(moment: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(moment))
 

@@ -42,7 +42,7 @@ from automation.engine.adapter import Engine, PendingCreate, urn_name
 from automation.engine.lock import Liveness, LockHolder
 from automation.engine.processes import orphaned_engines
 from automation.run.journal import Journal
-from automation.run.run_lock import run_lock
+from automation.run.run_lock import Holder, run_lock, stale_holder
 from automation.session.assembly import EngineFactory, journal_place, pulumi_engine
 
 if TYPE_CHECKING:
@@ -123,18 +123,37 @@ def recover(
     settings = load_runtime_settings(info.values)
     place = journal_place(project, stack)
     run_id = uuid.uuid4().hex
-    with run_lock(place.lock, stack, run_id, settings.run_lock, take_stale=True) as lock:
+    stale = stale_holder(place.lock)
+    if stale is not None:
+        _confirm_stale_lock(stack, stale, confirm)
+    take_stale = stale is not None
+    with run_lock(place.lock, stack, run_id, settings.run_lock, take_stale=take_stale) as lock:
         refuse_while_orphans_work(project, stack)
         # before the engine reads the stack: a torn sidecar makes every read fail
         backend = os.environ.get("PULUMI_BACKEND_URL")
         repaired = torn_sidecars.repair(backend, project_name(project), stack)
         engine = engine_factory(project, stack, run_id)
         journal = Journal(place.journal, stack, scenario=info.scenario)
-        stale = lock.replaced.describe() if lock.replaced else ""
+        replaced = lock.replaced.describe() if lock.replaced else ""
         return recover_engine(
             engine, journal, stack, force=force, confirm=confirm, find_live=stack_finder(info),
-            repaired=repaired, stale_run_lock=stale,
+            repaired=repaired, stale_run_lock=replaced,
         )  # fmt: skip
+
+
+def _confirm_stale_lock(stack: str, holder: Holder, confirm: Confirm | None) -> None:
+    """A stale run lock is removed only on confirmation, before anything else is done."""
+    question = (
+        f"Stack '{stack}''s run lock is held by {holder.describe()}, past its lease: remove "
+        "it (only if that run is gone) and recover?"
+    )
+    if confirm is None:
+        raise UserError(f"{question} Pass --yes to recover without a terminal to confirm it.")
+    if not confirm(question):
+        raise UserError(
+            f"Stack '{stack}''s run lock, {holder.describe()}'s, past its lease, was left as "
+            "it is; nothing changed."
+        )
 
 
 def refuse_while_orphans_work(project: Path, stack: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from automation.config.clients import StaticClients
-from automation.core.errors import StackLockedError
+from automation.core.errors import StackLockedError, UserError
 from automation.run.journal import Journal
 from automation.session.hooks import HooksRequest, execute_hooks
 from tests.automation.fakes import FakeEngine
@@ -68,3 +68,45 @@ def test_another_operators_run_refuses_the_session_naming_them(backend: Path) ->
     assert refused.value.exit_code == 6
     assert [name for name, _ in engine.calls if name in {"up", "record"}] == []
     assert not _shared(backend, "journal.json").exists()
+
+
+def _stale(backend: Path) -> Path:
+    lock = _shared(backend, "lock.json")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    renewed = time.time() - 3600
+    lock.write_text(json.dumps({
+        "operator": "carol@ci-runner-9", "host": "ci-runner-9", "pid": 4242,
+        "process_start": None, "run_id": "c" * 32, "since": renewed - 60, "renewed": renewed,
+        "lease_seconds": 120,
+    }))  # fmt: skip
+    return lock
+
+
+@pytest.mark.parametrize("answer", [None, False])
+def test_recovery_removes_a_stale_lock_only_once_confirmed(
+    backend: Path, answer: bool | None
+) -> None:
+    from automation.session.recovery import recover
+
+    lock = _stale(backend)
+    before = lock.read_text()
+
+    def no_engine(*_: object) -> FakeEngine:
+        raise AssertionError("nothing may start before the stale lock's removal is confirmed")
+
+    confirm = None if answer is None else (lambda _question: answer)
+    with pytest.raises(UserError) as refused:
+        recover(REPO, STACK, confirm=confirm, engine_factory=no_engine)
+    assert "carol@ci-runner-9" in str(refused.value) and "past its lease" in str(refused.value)
+    assert lock.read_text() == before, "the stale lock is left as it was"
+
+
+def test_status_names_who_holds_the_run_lock(backend: Path) -> None:
+    from automation.core.documents import FileDocument
+    from automation.run.run_lock import lock_sentence
+
+    document = FileDocument(_shared(backend, "lock.json"))
+    assert lock_sentence(document) == "No run holds the stack's run lock."
+    _stale(backend)
+    assert "carol@ci-runner-9" in lock_sentence(document)
+    assert "(stale): `kubeshift recover` removes it" in lock_sentence(document)
