@@ -244,7 +244,8 @@ def test_a_second_operators_update_and_run_were_refused(rehearsal: Rehearsal) ->
     run = second.kubeshift_run  # operator B's, from B's own checkout and state directory
     assert run.code == EXIT_CODES[ErrorKind.LOCKED], run.stderr
     assert "being migrated by" in run.stderr and "Traceback" not in run.stderr
-    assert SECOND_OPERATOR not in run.stderr, "the holder named is the first operator"
+    holder = re.search(r"being migrated by (\S+)@", run.stderr)
+    assert holder is not None and holder[1] != SECOND_OPERATOR, "the first operator is named"
 
 
 def _records(rehearsal: Rehearsal) -> dict[str, Any]:
@@ -694,7 +695,8 @@ def test_a_second_operator_saw_the_journal_and_ran_the_rest_from_the_bucket(
 ) -> None:
     """The journal lives in the bucket beside the stack's state: B, with a checkout and
     a state directory of its own, sees A's runs before running anything, then runs the
-    phases after the by-hand ones (and resumes its own killed run); nothing ran twice."""
+    phases after the by-hand ones (and resumes its own killed run); that nothing ran
+    twice is :func:`test_no_step_finished_twice_and_every_interrupted_one_finished_later`'s."""
     shown = rehearsal.second_status
     assert shown.code == 0, shown.stderr[-2000:]
     before = {f"{r['phase']}/{r['step']}": r for r in shown.json()}
@@ -707,6 +709,5 @@ def test_a_second_operator_saw_the_journal_and_ran_the_rest_from_the_bucket(
     mine = [k for k, r in records.items() if SECOND_OPERATOR in _operators(r)]
     assert "cleanup/update" in mine and "control-plane-2/update" in mine, sorted(mine)
     assert all(k.split("/")[0] not in {"baseline", "target-network"} for k in mine)
-    assert not repeated_successes(records)
     state = Path(rehearsal.second_env["KUBESHIFT_STATE_DIR"])
     assert not list(state.parent.rglob("*.journal.json")), "no machine kept a journal of its own"
