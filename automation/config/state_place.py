@@ -50,13 +50,13 @@ def backend_url(project: Path) -> str | None:
     """The backend URL the engine uses for ``project``'s stacks (None: Pulumi Cloud)."""
     if url := os.environ.get("PULUMI_BACKEND_URL"):
         return url
-    try:
-        import yaml
+    import yaml
 
+    try:
         declared = yaml.safe_load((project / "Pulumi.yaml").read_text()) or {}
         url = (declared.get("backend") or {}).get("url")
-    except (OSError, ValueError, AttributeError):
-        url = None
+    except (OSError, ValueError, AttributeError, yaml.YAMLError):
+        url = None  # an unreadable Pulumi.yaml is said where the project's name is read
     if isinstance(url, str) and url:
         return url
     home = Path(os.environ.get("PULUMI_HOME") or Path.home() / ".pulumi")

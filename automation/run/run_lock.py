@@ -82,9 +82,17 @@ class _HolderFile(BaseModel):
     lease_seconds: float = Field(gt=0)
 
 
+class DamagedLock(UserError):
+    """The lock is not one kubeshift wrote; ``version`` is what a recovery replaces."""
+
+    def __init__(self, message: str, version: str) -> None:
+        super().__init__(message)
+        self.version = version
+
+
 def read_holder(document: Document) -> tuple[Holder, str] | None:
     """The lock's holder and the version read; None when nobody holds it. A lock that is
-    not one kubeshift wrote is one sentence naming the way out."""
+    not one kubeshift wrote is :class:`DamagedLock`, one sentence naming the way out."""
     try:
         stored = document.read()
     except UnreadableFile as exc:
@@ -94,9 +102,10 @@ def read_holder(document: Document) -> tuple[Holder, str] | None:
     try:
         holder = _HolderFile.model_validate_json(stored.body)
     except ValidationError:
-        raise UserError(
+        raise DamagedLock(
             f"The run lock {document.where} is damaged; check that no run holds the stack, "
-            "then `kubeshift recover` removes it."
+            "then `kubeshift recover` removes it.",
+            stored.version,
         ) from None
     return Holder(**holder.model_dump()), stored.version
 
@@ -117,7 +126,10 @@ def stale_holder(
 
 def lock_sentence(document: Document, *, clock: Callable[[], float] = time.time) -> str:
     """Who holds the run lock now, for ``status``: held (until when), stale, or free."""
-    current = read_holder(document)
+    try:
+        current = read_holder(document)
+    except UserError as exc:  # damaged or unreadable: said, and status goes on
+        return str(exc)
     if current is None:
         return "No run holds the stack's run lock."
     holder = current[0]
@@ -170,7 +182,18 @@ class RunLock:
         ``take_stale``: a lock past its lease is taken over too (``kubeshift recover``)."""
         self._since = self._clock()
         for _ in range(ACQUIRE_ATTEMPTS):
-            current = read_holder(self.document)
+            try:
+                current = read_holder(self.document)
+            except DamagedLock as damaged:
+                if not take_stale:
+                    raise
+                current = None
+                try:
+                    self._version = self.document.replace(self._body(), damaged.version)
+                except VersionMoved:
+                    continue
+                log.warning("replaced the damaged run lock %s", self.document.where)
+                break
             try:
                 if current is None:
                     self._version = self.document.replace(self._body(), None)

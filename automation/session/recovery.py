@@ -42,7 +42,7 @@ from automation.engine.adapter import Engine, PendingCreate, urn_name
 from automation.engine.lock import Liveness, LockHolder
 from automation.engine.processes import orphaned_engines
 from automation.run.journal import Journal
-from automation.run.run_lock import Holder, run_lock, stale_holder
+from automation.run.run_lock import DamagedLock, run_lock, stale_holder
 from automation.session.assembly import EngineFactory, journal_place, pulumi_engine
 
 if TYPE_CHECKING:
@@ -123,10 +123,16 @@ def recover(
     settings = load_runtime_settings(info.values)
     place = journal_place(project, stack)
     run_id = uuid.uuid4().hex
-    stale = stale_holder(place.lock)
-    if stale is not None:
-        _confirm_stale_lock(stack, stale, confirm)
-    take_stale = stale is not None
+    take_stale = False
+    try:
+        stale = stale_holder(place.lock)
+    except DamagedLock:
+        _confirm_stale_lock(stack, f"is damaged ({place.lock.where})", confirm)
+        take_stale = True
+    else:
+        if stale is not None:
+            _confirm_stale_lock(stack, f"is held by {stale.describe()}, past its lease", confirm)
+            take_stale = True
     with run_lock(place.lock, stack, run_id, settings.run_lock, take_stale=take_stale) as lock:
         refuse_while_orphans_work(project, stack)
         # before the engine reads the stack: a torn sidecar makes every read fail
@@ -141,18 +147,17 @@ def recover(
         )  # fmt: skip
 
 
-def _confirm_stale_lock(stack: str, holder: Holder, confirm: Confirm | None) -> None:
-    """A stale run lock is removed only on confirmation, before anything else is done."""
+def _confirm_stale_lock(stack: str, state: str, confirm: Confirm | None) -> None:
+    """A stale (or damaged) run lock is removed only on confirmation, before anything
+    else is done; ``state`` says which: ``is held by …, past its lease``."""
     question = (
-        f"Stack '{stack}''s run lock is held by {holder.describe()}, past its lease: remove "
-        "it (only if that run is gone) and recover?"
+        f"Stack '{stack}''s run lock {state}: remove it (only if no run of it goes on) and recover?"
     )
     if confirm is None:
         raise UserError(f"{question} Pass --yes to recover without a terminal to confirm it.")
     if not confirm(question):
         raise UserError(
-            f"Stack '{stack}''s run lock, {holder.describe()}'s, past its lease, was left as "
-            "it is; nothing changed."
+            f"Stack '{stack}''s run lock, which {state}, was left as it is; nothing changed."
         )
 
 

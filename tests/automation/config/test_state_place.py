@@ -81,3 +81,8 @@ def test_a_backend_kubeshift_cannot_write_yet_keeps_them_local_saying_so(
     with caplog.at_level(logging.WARNING):
         place = state_place(project, "prod")
     assert not place.shared and "with gs://" in caplog.text
+
+
+def test_a_broken_pulumi_yaml_names_no_backend_rather_than_failing_here(project: Path) -> None:
+    (project / "Pulumi.yaml").write_text("name: [unclosed\n")
+    assert backend_url(project) is None

@@ -110,3 +110,28 @@ def test_status_names_who_holds_the_run_lock(backend: Path) -> None:
     _stale(backend)
     assert "carol@ci-runner-9" in lock_sentence(document)
     assert "(stale): `kubeshift recover` removes it" in lock_sentence(document)
+
+
+def test_a_damaged_run_lock_is_said_and_only_a_confirmed_recovery_replaces_it(
+    backend: Path,
+) -> None:
+    from automation.core.documents import FileDocument
+    from automation.run.run_lock import lock_sentence
+    from automation.session.recovery import recover
+
+    lock = _shared(backend, "lock.json")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("{not json")
+    assert "is damaged" in lock_sentence(FileDocument(lock))  # status goes on
+    with pytest.raises(UserError, match="is damaged"):
+        _hooks(FakeEngine(progress=finished("baseline")))
+    with pytest.raises(UserError, match="which is damaged .* was left as it is"):
+        recover(REPO, STACK, confirm=lambda _q: False)
+    assert lock.read_text() == "{not json"
+
+    def reached(*_: object) -> FakeEngine:
+        raise RuntimeError("the engine, with the lock held")
+
+    with pytest.raises(RuntimeError, match="with the lock held"):
+        recover(REPO, STACK, confirm=lambda _q: True, engine_factory=reached)
+    assert not lock.exists(), "replaced by the recovery's own lock, released on the way out"
