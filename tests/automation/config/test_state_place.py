@@ -54,7 +54,9 @@ def test_an_s3_backend_keeps_them_under_its_prefix_in_its_bucket(
     url = f"s3://state/infra?region={moto.region}&endpoint={moto.endpoint_url}&use_path_style=1"
     monkeypatch.setenv("PULUMI_BACKEND_URL", url)
     place = state_place(project, "prod")
-    assert place.shared and place.journal.where == "s3://state/infra/.kubeshift/shop/prod/journal.json"
+    assert (
+        place.shared and place.journal.where == "s3://state/infra/.kubeshift/shop/prod/journal.json"
+    )
     place.journal.replace(b"{}", None)
     keys = [o["Key"] for o in moto.client("s3").list_objects_v2(Bucket="state")["Contents"]]
     assert keys == ["infra/.kubeshift/shop/prod/journal.json"]

@@ -125,7 +125,7 @@ def test_a_damaged_run_lock_is_said_and_only_a_confirmed_recovery_replaces_it(
     assert "is damaged" in lock_sentence(FileDocument(lock))  # status goes on
     with pytest.raises(UserError, match="is damaged"):
         _hooks(FakeEngine(progress=finished("baseline")))
-    with pytest.raises(UserError, match="which is damaged .* was left as it is"):
+    with pytest.raises(UserError, match=r"which is damaged .* was left as it is"):
         recover(REPO, STACK, confirm=lambda _q: False)
     assert lock.read_text() == "{not json"
 
