@@ -70,14 +70,24 @@ class Override(_Frozen):
     by: str
 
 
+class Undo(_Frozen):
+    """A phase taken back (``kubeshift back``): its marks dropped, who and when kept."""
+
+    phase: str
+    by: str
+    at: str | None = None
+
+
 Sides = dict[str, tuple[Milestone, ...]]
 
 
 class Record(_Frozen):
-    """What kubeshift adds with one update: marks, and which sides of each phase have steps."""
+    """What kubeshift adds with one update: marks, phases undone (their marks dropped
+    first), and which sides of each phase have steps."""
 
     marks: tuple[Mark, ...] = ()
     steps: Sides | None = None
+    undone: tuple[Undo, ...] = ()
 
     def to_json(self) -> str:
         return self.model_dump_json()
@@ -93,6 +103,8 @@ class Progress(_Frozen):
     marks: tuple[Mark, ...] = ()
     overrides: tuple[Override, ...] = ()
     steps: Sides | None = None
+    undone: tuple[Undo, ...] = ()
+    """Every phase taken back so far, in order: the history ``status`` shows."""
 
     def has(self, phase: str, milestone: Milestone) -> bool:
         return self.mark(phase, milestone) is not None
@@ -107,10 +119,24 @@ class Progress(_Frozen):
         return self.model_copy(update={"marks": kept + tuple(marks)})
 
     def with_record(self, record: Record) -> Progress:
-        progress = self.with_marks(record.marks)
+        progress = self.without(record.undone).with_marks(record.marks)
         if record.steps is not None:
             progress = progress.model_copy(update={"steps": record.steps})
         return progress
+
+    def without(self, undone: Sequence[Undo]) -> Progress:
+        """This record with ``undone`` phases' marks dropped (and their overrides, which
+        excused an update that is undone too), the undoing kept in the history."""
+        if not undone:
+            return self
+        phases = {u.phase for u in undone}
+        return self.model_copy(
+            update={
+                "marks": tuple(m for m in self.marks if m.phase not in phases),
+                "overrides": tuple(o for o in self.overrides if o.phase not in phases),
+                "undone": (*self.undone, *undone),
+            }
+        )
 
     def with_override(self, override: Override) -> Progress:
         return self.model_copy(update={"overrides": (*self.overrides, override)})

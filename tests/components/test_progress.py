@@ -9,6 +9,7 @@ from components.contract.progress import (
     Progress,
     ProgressError,
     Record,
+    Undo,
     missing,
     parse_progress,
     parse_record,
@@ -138,3 +139,26 @@ def test_once_the_layout_is_known_only_sides_with_steps_are_needed() -> None:
         "after target-network",
         "after drain-workers",
     ]
+
+
+def test_phases_taken_back_lose_their_marks_and_a_later_update_is_refused_again() -> None:
+    """``kubeshift back`` records the undone phases with the update that takes the stack
+    back: their marks go (the history keeps who undid them), the earlier phase stays
+    finished, and a hand-run update of a phase after it is refused until it is redone."""
+    undo = Undo(phase="drain-workers", by="kubeshift back 1a2b", at="2026-12-02T08:00:00Z")
+    whole = finished(*PHASES)
+    settled, skipped = settle(
+        whole, PHASES, "target-network", stack="s", added=Record(undone=(undo,)),
+        by="kubeshift back 1a2b", skip_for=None,
+    )  # fmt: skip
+    assert skipped == []
+    assert settled.finished("target-network") is not None
+    assert settled.finished("drain-workers") is None
+    assert settled.finished("retire-old-workers") is not None  # only what was undone goes
+    assert settled.undone == (undo,)
+    assert parse_progress(settled.as_output()) == settled  # the output reads back
+    with pytest.raises(ProgressError, match="after drain-workers"):
+        settle(
+            settled, PHASES, "retire-old-workers", stack="s", added=Record(), by="by hand",
+            skip_for=None,
+        )  # fmt: skip
