@@ -165,6 +165,7 @@ CREATES_ONLY = ChangePolicy(
     allowed_ops=frozenset({"same", "read", "create"}), summary="creates only"
 )
 CREATES_AND_UPDATES = ChangePolicy(summary="creates and in-place updates")
+CHANGES_NOTHING = ChangePolicy(allowed_ops=frozenset({"same", "read"}), summary="no change")
 
 
 def deletes_in(*scope: str, summary: str = "") -> ChangePolicy:
@@ -204,6 +205,17 @@ class Phase:
     """How the phase is undone, or why it cannot be (``model.way_back``); every
     scenario's phases declare one."""
     probe: PhaseProbe | None = None
+    program_phase: str | None = None
+    """The ``kubeshift:phase`` its update applies, when not its own id: taking a phase
+    back applies the one before it (``automation.run.going_back``)."""
+    undoes: tuple[str, ...] = ()
+    """The phases this one takes back: its update drops their marks from the stack's
+    record, and their journal records become undone once it succeeded."""
+
+    @property
+    def applies(self) -> str:
+        """The ``kubeshift:phase`` this phase's update applies."""
+        return self.program_phase or self.id
 
     @property
     def point_of_no_return(self) -> NoReturn | None:

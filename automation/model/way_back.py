@@ -1,23 +1,38 @@
 """How a phase is undone, or why it cannot be: every phase of every scenario says which.
 
 A :class:`Reverse` says what undoing the phase does: what it removes, what it turns
-back. A :class:`NoReturn` names a point of no return and why: what the phase destroys
-that nothing can bring back. ``plan`` shows both (``--json``, ``--markdown``), and
-``run`` without ``--yes`` names a point of no return in the confirmation of each of its
-destructive steps, before crossing it. A phase that declares neither fails the
+back; a reverse kubeshift runs (``kubeshift back``, ``automation.run.going_back``) also
+carries its steps — hooks and gates around the update that applies the phase before —
+and what that update may change. A :class:`NoReturn` names a point of no return and
+why: what the phase destroys that nothing can bring back. ``plan`` shows both
+(``--json``, ``--markdown``), and ``run`` without ``--yes`` names a point of no return
+in the confirmation of each of its destructive steps, before crossing it. A phase that declares neither fails the
 registry's test, so no phase is added without saying how it goes back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from automation.model.phase import ChangePolicy, Step
 
 
 @dataclass(frozen=True)
 class Reverse:
-    """What undoing the phase does."""
+    """What undoing the phase does; ``runs``: kubeshift runs it (``kubeshift back``),
+    else it is described only, for an operator to do by hand."""
 
     how: str
+    before: tuple[Step, ...] = ()
+    """Run before the update that applies the phase before this one."""
+    after: tuple[Step, ...] = ()
+    """Run after that update."""
+    changes: ChangePolicy | None = field(default=None)
+    """What that update may change (None: only what undoing the phase's own changes
+    is — nothing, for a phase whose update changes nothing)."""
+    runs: bool = False
 
     def describe(self) -> str:
         return self.how

@@ -35,10 +35,10 @@ from components.contract.run_marker import state_dir
 
 __all__ = ["Journal", "JournalError", "StepRecord", "StepStatus", "operator", "state_dir"]
 
-SCHEMA_VERSION = 3
-# Format 1 had no executions, results or stop point; format 2 no operator per execution.
-# Both are read and upgraded on write.
-READABLE_VERSIONS = (1, 2, 3)
+SCHEMA_VERSION = 4
+# Format 1 had no executions, results or stop point; format 2 no operator per execution;
+# format 3 no undone steps. Each is read and upgraded on write.
+READABLE_VERSIONS = (1, 2, 3, 4)
 MERGE_ATTEMPTS = 20
 """Times a save re-reads and merges when other writers keep moving the journal."""
 
@@ -62,6 +62,7 @@ class StepStatus(enum.StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     INTERRUPTED = "interrupted"  # stopped by Ctrl-C at a safe point, or killed
+    UNDONE = "undone"  # finished, then taken back (`kubeshift back`): it runs again
 
 
 @dataclass
@@ -408,6 +409,17 @@ class Journal:
         if isinstance(value, list):
             return [self._redacted_value(v) for v in value]
         return value
+
+    def undo(self, phases: Iterable[str], message: str) -> None:
+        """Mark every step of ``phases`` undone (``kubeshift back`` took them back): each
+        runs again going forward; its executions stay, the history of what ran."""
+        wanted = set(phases)
+        for key, record in self.data.steps.items():
+            if record.phase in wanted and record.status is not StepStatus.UNDONE:
+                self._touched.add(key)
+                record.status = StepStatus.UNDONE
+                record.message = self.redact(message)[:2000]
+        self.save()
 
     def forget(self, phases: Iterable[str]) -> None:
         """Drop the records of ``phases`` so they run again from scratch."""

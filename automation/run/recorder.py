@@ -25,6 +25,7 @@ from components.contract.progress import (
     Progress,
     ProgressError,
     Record,
+    Undo,
     outputs_progress,
 )
 
@@ -61,13 +62,20 @@ class ProgressRecorder:
 
     def carry_for_preview(self, phase: Phase) -> None:
         """The marks to record with ``phase``'s preview; its update carries the same
-        ones, since its plan must match the preview's outputs."""
-        self._carried[phase.id] = self._with_layout(self.unrecorded(upto=phase))
+        ones, since its plan must match the preview's outputs. A phase that takes others
+        back carries their undoing instead (``Phase.undoes``)."""
+        self._carried[phase.id] = self._carry(phase)
         self.engine.carry(self._carried[phase.id])
 
     def carry_for_update(self, phase: Phase) -> None:
-        carried = self._carried.get(phase.id)
-        self.engine.carry(carried or self._with_layout(self.unrecorded(upto=phase)))
+        self.engine.carry(self._carried.get(phase.id) or self._carry(phase))
+
+    def _carry(self, phase: Phase) -> Record:
+        if phase.undoes:
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            undone = tuple(Undo(phase=p, by=self.actor, at=now) for p in phase.undoes)
+            return self._with_layout([]).model_copy(update={"undone": undone})
+        return self._with_layout(self.unrecorded(upto=phase))
 
     def record_side(self, phase: Phase, side: Milestone) -> None:
         """Record that one side of ``phase``'s steps ran (``kubeshift hooks``)."""

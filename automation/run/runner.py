@@ -353,8 +353,8 @@ class Runner:
         self, phase: Phase, planned: PlannedStep, context: HookContext | None
     ) -> HookResult:
         if planned.kind == "config":
-            self.engine.set_phase(phase.id)
-            return HookResult(True, f"kubeshift:phase = {phase.id}")
+            self.engine.set_phase(phase.applies)
+            return HookResult(True, f"kubeshift:phase = {phase.applies}")
         if planned.kind == "preview":
             self.recorder.carry_for_preview(phase)
             scope = self._choose_scope(phase)
@@ -384,6 +384,8 @@ class Runner:
                 dependents=chosen.dependents,
             )
             self.contexts.use_outputs(result.outputs)
+            if phase.undoes:  # the stack no longer records them: neither does the journal
+                self.journal.undo(phase.undoes, f"taken back by {self.recorder.actor}")
             changed_any = any(n for op, n in result.summary.items() if op != "same")
             details = {"summary": dict(result.summary), "seconds": result.seconds}
             return HookResult(changed_any, _summary_text(result.summary), details)

@@ -46,7 +46,9 @@ class PlannedStep:
 
 def plan_steps(phase: Phase) -> list[PlannedStep]:
     """The steps of ``phase`` in execution order."""
-    steps = [PlannedStep(phase.id, CONFIG, f"set kubeshift:phase to {phase.id}", False, "config")]
+    steps = [
+        PlannedStep(phase.id, CONFIG, f"set kubeshift:phase to {phase.applies}", False, "config")
+    ]
     steps += [planned_step(phase.id, "before", s) for s in phase.before]
     steps.append(
         PlannedStep(phase.id, PREVIEW, f"preview ({phase.changes.summary})", False, "preview")
