@@ -6,8 +6,9 @@ carries its steps — hooks and gates around the update that applies the phase b
 and what that update may change. A :class:`NoReturn` names a point of no return and
 why: what the phase destroys that nothing can bring back. ``plan`` shows both
 (``--json``, ``--markdown``), and ``run`` without ``--yes`` names a point of no return
-in the confirmation of each of its destructive steps, before crossing it. A phase that declares neither fails the
-registry's test, so no phase is added without saying how it goes back.
+in the confirmation of each of its destructive steps, before crossing it. A phase that
+declares neither fails the registry's test, so no phase is added without saying how it
+goes back.
 """
 
 from __future__ import annotations
