@@ -112,8 +112,10 @@ def test_a_point_of_no_return_or_a_reverse_not_run_refuses_the_whole_walk(
     with pytest.raises(UserError, match="'drain' is a point of no return"):
         walk_back(closed, engine.progress, "network", _done(path))
     described = dataclasses.replace(scenario.phases[1], way_back=Reverse("by hand"))
-    partial = dataclasses.replace(scenario, phases=(scenario.phases[0], described, drain))
-    with pytest.raises(UserError, match="point of no return|does not take phase"):
+    partial = dataclasses.replace(
+        scenario, phases=(scenario.phases[0], described, scenario.phases[2])
+    )
+    with pytest.raises(UserError, match="does not take phase 'workers' back yet"):
         walk_back(partial, engine.progress, "network", _done(path))
     with pytest.raises(UserError, match="at 'drain' already"):
         walk_back(scenario, engine.progress, "drain", _done(path))
