@@ -106,6 +106,41 @@ def run(
         _dry_run_verdict(report)
 
 
+@app.command()
+@handles_errors
+def back(
+    ctx: typer.Context,
+    to_phase: Annotated[
+        str, typer.Option("--to", metavar="PHASE", help="The earlier phase to go back to.")
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm destructive steps.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what going back would do; change nothing.")
+    ] = False,
+    stack: StackOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Take the stack back to an earlier phase: each later phase undone, the latest first,
+    by its way back (`plan` shows each); refused before anything changes where a phase
+    is a point of no return."""
+    from automation.session.going_back import BackRequest, execute_back
+
+    g = globals_of(ctx)
+    request = BackRequest(
+        project=project_for(chosen_stack(ctx, stack)),
+        stack=chosen_stack(ctx, stack),
+        to=to_phase,
+        yes=yes,
+        dry_run=dry_run,
+        interactive=sys.stdin.isatty() and not (json_output or g.json),
+        json=json_output or g.json,
+    )
+    report = execute_back(request, console=err, confirm=typer.confirm)
+    _print_outcomes(f"way back of {request.stack} to {to_phase}", report, request.json)
+    if dry_run:
+        _dry_run_verdict(report)
+
+
 def _dry_run_verdict(report: RunReport) -> None:
     """Say what the dry run planned from; exit 3 when some steps could not be evaluated."""
     unknown = report.unknown()

@@ -49,6 +49,16 @@ ROUTE_TABLES_COMPLETE = Gate(
 )
 
 
+CALICO_ROLLED = Gate(
+    name="calico-rolled",
+    summary="calico-node updated and available on every node",
+    check=overlay.calico_rolled,
+    wakes_on=(Watch("daemonsets"), Watch("pods")),
+    timeout=1800,
+    interval=10,
+)
+
+
 def scenario(config: StackConfig) -> Scenario:
     """The phases with their steps (the same for every stack of this scenario)."""
     return Scenario(
@@ -111,30 +121,38 @@ def scenario(config: StackConfig) -> Scenario:
                 destructive=True,
                 way_back=Reverse(
                     "ipipMode back to Always and roll calico-node again; the routes stay until "
-                    "IPIP carries the traffic"
+                    "IPIP carries the traffic",
+                    before=(
+                        Hook(
+                            name="enable-ipip",
+                            summary="set the Calico IP pool's ipipMode back to Always",
+                            run=overlay.enable_ipip,
+                            destructive=True,
+                        ),
+                        Hook(
+                            name="roll-calico",
+                            summary="restart calico-node on every node, on IPIP again",
+                            run=overlay.roll_calico_back,
+                            destructive=True,
+                        ),
+                        CALICO_ROLLED,
+                    ),
+                    runs=True,
                 ),
             ),
             Phase(
                 id=ids.VERIFY,
                 summary="calico-node rolled everywhere; routes still complete",
                 after=(
-                    Gate(
-                        name="calico-rolled",
-                        summary="calico-node updated and available on every node",
-                        check=overlay.calico_rolled,
-                        wakes_on=(
-                            Watch("daemonsets"),
-                            Watch("pods"),
-                        ),
-                        timeout=1800,
-                        interval=10,
-                    ),
+                    CALICO_ROLLED,
                     ROUTES_CREATED,
                     ROUTE_TABLES_COMPLETE,
                     SOURCE_DEST_CHECKS_OFF,
                 ),
                 changes=CREATES_ONLY,
-                way_back=Reverse("nothing to undo: it only checks what native-routing did"),
+                way_back=Reverse(
+                    "nothing to undo: it only checks what native-routing did", runs=True
+                ),
             ),
         ),
     )
