@@ -433,6 +433,7 @@ def sandbox_kube(sandbox: dict[str, Any], role: str = "primary") -> Any:
 
 
 BEFORE_RUN = "adopted"
+BACK = "went back"  # the look after ``back --to`` (``rehearse_adopted``'s ``back_to``)
 """The key of a look taken once the cluster is adopted, before ``run``."""
 
 Look = Callable[[dict[str, Any]], object]
@@ -458,6 +459,9 @@ class StackRehearsal:
     """What each look read, by its key (:data:`BEFORE_RUN` or the phase it followed)."""
     handover: Handover | None = None
     """With ``handover_after``: what the two operators sharing the S3 backend got."""
+    went_back: Ran | None = None
+    """With ``back_to``: ``back --to`` once the run had reached the end, before the last
+    ``run`` went forward again (what the world was then: ``seen[BACK]``)."""
 
     def client(self, service: str) -> Any:
         return sandbox_client(self.sandbox, service)
@@ -478,6 +482,7 @@ def rehearse_adopted(
     looks: Mapping[str, Look] | None = None,
     *,
     handover_after: str | None = None,
+    back_to: str | None = None,
 ) -> Iterator[StackRehearsal]:
     """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
     stack file, ``adopt --yes --keep-live``, ``run --yes``, ``status``, a second ``run``; then
@@ -490,7 +495,10 @@ def rehearse_adopted(
 
     ``handover_after``: the sandbox keeps the stack's state in its moto's S3
     (``sandbox up --backend s3``), and a second operator takes the migration over after
-    that phase (:mod:`tests.rehearsal.team`); the records are then the second's view."""
+    that phase (:mod:`tests.rehearsal.team`); the records are then the second's view.
+
+    ``back_to``: once the run reached the end, ``back --to`` that phase (``looks[BACK]``
+    reads the world then), and the last ``run`` goes forward again."""
     env = user_environment(state)
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
@@ -516,6 +524,7 @@ def rehearse_adopted(
         )
         stops = dict(looks or {})
         before = stops.pop(BEFORE_RUN, None)
+        back_look = stops.pop(BACK, None)
         seen = {BEFORE_RUN: before(sandbox)} if before else {}
         seconds = 0.0
         for phase, look in stops.items():
@@ -527,6 +536,12 @@ def rehearse_adopted(
             s3 = sandbox_client(sandbox, "s3")
             handover = hand_over(env, state, stack, handover_after, s3, kubeshift, KUBESHIFT, REPO)
             env = second_operators_env(env, state)
+        went_back = None
+        if back_to:
+            must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
+            back = ("--stack", stack, "--json", "back", "--to", back_to, "--yes")
+            went_back = must(f"kubeshift back --to {back_to}", kubeshift(env, *back))
+            seen[BACK] = back_look(sandbox) if back_look else None
         run = must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
         status = kubeshift(env, "--stack", stack, "status", "--json").json()
         records = {f"{r['phase']}/{r['step']}": r for r in status}
@@ -534,7 +549,9 @@ def rehearse_adopted(
         recorded = {r["phase"]: r for r in progress}
         rerun = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
         sys.stderr.write(f"\n{stack} rehearsal: run {seconds + run.seconds:.0f}s\n")
-        yield StackRehearsal(env, adopted, run, rerun, records, recorded, sandbox, seen, handover)
+        yield StackRehearsal(
+            env, adopted, run, rerun, records, recorded, sandbox, seen, handover, went_back
+        )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
         if down.code != 0:

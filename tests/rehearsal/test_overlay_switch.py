@@ -25,6 +25,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api, CustomObjectsApi
 
 from automation.kube.calico import GROUP, PLURAL, RESTART_ANNOTATION, VERSION
 from tests.rehearsal.conftest import (
+    BACK,
     BEFORE_RUN,
     REPO,
     StackRehearsal,
@@ -40,6 +41,8 @@ CLUSTER = "data-use1"
 CALICO_PODS = "k8s-app=calico-node"
 HANDOVER = "routes"  # operator A runs baseline and routes; operator B the rest
 FIRST_PHASES = {"baseline", "routes"}
+BACK_TO = "route-readiness"  # once at the end: native-routing and verify taken back
+TAKEN_BACK = {"native-routing", "verify"}
 
 
 def _stack() -> dict[str, Any]:
@@ -57,9 +60,18 @@ def _calico_generation(sandbox: dict[str, Any]) -> int:
 def overlay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
     """calico-node's generation is read once adopted, before the run."""
     state = tmp_path_factory.mktemp("overlay-rehearsal-state")
-    looks = {BEFORE_RUN: _calico_generation}
-    with rehearse_adopted(state, STACK, looks, handover_after=HANDOVER) as done:
+    looks = {BEFORE_RUN: _calico_generation, BACK: _overlay_now}
+    with rehearse_adopted(state, STACK, looks, handover_after=HANDOVER, back_to=BACK_TO) as done:
         yield done
+
+
+def _overlay_now(sandbox: dict[str, Any]) -> tuple[str, int]:
+    """The IP pool's IPIP mode and calico-node's generation, read from the cluster."""
+    with sandbox_kube(sandbox) as api:
+        pool: Any = CustomObjectsApi(api).get_cluster_custom_object(
+            GROUP, VERSION, PLURAL, "default-ipv4-ippool"
+        )
+    return str(pool["spec"]["ipipMode"]), _calico_generation(sandbox)
 
 
 def _nodes(overlay: StackRehearsal) -> list[Any]:
@@ -140,9 +152,10 @@ def test_every_node_reported_route_created_by_the_controller_after_the_routes_ph
         assert changed >= int(routes_began), (node.metadata.name, changed, routes_began)
 
 
-def test_ipip_is_off_and_calico_rolled_once(overlay: StackRehearsal) -> None:
-    """Once: the whole run (and the second one) changed calico-node's spec exactly once,
-    and every calico-node pod running now was made after roll-calico began."""
+def test_ipip_is_off_and_calico_rolled_once_per_switch(overlay: StackRehearsal) -> None:
+    """Once per switch: native-routing, its way back and native-routing again each
+    changed calico-node's spec once (the second run none), and every calico-node pod
+    running now was made after the last roll-calico began."""
     with overlay.kube() as api:
         apps, core, custom = AppsV1Api(api), CoreV1Api(api), CustomObjectsApi(api)
         pool: Any = custom.get_cluster_custom_object(GROUP, VERSION, PLURAL, "default-ipv4-ippool")
@@ -156,7 +169,7 @@ def test_ipip_is_off_and_calico_rolled_once(overlay: StackRehearsal) -> None:
     assert status.desired_number_scheduled == len(_nodes(overlay))
     before = overlay.seen[BEFORE_RUN]
     generations = (calico.metadata.generation, status.observed_generation)
-    assert generations == (before + 1, before + 1), f"generation {before} before the run"
+    assert generations == (before + 3, before + 3), f"generation {before} before the run"
     rolled = overlay.records["native-routing/after:roll-calico"]
     live = [p for p in pods if p.metadata.deletion_timestamp is None]
     assert len(live) == status.desired_number_scheduled, [p.metadata.name for p in pods]
@@ -201,7 +214,8 @@ def test_each_phase_previewed_and_updated_what_the_checkpoint_said_differs(
         key.split("/")[0]: record["details"]
         for key, record in overlay.records.items()
         if key.endswith("/preview") and record["status"] == "succeeded"
-    }
+        and not key.startswith("back-from-")  # the way back previews every resource
+    }  # fmt: skip
     assert previews and all("checkpoint" in d for d in previews.values()), previews
     narrowed = {p: d for p, d in previews.items() if d["previewed"] != "every resource"}
     assert narrowed, previews
@@ -244,6 +258,7 @@ def test_a_second_operator_carries_the_migration_on_through_the_shared_backend(
     assert {key.split("/")[0] for key in seen} == FIRST_PHASES, sorted(seen)
     assert all(r["status"] == "succeeded" for r in seen.values()), seen
     assert all(_operators(r) == {held["operator"].split("@")[0]} for r in seen.values())
+    # (the way back's own journal is asserted in test_going_back_...)
 
     stale = handover.refused_stale
     assert stale.code == 6 and "carol@ci-runner-9" in stale.stderr, stale.stderr[-2000:]
@@ -259,7 +274,8 @@ def test_a_second_operator_carries_the_migration_on_through_the_shared_backend(
             assert _operators(record) == {held["operator"].split("@")[0]}, key
         elif phase != "recover":
             assert _operators(record) == {SECOND_OPERATOR}, key
-        assert sum(e["status"] == "succeeded" for e in record["executions"]) == 1, key
+        successes = sum(e["status"] == "succeeded" for e in record["executions"])
+        assert successes == (2 if phase in TAKEN_BACK else 1), key  # done, undone, redone
 
     assert handover.keys_at_end == [
         f".kubeshift/kubeshift/{STACK}/journal.json",
@@ -271,3 +287,27 @@ def test_a_second_operator_carries_the_migration_on_through_the_shared_backend(
         Path(overlay.env["KUBESHIFT_STATE_DIR"]).parent,
     ]
     assert not [p for d in states for p in d.glob("*.journal.json")]
+
+
+def test_going_back_takes_ipip_back_and_the_next_run_switches_it_off_again(
+    overlay: StackRehearsal,
+) -> None:
+    """``back --to route-readiness`` at the end: verify and native-routing taken back,
+    the latest first (the pool on IPIP again, calico-node rolled for it), the stack's
+    record and the journal moved back, so the next ``run`` did both phases again."""
+    went_back = overlay.went_back
+    assert went_back is not None and went_back.code == 0, went_back
+    steps = [(o["phase"], o["step"], o["status"]) for o in went_back.json()]
+    phases = list(dict.fromkeys(phase for phase, _, _ in steps))
+    assert phases == ["back-from-verify", "back-from-native-routing"], steps
+    assert {status for _, _, status in steps} == {"succeeded"}, steps
+    before = overlay.seen[BEFORE_RUN]
+    assert overlay.seen[BACK] == ("Always", before + 2), "IPIP back on, calico-node rolled"
+    update = overlay.records["back-from-native-routing/update"]
+    assert update["status"] == "succeeded" and "kubeshift:phase" not in update["message"]
+    config = overlay.records["back-from-native-routing/config"]
+    assert config["message"] == f"kubeshift:phase = {BACK_TO}"
+    recorded = overlay.recorded
+    assert recorded["native-routing"]["after"].startswith("run "), "redone by the last run"
+    redone = overlay.records["native-routing/after:disable-ipip"]
+    assert [e["status"] for e in redone["executions"]] == ["succeeded", "succeeded"]
