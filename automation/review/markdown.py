@@ -35,7 +35,7 @@ def plan_markdown(scenario: str, rows: Sequence[Mapping[str, Any]]) -> str:
                 str(row["summary"]),
                 "yes" if row["destructive"] else "no",
                 _gates(row),
-                str(row["way_back"] or "-"),
+                str(row["way_back"] or "-") + (" (`kubeshift back`)" if row["back_runs"] else ""),
             )
             for row in rows
         ),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from automation.config.project import StackInfo, load_stack
+from automation.model.way_back import Reverse
 from automation.run.journal import state_dir
 from automation.run.kept_check import refuse_kept_for_nothing
 from automation.scenarios import build_scenario
@@ -66,6 +67,7 @@ def execute_plan(request: PlanRequest) -> PlanReport:
             "targets": list(phase.targets),
             "targeted": phase.targeted,
             "way_back": phase.way_back.describe() if phase.way_back else None,
+            "back_runs": isinstance(phase.way_back, Reverse) and phase.way_back.runs,
             "point_of_no_return": _no_return_why(phase),
             "probe": phase.probe.summary if phase.probe else None,
         }

@@ -78,3 +78,15 @@ def test_plan_names_the_points_of_no_return_and_why(tmp_path: Path) -> None:
     assert "Point of no return: cni-swap: the primary's old CNI is removed" in table
     assert "Point of no return: teardown-mirror:" in table
     assert "Point of no return: dns-to-mirror" not in table
+
+
+def test_plan_says_which_ways_back_kubeshift_runs() -> None:
+    """``back`` runs a phase's way back only where its reverse carries steps (or needs
+    none); the others are described for an operator, and a walk over one is refused."""
+    runs = {
+        scenario: [p.id for p in _scenario(EXAMPLES[scenario]).phases
+                   if isinstance(p.way_back, Reverse) and p.way_back.runs]
+        for scenario in EXAMPLES
+    }  # fmt: skip
+    assert runs["overlay-switch"] == ["native-routing", "verify"]
+    assert runs["vpc-move"] == [] and runs["cni-swap"] == []
