@@ -138,6 +138,9 @@ def _print_recorded(name: str, recorded: Recorded, as_json: bool, *, required: b
     cells = [(r.phase, r.before, r.update, r.after, r.override) for r in rows]
     columns = ("phase", "before", "update", "after", "override")
     out.print(make_table(f"progress recorded with {name}", columns, cells))
+    for undo in recorded.progress.undone:
+        when = f" at {undo.at}" if undo.at else ""
+        out.print(f"Taken back: {undo.phase}, by {undo.by}{when}.", markup=False)
 
 
 def _executions_text(record: StepRecord) -> str:
