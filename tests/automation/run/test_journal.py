@@ -111,7 +111,7 @@ def test_a_format_1_journal_is_read_and_upgraded_on_write(tmp_path: Path) -> Non
     journal = Journal(path, "dev")
     assert journal.is_done("baseline", "update")
     journal.start("network", "config")
-    assert json.loads(path.read_text())["version"] == 3
+    assert json.loads(path.read_text())["version"] == 4
 
 
 def test_a_format_no_kubeshift_wrote_is_refused_in_one_sentence(tmp_path: Path) -> None:
