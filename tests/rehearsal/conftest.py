@@ -462,6 +462,8 @@ class StackRehearsal:
     went_back: Ran | None = None
     """With ``back_to``: ``back --to`` once the run had reached the end, before the last
     ``run`` went forward again (what the world was then: ``seen[BACK]``)."""
+    back_dry_run: Ran | None = None
+    """With ``back_to``: ``back --to --dry-run`` right before it."""
 
     def client(self, service: str) -> Any:
         return sandbox_client(self.sandbox, service)
@@ -536,9 +538,11 @@ def rehearse_adopted(
             s3 = sandbox_client(sandbox, "s3")
             handover = hand_over(env, state, stack, handover_after, s3, kubeshift, KUBESHIFT, REPO)
             env = second_operators_env(env, state)
-        went_back = None
+        went_back = back_dry_run = None
         if back_to:
             must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
+            dry = ("--stack", stack, "--json", "back", "--to", back_to, "--dry-run")
+            back_dry_run = kubeshift(env, *dry)
             back = ("--stack", stack, "--json", "back", "--to", back_to, "--yes")
             went_back = must(f"kubeshift back --to {back_to}", kubeshift(env, *back))
             seen[BACK] = back_look(sandbox) if back_look else None
@@ -550,8 +554,9 @@ def rehearse_adopted(
         rerun = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
         sys.stderr.write(f"\n{stack} rehearsal: run {seconds + run.seconds:.0f}s\n")
         yield StackRehearsal(
-            env, adopted, run, rerun, records, recorded, sandbox, seen, handover, went_back
-        )
+            env, adopted, run, rerun, records, recorded, sandbox, seen, handover, went_back,
+            back_dry_run,
+        )  # fmt: skip
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
         if down.code != 0:

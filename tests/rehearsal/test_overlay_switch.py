@@ -296,6 +296,10 @@ def test_going_back_takes_ipip_back_and_the_next_run_switches_it_off_again(
     """``back --to route-readiness`` at the end: verify and native-routing taken back,
     the latest first (the pool on IPIP again, calico-node rolled for it), the stack's
     record and the journal moved back, so the next ``run`` did both phases again."""
+    dry = overlay.back_dry_run
+    assert dry is not None and dry.code == 0, dry
+    planned = [(o["phase"], o["step"]) for o in dry.json()]
+    assert ("back-from-native-routing", "before:enable-ipip") in planned, planned
     went_back = overlay.went_back
     assert went_back is not None and went_back.code == 0, went_back
     steps = [(o["phase"], o["step"], o["status"]) for o in went_back.json()]

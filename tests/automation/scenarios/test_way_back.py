@@ -90,3 +90,15 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
     }  # fmt: skip
     assert runs["overlay-switch"] == ["native-routing", "verify"]
     assert runs["vpc-move"] == [] and runs["cni-swap"] == []
+
+
+def test_back_to_an_unknown_phase_is_one_sentence_before_anything(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("kubeshift")), "--stack", "overlay-switch-example",
+         "back", "--to", "nowhere"],
+        cwd=REPO, env={**os.environ, "KUBESHIFT_STATE_DIR": str(tmp_path)},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "Unknown phase 'nowhere'" in done.stderr and "Traceback" not in done.stderr
+    assert not list(tmp_path.iterdir()), "nothing written"
