@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from automation.model.phase import ChangePolicy, Step
+    from automation.model.change_policy import ChangePolicy
+    from automation.model.hooks_and_gates import Step
 
 
 @dataclass(frozen=True)

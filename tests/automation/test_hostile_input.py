@@ -437,6 +437,13 @@ CASES: list[tuple[str, Setup, tuple[str, ...], int, tuple[str, ...]]] = [
     ),
     ("run-unknown-to", _nothing, (*DRY, "--to", "warp"), 2, ("Unknown phase 'warp'",)),
     (
+        "back-unknown-to",  # said before the engine is looked for (there is none here)
+        _nothing,
+        ("--stack", "t", "back", "--to", "warp", "--dry-run"),
+        2,
+        ("Unknown phase 'warp'",),
+    ),
+    (
         "hooks-unknown-phase",  # said before the engine is looked for (there is none here)
         _nothing,
         ("--stack", "t", "hooks", "warp", "--before", "--dry-run"),
