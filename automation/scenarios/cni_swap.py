@@ -22,6 +22,7 @@ from automation.model.phase import (
     Phase,
     Scenario,
     Watch,
+    deletes_in,
     retires_what_the_program_retires,
 )
 from automation.model.way_back import NoReturn, Reverse
@@ -177,7 +178,14 @@ def scenario(config: StackConfig) -> Scenario:
             id=ids.CERTIFICATES,
             summary="the mirror's domains added as SANs to the primary's certificates",
             changes=CREATES_ONLY,
-            way_back=Reverse("delete the new certificates (nothing serves the mirror domains yet)"),
+            way_back=Reverse(
+                "delete the new certificates (nothing serves the mirror domains yet)",
+                changes=deletes_in(
+                    "aws:acm/certificate:Certificate::*",
+                    summary="deletes of the certificates it requested",
+                ),
+                runs=True,
+            ),
         ),
         Phase(
             id=ids.MIRROR_CLUSTER,

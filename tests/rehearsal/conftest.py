@@ -485,6 +485,7 @@ def rehearse_adopted(
     *,
     handover_after: str | None = None,
     back_to: str | None = None,
+    detour: tuple[str, str] | None = None,
 ) -> Iterator[StackRehearsal]:
     """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
     stack file, ``adopt --yes --keep-live``, ``run --yes``, ``status``, a second ``run``; then
@@ -500,7 +501,9 @@ def rehearse_adopted(
     that phase (:mod:`tests.rehearsal.team`); the records are then the second's view.
 
     ``back_to``: once the run reached the end, ``back --to`` that phase (``looks[BACK]``
-    reads the world then), and the last ``run`` goes forward again."""
+    reads the world then), and the last ``run`` goes forward again. ``detour``: (X, Y)
+    — right after adoption, ``run --to X`` then ``back --to Y`` (``looks[BACK]`` then),
+    before the looks and the run go on."""
     env = user_environment(state)
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
@@ -528,6 +531,18 @@ def rehearse_adopted(
         before = stops.pop(BEFORE_RUN, None)
         back_look = stops.pop(BACK, None)
         seen = {BEFORE_RUN: before(sandbox)} if before else {}
+        went_back = back_dry_run = None
+        if detour:
+            reach, back_to_early = detour
+            must(
+                f"kubeshift run --to {reach}",
+                kubeshift(env, "--stack", stack, "--json", "run", "--yes", "--to", reach),
+            )
+            went_back = must(
+                f"kubeshift back --to {back_to_early}",
+                kubeshift(env, "--stack", stack, "--json", "back", "--to", back_to_early, "--yes"),
+            )
+            seen[BACK] = back_look(sandbox) if back_look else None
         seconds = 0.0
         for phase, look in stops.items():
             argv = ("--stack", stack, "--json", "run", "--yes", "--to", phase)
@@ -538,7 +553,6 @@ def rehearse_adopted(
             s3 = sandbox_client(sandbox, "s3")
             handover = hand_over(env, state, stack, handover_after, s3, kubeshift, KUBESHIFT, REPO)
             env = second_operators_env(env, state)
-        went_back = back_dry_run = None
         if back_to:
             must("kubeshift run", kubeshift(env, "--stack", stack, "--json", "run", "--yes"))
             dry = ("--stack", stack, "--json", "back", "--to", back_to, "--dry-run")

@@ -26,6 +26,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api
 from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN, SANDBOX_MIRROR_TTL, zone_name
 from components.contract.scenarios.cni_swap import CNI_SWAP, DNS_TO_MIRROR, DNS_TO_PRIMARY
 from tests.rehearsal.conftest import (
+    BACK,
     BEFORE_RUN,
     REPO,
     Look,
@@ -67,12 +68,33 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]
     """The run stops after dns-to-mirror and after cni-swap to read Route53 then."""
     looks: dict[str, Look] = {
         BEFORE_RUN: lambda sandbox: _window(sandbox, mirrored=False),
+        BACK: _certificates,
         DNS_TO_MIRROR: _window,
         CNI_SWAP: _window,
     }
     state = tmp_path_factory.mktemp("mirror-rehearsal-state")
-    with rehearse_adopted(state, STACK, looks) as done:
+    with rehearse_adopted(state, STACK, looks, detour=("certificates", "baseline")) as done:
         yield done
+
+
+def _certificates(sandbox: dict[str, Any]) -> list[str]:
+    """The domains of the ACM certificates in moto."""
+    acm = sandbox_client(sandbox, "acm")
+    return sorted(c["DomainName"] for c in acm.list_certificates()["CertificateSummaryList"])
+
+
+def test_certificates_taken_back_then_requested_again(mirror: StackRehearsal) -> None:
+    """Right after adoption: ``run --to certificates``, then ``back --to baseline`` —
+    the certificates it requested deleted through the guarded update that applies
+    baseline — and the run then requested them again on its way forward."""
+    went_back = mirror.went_back
+    assert went_back is not None and went_back.code == 0, went_back
+    steps = {(o["phase"], o["step"]): o["status"] for o in went_back.json()}
+    assert steps[("back-from-certificates", "update")] == "succeeded", steps
+    assert mirror.seen[BACK] == [], "no certificate left once taken back"
+    update = mirror.records["certificates/update"]
+    assert [e["status"] for e in update["executions"]] == ["succeeded", "succeeded"]
+    assert _certificates(mirror.sandbox), "requested again going forward"
 
 
 def test_the_adopted_cluster_went_through_every_phase(mirror: StackRehearsal) -> None:

@@ -89,7 +89,7 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
         for scenario in EXAMPLES
     }  # fmt: skip
     assert runs["overlay-switch"] == ["native-routing", "verify"]
-    assert runs["vpc-move"] == [] and runs["cni-swap"] == []
+    assert runs["vpc-move"] == [] and runs["cni-swap"] == ["certificates"]
 
 
 def test_back_to_an_unknown_phase_is_one_sentence_before_anything(tmp_path: Path) -> None:
