@@ -126,23 +126,23 @@ class S3Document:
                 Bucket=self._bucket, Key=self._key, Body=body,
                 ContentType="application/json", **condition,  # type: ignore[arg-type]
             )  # fmt: skip
-        except ClientError as exc:
-            if _code(exc) in _MOVED:
-                raise VersionMoved(f"{self.where} changed since it was read") from None
-            raise UserError(f"kubeshift cannot write {self.where} ({_code(exc)}).") from None
-        except BotoCoreError as exc:
-            raise UserError(f"kubeshift cannot write {self.where} ({exc}).") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise self._failed("write", exc) from None
         return answer["ETag"]
 
     def delete(self, expected: str) -> None:
         try:
             self._client.delete_object(Bucket=self._bucket, Key=self._key, IfMatch=expected)
-        except ClientError as exc:
+        except (ClientError, BotoCoreError) as exc:
+            raise self._failed("remove", exc) from None
+
+    def _failed(self, verb: str, exc: ClientError | BotoCoreError) -> Exception:
+        """A lost race (:class:`VersionMoved`), or one sentence on why ``verb`` failed."""
+        if isinstance(exc, ClientError):
             if _code(exc) in _MOVED:
-                raise VersionMoved(f"{self.where} changed since it was read") from None
-            raise UserError(f"kubeshift cannot remove {self.where} ({_code(exc)}).") from None
-        except BotoCoreError as exc:
-            raise UserError(f"kubeshift cannot remove {self.where} ({exc}).") from None
+                return VersionMoved(f"{self.where} changed since it was read")
+            return UserError(f"kubeshift cannot {verb} {self.where} ({_code(exc)}).")
+        return UserError(f"kubeshift cannot {verb} {self.where} ({exc}).")
 
 
 def _code(exc: ClientError) -> str:

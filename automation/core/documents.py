@@ -80,9 +80,6 @@ class FileDocument:
     def where(self) -> str:
         return str(self.path)
 
-    def exists(self) -> bool:
-        return self.path.exists()
-
     def read(self) -> Stored | None:
         try:
             body = read_bounded(self.path, self._what, self._limit)

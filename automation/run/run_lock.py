@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -67,6 +68,13 @@ class Holder:
     def gone_from(self, host: str) -> bool:
         """Its process ran on ``host`` and runs no more (or is another by now)."""
         return self.host == host and not alive(self.pid, self.process_start)
+
+    def standing(self, host: str, now: float) -> Literal["gone", "live", "stale"]:
+        """Seen from ``host`` at ``now``: its process provably gone (this host), within
+        its lease, or past it with its process elsewhere (only ``recover`` removes it)."""
+        if self.gone_from(host):
+            return "gone"
+        return "live" if now < self.expires else "stale"
 
 
 class _HolderFile(BaseModel):
@@ -119,9 +127,7 @@ def stale_holder(
     if current is None:
         return None
     holder = current[0]
-    if holder.gone_from(host or socket.gethostname()) or clock() < holder.expires:
-        return None
-    return holder
+    return holder if holder.standing(host or socket.gethostname(), clock()) == "stale" else None
 
 
 def lock_sentence(document: Document, *, clock: Callable[[], float] = time.time) -> str:
@@ -133,11 +139,12 @@ def lock_sentence(document: Document, *, clock: Callable[[], float] = time.time)
     if current is None:
         return "No run holds the stack's run lock."
     holder = current[0]
-    if holder.gone_from(socket.gethostname()):
+    standing = holder.standing(socket.gethostname(), clock())
+    if standing == "gone":
         return (
             f"The run lock names {holder.describe()}, whose process is gone; the next run takes it."
         )
-    if clock() >= holder.expires:
+    if standing == "stale":
         return (
             f"The run lock is held by {holder.describe()}, past its lease since "
             f"{_utc(holder.expires)} (stale): `kubeshift recover` removes it."
@@ -218,9 +225,10 @@ class RunLock:
         self._renewer.start()
 
     def _refuse_unless_free(self, holder: Holder, take_stale: bool) -> None:
-        if holder.gone_from(self._host):
+        standing = holder.standing(self._host, self._clock())
+        if standing == "gone":
             return
-        if self._clock() < holder.expires:
+        if standing == "live":
             raise StackLockedError(
                 f"Stack '{self.stack}' is being migrated by {holder.describe()}; wait for "
                 "that run to finish."
@@ -246,10 +254,16 @@ class RunLock:
         )
         return json.dumps(asdict(holder), sort_keys=True).encode()
 
+    def renew(self) -> None:
+        """Renew the lease once, over the version this run wrote (:class:`VersionMoved`
+        when another process took the lock); the background thread does it every
+        ``renew_seconds``."""
+        self._version = self.document.replace(self._body(), self._version)
+
     def _renew(self) -> None:
         while not self._stop.wait(self.settings.renew_seconds):
             try:
-                self._version = self.document.replace(self._body(), self._version)
+                self.renew()
             except VersionMoved:
                 self.lost = True
                 log.error(

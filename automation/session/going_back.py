@@ -72,15 +72,16 @@ def execute_back(
     journal = Journal(place.journal, request.stack, scenario=info.scenario)
     run_id = uuid.uuid4().hex
     engine = engine_factory(request.project, request.stack, run_id)
+    outputs = engine.outputs()
     try:
-        progress = outputs_progress(engine.outputs())
+        progress = outputs_progress(outputs)
     except ProgressError as exc:
         raise UserError(f"{exc}; kubeshift cannot tell where the stack is.") from None
     done = sorted({r.phase for r in journal.records() if r.done})
     undo = walk_back(scenario, progress, request.to, done)
     if request.dry_run:
         factory = context_factory(info, settings, clients, NullReporter())
-        planner = Planner(journal, factory, order=scenario.phases, outputs=engine.outputs())
+        planner = Planner(journal, factory, order=scenario.phases, outputs=outputs)
         return planner.dry_run(undo)
 
     check_state_dir_writable(state_dir(request.project))

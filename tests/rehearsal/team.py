@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from automation.sandbox.workspace import STATE_BUCKET
+from tests.support.run_locks import foreign_lock
 
 SECOND_OPERATOR = "operator-b"
 PROJECT = "kubeshift"  # the sandbox workspace's Pulumi project
@@ -65,13 +66,8 @@ def second_operators_env(env: dict[str, str], state: Path) -> dict[str, str]:
 
 def _stale_lock(s3: Any, stack: str) -> None:
     """The lock a run on another machine left when it died, its lease long over."""
-    renewed = time.time() - 3600
-    holder = {
-        "operator": "carol@ci-runner-9", "host": "ci-runner-9", "pid": 4242,
-        "process_start": None, "run_id": "c" * 32, "since": renewed - 60,
-        "renewed": renewed, "lease_seconds": 120,
-    }  # fmt: skip
-    s3.put_object(Bucket=STATE_BUCKET, Key=lock_key(stack), Body=json.dumps(holder).encode())
+    body = foreign_lock("carol@ci-runner-9", renewed=time.time() - 3600)
+    s3.put_object(Bucket=STATE_BUCKET, Key=lock_key(stack), Body=body)
 
 
 def _read_lock(s3: Any, stack: str) -> dict[str, Any] | None:

@@ -3,7 +3,6 @@ taken over, a stale one elsewhere left to ``kubeshift recover``; renewed while h
 
 from __future__ import annotations
 
-import json
 import logging
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from automation.core import interrupt
 from automation.core.documents import FileDocument
 from automation.core.errors import StackLockedError
 from automation.run.run_lock import RunLock, read_holder, run_lock
+from tests.support.run_locks import foreign_lock
 
 HOLD = (
     "import sys, time, pathlib\n"
@@ -53,12 +53,7 @@ def test_a_second_run_is_refused_naming_the_holder_and_takes_over_once_it_died(
 
 
 def _foreign(document: FileDocument, *, renewed: float, lease: float = 60.0) -> None:
-    holder = {
-        "operator": "alice@ci-runner-7", "host": "ci-runner-7", "pid": 4242,
-        "process_start": None, "run_id": "f" * 32, "since": renewed - 5, "renewed": renewed,
-        "lease_seconds": lease,
-    }  # fmt: skip
-    document.replace(json.dumps(holder).encode(), None)
+    document.replace(foreign_lock("alice@ci-runner-7", renewed=renewed, lease=lease), None)
 
 
 def test_a_lock_held_elsewhere_is_refused_until_recovery_takes_it_past_its_lease(
@@ -84,23 +79,28 @@ def test_a_lock_held_elsewhere_is_refused_until_recovery_takes_it_past_its_lease
     assert read_holder(document) is None
 
 
+class _Renewals(FileDocument):
+    """A lock file that says when a write replaced the one before (a renewal)."""
+
+    renewed = threading.Event()
+
+    def replace(self, body: bytes, expected: str | None) -> str:
+        version = super().replace(body, expected)
+        if expected is not None:
+            self.renewed.set()
+        return version
+
+
 def test_the_holder_renews_its_lease_while_it_runs(tmp_path: Path) -> None:
-    document = FileDocument(tmp_path / "lock.json")
+    document = _Renewals(tmp_path / "lock.json")
+    document.renewed = threading.Event()
     settings = LeaseSettings(lease_seconds=5, renew_seconds=0.01)
     with run_lock(document, "dev", "renewing", settings):
         first = read_holder(document)
-        assert first is not None
-        renewed = threading.Event()
-
-        def seen() -> None:
-            while not renewed.is_set():
-                now = read_holder(document)
-                if now is not None and now[0].renewed > first[0].renewed:
-                    renewed.set()
-
-        watcher = threading.Thread(target=seen, daemon=True)
-        watcher.start()
-        assert renewed.wait(30), "the lease was never renewed"
+        assert document.renewed.wait(30), "the lease was never renewed"
+        now = read_holder(document)
+        assert first is not None and now is not None
+        assert now[0].run_id == "renewing" and now[0].renewed >= first[0].renewed
 
 
 def test_a_holder_whose_lock_was_taken_stops_at_its_next_safe_point(

@@ -3,7 +3,6 @@ once, and another operator's run lock refuses a session before anything changes.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from automation.run.journal import Journal
 from automation.session.hooks import HooksRequest, execute_hooks
 from tests.automation.fakes import FakeEngine
 from tests.automation.session.test_hooks import REPO, STACK, finished
+from tests.support.run_locks import foreign_lock
 
 
 @pytest.fixture
@@ -56,15 +56,11 @@ def test_this_machines_journal_is_taken_over_into_the_backend_once(
 def test_another_operators_run_refuses_the_session_naming_them(backend: Path) -> None:
     lock = _shared(backend, "lock.json")
     lock.parent.mkdir(parents=True)
-    now = time.time()
-    lock.write_text(json.dumps({
-        "operator": "bob@laptop-bob", "host": "laptop-bob", "pid": 77, "process_start": None,
-        "run_id": "b0b" * 10, "since": now - 60, "renewed": now, "lease_seconds": 120,
-    }))  # fmt: skip
+    lock.write_bytes(foreign_lock("bob@laptop-bob", renewed=time.time(), pid=77))
     engine = FakeEngine(progress=finished("baseline"))
     with pytest.raises(StackLockedError) as refused:
         _hooks(engine)
-    assert "being migrated by bob@laptop-bob (pid 77, run b0bb0bb0)" in str(refused.value)
+    assert "being migrated by bob@laptop-bob (pid 77, run llllllll)" in str(refused.value)
     assert refused.value.exit_code == 6
     assert [name for name, _ in engine.calls if name in {"up", "record"}] == []
     assert not _shared(backend, "journal.json").exists()
@@ -73,12 +69,7 @@ def test_another_operators_run_refuses_the_session_naming_them(backend: Path) ->
 def _stale(backend: Path) -> Path:
     lock = _shared(backend, "lock.json")
     lock.parent.mkdir(parents=True, exist_ok=True)
-    renewed = time.time() - 3600
-    lock.write_text(json.dumps({
-        "operator": "carol@ci-runner-9", "host": "ci-runner-9", "pid": 4242,
-        "process_start": None, "run_id": "c" * 32, "since": renewed - 60, "renewed": renewed,
-        "lease_seconds": 120,
-    }))  # fmt: skip
+    lock.write_bytes(foreign_lock("carol@ci-runner-9", renewed=time.time() - 3600))
     return lock
 
 
