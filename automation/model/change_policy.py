@@ -90,3 +90,15 @@ def retires_what_the_program_retires(*scope: str, summary: str = "") -> ChangePo
         program_scope=True,
         summary=summary or "creates, updates; deletes/replaces only of what this phase retires",
     )
+
+
+def undoes_what_the_phase_did(summary: str = "") -> ChangePolicy:
+    """Going back: creates, updates, deletes and replaces only of what the program adds,
+    removes or changes from the phase taken back to the one before it (found offline, as
+    ``program_scope`` is); nothing else may change."""
+    return ChangePolicy(
+        allowed_ops=frozenset({"same", "read"}),
+        scoped_ops=frozenset({"create", "update", "delete", *REPLACE_OPS}),
+        program_scope=True,
+        summary=summary or "only what undoing the phase changes",
+    )

@@ -24,6 +24,7 @@ from automation.model.change_policy import (
     ChangePolicy,
     deletes_in,
     retires_what_the_program_retires,
+    undoes_what_the_phase_did,
 )
 from automation.model.hooks_and_gates import Gate, GateFn, Hook, HookFn, Step, Watch
 from automation.model.way_back import NoReturn, WayBack
@@ -35,6 +36,7 @@ __all__ = [  # the phase model, with the hooks, gates and change policies it is 
     "CHANGES_NOTHING", "CREATES_AND_UPDATES", "CREATES_ONLY", "NO_OP_OPS", "REPLACE_OPS",
     "ChangePolicy", "Gate", "GateFn", "Hook", "HookFn", "HookResult", "Phase", "PhaseProbe",
     "Probing", "Scenario", "Step", "Watch", "deletes_in", "retires_what_the_program_retires",
+    "undoes_what_the_phase_did",
 ]  # fmt: skip
 
 

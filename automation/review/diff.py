@@ -129,6 +129,13 @@ def scope_of(diff: PhaseDiff) -> tuple[str, ...]:
     return tuple(_escape(str(key)) for key in sorted(keys, key=str))
 
 
+def undo_scope_of(diff: PhaseDiff) -> tuple[str, ...]:
+    """``type::name`` patterns of everything ``diff`` adds, removes or changes: what
+    going back may touch (``model.change_policy.undoes_what_the_phase_did``)."""
+    keys = [*diff.added, *diff.removed, *diff.changed]
+    return tuple(_escape(str(key)) for key in sorted(keys, key=str))
+
+
 def policy_violations(config: StackConfig, resources: Sequence[policy.Recorded]) -> list[str]:
     """``contract.policy``'s rules over one render, with the ports the config makes public."""
     cluster = config.cluster

@@ -61,6 +61,10 @@ class PhaseRenders:
             return diff_resources([], self.rendered(phase))
         return diff_resources(self.rendered(before), self.rendered(phase))
 
+    def leaving(self, phase: str, back_to: str) -> PhaseDiff:
+        """What the program adds, removes and changes taking ``phase`` back to ``back_to``."""
+        return diff_resources(self.rendered(phase), self.rendered(back_to))
+
 
 def _tail(urn: str) -> str:
     """``<type chain>::<name>``: the URN without its stack and project."""

@@ -21,6 +21,7 @@ from automation.model.phase import (
     Scenario,
     Watch,
     retires_what_the_program_retires,
+    undoes_what_the_phase_did,
 )
 from automation.model.way_back import NoReturn, Reverse
 from automation.steps import etcd, ingress, nodes, preflight, traffic
@@ -118,6 +119,31 @@ ETCD_MEMBER_BACK = Gate(
     interval=10,
 )
 
+OPEN_BRIDGE = Hook(
+    name="ingress-to-nodeport",
+    summary="bridge the ingress Service: NodePort (unless a controller owns its LB), "
+    "Cluster traffic policy, node ports kept, what it had saved on it",
+    run=ingress.ingress_to_nodeport,
+)
+CLOSE_BRIDGE = Hook(
+    name="ingress-to-loadbalancer",
+    summary="close the ingress Service's bridge: type, traffic policy, health-check node "
+    "port and LB fields back as they were",
+    run=ingress.ingress_to_loadbalancer,
+)
+OLD_TARGETS_HEALTHY = Gate(
+    name="old-targets-healthy",
+    summary="the source ingress target groups report every target healthy",
+    check=traffic.old_ingress_targets_healthy,
+    timeout=900,
+    interval=10,
+)
+RESUME_DNS_WRITERS = Hook(
+    name="resume-dns-writers",
+    summary="give the DNS controllers kubeshift paused their replicas back",
+    run=traffic.resume_dns_writers,
+)
+
 
 def _control_plane_phase(member: int, members: int) -> Phase:
     first = member == 1
@@ -183,7 +209,11 @@ def scenario(config: StackConfig) -> Scenario:
                 allowed_ops=frozenset({"create", "update"}),
                 summary="creates; in-place updates (peering options)",
             ),
-            way_back=Reverse("delete the target network (nothing uses it yet)"),
+            way_back=Reverse(
+                "delete the target network (nothing uses it yet)",
+                changes=undoes_what_the_phase_did("deletes of the target network only"),
+                runs=True,
+            ),
         ),
         Phase(
             id=ids.SHARED_RESOURCES,
@@ -191,22 +221,21 @@ def scenario(config: StackConfig) -> Scenario:
             changes=CREATES_AND_UPDATES,
             way_back=Reverse(
                 "delete the suffixed SGs, LBs and TGs and the rules admitting the other side "
-                "(no record points at them yet)"
+                "(no record points at them yet)",
+                changes=undoes_what_the_phase_did("deletes of the shared resources only"),
+                runs=True,
             ),
         ),
         Phase(
             id=ids.INGRESS_NODEPORT,
             summary="ingress Service to NodePort so old target groups still reach it",
-            before=(
-                Hook(
-                    name="ingress-to-nodeport",
-                    summary="bridge the ingress Service: NodePort (unless a controller owns its "
-                    "LB), Cluster traffic policy, node ports kept, what it had saved on it",
-                    run=ingress.ingress_to_nodeport,
-                ),
-            ),
+            before=(OPEN_BRIDGE,),
             changes=CREATES_AND_UPDATES,
-            way_back=Reverse("close the bridge: the Service gets back every field it had"),
+            way_back=Reverse(
+                "close the bridge: the Service gets back every field it had",
+                before=(CLOSE_BRIDGE,),
+                runs=True,
+            ),
         ),
         Phase(
             id=ids.TARGET_WORKERS,
@@ -223,7 +252,46 @@ def scenario(config: StackConfig) -> Scenario:
             changes=CREATES_ONLY,
             way_back=Reverse(
                 "untaint the old nodes; drain the new ones under their budgets, then delete "
-                "the new ASGs"
+                "the new ASGs",
+                before=(
+                    Hook(
+                        name="untaint-old-nodes",
+                        summary="source-VPC nodes schedulable again (the retiring taint off)",
+                        run=nodes.untaint_retiring_nodes,
+                    ),
+                    Hook(
+                        name="taint-new-nodes",
+                        summary="taint the target VPC's workers NoSchedule",
+                        run=nodes.taint_target_workers,
+                    ),
+                    Hook(
+                        name="drain-new-nodes",
+                        summary="evict every pod from the target VPC's workers, PDB-respecting",
+                        run=nodes.drain_target_workers,
+                        destructive=True,
+                        retries=0,
+                    ),
+                    Gate(
+                        name="new-nodes-empty",
+                        summary="no evictable pod left on the target VPC's workers",
+                        check=nodes.no_pods_left_on_target_workers,
+                        wakes_on=(Watch("pods"),),
+                        timeout=600,
+                        interval=10,
+                    ),
+                ),
+                after=(
+                    Gate(
+                        name="new-nodes-gone",
+                        summary="every worker Node runs in the source VPC again",
+                        check=nodes.target_workers_gone,
+                        wakes_on=(Watch("nodes"),),
+                        timeout=900,
+                        interval=10,
+                    ),
+                ),
+                changes=undoes_what_the_phase_did("deletes of the new worker groups only"),
+                runs=True,
             ),
         ),
         Phase(
@@ -241,7 +309,14 @@ def scenario(config: StackConfig) -> Scenario:
             after=(RECORDS_AS_DECLARED, NEW_TARGETS_HEALTHY),
             changes=retires_what_the_program_retires(summary="record changes only"),
             destructive=True,
-            way_back=Reverse("records back to the old load balancers, checked in sync"),
+            way_back=Reverse(
+                "records back to the old load balancers, checked in sync; the DNS "
+                "controllers kubeshift paused get their replicas back",
+                before=(OLD_TARGETS_HEALTHY,),
+                after=(RECORDS_AS_DECLARED, RESUME_DNS_WRITERS),
+                changes=undoes_what_the_phase_did("record changes back only"),
+                runs=True,
+            ),
         ),
         Phase(
             id=ids.INGRESS_MOVE,
@@ -254,18 +329,13 @@ def scenario(config: StackConfig) -> Scenario:
                     destructive=True,
                 ),
             ),
-            after=(
-                Hook(
-                    name="ingress-to-loadbalancer",
-                    summary="close the ingress Service's bridge: type, traffic policy, "
-                    "health-check node port and LB fields back as they were",
-                    run=ingress.ingress_to_loadbalancer,
-                ),
-            ),
+            after=(CLOSE_BRIDGE,),
             changes=CREATES_AND_UPDATES,
             way_back=Reverse(
-                "the ingress Service bridged as NodePort again, node ports kept; its pods back "
-                "on the old nodes"
+                "the ingress Service bridged as NodePort again, node ports kept (its pods go "
+                "back to the old nodes when target-workers is taken back)",
+                before=(OPEN_BRIDGE,),
+                runs=True,
             ),
         ),
         Phase(
@@ -329,11 +399,7 @@ def scenario(config: StackConfig) -> Scenario:
                     "the API record moved off it, then no traffic in CloudWatch",
                     run=traffic.drain_source_api,
                 ),
-                Hook(
-                    name="resume-dns-writers",
-                    summary="give the DNS controllers kubeshift paused their replicas back",
-                    run=traffic.resume_dns_writers,
-                ),
+                RESUME_DNS_WRITERS,
             ),
             changes=retires_what_the_program_retires(
                 summary="deletes of migration-only resources only"

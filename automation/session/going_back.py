@@ -24,11 +24,13 @@ from automation.core.progress import NullReporter
 from automation.core.secrets import secret_strings
 from automation.model.context import ClientSet
 from automation.model.phase import Phase
+from automation.review.diff import undo_scope_of
 from automation.run.going_back import walk_back
 from automation.run.journal import Journal, check_state_dir, check_state_dir_writable, state_dir
 from automation.run.planner import Planner
 from automation.run.runner import Runner
 from automation.run.steps import RunReport, plan_steps
+from automation.run.targets import PhaseRenders
 from automation.scenarios import build_scenario
 from automation.session.assembly import (
     EngineFactory,
@@ -85,6 +87,7 @@ def execute_back(
         return planner.dry_run(undo)
 
     check_state_dir_writable(state_dir(request.project))
+    render_cache = state_dir(request.project) / "render-cache"
     chooser = confirmer(request.yes, request.interactive, confirm)
     reporter = reporter_for(console, request.json)
     with holding(request.project, request.stack, run_id, reporter, settings.run_lock):
@@ -97,11 +100,24 @@ def execute_back(
             context_factory(info, settings, clients, reporter),
             confirm=chooser,
             order=scenario.phases,
+            scope=_undo_scope(PhaseRenders(info.values, scenario.ids(), render_cache)),
             actor=f"kubeshift back {run_id}",
             trust_stack_progress=False,
             preview_scope="full",
         )
         return runner.run(undo)
+
+
+def _undo_scope(renders: PhaseRenders) -> Callable[[Phase], tuple[str, ...]]:
+    """What an undo phase's update may touch when its policy asks for the program's
+    scope: what the program adds, removes or changes from the phase it takes back to
+    the one it applies."""
+
+    def scope(phase: Phase) -> tuple[str, ...]:
+        (undone,) = phase.undoes
+        return undo_scope_of(renders.leaving(undone, phase.applies))
+
+    return scope
 
 
 def _finished_before(journal: Journal, undo: tuple[Phase, ...]) -> list[str]:

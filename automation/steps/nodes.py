@@ -62,13 +62,15 @@ def workers_in_vpc(ctx: HookContext, side: Side, *, quiet: bool = False) -> list
     return [name for name in match.names if name not in members]
 
 
-def _retiring_taint(ctx: HookContext, action: Callable[..., Any]) -> HookResult:
-    """Apply ``taint_nodes``/``untaint_nodes`` with the retiring taint to source-VPC nodes."""
+def _retiring_taint(
+    ctx: HookContext, action: Callable[..., Any], side: Side = "source"
+) -> HookResult:
+    """Apply ``taint_nodes``/``untaint_nodes`` with the retiring taint to ``side``'s workers."""
     from automation.kube.nodes import NodeSelection
 
-    names = workers_in_vpc(ctx, "source")
+    names = workers_in_vpc(ctx, side)
     if not names:
-        return HookResult(changed=False, message="no nodes in the source VPC")
+        return HookResult(changed=False, message=f"no nodes in the {side} VPC")
     change = action(
         ctx.clients.kube("primary").core,
         NodeSelection(names=names),
@@ -92,6 +94,14 @@ def untaint_retiring_nodes(ctx: HookContext) -> HookResult:
     return _retiring_taint(ctx, untaint_nodes)
 
 
+def taint_target_workers(ctx: HookContext) -> HookResult:
+    """Going back: taint the target VPC's workers NoSchedule, so what their drain evicts
+    lands on the source VPC's nodes again."""
+    from automation.kube.nodes import taint_nodes
+
+    return _retiring_taint(ctx, taint_nodes, "target")
+
+
 def drain(ctx: HookContext, kube: KubeClients, names: list[str]) -> HookResult:
     """Drain ``names`` concurrently, never violating a PodDisruptionBudget; raise when a
     node could not be emptied."""
@@ -110,17 +120,57 @@ def drain(ctx: HookContext, kube: KubeClients, names: list[str]) -> HookResult:
     return HookResult(changed=bool(summary.evicted) and not ctx.dry_run, message=summary.message())
 
 
-def drain_retiring_nodes(ctx: HookContext) -> HookResult:
-    """Drain source-VPC nodes concurrently, never violating a PodDisruptionBudget."""
-    names = workers_in_vpc(ctx, "source")
+def _drain_side(ctx: HookContext, side: Side) -> HookResult:
+    names = workers_in_vpc(ctx, side)
     return watched(ctx, lambda: drain(ctx, ctx.clients.kube("primary"), names))
 
 
-def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:
+def _empty(ctx: HookContext, side: Side) -> Pending:
     from automation.kube.gates import no_evictable_pods
 
-    names = workers_in_vpc(ctx, "source")
+    names = workers_in_vpc(ctx, side)
     return no_evictable_pods(ctx.clients.kube("primary"), names, ctx.settings.drain)
+
+
+def drain_retiring_nodes(ctx: HookContext) -> HookResult:
+    """Drain source-VPC nodes concurrently, never violating a PodDisruptionBudget."""
+    return _drain_side(ctx, "source")
+
+
+def no_pods_left_on_retiring_nodes(ctx: HookContext) -> Pending:
+    return _empty(ctx, "source")
+
+
+def drain_target_workers(ctx: HookContext) -> HookResult:
+    """Going back: drain the target VPC's workers under their budgets, the probe watching."""
+    return _drain_side(ctx, "target")
+
+
+def no_pods_left_on_target_workers(ctx: HookContext) -> Pending:
+    return _empty(ctx, "target")
+
+
+def target_workers_gone(ctx: HookContext) -> Pending:
+    """Going back: every worker Node is a source-VPC instance's again — the target VPC's
+    instances ended and their Nodes removed (by the cloud controller's node lifecycle)."""
+    from automation.aws.nodes import find_cluster_instances
+    from automation.kube.clients import list_all
+
+    out = ctx.read_outputs(VpcMoveOutputs)
+    source = outputs.need(out.source_vpc_id, "source_vpc_id", ctx.phase)
+    listed = list_all(ctx.clients.kube("primary").core.list_node, action="list nodes")["items"]
+    running = find_cluster_instances(
+        ctx.clients.aws().ec2, cluster=ctx.stack_config.cluster.name, vpc_id=source
+    )
+    at_home = {i.instance_id for i in running}
+    left = []
+    for node in listed:
+        provider = (node.get("spec") or {}).get("providerID") or ""
+        if is_control_plane(node) or not provider.startswith("aws://"):
+            continue
+        if provider.rsplit("/", 1)[-1] not in at_home:
+            left.append(f"node {node['metadata']['name']} ({provider.rsplit('/', 1)[-1]})")
+    return Pending.of(left, "every worker runs in the source VPC")
 
 
 def expected_target_workers(ctx: HookContext) -> int:

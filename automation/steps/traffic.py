@@ -25,6 +25,15 @@ def new_ingress_targets_healthy(ctx: HookContext) -> Pending:
     return targets_pending(ctx.clients.aws().elbv2, arns)
 
 
+def old_ingress_targets_healthy(ctx: HookContext) -> Pending:
+    """Going back: every target of the source ingress load balancer's target groups is
+    healthy, before the records move back to it."""
+    from automation.aws.targets import targets_pending
+
+    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), "ingress-source", ctx.phase)
+    return targets_pending(ctx.clients.aws().elbv2, arns)
+
+
 def new_api_targets_healthy(ctx: HookContext) -> Pending:
     """At least one healthy API server behind the new API load balancer."""
     from automation.aws.targets import targets_pending

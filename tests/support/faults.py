@@ -214,7 +214,8 @@ def _tail(text: str) -> str:
 
 
 class FaultyRun:
-    """Drives ``kubeshift run --yes`` of one stack through a list of faults."""
+    """Drives ``kubeshift run --yes`` (or ``back --yes``: ``command``) of one stack
+    through a list of faults."""
 
     def __init__(
         self,
@@ -228,10 +229,12 @@ class FaultyRun:
         *,
         backend: Path | StateStore | None = None,
         engine_timeout: float = 120.0,
+        command: str = "run",
     ) -> None:
         self.kubeshift, self.stack, self.env, self.cwd = kubeshift, stack, env, cwd
         self.journal, self.logs = journal, logs
         self.run_args = tuple(run_args)  # e.g. ("--to", PHASE): where every run stops
+        self.command = command
         self.backend = backend or sandbox_store(kubeshift, stack, env, cwd)
         self.engine_timeout = engine_timeout  # for engine-kill: an update must run by then
         self._ends = math.inf
@@ -357,7 +360,7 @@ class FaultyRun:
         session.log.append("")
         handle = log.open("w")
         run = subprocess.Popen(
-            [self.kubeshift, "--stack", self.stack, "run", "--yes", *self.run_args],
+            [self.kubeshift, "--stack", self.stack, self.command, "--yes", *self.run_args],
             cwd=self.cwd,
             # a run that dies of a signal of its own (one Ctrl-C trial ended in SIGABRT
             # under a full CI's load, with nothing in its output) leaves every thread's

@@ -19,6 +19,7 @@ from automation.sandbox.moto_gaps.ec2 import (
     interface_descriptions_cleared,
     interface_groups_reach_instances,
     launch_groups_in_one_place,
+    nat_interfaces_go_with_them,
     peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
@@ -52,6 +53,7 @@ def close_every_gap() -> None:
     launch_groups_in_one_place()  # after: it reads the launch as it was asked
     peering_status_in_place()
     groups_in_use_stay()
+    nat_interfaces_go_with_them()
     addresses_taken_once()
     volume_modifications_as_aws()
     reservation_descriptions_kept()

@@ -44,6 +44,11 @@ peering, each closed by patching moto's in-process model (applied by
   EC2 API reference, DeleteSecurityGroup); moto deletes it, so a clean-up that deletes
   a group before the instances in it are gone passes here. An instance's primary
   interface goes with it, as AWS deletes it on termination (moto keeps it).
+- **A NAT gateway's interface goes with it.** AWS deletes the requester-managed
+  network interface of a NAT gateway it deletes and disassociates its Elastic IP (VPC
+  User Guide, "Delete a NAT gateway"); moto keeps the interface, in the VPC's default
+  group, so the group — and with it the VPC — could never be deleted after it: taking
+  vpc-move's ``target-network`` back retried the VPC's delete without end.
 - **An address in use cannot be taken twice.** AWS refuses an interface at a private
   address another interface in the subnet holds (``InvalidIPAddress.InUse``), a member's
   fixed address included; moto gives both, so a replacement that creates the new member
@@ -453,3 +458,27 @@ def peering_status_in_place() -> None:
 
 def _unchanged(value: Any) -> Any:
     return value
+
+
+def nat_interfaces_go_with_them() -> None:
+    """Delete a NAT gateway's network interface (its Elastic IP disassociated) with the
+    gateway, as AWS does. Idempotent."""
+    from moto.ec2.models.nat_gateways import NatGatewayBackend
+
+    original = NatGatewayBackend.delete_nat_gateway
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def delete_nat_gateway(self: Any, nat_gateway_id: str) -> Any:
+        gateway = original(self, nat_gateway_id)
+        eni = getattr(gateway, "_eni", None)
+        if eni is not None and eni.id in self.enis:
+            for address in list(self.addresses):
+                if address.eni is eni:
+                    self.disassociate_address(address=address.public_ip)
+            self.enis.pop(eni.id, None)
+        return gateway
+
+    delete_nat_gateway._kubeshift = True  # type: ignore[attr-defined]
+    NatGatewayBackend.delete_nat_gateway = delete_nat_gateway  # type: ignore[method-assign]

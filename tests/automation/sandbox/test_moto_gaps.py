@@ -24,6 +24,7 @@ from automation.sandbox.moto_gaps.ec2 import (
     interface_descriptions_cleared,
     interface_groups_reach_instances,
     launch_groups_in_one_place,
+    nat_interfaces_go_with_them,
     peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
@@ -555,6 +556,63 @@ def test_unpatched_moto_deletes_a_group_a_running_instance_carries(moto: MotoSer
         ]
         == []
     )
+
+
+def _deleted_nat_gateway(moto: MotoServer) -> tuple[Any, str, str]:
+    """EC2, a VPC whose only subnet had a NAT gateway (deleted), and its Elastic IP."""
+    ec2, subnet, _ = _subnet(moto, "10.9.0.0/16")
+    vpc = ec2.describe_subnets(SubnetIds=[subnet])["Subnets"][0]["VpcId"]
+    eip = ec2.allocate_address(Domain="vpc")["AllocationId"]
+    gateway = ec2.create_nat_gateway(SubnetId=subnet, AllocationId=eip)["NatGateway"]
+    ec2.delete_nat_gateway(NatGatewayId=gateway["NatGatewayId"])
+    return ec2, vpc, eip
+
+
+def _interfaces_in(ec2: Any, vpc: str) -> list[str]:
+    found = ec2.describe_network_interfaces(Filters=[{"Name": "vpc-id", "Values": [vpc]}])
+    return [i["NetworkInterfaceId"] for i in found["NetworkInterfaces"]]
+
+
+def test_a_nat_gateways_interface_goes_with_it_and_its_vpc_can_go(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.nat_gateways import NatGatewayBackend
+    from moto.ec2.models.security_groups import SecurityGroupBackend
+
+    _patched(monkeypatch, SecurityGroupBackend, "delete_security_group", groups_in_use_stay)
+    _patched(monkeypatch, NatGatewayBackend, "delete_nat_gateway", nat_interfaces_go_with_them)
+    ec2, vpc, eip = _deleted_nat_gateway(moto)
+    assert _interfaces_in(ec2, vpc) == []
+    address = ec2.describe_addresses(AllocationIds=[eip])["Addresses"][0]
+    assert not address.get("AssociationId") and not address.get("NetworkInterfaceId")
+    for subnet in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]:
+        ec2.delete_subnet(SubnetId=subnet["SubnetId"])
+    for group in ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
+        "SecurityGroups"
+    ]:
+        if group["GroupName"] != "default":
+            ec2.delete_security_group(GroupId=group["GroupId"])
+    ec2.delete_vpc(VpcId=vpc)
+
+
+def test_unpatched_moto_keeps_a_deleted_nat_gateways_interface(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.security_groups import SecurityGroupBackend
+
+    _patched(monkeypatch, SecurityGroupBackend, "delete_security_group", groups_in_use_stay)
+    ec2, vpc, _ = _deleted_nat_gateway(moto)
+    assert len(_interfaces_in(ec2, vpc)) == 1
+    for subnet in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]:
+        ec2.delete_subnet(SubnetId=subnet["SubnetId"])
+    for group in ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
+        "SecurityGroups"
+    ]:
+        if group["GroupName"] != "default":
+            ec2.delete_security_group(GroupId=group["GroupId"])
+    with pytest.raises(ClientError) as refused:
+        ec2.delete_vpc(VpcId=vpc)  # the interface holds the default group
+    assert _code(refused) == "DependencyViolation"
 
 
 def test_an_address_an_interface_holds_is_not_given_twice(

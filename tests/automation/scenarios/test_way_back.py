@@ -89,7 +89,11 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
         for scenario in EXAMPLES
     }  # fmt: skip
     assert runs["overlay-switch"] == ["native-routing", "verify"]
-    assert runs["vpc-move"] == [] and runs["cni-swap"] == ["certificates"]
+    assert runs["vpc-move"] == [
+        "target-network", "shared-resources", "ingress-nodeport", "target-workers",
+        "dns-cutover", "ingress-move",
+    ]  # fmt: skip
+    assert runs["cni-swap"] == ["certificates"]
 
 
 def test_back_to_an_unknown_phase_is_one_sentence_before_anything(tmp_path: Path) -> None:
