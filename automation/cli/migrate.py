@@ -174,6 +174,14 @@ def hooks(
     after: Annotated[
         bool, typer.Option("--after", help="The hooks and gates after the phase's update.")
     ] = False,
+    undo: Annotated[
+        bool,
+        typer.Option(
+            "--undo",
+            help="The steps of the phase's way back, around a `pulumi up` at the phase "
+            "before it; --after then records the phase taken back.",
+        ),
+    ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm destructive steps.")] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Say what the steps would do; change nothing.")
@@ -193,19 +201,25 @@ def hooks(
         stack=name,
         phase=phase,
         side="before" if before else "after",
+        undo=undo,
         yes=yes,
         dry_run=dry_run,
         interactive=sys.stdin.isatty() and not (json_output or g.json),
         json=json_output or g.json,
     )
     report = execute_hooks(request, console=err, confirm=typer.confirm)
+    whose = f"{phase}'s way back" if undo else phase
     if report.outcomes or request.json:
-        _print_outcomes(f"{request.side}-steps of {phase} on {name}", report, request.json)
+        _print_outcomes(f"{request.side}-steps of {whose} on {name}", report, request.json)
     else:
-        out.print(f"Phase '{phase}' has no hooks or gates {request.side} its update.")
+        out.print(f"{whose} has no hooks or gates {request.side} its update.")
     if dry_run:
         _dry_run_verdict(report)
-    elif not request.json:
+    elif request.json or (undo and request.side == "before"):
+        pass
+    elif undo:
+        out.print(f"Recorded with the stack: {phase} taken back.")
+    else:
         out.print(f"Recorded with the stack: {request.side} {phase}.")
 
 

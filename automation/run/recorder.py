@@ -77,6 +77,11 @@ class ProgressRecorder:
             return self._with_layout([]).model_copy(update={"undone": undone})
         return self._with_layout(self.unrecorded(upto=phase))
 
+    def record_undone(self, phase: Phase) -> None:
+        """Record that ``phase`` took its phases back, once its update ran by hand
+        (``kubeshift hooks --undo --after``)."""
+        self._record(self._carry(phase))
+
     def record_side(self, phase: Phase, side: Milestone) -> None:
         """Record that one side of ``phase``'s steps ran (``kubeshift hooks``)."""
         self._record(self._with_layout([self._mark(phase.id, side)]))
@@ -116,7 +121,13 @@ class ProgressRecorder:
 
     def _record(self, record: Record) -> None:
         fresh_layout = record.steps is not None and record.steps != self.progress().steps
-        if record.marks or fresh_layout:
-            said = ", ".join(f"{m.milestone} {m.phase}" for m in record.marks) or "step layout"
+        if record.marks or record.undone or fresh_layout:
+            said = (
+                ", ".join(
+                    [f"{m.milestone} {m.phase}" for m in record.marks]
+                    + [f"{u.phase} taken back" for u in record.undone]
+                )
+                or "step layout"
+            )
             self.log.info("recording with the stack: %s", said)
             self.contexts.use_outputs(self.engine.record(record))

@@ -140,6 +140,17 @@ class Runner:
         self.recorder.record_side(phase, where)
         return report
 
+    def run_undo_steps(self, phase: Phase, where: Literal["before", "after"]) -> RunReport:
+        """Run one side of an undo phase's steps around an update by hand; after its
+        after-steps, record the phases it takes back as undone, with the stack and in
+        the journal, as ``kubeshift back``'s update does."""
+        steps = [s for s in plan_steps(phase) if s.key.startswith(f"{where}:")]
+        report = self._run_confirmed(phase, steps)
+        if where == "after":
+            self.recorder.record_undone(phase)
+            self.journal.undo(phase.undoes, f"taken back by {self.recorder.actor}")
+        return report
+
     def run_action(self, phase: Phase, hooks: Sequence[Hook]) -> RunReport:
         """Run hooks outside the phase's plan (``kubeshift replace-nodes``), each one
         journalled under ``phase`` as ``action:<name>`` and skipped once done; the

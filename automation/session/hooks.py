@@ -20,7 +20,8 @@ from automation.core.progress import NullReporter, Reporter
 from automation.core.secrets import secret_strings
 from automation.engine.adapter import Engine
 from automation.model.context import ClientSet, HookContext
-from automation.model.phase import Scenario
+from automation.model.phase import Phase, Scenario
+from automation.run.going_back import reached, walk_back
 from automation.run.journal import (
     Journal,
     check_state_dir,
@@ -44,6 +45,7 @@ from automation.session.assembly import (
 )
 from components.contract.checks import DNS_SUBDOMAIN
 from components.contract.progress import Progress, listed, missing
+from components.contract.registry import StackOutputs
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,9 @@ class HooksRequest:
     stack: str
     phase: str
     side: Literal["before", "after"]
+    undo: bool = False
+    """The steps of the phase's way back (``back-from-<phase>``), around a ``pulumi up``
+    at the phase before it."""
     yes: bool = False
     dry_run: bool = False
     interactive: bool = False
@@ -176,6 +181,8 @@ def execute_hooks(
     chooser = confirmer(request.yes, request.interactive, confirm)
     # Too early is a user error: said before the lock, the journal or any write.
     planner = session.planner()
+    if request.undo:
+        return _undo_steps(session, planner, request, chooser)
     _refuse_early(planner.progress(), scenario.ids(), phase.id, request)
     if request.dry_run:
         report = planner.describe_steps(phase, request.side)
@@ -184,6 +191,60 @@ def execute_hooks(
     with session.runner(chooser, "kubeshift hooks") as runner:
         _refuse_early(runner.progress(), scenario.ids(), phase.id, request)  # under the lock
         return runner.run_steps(phase, request.side)
+
+
+def _undo_steps(
+    session: _StepsSession, planner: Planner, request: HooksRequest, chooser: Confirm | None
+) -> RunReport:
+    """One side of the phase's way back: before-steps, then the engineer's ``pulumi up``
+    at the phase before it, then after-steps, which record the phase taken back (its
+    marks dropped from the stack's record, its journal records undone)."""
+    undo = _undo_phase(session, planner.progress(), request)
+    if request.side == "after":
+        _refuse_undone_too_early(session.engine.outputs(), undo, request)
+    if request.dry_run:
+        report = planner.describe_steps(undo, request.side)
+        report.note = "planned from the stack's current outputs"
+        return report
+    with session.runner(chooser, "kubeshift hooks --undo") as runner:
+        undo = _undo_phase(session, runner.progress(), request)  # under the lock
+        return runner.run_undo_steps(undo, request.side)
+
+
+def _undo_phase(session: _StepsSession, progress: Progress, request: HooksRequest) -> Phase:
+    """The undo phase of ``request.phase``: it must be the latest phase the stack entered
+    and have a way back kubeshift runs (``walk_back``'s refusals, one sentence each)."""
+    ids = session.scenario.ids()
+    index = ids.index(request.phase)
+    if index == 0:
+        raise UserError(f"Phase '{request.phase}' is the first phase: there is nothing before it.")
+    journal = Journal(session.journal, session.stack, scenario=session.info.scenario)
+    done = sorted({r.phase for r in journal.records() if r.done}) if journal.exists else []
+    if progress.finished(ids[index - 1]) is None or request.phase not in {
+        p.id for p in reached(session.scenario, progress, set(done))
+    }:
+        raise UserError(
+            f"Phase '{request.phase}' has not run on this stack, so there is nothing of it "
+            "to take back; `kubeshift status` shows where the stack is."
+        )
+    walk = walk_back(session.scenario, progress, ids[index - 1], done)
+    if walk[0].undoes != (request.phase,):
+        latest = walk[0].undoes[0]
+        raise UserError(
+            f"Phase '{latest}' ran after '{request.phase}': take it back first "
+            f"(`kubeshift hooks {latest} --undo --before`)."
+        )
+    return walk[0]
+
+
+def _refuse_undone_too_early(outputs: dict[str, Any], undo: Phase, request: HooksRequest) -> None:
+    deployed = StackOutputs.model_validate(outputs).phase
+    if deployed != undo.applies:
+        raise UserError(
+            f"The stack last deployed phase '{deployed}', not '{undo.applies}': run `pulumi "
+            f"up` with kubeshift:phase {undo.applies} first, then the after-steps that "
+            f"record '{request.phase}' taken back."
+        )
 
 
 def execute_replacement(

@@ -5,16 +5,19 @@ subprocesses, as operators run them: ``sandbox up`` for the ``local`` stack (whi
 builds its cluster as kops would have: boto3, kops's names, no state), ``adopt``
 (refused without the names, ``--write-config``, the proposal taken as the stack file,
 refused for kops's settings, then adopted keeping them, ``--keep-live``), ``run --yes``
-from baseline to ingress-move, the drain and the old workers' retirement by hand
+from baseline to ingress-move (stopping after ingress-nodeport to read the world),
+``back --to ingress-nodeport`` (the world must be as it was read) and forward again to
+ingress-move, the drain and the old workers' retirement by hand
 (``tests.rehearsal.by_hand``: a skip-ahead refused, ``kubeshift hooks`` around a hand-
 run ``pulumi up``, an override, a second operator's fresh checkout), ``run --yes`` to
 cleanup, then a second ``run``. The runs are not left in peace: the fixed fault trials
 below kill, interrupt and resume them on the way — the engine killed mid-update and
-recovered, Ctrl-C during a gate, kubeshift killed alone before the DNS cutover, the
-whole group killed during a control-plane gate — and a second operator's ``pulumi up``
-is tried while a run goes on. The tests only read the outcome from the outside: the
-journal (``status --json``), the stack's record, moto and the sandbox's cluster, which
-must be what an uninterrupted run leaves. Later end-to-end checks of vpc-move should
+recovered, Ctrl-C during a gate, kubeshift killed alone before the DNS cutover and
+again while the way back drains the new workers, the whole group killed during a
+control-plane gate — and a second operator's ``pulumi up`` is tried while a run goes
+on. The tests only read the outcome from the outside: the journal (``status --json``),
+the stack's record, moto and the sandbox's cluster, which must be what an
+uninterrupted run leaves. Later end-to-end checks of vpc-move should
 join this session instead of starting their own sandbox (CI budget).
 
 A sandbox rehearses one stack, so the other scenarios (``test_cni_swap``,
@@ -26,6 +29,7 @@ at once; ``scripts/test`` runs them in a shard of their own after this one's.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import shutil
 import subprocess
@@ -39,9 +43,12 @@ from typing import Any
 import pytest
 import yaml
 
+from automation.run.going_back import undo_id
 from components.contract.loading import load_stack_file
+from components.contract.scenarios.vpc_move import INGRESS_MOVE, INGRESS_NODEPORT
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.rehearsal.team import Handover, hand_over, second_operators_env
+from tests.rehearsal.world import read_world, workload_nodes
 from tests.support.faults import (
     Fault,
     FaultyRun,
@@ -178,6 +185,12 @@ class Rehearsal:
     """Operator B's: a checkout and state directory of its own, the same S3 backend."""
     second_status: Ran
     """B's ``status --json`` after A's runs and the by-hand phases, before B runs on."""
+    bridged: tuple[dict[str, Any], frozenset[str]] | None
+    """The world (:mod:`tests.rehearsal.world`) and the nodes running workloads, once
+    the run stopped after ingress-nodeport."""
+    went_back: tuple[dict[str, Any], frozenset[str]] | None
+    """The same after ``back --to ingress-nodeport`` from ingress-move (before the run
+    went forward again)."""
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -284,10 +297,21 @@ def second_operator(env: dict[str, str], second_env: dict[str, str]) -> SecondOp
 BY_HAND_FROM = "drain-workers"  # drain-workers and retire-old-workers go by hand
 
 
+def ci_faults_to_the_bridge() -> list[Fault]:
+    """The trial of the run up to ingress-nodeport (where the world is read, to compare
+    with what going back leaves)."""
+    return [Fault("target-network/update", "engine-kill", delay=2.0)]
+
+
+def ci_faults_on_the_way_back() -> list[Fault]:
+    """``back --to ingress-nodeport`` killed while it drains the new workers."""
+    return [Fault(f"{undo_id('target-workers')}/before:drain-new-nodes", "kill-alone")]
+
+
 def ci_faults_before_by_hand(env: dict[str, str], second_env: dict[str, str]) -> list[Fault]:
-    """The trials of the run up to the by-hand phases, in the order the run meets them."""
+    """The trials of the run from ingress-nodeport up to the by-hand phases, in the
+    order the run meets them."""
     return [
-        Fault("target-network/update", "engine-kill", delay=2.0),
         Fault("target-workers/after:*", "sigint"),
         Fault(
             "dns-cutover/before:*",
@@ -595,14 +619,35 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
         backend = sandbox_store(KUBESHIFT, STACK, env, REPO)
         second_env = second_operators_env(env, state)  # B's checkout, after adoption
-        until = ("--to", "ingress-move")
-        first = FaultyRun(
-            KUBESHIFT, STACK, env, REPO, journal, state / "runs-1", until, backend=backend
-        )
-        session = first.rehearse(ci_faults_before_by_hand(env, second_env))
+
+        def faulty(runs: str, *argv: str, command: str = "run") -> FaultyRun:
+            return FaultyRun(
+                KUBESHIFT, STACK, env, REPO, journal, state / runs, argv, backend=backend,
+                command=command,
+            )  # fmt: skip
+
+        def world() -> tuple[dict[str, Any], frozenset[str]]:
+            with sandbox_kube(sandbox) as kube:
+                return read_world(functools.partial(sandbox_client, sandbox), kube), (
+                    workload_nodes(kube)
+                )
+
+        session = faulty("runs-1a", "--to", INGRESS_NODEPORT).rehearse(ci_faults_to_the_bridge())
         across: frozenset[tuple[str, str]] = frozenset()
+        bridged = went_back = None
+        if session.final_code == 0:
+            bridged = world()
+            onward = faulty("runs-1b", "--to", INGRESS_MOVE)
+            session = joined(session, onward.rehearse(ci_faults_before_by_hand(env, second_env)))
         if session.final_code == 0:
             across = admitted_across(sandbox)
+            back = faulty("back", "--to", INGRESS_NODEPORT, command="back")
+            session = joined(session, back.rehearse(ci_faults_on_the_way_back()))
+        if session.final_code == 0:
+            went_back = world()
+            again = faulty("runs-1c", "--to", INGRESS_MOVE)
+            session = joined(session, again.rehearse([]))
+        if session.final_code == 0:
             exports = kubeshift(env, "--stack", STACK, "sandbox", "env").stdout
             by_hand = drain_by_hand(KUBESHIFT, STACK, exports, env, state)
             # operator B takes over: its checkout brought up to date, the rest is B's
@@ -631,6 +676,8 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             admitted_across=across,
             second_env=second_env,
             second_status=second_status,
+            bridged=bridged,
+            went_back=went_back,
         )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)

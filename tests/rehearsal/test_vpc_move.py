@@ -23,6 +23,7 @@ from kubernetes.client import AppsV1Api, CoreV1Api
 from automation.core.errors import EXIT_CODES, ErrorKind
 from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN
 from automation.sandbox.world.kops import domain
+from benchmarks.faults import world_differences
 from components.contract.loading import load_stack_file
 from tests.rehearsal.conftest import (
     REPO,
@@ -167,6 +168,31 @@ def test_every_fault_struck_and_the_run_went_on_to_the_end(rehearsal: Rehearsal)
     assert rehearsal.faults.final_code == 0
 
 
+def test_going_back_to_ingress_nodeport_left_the_world_as_it_was_there(
+    rehearsal: Rehearsal,
+) -> None:
+    """From ingress-move, ``back --to ingress-nodeport`` (killed once while it drained
+    the new workers, then resumed) took ingress-move, dns-cutover and target-workers
+    back: read from moto and the cluster, the world is the one read when the run first
+    stopped after ingress-nodeport — the same groups and instances, no target-VPC
+    worker, records on the old load balancers, the old nodes untainted, every workload
+    Available on them — and the run then went forward again to the end."""
+    assert rehearsal.bridged is not None and rehearsal.went_back is not None
+    (before, ran_on), (after, runs_on) = rehearsal.bridged, rehearsal.went_back
+    assert world_differences(before, after) == []
+    old_nodes = {name for name, _, _ in before["nodes and taints"]}
+    assert ran_on <= old_nodes and runs_on <= old_nodes, (ran_on, runs_on)
+    assert all(ok for _, _, ok in after["deployments available"]), after
+    records = _records(rehearsal)
+    walk = ("ingress-move", "dns-cutover", "target-workers")
+    assert {p: records[f"back-from-{p}/update"]["status"] for p in walk} == dict.fromkeys(
+        walk, "succeeded"
+    )
+    kill = next(t for t in rehearsal.faults.trials if t.fault.at.startswith("back-from-"))
+    assert kill.where.startswith("back-from-target-workers/"), table(rehearsal.faults.trials)
+    assert kill.code == -signal.SIGKILL, table(rehearsal.faults.trials)
+
+
 def test_the_killed_engine_alone_was_recovered_once_through_the_documented_command(
     rehearsal: Rehearsal,
 ) -> None:
@@ -176,7 +202,8 @@ def test_the_killed_engine_alone_was_recovered_once_through_the_documented_comma
     trials = rehearsal.faults.trials
     demanded = [(t.fault.how, t.recoveries, t.expected) for t in trials]
     assert demanded == [
-        ("engine-kill", 1, 1), ("sigint", 0, 0), ("kill-alone", 0, 0), ("group-kill", 0, 0)
+        ("engine-kill", 1, 1), ("sigint", 0, 0), ("kill-alone", 0, 0), ("kill-alone", 0, 0),
+        ("group-kill", 0, 0),
     ], table(trials)  # fmt: skip
     records = _records(rehearsal)
     recoveries = [r for k, r in records.items() if k.startswith("recover/")]
@@ -469,7 +496,11 @@ def test_the_cname_api_record_moved_between_load_balancers_and_never_changed_typ
     assert by_dns[_dns_name(api["ResourceRecords"][0]["Value"])].endswith("-api-mig"), api
 
 
-PROBED = ("ingress-move/before:move-ingress-pods", "drain-workers/before:drain-old-nodes")
+PROBED = (
+    "ingress-move/before:move-ingress-pods",
+    "back-from-target-workers/before:drain-new-nodes",
+    "drain-workers/before:drain-old-nodes",
+)
 """The steps that move workloads under the availability probe."""
 
 

@@ -16,6 +16,7 @@ from automation.sandbox.moto_gaps.ec2 import (
     addresses_taken_once,
     groups_in_use_stay,
     indexed_tag_lookups,
+    instance_interfaces_go_with_it,
     interface_descriptions_cleared,
     interface_groups_reach_instances,
     launch_groups_in_one_place,
@@ -53,6 +54,7 @@ def close_every_gap() -> None:
     launch_groups_in_one_place()  # after: it reads the launch as it was asked
     peering_status_in_place()
     groups_in_use_stay()
+    instance_interfaces_go_with_it()
     nat_interfaces_go_with_them()
     addresses_taken_once()
     volume_modifications_as_aws()

@@ -44,6 +44,13 @@ peering, each closed by patching moto's in-process model (applied by
   EC2 API reference, DeleteSecurityGroup); moto deletes it, so a clean-up that deletes
   a group before the instances in it are gone passes here. An instance's primary
   interface goes with it, as AWS deletes it on termination (moto keeps it).
+- **An instance's own interfaces go with it.** AWS deletes, on termination, the
+  interfaces a launch created unless the launch said ``DeleteOnTermination: false``
+  (the default is to delete, for the primary interface and for a template's interface
+  that leaves it unset; AWS support, quoted in terraform-provider-aws#6080); moto
+  deletes only those whose launch said ``true``, so every terminated worker left an
+  interface in its subnet and a VPC emptied of workers could not be compared with the
+  one before them. Terminating a terminated instance changes nothing, as on AWS.
 - **A NAT gateway's interface goes with it.** AWS deletes the requester-managed
   network interface of a NAT gateway it deletes and disassociates its Elastic IP (VPC
   User Guide, "Delete a NAT gateway"); moto keeps the interface, in the VPC's default
@@ -482,3 +489,52 @@ def nat_interfaces_go_with_them() -> None:
 
     delete_nat_gateway._kubeshift = True  # type: ignore[attr-defined]
     NatGatewayBackend.delete_nat_gateway = delete_nat_gateway  # type: ignore[method-assign]
+
+
+def instance_interfaces_go_with_it() -> None:
+    """Mark the interfaces a launch creates delete-on-termination unless the launch
+    says otherwise, and make a second termination a no-op, as AWS does. Idempotent."""
+    from moto.ec2.models.instances import Instance
+
+    prep_nics, terminate = Instance.prep_nics, Instance.terminate
+    if getattr(prep_nics, "_kubeshift", False):
+        return
+
+    @functools.wraps(prep_nics)
+    def prep_nics_deleted_with_it(self: Any, nic_spec: Any, *args: Any, **kwargs: Any) -> Any:
+        kept = {
+            int(n.get("DeviceIndex", 0))
+            for n in [*_template_interfaces(self), *(nic_spec or [])]
+            if n.get("NetworkInterfaceId")
+            or str(n.get("DeleteOnTermination", "")).lower() == "false"
+        }
+        done = prep_nics(self, nic_spec, *args, **kwargs)
+        for index, nic in self.nics.items():
+            if int(index) not in kept:
+                nic.delete_on_termination = True
+        return done
+
+    @functools.wraps(terminate)
+    def terminate_once(self: Any) -> Any:
+        if self.state == "terminated":
+            import copy
+
+            return copy.copy(self._state)
+        return terminate(self)
+
+    prep_nics_deleted_with_it._kubeshift = True  # type: ignore[attr-defined]
+    Instance.prep_nics = prep_nics_deleted_with_it  # type: ignore[method-assign]
+    Instance.terminate = terminate_once  # type: ignore[method-assign]
+
+
+def _template_interfaces(instance: Any) -> list[dict[str, Any]]:
+    """The network interfaces of the template ``instance`` was launched from (moto
+    tags the instance with the template's id and version before it makes its NICs)."""
+    tags = instance.ec2_backend.tags.get(instance.id, {})
+    template_id = tags.get("aws:ec2launchtemplate:id")
+    if not template_id:
+        return []
+    version = instance.ec2_backend._get_template_from_args(
+        {"LaunchTemplateId": template_id, "Version": tags.get("aws:ec2launchtemplate:version")}
+    )
+    return list(version.data.get("NetworkInterfaces") or [])

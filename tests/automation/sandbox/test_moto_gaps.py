@@ -21,6 +21,7 @@ from automation.sandbox.moto_gaps.ec2 import (
     addresses_taken_once,
     groups_in_use_stay,
     indexed_tag_lookups,
+    instance_interfaces_go_with_it,
     interface_descriptions_cleared,
     interface_groups_reach_instances,
     launch_groups_in_one_place,
@@ -556,6 +557,49 @@ def test_unpatched_moto_deletes_a_group_a_running_instance_carries(moto: MotoSer
         ]
         == []
     )
+
+
+def _terminated_interfaces(moto: MotoServer) -> tuple[Any, str, list[str]]:
+    """EC2, a subnet, and the interfaces left in it after three instances ended: one
+    launched plainly, one from a template whose interface leaves DeleteOnTermination
+    unset, one whose template says false (each terminated twice)."""
+    ec2, subnet, (group, _) = _subnet(moto, "10.8.0.0/16")
+    for name, spec in (("unset", {}), ("kept", {"DeleteOnTermination": False})):
+        interface = {"DeviceIndex": 0, "SubnetId": subnet, "Groups": [group], **spec}
+        ec2.create_launch_template(
+            LaunchTemplateName=name,
+            LaunchTemplateData={"ImageId": "ami-12c6146b", "NetworkInterfaces": [interface]},
+        )
+    launched = [
+        ec2.run_instances(ImageId="ami-12c6146b", MinCount=1, MaxCount=1, SubnetId=subnet),
+        *(
+            ec2.run_instances(
+                MinCount=1, MaxCount=1, SubnetId=subnet, LaunchTemplate={"LaunchTemplateName": n}
+            )
+            for n in ("unset", "kept")
+        ),
+    ]
+    ids = [r["Instances"][0]["InstanceId"] for r in launched]
+    ec2.terminate_instances(InstanceIds=ids)
+    ec2.terminate_instances(InstanceIds=ids)
+    left = ec2.describe_network_interfaces(Filters=[{"Name": "subnet-id", "Values": [subnet]}])
+    return ec2, subnet, [i["NetworkInterfaceId"] for i in left["NetworkInterfaces"]]
+
+
+def test_an_instances_own_interfaces_go_with_it_unless_its_launch_kept_them(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.models.instances import Instance
+
+    monkeypatch.setattr(Instance, "terminate", Instance.terminate)
+    _patched(monkeypatch, Instance, "prep_nics", instance_interfaces_go_with_it)
+    _, _, left = _terminated_interfaces(moto)
+    assert len(left) == 1  # the one whose launch said DeleteOnTermination false
+
+
+def test_unpatched_moto_keeps_every_terminated_instances_interface(moto: MotoServer) -> None:
+    _, _, left = _terminated_interfaces(moto)
+    assert len(left) == 3
 
 
 def _deleted_nat_gateway(moto: MotoServer) -> tuple[Any, str, str]:
