@@ -612,6 +612,16 @@ def _deleted_nat_gateway(moto: MotoServer) -> tuple[Any, str, str]:
     return ec2, vpc, eip
 
 
+def _empty(ec2: Any, vpc: str) -> None:
+    """Delete ``vpc``'s subnets and its groups but the default one."""
+    in_vpc = [{"Name": "vpc-id", "Values": [vpc]}]
+    for subnet in ec2.describe_subnets(Filters=in_vpc)["Subnets"]:
+        ec2.delete_subnet(SubnetId=subnet["SubnetId"])
+    for group in ec2.describe_security_groups(Filters=in_vpc)["SecurityGroups"]:
+        if group["GroupName"] != "default":
+            ec2.delete_security_group(GroupId=group["GroupId"])
+
+
 def _interfaces_in(ec2: Any, vpc: str) -> list[str]:
     found = ec2.describe_network_interfaces(Filters=[{"Name": "vpc-id", "Values": [vpc]}])
     return [i["NetworkInterfaceId"] for i in found["NetworkInterfaces"]]
@@ -629,13 +639,7 @@ def test_a_nat_gateways_interface_goes_with_it_and_its_vpc_can_go(
     assert _interfaces_in(ec2, vpc) == []
     address = ec2.describe_addresses(AllocationIds=[eip])["Addresses"][0]
     assert not address.get("AssociationId") and not address.get("NetworkInterfaceId")
-    for subnet in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]:
-        ec2.delete_subnet(SubnetId=subnet["SubnetId"])
-    for group in ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
-        "SecurityGroups"
-    ]:
-        if group["GroupName"] != "default":
-            ec2.delete_security_group(GroupId=group["GroupId"])
+    _empty(ec2, vpc)
     ec2.delete_vpc(VpcId=vpc)
 
 
@@ -647,13 +651,7 @@ def test_unpatched_moto_keeps_a_deleted_nat_gateways_interface(
     _patched(monkeypatch, SecurityGroupBackend, "delete_security_group", groups_in_use_stay)
     ec2, vpc, _ = _deleted_nat_gateway(moto)
     assert len(_interfaces_in(ec2, vpc)) == 1
-    for subnet in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]:
-        ec2.delete_subnet(SubnetId=subnet["SubnetId"])
-    for group in ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vpc]}])[
-        "SecurityGroups"
-    ]:
-        if group["GroupName"] != "default":
-            ec2.delete_security_group(GroupId=group["GroupId"])
+    _empty(ec2, vpc)
     with pytest.raises(ClientError) as refused:
         ec2.delete_vpc(VpcId=vpc)  # the interface holds the default group
     assert _code(refused) == "DependencyViolation"
