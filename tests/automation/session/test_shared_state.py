@@ -126,3 +126,30 @@ def test_a_damaged_run_lock_is_said_and_only_a_confirmed_recovery_replaces_it(
     with pytest.raises(RuntimeError, match="with the lock held"):
         recover(REPO, STACK, confirm=lambda _q: True, engine_factory=reached)
     assert not lock.exists(), "replaced by the recovery's own lock, released on the way out"
+
+
+def test_going_back_while_another_operators_run_holds_the_lock_is_refused(
+    backend: Path,
+) -> None:
+    """``back`` (and ``hooks --undo``) refuse in one sentence naming the holder, and
+    change nothing: no update, no record, no journal."""
+    from automation.session.going_back import BackRequest, execute_back
+
+    lock = _shared(backend, "lock.json")
+    lock.parent.mkdir(parents=True)
+    lock.write_bytes(foreign_lock("bob@laptop-bob", renewed=time.time(), pid=77))
+    engine = FakeEngine(progress=finished("baseline", "target-network"))
+    engine.phase = "target-network"
+    with pytest.raises(StackLockedError) as refused:
+        execute_back(
+            BackRequest(REPO, STACK, "baseline", yes=True),
+            engine_factory=lambda *_: engine,
+            clients=StaticClients(),
+        )
+    assert "being migrated by bob@laptop-bob" in str(refused.value)
+    undo = HooksRequest(REPO, STACK, "target-network", "before", undo=True, yes=True)
+    with pytest.raises(StackLockedError):
+        execute_hooks(undo, engine_factory=lambda *_: engine, clients=StaticClients())
+    assert [name for name, _ in engine.calls if name in {"up", "record", "set_phase"}] == []
+    assert not _shared(backend, "journal.json").exists()
+    assert engine.progress.finished("target-network") is not None
