@@ -412,13 +412,21 @@ class Journal:
 
     def undo(self, phases: Iterable[str], message: str) -> None:
         """Mark every step of ``phases`` undone (``kubeshift back`` took them back): each
-        runs again going forward; its executions stay, the history of what ran."""
+        runs again going forward; its executions stay, the history of what ran, and an
+        ``undone`` one closes them."""
         wanted = set(phases)
+        now = time.time()
         for key, record in self.data.steps.items():
             if record.phase in wanted and record.status is not StepStatus.UNDONE:
                 self._touched.add(key)
                 record.status = StepStatus.UNDONE
                 record.message = self.redact(message)[:2000]
+                record.executions.append(
+                    Execution(
+                        attempt=record.attempts, pid=os.getpid(), started=now, finished=now,
+                        status=StepStatus.UNDONE, operator=self._operator,
+                    )
+                )  # fmt: skip
         self.save()
 
     def forget(self, phases: Iterable[str]) -> None:

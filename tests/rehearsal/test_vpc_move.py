@@ -34,7 +34,7 @@ from tests.rehearsal.conftest import (
     kubeshift,
 )
 from tests.rehearsal.team import SECOND_OPERATOR
-from tests.support.faults import REPEATABLE, repeated_successes, table
+from tests.support.faults import REPEATABLE, repeated_successes, since_taken_back, table
 
 pytestmark = [pytest.mark.rehearsal]
 
@@ -241,12 +241,21 @@ def test_no_step_finished_twice_and_every_interrupted_one_finished_later(
     records = _records(rehearsal)
     assert repeated_successes(records) == []
     hurt = [
-        k for k, r in records.items() if len(r["executions"]) > 1 and r["step"] not in REPEATABLE
+        k
+        for k, r in records.items()
+        if len(since_taken_back(r)) > 1 and r["step"] not in REPEATABLE
     ]
     assert hurt, "the faults left no trace in the journal"
     for key in hurt:
-        statuses = [e["status"] for e in records[key]["executions"]]
+        statuses = [e["status"] for e in since_taken_back(records[key])]
         assert statuses[-1] == "succeeded" and "succeeded" not in statuses[:-1], (key, statuses)
+    # target-workers was taken back once (``back --to ingress-nodeport``) and done again
+    again = {
+        k: [e["status"] for e in r["executions"]]
+        for k, r in records.items()
+        if r["phase"] == "target-workers"
+    }
+    assert again and all(s.count("undone") == 1 and s[-1] == "succeeded" for s in again.values())
 
 
 def test_ctrl_c_stopped_the_run_at_a_safe_point(rehearsal: Rehearsal) -> None:
@@ -571,11 +580,15 @@ def test_every_preview_was_judged_against_the_checkpoint_and_the_engine_agreed(
     plan = rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()
     targeted = {p["id"] for p in plan["phases"] if p["id"].startswith("control-plane-")}
     records = _records(rehearsal)
-    judged = {
+    previews = {
         key.split("/")[0]: record["details"]
         for key, record in records.items()
         if key.endswith("/preview") and record["status"] == "succeeded"
     }
+    # the way back previews every resource, with no judgement to trust
+    back = {p: d for p, d in previews.items() if p.startswith("back-from-")}
+    assert back and all("checkpoint" not in d and d["guard"] == "accepted" for d in back.values())
+    judged = {p: d for p, d in previews.items() if p not in back}
     assert judged and all("checkpoint" in d for d in judged.values()), judged
     reached = {p: d["previewed"] for p, d in judged.items() if p not in targeted}
     assert set(reached.values()) == {"every resource"}, reached

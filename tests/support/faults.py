@@ -571,13 +571,22 @@ def sandbox_store(kubeshift: str, stack: str, env: dict[str, str], cwd: Path) ->
 REPEATABLE = ("config", "preview")
 
 
+def since_taken_back(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A step's executions since ``kubeshift back`` last took its phase back (all, if
+    never): before that, it finished and was undone, and going forward did it again."""
+    executions = list(record.get("executions", []))
+    undone = [i for i, e in enumerate(executions) if e.get("status") == "undone"]
+    return executions[undone[-1] + 1 :] if undone else executions
+
+
 def repeated_successes(records: dict[str, Any]) -> list[str]:
-    """Steps the journal shows finishing more than once (none may but the read-only ones)."""
+    """Steps the journal shows finishing more than once since their phase was last taken
+    back (none may but the read-only ones)."""
     return [
         key
         for key, record in records.items()
         if record.get("step") not in REPEATABLE
-        and sum(e.get("status") == "succeeded" for e in record.get("executions", [])) > 1
+        and sum(e.get("status") == "succeeded" for e in since_taken_back(record)) > 1
     ]
 
 

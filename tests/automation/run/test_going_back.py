@@ -82,6 +82,7 @@ def test_going_back_undoes_the_later_phases_latest_first_and_forward_redoes_them
     assert engine.progress.finished("drain") is not None
     assert [e.status for e in Journal(path, "s").get("drain", "update").executions] == [  # type: ignore[union-attr]
         StepStatus.SUCCEEDED,
+        StepStatus.UNDONE,  # when and by whom it was taken back
         StepStatus.SUCCEEDED,
     ]
 
