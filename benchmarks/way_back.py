@@ -4,7 +4,7 @@ Usage: .venv/bin/python -m benchmarks.way_back [--stack local] [--rounds 3] [--t
 
 One sandbox of the stack, its cluster built as kops would have and adopted as the
 shared rehearsal adopts it. Each round goes forward one phase per command (``run --yes
---to P`` for each phase after baseline up to ``--to``, default ingress-move), then back
+--to P`` for each phase after baseline up to ``--to``, default drain-workers), then back
 one phase per command (``back --to`` the phase before, the latest first), each command
 timed; the next round goes forward again from where the last went back. The world
 (``benchmarks.faults._world``: moto's whole inventory, the nodes, the workloads, the
@@ -133,7 +133,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stack", default="local")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--to", default="ingress-move", help="the last phase of each round")
+    parser.add_argument("--to", default="drain-workers", help="the last phase of each round")
     parser.add_argument("--smoke", action="store_true", help=f"two rounds to {SMOKE_TO}")
     args = parser.parse_args()
     to, count = (SMOKE_TO, 2) if args.smoke else (args.to, args.rounds)

@@ -362,7 +362,20 @@ def scenario(config: StackConfig) -> Scenario:
             ),
             changes=CREATES_AND_UPDATES,
             destructive=True,
-            way_back=Reverse("untaint and uncordon the old nodes; workloads spread back over time"),
+            way_back=Reverse(
+                "uncordon the old nodes and let their groups launch and rebalance again; they "
+                "keep the retiring taint, as before the drain, so the workloads stay on the new "
+                "workers until target-workers is taken back",
+                before=(
+                    Hook(
+                        name="uncordon-old-nodes",
+                        summary="source-VPC nodes schedulable again (the retiring taint stays)",
+                        run=nodes.uncordon_retiring_nodes,
+                    ),
+                ),
+                changes=undoes_what_the_phase_did("the old groups' processes resumed only"),
+                runs=True,
+            ),
         ),
         Phase(
             id=ids.RETIRE_OLD_WORKERS,

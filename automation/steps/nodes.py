@@ -102,6 +102,19 @@ def taint_target_workers(ctx: HookContext) -> HookResult:
     return _retiring_taint(ctx, taint_nodes, "target")
 
 
+def uncordon_retiring_nodes(ctx: HookContext) -> HookResult:
+    """Going back from the drain: source-VPC nodes schedulable again (their retiring
+    taint stays, as it was before the drain)."""
+    from automation.kube.nodes import NodeSelection, uncordon_nodes
+
+    names = workers_in_vpc(ctx, "source")
+    if not names:
+        return HookResult(changed=False, message="no nodes in the source VPC")
+    core = ctx.clients.kube("primary").core
+    change = uncordon_nodes(core, NodeSelection(names=names), dry_run=ctx.dry_run)
+    return HookResult(changed=bool(change.changed) and not ctx.dry_run, message=change.message)
+
+
 def drain(ctx: HookContext, kube: KubeClients, names: list[str]) -> HookResult:
     """Drain ``names`` concurrently, never violating a PodDisruptionBudget; raise when a
     node could not be emptied."""

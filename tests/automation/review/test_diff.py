@@ -70,6 +70,18 @@ def test_taking_target_workers_back_may_delete_the_new_groups_and_nothing_else()
     assert records.violation("delete", asg, new_group)
 
 
+def test_taking_the_drain_back_may_resume_the_old_groups_and_nothing_else() -> None:
+    values = load_stack_file(STACK)
+    leaving = PhaseRenders(values, load_config(values).phase_ids).leaving(
+        "drain-workers", "ingress-move"
+    )
+    assert leaving.added == [] and leaving.removed == []
+    assert leaving.changed and all(
+        k.type == "aws:autoscaling/group:Group" and fields == ["suspendedProcesses"]
+        for k, fields in leaving.changed.items()
+    ), leaving.as_dict()
+
+
 def test_alias_moves_are_not_adds_and_removes() -> None:
     class A(R):
         def __init__(self, type_: str, name: str, aliases: tuple) -> None:

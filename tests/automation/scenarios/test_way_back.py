@@ -91,7 +91,7 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
     assert runs["overlay-switch"] == ["native-routing", "verify"]
     assert runs["vpc-move"] == [
         "target-network", "shared-resources", "ingress-nodeport", "target-workers",
-        "dns-cutover", "ingress-move",
+        "dns-cutover", "ingress-move", "drain-workers",
     ]  # fmt: skip
     assert runs["cni-swap"] == ["certificates"]
 
