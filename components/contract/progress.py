@@ -126,15 +126,20 @@ class Progress(_Frozen):
 
     def without(self, undone: Sequence[Undo]) -> Progress:
         """This record with ``undone`` phases' marks dropped (and their overrides, which
-        excused an update that is undone too), the undoing kept in the history."""
+        excused an update that is undone too), the undoing kept in the history — once: an
+        undo retried after a crash finds the phase already taken back (no mark since its
+        last undoing) and adds nothing."""
         if not undone:
             return self
         phases = {u.phase for u in undone}
+        marked = {m.phase for m in self.marks}
+        before = {u.phase for u in self.undone}
+        new = tuple(u for u in undone if u.phase in marked or u.phase not in before)
         return self.model_copy(
             update={
                 "marks": tuple(m for m in self.marks if m.phase not in phases),
                 "overrides": tuple(o for o in self.overrides if o.phase not in phases),
-                "undone": (*self.undone, *undone),
+                "undone": (*self.undone, *new),
             }
         )
 

@@ -162,3 +162,16 @@ def test_phases_taken_back_lose_their_marks_and_a_later_update_is_refused_again(
             settled, PHASES, "retire-old-workers", stack="s", added=Record(), by="by hand",
             skip_for=None,
         )  # fmt: skip
+
+
+def test_an_undo_retried_after_a_crash_is_kept_once_and_a_later_one_again() -> None:
+    """The update that takes a phase back, run again after its process died, finds the
+    phase already taken back and adds nothing to the history; taken back again once it
+    was redone, it is a second entry."""
+    undo = Undo(phase="drain-workers", by="kubeshift back 1a2b", at="2026-12-02T08:00:00Z")
+    once = finished(*PHASES).with_record(Record(undone=(undo,)))
+    retried = once.with_record(Record(undone=(undo.model_copy(update={"at": "later"}),)))
+    assert retried.undone == (undo,)
+    redone = retried.with_marks([Mark(phase="drain-workers", milestone="update", by="run")])
+    again = undo.model_copy(update={"by": "kubeshift back 3c4d"})
+    assert redone.with_record(Record(undone=(again,))).undone == (undo, again)
