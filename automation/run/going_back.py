@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from automation.core.errors import UserError
 from automation.model.phase import CHANGES_NOTHING, Phase, Scenario
 from automation.model.way_back import NoReturn, Reverse
+from automation.run.journal import Journal
+from automation.run.steps import plan_steps
 from components.contract.progress import Progress
 
 UNDO_PREFIX = "back-from-"
@@ -81,3 +83,13 @@ def _undo(phase: Phase, before: str) -> Phase:
         program_phase=before,
         undoes=(phase.id,),
     )
+
+
+def finished_before(journal: Journal, undo: Sequence[Phase]) -> list[str]:
+    """Undo phases a completed earlier walk finished: they run again (one the walk left
+    unfinished, a crash say, resumes instead)."""
+    return [
+        phase.id
+        for phase in undo
+        if all(journal.is_done(phase.id, step.key) for step in plan_steps(phase))
+    ]

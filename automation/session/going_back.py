@@ -25,11 +25,11 @@ from automation.core.secrets import secret_strings
 from automation.model.context import ClientSet
 from automation.model.phase import Phase
 from automation.review.diff import undo_scope_of
-from automation.run.going_back import walk_back
+from automation.run.going_back import finished_before, walk_back
 from automation.run.journal import Journal, check_state_dir, check_state_dir_writable, state_dir
 from automation.run.planner import Planner
 from automation.run.runner import Runner
-from automation.run.steps import RunReport, plan_steps
+from automation.run.steps import RunReport
 from automation.run.targets import PhaseRenders
 from automation.scenarios import build_scenario
 from automation.session.assembly import (
@@ -93,7 +93,7 @@ def execute_back(
     with holding(request.project, request.stack, run_id, reporter, settings.run_lock):
         secrets = secret_strings(info.values, engine.secret_config())
         journal = Journal(place.journal, request.stack, secrets, scenario=info.scenario)
-        journal.undo(_finished_before(journal, undo), "an earlier way back; going back again")
+        journal.undo(finished_before(journal, undo), "an earlier way back; going back again")
         runner = Runner(
             engine,
             journal,
@@ -118,13 +118,3 @@ def _undo_scope(renders: PhaseRenders) -> Callable[[Phase], tuple[str, ...]]:
         return undo_scope_of(renders.leaving(undone, phase.applies))
 
     return scope
-
-
-def _finished_before(journal: Journal, undo: tuple[Phase, ...]) -> list[str]:
-    """Undo phases a completed earlier walk finished: they run again (one the walk left
-    unfinished, a crash say, resumes instead)."""
-    return [
-        phase.id
-        for phase in undo
-        if all(journal.is_done(phase.id, step.key) for step in plan_steps(phase))
-    ]

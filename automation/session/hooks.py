@@ -21,7 +21,7 @@ from automation.core.secrets import secret_strings
 from automation.engine.adapter import Engine
 from automation.model.context import ClientSet, HookContext
 from automation.model.phase import Phase, Scenario
-from automation.run.going_back import reached, walk_back
+from automation.run.going_back import finished_before, reached, walk_back
 from automation.run.journal import (
     Journal,
     check_state_dir,
@@ -208,6 +208,8 @@ def _undo_steps(
         return report
     with session.runner(chooser, "kubeshift hooks --undo") as runner:
         undo = _undo_phase(session, runner.progress(), request)  # under the lock
+        if request.side == "before":
+            runner.journal.undo(finished_before(runner.journal, [undo]), "going back again")
         return runner.run_undo_steps(undo, request.side)
 
 
