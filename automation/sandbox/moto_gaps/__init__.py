@@ -21,6 +21,7 @@ from automation.sandbox.moto_gaps.ec2 import (
     interface_groups_reach_instances,
     launch_groups_in_one_place,
     nat_interfaces_go_with_them,
+    peering_filters_applied,
     peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
@@ -53,6 +54,7 @@ def close_every_gap() -> None:
     interface_groups_reach_instances()
     launch_groups_in_one_place()  # after: it reads the launch as it was asked
     peering_status_in_place()
+    peering_filters_applied()
     groups_in_use_stay()
     instance_interfaces_go_with_it()
     nat_interfaces_go_with_them()

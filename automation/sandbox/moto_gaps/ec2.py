@@ -51,6 +51,13 @@ peering, each closed by patching moto's in-process model (applied by
   deletes only those whose launch said ``true``, so every terminated worker left an
   interface in its subnet and a VPC emptied of workers could not be compared with the
   one before them. Terminating a terminated instance changes nothing, as on AWS.
+- **A peering description is filtered.** AWS's ``DescribeVpcPeeringConnections``
+  applies its filters (``status-code``, ``requester-vpc-info.vpc-id``,
+  ``accepter-vpc-info.vpc-id``, … ; EC2 API reference); moto ignores every one and
+  answers all peerings, deleted ones included, so a check for active peerings of a
+  VPC read a deleted peering's VPCs (gone: ``InvalidVpcID.NotFound``) once vpc-move
+  went forward again after taking its target network back. A filter the sandbox does
+  not apply is refused, not ignored.
 - **A NAT gateway's interface goes with it.** AWS deletes the requester-managed
   network interface of a NAT gateway it deletes and disassociates its Elastic IP (VPC
   User Guide, "Delete a NAT gateway"); moto keeps the interface, in the VPC's default
@@ -538,3 +545,62 @@ def _template_interfaces(instance: Any) -> list[dict[str, Any]]:
         {"LaunchTemplateId": template_id, "Version": tags.get("aws:ec2launchtemplate:version")}
     )
     return list(version.data.get("NetworkInterfaces") or [])
+
+
+PEERING_FILTERS: dict[str, Callable[[Any], set[str]]] = {
+    "status-code": lambda pcx: {pcx._status.code},
+    "vpc-peering-connection-id": lambda pcx: {pcx.id},
+    "requester-vpc-info.vpc-id": lambda pcx: {pcx.vpc.id},
+    "accepter-vpc-info.vpc-id": lambda pcx: {pcx.peer_vpc.id},
+    "requester-vpc-info.cidr-block": lambda pcx: {pcx.vpc.cidr_block},
+    "accepter-vpc-info.cidr-block": lambda pcx: {pcx.peer_vpc.cidr_block},
+    "requester-vpc-info.owner-id": lambda pcx: {pcx.vpc.owner_id},
+    "accepter-vpc-info.owner-id": lambda pcx: {pcx.peer_vpc.owner_id},
+}
+"""The ``DescribeVpcPeeringConnections`` filters the sandbox applies: each value a
+peering answers to."""
+
+
+def peering_filters_applied() -> None:
+    """Apply ``DescribeVpcPeeringConnections``' filters (and tags) as AWS does; refuse
+    one the sandbox does not know. Idempotent."""
+    from moto.ec2.exceptions import EC2ClientError
+    from moto.ec2.models.vpc_peering_connections import VPCPeeringConnectionBackend
+    from moto.ec2.responses.vpc_peering_connections import VPCPeeringConnections
+
+    original = VPCPeeringConnections.describe_vpc_peering_connections
+    if getattr(original, "_kubeshift", False):
+        return
+
+    @functools.wraps(original)
+    def describe(self: Any) -> Any:
+        from moto.core.responses import ActionResult
+
+        filters = self._filters_from_querystring()
+        unknown = [n for n in filters if n not in PEERING_FILTERS and not n.startswith("tag:")]
+        if unknown:
+            raise EC2ClientError(
+                "InvalidParameterValue",
+                f"The filter '{unknown[0]}' is one the sandbox's moto does not apply "
+                "(automation/sandbox/moto_gaps/ec2.py PEERING_FILTERS)",
+            )
+        ids = self._get_param("VpcPeeringConnectionIds", [])
+        found = VPCPeeringConnectionBackend.describe_vpc_peering_connections(
+            self.ec2_backend, vpc_peering_ids=ids
+        )
+        kept = [pcx for pcx in found if _answers(pcx, filters)]
+        return ActionResult({"VpcPeeringConnections": kept})
+
+    describe._kubeshift = True  # type: ignore[attr-defined]
+    VPCPeeringConnections.describe_vpc_peering_connections = describe  # type: ignore[method-assign]
+
+
+def _answers(pcx: Any, filters: dict[str, list[str]]) -> bool:
+    for name, wanted in filters.items():
+        if name.startswith("tag:"):
+            values = {pcx.get_filter_value(name)} - {None}
+        else:
+            values = PEERING_FILTERS[name](pcx)
+        if not values & set(wanted):
+            return False
+    return True

@@ -26,6 +26,7 @@ from automation.sandbox.moto_gaps.ec2 import (
     interface_groups_reach_instances,
     launch_groups_in_one_place,
     nat_interfaces_go_with_them,
+    peering_filters_applied,
     peering_status_in_place,
     portless_protocols,
     referenced_groups_stay,
@@ -600,6 +601,49 @@ def test_an_instances_own_interfaces_go_with_it_unless_its_launch_kept_them(
 def test_unpatched_moto_keeps_every_terminated_instances_interface(moto: MotoServer) -> None:
     _, _, left = _terminated_interfaces(moto)
     assert len(left) == 3
+
+
+def _active_peerings_of(moto: MotoServer) -> list[str]:
+    """A VPC peered twice, the first peering deleted: the active peerings of the VPC,
+    as vpc-move's preflight asks for them."""
+    ec2 = moto.client("ec2")
+    home = ec2.create_vpc(CidrBlock="10.11.0.0/16")["Vpc"]["VpcId"]
+    peerings = []
+    for cidr in ("10.12.0.0/16", "10.13.0.0/16"):
+        other = ec2.create_vpc(CidrBlock=cidr)["Vpc"]["VpcId"]
+        made = ec2.create_vpc_peering_connection(VpcId=home, PeerVpcId=other)
+        peerings.append(made["VpcPeeringConnection"]["VpcPeeringConnectionId"])
+        ec2.accept_vpc_peering_connection(VpcPeeringConnectionId=peerings[-1])
+    ec2.delete_vpc_peering_connection(VpcPeeringConnectionId=peerings[0])
+    found = ec2.describe_vpc_peering_connections(
+        Filters=[
+            {"Name": "requester-vpc-info.vpc-id", "Values": [home]},
+            {"Name": "status-code", "Values": ["active"]},
+        ]
+    )["VpcPeeringConnections"]
+    assert peerings[1] in [p["VpcPeeringConnectionId"] for p in found]
+    return [p["Status"]["Code"] for p in found]
+
+
+def test_a_peering_description_is_filtered_and_an_unknown_filter_refused(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.ec2.responses.vpc_peering_connections import VPCPeeringConnections
+
+    _patched(
+        monkeypatch, VPCPeeringConnections, "describe_vpc_peering_connections",
+        peering_filters_applied,
+    )  # fmt: skip
+    assert _active_peerings_of(moto) == ["active"]
+    with pytest.raises(ClientError) as refused:
+        moto.client("ec2").describe_vpc_peering_connections(
+            Filters=[{"Name": "expiration-time", "Values": ["2026-12-02"]}]
+        )
+    assert _code(refused) == "InvalidParameterValue"
+
+
+def test_unpatched_moto_answers_a_deleted_peering_for_active_ones(moto: MotoServer) -> None:
+    assert sorted(_active_peerings_of(moto)) == ["active", "deleted"]
 
 
 def _deleted_nat_gateway(moto: MotoServer) -> tuple[Any, str, str]:
