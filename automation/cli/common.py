@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,6 +51,9 @@ def handles_errors(func: F) -> F:
             raise typer.Exit(130) from None
         except (typer.Exit, typer.Abort, ClickException):
             raise
+        except BrokenPipeError:  # the reader went (`| head`): stop quietly, as SIGPIPE would
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(128 + signal.SIGPIPE) from None
         except Exception as exc:  # a bug: still one sentence, the traceback on --verbose
             logging.getLogger("kubeshift").debug("unexpected error", exc_info=True)
             err.print(

@@ -90,3 +90,20 @@ def test_the_adoption_table_keeps_names_and_ids_whole_on_a_narrow_terminal(
     print_adoption(AdoptReport(stack="local", phase="baseline", outcome="planned", discovery=found))
     text = capsys.readouterr().out
     assert name in text and arn in text
+
+
+def test_a_reader_that_goes_away_stops_the_output_quietly(tmp_path: Path) -> None:
+    """``kubeshift … | head``: once the reader closed the pipe, the command stops with
+    the shell's SIGPIPE status and says nothing (it said "failed unexpectedly")."""
+    read, write = os.pipe()
+    os.close(read)  # gone before the command writes a byte
+    env = {**os.environ, "KUBESHIFT_STATE_DIR": str(tmp_path), "KUBESHIFT_PROJECT_DIR": str(REPO)}
+    env.pop("KUBESHIFT_SANDBOX", None)
+    try:
+        done = subprocess.run(
+            [KUBESHIFT, "--stack", "vpc-move-example", "--json", "plan"],
+            env=env, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")
