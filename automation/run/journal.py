@@ -439,6 +439,10 @@ class Journal:
     def records(self) -> list[StepRecord]:
         return list(self.data.steps.values())
 
+    def done_phases(self) -> list[str]:
+        """The phases with any step finished (and not taken back), sorted."""
+        return sorted({r.phase for r in self.data.steps.values() if r.done})
+
 
 _STATE_FIX = "set KUBESHIFT_STATE_DIR to a writable directory"
 

@@ -135,8 +135,7 @@ class Runner:
 
     def run_steps(self, phase: Phase, where: Literal["before", "after"]) -> RunReport:
         """Run one side of ``phase``'s hooks and gates, journalled, then record it."""
-        steps = [s for s in plan_steps(phase) if s.key.startswith(f"{where}:")]
-        report = self._run_confirmed(phase, steps)
+        report = self._run_confirmed(phase, _side(phase, where))
         self.recorder.record_side(phase, where)
         return report
 
@@ -144,8 +143,7 @@ class Runner:
         """Run one side of an undo phase's steps around an update by hand; after its
         after-steps, record the phases it takes back as undone, with the stack and in
         the journal, as ``kubeshift back``'s update does."""
-        steps = [s for s in plan_steps(phase) if s.key.startswith(f"{where}:")]
-        report = self._run_confirmed(phase, steps)
+        report = self._run_confirmed(phase, _side(phase, where))
         if where == "after":
             self.recorder.record_undone(phase)
             self.journal.undo(phase.undoes, f"taken back by {self.recorder.actor}")
@@ -521,3 +519,8 @@ def _summary_text(summary: dict[str, int]) -> str:
 def _event(event: str, phase: Phase, planned: PlannedStep) -> dict[str, str]:
     """The fields a ``--json`` log line of a step carries (``core.logs.EVENT_FIELDS``)."""
     return {"event": event, "phase": phase.id, "step": planned.key}
+
+
+def _side(phase: Phase, where: Literal["before", "after"]) -> list[PlannedStep]:
+    """The planned steps on one side of ``phase``'s update."""
+    return [s for s in plan_steps(phase) if s.key.startswith(f"{where}:")]

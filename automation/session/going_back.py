@@ -79,8 +79,7 @@ def execute_back(
         progress = outputs_progress(outputs)
     except ProgressError as exc:
         raise UserError(f"{exc}; kubeshift cannot tell where the stack is.") from None
-    done = sorted({r.phase for r in journal.records() if r.done})
-    undo = walk_back(scenario, progress, request.to, done)
+    undo = walk_back(scenario, progress, request.to, journal.done_phases())
     if request.dry_run:
         factory = context_factory(info, settings, clients, NullReporter())
         planner = Planner(journal, factory, order=scenario.phases, outputs=outputs)

@@ -199,37 +199,42 @@ def _undo_steps(
     """One side of the phase's way back: before-steps, then the engineer's ``pulumi up``
     at the phase before it, then after-steps, which record the phase taken back (its
     marks dropped from the stack's record, its journal records undone)."""
-    undo = _undo_phase(session, planner.progress(), request)
+    done = planner.journal.done_phases() if planner.journal is not None else []
+    undo = _undo_phase(session.scenario, planner.progress(), done, request)
     if request.side == "after":
-        _refuse_undone_too_early(session.engine.outputs(), undo, request)
+        _refuse_undone_too_early(planner.contexts.outputs, undo, request)
     if request.dry_run:
         report = planner.describe_steps(undo, request.side)
         report.note = "planned from the stack's current outputs"
         return report
-    with session.runner(chooser, "kubeshift hooks --undo") as runner:
-        undo = _undo_phase(session, runner.progress(), request)  # under the lock
+    with session.runner(chooser, "kubeshift hooks --undo") as runner:  # checked again, held
+        done = runner.journal.done_phases()
+        undo = _undo_phase(session.scenario, runner.progress(), done, request)
+        if request.side == "after":
+            _refuse_undone_too_early(runner.contexts.outputs, undo, request)
         if request.side == "before":
             runner.journal.undo(finished_before(runner.journal, [undo]), "going back again")
         return runner.run_undo_steps(undo, request.side)
 
 
-def _undo_phase(session: _StepsSession, progress: Progress, request: HooksRequest) -> Phase:
+def _undo_phase(
+    scenario: Scenario, progress: Progress, done: list[str], request: HooksRequest
+) -> Phase:
     """The undo phase of ``request.phase``: it must be the latest phase the stack entered
-    and have a way back kubeshift runs (``walk_back``'s refusals, one sentence each)."""
-    ids = session.scenario.ids()
+    (``done``: the journal's phases with a finished step) and have a way back kubeshift
+    runs (``walk_back``'s refusals, one sentence each)."""
+    ids = scenario.ids()
     index = ids.index(request.phase)
     if index == 0:
         raise UserError(f"Phase '{request.phase}' is the first phase: there is nothing before it.")
-    journal = Journal(session.journal, session.stack, scenario=session.info.scenario)
-    done = sorted({r.phase for r in journal.records() if r.done}) if journal.exists else []
     if progress.finished(ids[index - 1]) is None or request.phase not in {
-        p.id for p in reached(session.scenario, progress, set(done))
+        p.id for p in reached(scenario, progress, set(done))
     }:
         raise UserError(
             f"Phase '{request.phase}' has not run on this stack, so there is nothing of it "
             "to take back; `kubeshift status` shows where the stack is."
         )
-    walk = walk_back(session.scenario, progress, ids[index - 1], done)
+    walk = walk_back(scenario, progress, ids[index - 1], done)
     if walk[0].undoes != (request.phase,):
         latest = walk[0].undoes[0]
         raise UserError(

@@ -62,22 +62,25 @@ def workers_in_vpc(ctx: HookContext, side: Side, *, quiet: bool = False) -> list
     return [name for name in match.names if name not in members]
 
 
-def _retiring_taint(
-    ctx: HookContext, action: Callable[..., Any], side: Side = "source"
-) -> HookResult:
-    """Apply ``taint_nodes``/``untaint_nodes`` with the retiring taint to ``side``'s workers."""
+def _mark_side(ctx: HookContext, action: Callable[..., Any], side: Side = "source") -> HookResult:
+    """Apply a node change (``action(core, selection, dry_run=…)``: taint, untaint,
+    uncordon) to ``side``'s workers."""
     from automation.kube.nodes import NodeSelection
 
     names = workers_in_vpc(ctx, side)
     if not names:
         return HookResult(changed=False, message=f"no nodes in the {side} VPC")
-    change = action(
-        ctx.clients.kube("primary").core,
-        NodeSelection(names=names),
-        ctx.settings.retiring_taint,
-        dry_run=ctx.dry_run,
-    )
+    core = ctx.clients.kube("primary").core
+    change = action(core, NodeSelection(names=names), dry_run=ctx.dry_run)
     return HookResult(changed=bool(change.changed) and not ctx.dry_run, message=change.message)
+
+
+def _retiring_taint(
+    ctx: HookContext, action: Callable[..., Any], side: Side = "source"
+) -> HookResult:
+    """Apply ``taint_nodes``/``untaint_nodes`` with the retiring taint to ``side``'s workers."""
+    taint = ctx.settings.retiring_taint
+    return _mark_side(ctx, lambda core, nodes, **kw: action(core, nodes, taint, **kw), side)
 
 
 def taint_retiring_nodes(ctx: HookContext) -> HookResult:
@@ -105,14 +108,9 @@ def taint_target_workers(ctx: HookContext) -> HookResult:
 def uncordon_retiring_nodes(ctx: HookContext) -> HookResult:
     """Going back from the drain: source-VPC nodes schedulable again (their retiring
     taint stays, as it was before the drain)."""
-    from automation.kube.nodes import NodeSelection, uncordon_nodes
+    from automation.kube.nodes import uncordon_nodes
 
-    names = workers_in_vpc(ctx, "source")
-    if not names:
-        return HookResult(changed=False, message="no nodes in the source VPC")
-    core = ctx.clients.kube("primary").core
-    change = uncordon_nodes(core, NodeSelection(names=names), dry_run=ctx.dry_run)
-    return HookResult(changed=bool(change.changed) and not ctx.dry_run, message=change.message)
+    return _mark_side(ctx, uncordon_nodes)
 
 
 def drain(ctx: HookContext, kube: KubeClients, names: list[str]) -> HookResult:

@@ -85,6 +85,7 @@ peering, each closed by patching moto's in-process model (applied by
 
 from __future__ import annotations
 
+import copy
 import functools
 import time
 from collections.abc import Callable
@@ -524,8 +525,6 @@ def instance_interfaces_go_with_it() -> None:
     @functools.wraps(terminate)
     def terminate_once(self: Any) -> Any:
         if self.state == "terminated":
-            import copy
-
             return copy.copy(self._state)
         return terminate(self)
 
@@ -565,7 +564,6 @@ def peering_filters_applied() -> None:
     """Apply ``DescribeVpcPeeringConnections``' filters (and tags) as AWS does; refuse
     one the sandbox does not know. Idempotent."""
     from moto.ec2.exceptions import EC2ClientError
-    from moto.ec2.models.vpc_peering_connections import VPCPeeringConnectionBackend
     from moto.ec2.responses.vpc_peering_connections import VPCPeeringConnections
 
     original = VPCPeeringConnections.describe_vpc_peering_connections
@@ -585,9 +583,7 @@ def peering_filters_applied() -> None:
                 "(automation/sandbox/moto_gaps/ec2.py PEERING_FILTERS)",
             )
         ids = self._get_param("VpcPeeringConnectionIds", [])
-        found = VPCPeeringConnectionBackend.describe_vpc_peering_connections(
-            self.ec2_backend, vpc_peering_ids=ids
-        )
+        found = self.ec2_backend.describe_vpc_peering_connections(vpc_peering_ids=ids)
         kept = [pcx for pcx in found if _answers(pcx, filters)]
         return ActionResult({"VpcPeeringConnections": kept})
 
