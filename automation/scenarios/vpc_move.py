@@ -279,6 +279,15 @@ def scenario(config: StackConfig) -> Scenario:
                         timeout=600,
                         interval=10,
                     ),
+                    Gate(
+                        name="workloads-whole",
+                        summary="every Deployment and StatefulSet available and every "
+                        "budget met again, on the source VPC's nodes",
+                        check=nodes.workloads_whole,
+                        wakes_on=(Watch("pods"),),
+                        timeout=600,
+                        interval=10,
+                    ),
                 ),
                 after=(
                     Gate(

@@ -161,6 +161,14 @@ def no_pods_left_on_target_workers(ctx: HookContext) -> Pending:
     return _empty(ctx, "target")
 
 
+def workloads_whole(ctx: HookContext) -> Pending:
+    """Going back: every Deployment and StatefulSet available and every budget met
+    again, before the groups whose pods were evicted go."""
+    from automation.kube.gates import workloads_available
+
+    return workloads_available(ctx.clients.kube("primary"))
+
+
 def target_workers_gone(ctx: HookContext) -> Pending:
     """Going back: every worker Node is a source-VPC instance's again — the target VPC's
     instances ended and their Nodes removed (by the cloud controller's node lifecycle)."""

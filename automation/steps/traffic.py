@@ -17,21 +17,22 @@ from automation.steps import outputs
 from components.contract.scenarios.vpc_move import DNS_CUTOVER, VpcMoveOutputs, control_plane_phase
 
 
-def new_ingress_targets_healthy(ctx: HookContext) -> Pending:
-    """Every target of the new ingress load balancer's target groups is healthy."""
+def _ingress_targets_healthy(ctx: HookContext, balancer: str) -> Pending:
     from automation.aws.targets import targets_pending
 
-    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), "ingress-target", ctx.phase)
+    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), balancer, ctx.phase)
     return targets_pending(ctx.clients.aws().elbv2, arns)
+
+
+def new_ingress_targets_healthy(ctx: HookContext) -> Pending:
+    """Every target of the new ingress load balancer's target groups is healthy."""
+    return _ingress_targets_healthy(ctx, "ingress-target")
 
 
 def old_ingress_targets_healthy(ctx: HookContext) -> Pending:
     """Going back: every target of the source ingress load balancer's target groups is
     healthy, before the records move back to it."""
-    from automation.aws.targets import targets_pending
-
-    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), "ingress-source", ctx.phase)
-    return targets_pending(ctx.clients.aws().elbv2, arns)
+    return _ingress_targets_healthy(ctx, "ingress-source")
 
 
 def new_api_targets_healthy(ctx: HookContext) -> Pending:

@@ -189,6 +189,8 @@ def test_going_back_to_ingress_nodeport_left_the_world_as_it_was_there(
     assert {p: records[f"back-from-{p}/update"]["status"] for p in walk} == dict.fromkeys(
         walk, "succeeded"
     )
+    # the way back ended only once the evicted pods were whole again on the old nodes
+    assert records["back-from-target-workers/before:workloads-whole"]["status"] == "succeeded"
     kill = next(t for t in rehearsal.faults.trials if t.fault.at.startswith("back-from-"))
     assert kill.where.startswith("back-from-target-workers/"), table(rehearsal.faults.trials)
     assert kill.code == -signal.SIGKILL, table(rehearsal.faults.trials)
