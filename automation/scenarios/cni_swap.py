@@ -24,6 +24,7 @@ from automation.model.phase import (
     Watch,
     deletes_in,
     retires_what_the_program_retires,
+    undoes_what_the_phase_did,
 )
 from automation.model.way_back import NoReturn, Reverse
 from automation.steps import (
@@ -97,6 +98,59 @@ SERVE_ON_PRIMARY = Gate(
     wakes_on=(Watch("endpointslices"),),
     timeout=900,
     interval=10,
+)
+NO_RECORD_ON_MIRROR = Gate(
+    name="no-record-on-mirror",
+    summary="every service's records point at the primary",
+    check=mirror_dns.records_on_primary,
+    timeout=300,
+    interval=10,
+)
+DNS_WRITERS = Hook(
+    name="dns-writers",
+    summary="no DNS controller (external-dns) writes a record to move, or pause it",
+    run=mirror_dns.dns_writers_guard,
+)
+RECORDS_TO_MIRROR = Hook(
+    name="dns-to-mirror",
+    summary="point each service's records at its load balancer on the mirror",
+    run=mirror_dns.dns_to_mirror,
+    destructive=True,
+)
+RECORDS_TO_PRIMARY = Hook(
+    name="dns-to-primary",
+    summary="point each service's records back at the primary's load balancers",
+    run=mirror_dns.dns_to_primary,
+    destructive=True,
+)
+RESUME_DNS_WRITERS = Hook(
+    name="resume-dns-writers",
+    summary="give the DNS controllers kubeshift paused their replicas back",
+    run=mirror_dns.resume_dns_writers,
+)
+CRONJOBS_TO_MIRROR = Hook(
+    name="cronjobs-to-mirror",
+    summary="suspend the primary's CronJobs; resume their copies on the mirror",
+    run=mirror_cronjobs.cronjobs_to_mirror,
+)
+REVOKE_MIRROR = Hook(
+    name="revoke-mirror-access",
+    summary="remove the mirror's ingress rules from dependency SGs",
+    run=mirror_grants.revoke_mirror_access,
+)
+REMOVE_COPIES = Hook(
+    name="remove-copies",
+    summary="delete what the copy wrote on the mirror: the namespaces it created whole, "
+    "its copies in the others",
+    run=mirror_copy.remove_copies_from_mirror,
+    destructive=True,
+)
+COPIES_GONE = Gate(
+    name="copies-gone",
+    summary="nothing the copy wrote is left on the mirror (its namespaces finished terminating)",
+    check=mirror_copy.copies_gone_from_mirror,
+    timeout=600,
+    interval=5,
 )
 NEW_CNI_EVERYWHERE = Gate(
     name="new-cni-on-every-node",
@@ -194,7 +248,13 @@ def scenario(config: StackConfig) -> Scenario:
             before=(MIRROR_ADDRESSES_FREE,),
             after=(MIRROR_NODES_READY, GRANT_MIRROR),
             changes=CREATES_ONLY,
-            way_back=Reverse("revoke the grants, delete the mirror's resources"),
+            way_back=Reverse(
+                "revoke the grants, delete the mirror's resources (nothing was copied to it "
+                "yet, or the copy was taken back)",
+                before=(REVOKE_MIRROR,),
+                changes=undoes_what_the_phase_did("deletes of the mirror's resources only"),
+                runs=True,
+            ),
         ),
         Phase(
             id=ids.COPY,
@@ -203,8 +263,10 @@ def scenario(config: StackConfig) -> Scenario:
             after=(MIRROR_WORKLOADS, FROZEN),
             changes=NO_INFRASTRUCTURE_CHANGES,
             way_back=Reverse(
-                "delete the copied namespaces on the mirror (no traffic reaches them); deploys "
-                "unfrozen"
+                "delete what the copy wrote on the mirror, once no record points at it: the "
+                "namespaces it created whole, its copies in the others; deploys may resume",
+                before=(NO_RECORD_ON_MIRROR, REMOVE_COPIES, COPIES_GONE),
+                runs=True,
             ),
         ),
         Phase(
@@ -213,23 +275,19 @@ def scenario(config: StackConfig) -> Scenario:
             before=(
                 FROZEN,
                 SERVE_ON_MIRROR,
-                Hook(
-                    name="dns-writers",
-                    summary="no DNS controller (external-dns) writes a record to move, or pause it",
-                    run=mirror_dns.dns_writers_guard,
-                ),
-                Hook(
-                    name="dns-to-mirror",
-                    summary="point each service's records at its load balancer on the mirror",
-                    run=mirror_dns.dns_to_mirror,
-                    destructive=True,
-                ),
+                DNS_WRITERS,
+                RECORDS_TO_MIRROR,
             ),
             after=(SERVE_ON_MIRROR,),
             changes=NO_INFRASTRUCTURE_CHANGES,
             destructive=True,
             way_back=Reverse(
-                "every record back to the primary's load balancers, as dns-to-primary"
+                "every record back to the primary's load balancers once each service serves "
+                "there, as dns-to-primary; the DNS controllers kubeshift paused get their "
+                "replicas back",
+                before=(SERVE_ON_PRIMARY, RECORDS_TO_PRIMARY),
+                after=(RESUME_DNS_WRITERS,),
+                runs=True,
             ),
         ),
         Phase(
@@ -242,11 +300,7 @@ def scenario(config: StackConfig) -> Scenario:
                     summary="apply the new CNI's manifest on the primary (the old one still runs)",
                     run=mirror_cni.install_new_cni,
                 ),
-                Hook(
-                    name="cronjobs-to-mirror",
-                    summary="suspend the primary's CronJobs; resume their copies on the mirror",
-                    run=mirror_cronjobs.cronjobs_to_mirror,
-                ),
+                CRONJOBS_TO_MIRROR,
                 Hook(
                     name="remove-old-cni",
                     summary="delete the old CNI's DaemonSet (breaks the primary's network)",
@@ -278,12 +332,7 @@ def scenario(config: StackConfig) -> Scenario:
             summary="per service: validate it serves on the primary, then switch its records back",
             before=(
                 SERVE_ON_PRIMARY,
-                Hook(
-                    name="dns-to-primary",
-                    summary="point each service's records back at the primary's load balancers",
-                    run=mirror_dns.dns_to_primary,
-                    destructive=True,
-                ),
+                RECORDS_TO_PRIMARY,
             ),
             after=(
                 SERVE_ON_PRIMARY,
@@ -292,27 +341,23 @@ def scenario(config: StackConfig) -> Scenario:
                     summary="suspend the mirror's CronJobs; resume those kubeshift suspended",
                     run=mirror_cronjobs.cronjobs_to_primary,
                 ),
-                Hook(
-                    name="resume-dns-writers",
-                    summary="give the DNS controllers kubeshift paused their replicas back",
-                    run=mirror_dns.resume_dns_writers,
-                ),
+                RESUME_DNS_WRITERS,
             ),
             changes=NO_INFRASTRUCTURE_CHANGES,
             destructive=True,
-            way_back=Reverse("every record back to the mirror's load balancers, as dns-to-mirror"),
+            way_back=Reverse(
+                "every record back to the mirror's load balancers once each service serves "
+                "there, as dns-to-mirror; the CronJobs back on the mirror",
+                before=(SERVE_ON_MIRROR, DNS_WRITERS, RECORDS_TO_MIRROR),
+                after=(CRONJOBS_TO_MIRROR,),
+                runs=True,
+            ),
         ),
         Phase(
             id=ids.TEARDOWN_MIRROR,
             summary="revoke the grants; delete the mirror and the primary's old workers",
             before=(
-                Gate(
-                    name="no-record-on-mirror",
-                    summary="every service's records point at the primary",
-                    check=mirror_dns.records_on_primary,
-                    timeout=300,
-                    interval=10,
-                ),
+                NO_RECORD_ON_MIRROR,
                 Hook(
                     name="dns-drain",
                     summary="the mirror's load balancers' clients left: records' TTL + margin "
@@ -324,11 +369,7 @@ def scenario(config: StackConfig) -> Scenario:
                     summary="the primary's CronJobs as before the scenario (mirror copies go)",
                     run=mirror_cronjobs.cronjobs_restored,
                 ),
-                Hook(
-                    name="revoke-mirror-access",
-                    summary="remove the mirror's ingress rules from dependency SGs",
-                    run=mirror_grants.revoke_mirror_access,
-                ),
+                REVOKE_MIRROR,
             ),
             changes=retires_what_the_program_retires(
                 summary="deletes of the mirror and of the primary's old worker generation only"

@@ -3,7 +3,8 @@
 The copy (``automation.kube.copy``) takes the options the mirror's settings give; the
 gates wait for the mirror's workers to be Ready, for the copies to be available there
 and, after the swap, for the primary's copied workloads to be available again, and
-hold the deploy freeze: nothing copied may change on the primary since the copy.
+hold the deploy freeze: nothing copied may change on the primary since the copy. Going
+back, the copy is deleted from the mirror and a gate waits until it is gone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,22 @@ def copy_to_mirror(ctx: HookContext) -> HookResult:
     for line in report.table().splitlines():
         ctx.log.info("%s", line)
     return report.as_hook_result()
+
+
+def remove_copies_from_mirror(ctx: HookContext) -> HookResult:
+    """The copy taken back: what it wrote on the mirror deleted (its namespaces whole)."""
+    from automation.kube.copy.removal import remove_copies
+
+    return remove_copies(
+        ctx.clients.kube(MIRROR), copy_options(ctx), dry_run=ctx.dry_run
+    ).as_hook_result()
+
+
+def copies_gone_from_mirror(ctx: HookContext) -> Pending:
+    """Nothing the copy wrote is left on the mirror (its namespaces finished terminating)."""
+    from automation.kube.copy.removal import copies_gone
+
+    return copies_gone(ctx.clients.kube(MIRROR), copy_options(ctx))
 
 
 def mirror_matches_primary(ctx: HookContext) -> Pending:

@@ -23,8 +23,18 @@ import pytest
 import yaml
 from kubernetes.client import AppsV1Api, CoreV1Api
 
+from automation.run.going_back import undo_id
 from automation.sandbox.workspace import SANDBOX_DRAIN_MARGIN, SANDBOX_MIRROR_TTL, zone_name
-from components.contract.scenarios.cni_swap import CNI_SWAP, DNS_TO_MIRROR, DNS_TO_PRIMARY
+from benchmarks.faults import world_differences
+from components.contract.scenarios.cni_swap import (
+    BASELINE,
+    CERTIFICATES,
+    CNI_SWAP,
+    COPY,
+    DNS_TO_MIRROR,
+    DNS_TO_PRIMARY,
+    MIRROR_CLUSTER,
+)
 from tests.rehearsal.conftest import (
     BACK,
     BEFORE_RUN,
@@ -35,6 +45,7 @@ from tests.rehearsal.conftest import (
     sandbox_client,
     sandbox_kube,
 )
+from tests.rehearsal.world import read_world
 
 pytestmark = [pytest.mark.rehearsal, pytest.mark.cloudcontroller]  # the sandbox runs the CCM
 
@@ -65,16 +76,36 @@ def _window(sandbox: dict[str, Any], *, mirrored: bool = True) -> Window:
 
 @pytest.fixture(scope="module")
 def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
-    """The run stops after dns-to-mirror and after cni-swap to read Route53 then."""
+    """Right after adoption the run goes to dns-to-mirror and back to baseline, through the
+    whole mirror window; then it stops after dns-to-mirror and after cni-swap to read
+    Route53 then."""
     looks: dict[str, Look] = {
-        BEFORE_RUN: lambda sandbox: _window(sandbox, mirrored=False),
-        BACK: _certificates,
+        BEFORE_RUN: _outside,
+        BACK: _outside,
         DNS_TO_MIRROR: _window,
         CNI_SWAP: _window,
     }
     state = tmp_path_factory.mktemp("mirror-rehearsal-state")
-    with rehearse_adopted(state, STACK, looks, detour=("certificates", "baseline")) as done:
+    with rehearse_adopted(state, STACK, looks, detour=(DNS_TO_MIRROR, BASELINE)) as done:
         yield done
+
+
+@dataclass(frozen=True)
+class Outside:
+    """What the mirror window leaves behind, read from outside."""
+
+    window: Window
+    world: dict[str, Any]
+    """moto's inventory, the primary's nodes and workloads (``tests.rehearsal.world``)."""
+    certificates: list[str]
+    mirror_namespaces: set[str]
+
+
+def _outside(sandbox: dict[str, Any]) -> Outside:
+    with sandbox_kube(sandbox, "primary") as primary, sandbox_kube(sandbox, "mirror") as other:
+        world = read_world(lambda service: sandbox_client(sandbox, service), primary)
+        namespaces = {n.metadata.name for n in CoreV1Api(other).list_namespace().items}
+    return Outside(_window(sandbox, mirrored=False), world, _certificates(sandbox), namespaces)
 
 
 def _certificates(sandbox: dict[str, Any]) -> list[str]:
@@ -83,17 +114,30 @@ def _certificates(sandbox: dict[str, Any]) -> list[str]:
     return sorted(c["DomainName"] for c in acm.list_certificates()["CertificateSummaryList"])
 
 
-def test_certificates_taken_back_then_requested_again(mirror: StackRehearsal) -> None:
-    """Right after adoption: ``run --to certificates``, then ``back --to baseline`` —
-    the certificates it requested deleted through the guarded update that applies
-    baseline — and the run then requested them again on its way forward."""
+WINDOW = (DNS_TO_MIRROR, COPY, MIRROR_CLUSTER, CERTIFICATES)
+
+
+def test_back_through_the_mirror_window_left_the_world_as_adopted(mirror: StackRehearsal) -> None:
+    """Right after adoption: ``run --to dns-to-mirror``, then ``back --to baseline`` —
+    each record home once its Service served on the primary, the copy deleted from the
+    mirror, the grants revoked and the mirror deleted, the certificates deleted — and
+    the world read from outside is the one read at adoption: moto's whole inventory,
+    Route53, the primary's nodes and workloads, the mirror's namespaces."""
     went_back = mirror.went_back
     assert went_back is not None and went_back.code == 0, went_back
     steps = {(o["phase"], o["step"]): o["status"] for o in went_back.json()}
-    assert steps[("back-from-certificates", "update")] == "succeeded", steps
-    assert mirror.seen[BACK] == [], "no certificate left once taken back"
-    update = mirror.records["certificates/update"]
-    assert [e["status"] for e in update["executions"]] == ["succeeded", "undone", "succeeded"]
+    assert all(steps[(undo_id(p), "update")] == "succeeded" for p in WINDOW), steps
+    assert steps[(undo_id(DNS_TO_MIRROR), "before:dns-to-primary")] == "succeeded", steps
+    assert steps[(undo_id(COPY), "before:remove-copies")] == "succeeded", steps
+    adopted, back = mirror.seen[BEFORE_RUN], mirror.seen[BACK]
+    assert world_differences(adopted.world, back.world) == []
+    assert back.window.records == adopted.window.records
+    assert back.certificates == adopted.certificates == []
+    assert back.mirror_namespaces == adopted.mirror_namespaces
+    for phase in WINDOW:
+        update = mirror.records[f"{phase}/update"]
+        statuses = [e["status"] for e in update["executions"]]
+        assert statuses == ["succeeded", "undone", "succeeded"], (phase, statuses)
     assert _certificates(mirror.sandbox), "requested again going forward"
 
 
@@ -144,7 +188,8 @@ def test_each_record_pointed_at_the_mirror_through_the_swap_and_came_back(
     Service's load balancer on the primary; once dns-to-mirror had run, and still once
     cni-swap had replaced the primary's nodes and CNI, the same Service's load balancer
     on the mirror; at the end the primary's again."""
-    before, moved, swapped = (mirror.seen[k] for k in (BEFORE_RUN, DNS_TO_MIRROR, CNI_SWAP))
+    before = mirror.seen[BEFORE_RUN].window
+    moved, swapped = (mirror.seen[k] for k in (DNS_TO_MIRROR, CNI_SWAP))
     service_of = {lb: key for key, lb in before.primary.items()}
     names = {n: service_of[t] for n, t in before.records.items() if t in service_of}
     assert sorted(set(names.values())) == sorted(MOVED), before

@@ -2,7 +2,9 @@
 
 A namespace missing on the primary is the caller's mistake, and one terminating on the
 mirror is refused until it is gone; kubectl's and kubeshift's annotations and the
-``kubernetes.io/metadata.name`` label are not carried over.
+``kubernetes.io/metadata.name`` label are not carried over. A namespace the copy creates
+says so (:data:`CREATED_BY_COPY`), so taking the copy back deletes it whole and leaves
+the mirror's own namespaces standing.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from automation.kube.copy.options import FIELD_MANAGER
 
 log = logging.getLogger("kubeshift.copy")
 
+CREATED_BY_COPY = "kubeshift.io/created-by-copy"
+"""The annotation on a namespace the copy created on the mirror."""
+
 
 def _namespace_manifest(source: Mapping[str, Any]) -> Obj:
     meta = source.get("metadata") or {}
@@ -31,12 +36,18 @@ def _namespace_manifest(source: Mapping[str, Any]) -> Obj:
         for k, v in (meta.get("annotations") or {}).items()
         if not k.startswith(("kubectl.kubernetes.io/", "kubeshift.io/"))
     }
+    annotations[CREATED_BY_COPY] = "true"
     out: Obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": meta["name"]}}
     if labels:
         out["metadata"]["labels"] = labels
-    if annotations:
-        out["metadata"]["annotations"] = annotations
+    out["metadata"]["annotations"] = annotations
     return out
+
+
+def created_by_copy(namespace: Obj) -> bool:
+    """The copy created this namespace on the mirror (it carries :data:`CREATED_BY_COPY`)."""
+    annotations = (namespace.get("metadata") or {}).get("annotations") or {}
+    return annotations.get(CREATED_BY_COPY) == "true"
 
 
 def read_namespace(core: Any, name: str, where: str) -> Obj | None:

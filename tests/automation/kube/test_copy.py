@@ -25,6 +25,7 @@ from automation.kube.copy.copying import copy_namespaces
 from automation.kube.copy.drift import drift_since_copy
 from automation.kube.copy.kinds import KIND_BY_NAME
 from automation.kube.copy.options import CopyOptions, RegistryRewrite, rewrite_image
+from automation.kube.copy.removal import copies_gone, remove_copies
 from automation.kube.copy.report import CopyItem, CopyReport
 from automation.kube.copy.transforms import (
     SOURCE_DIGEST,
@@ -732,3 +733,69 @@ def test_left_on_the_primary_or_copied_without_data_as_the_stack_says(
     copied = {i.key: i.reason for i in empty.copied}
     assert copied[f"StatefulSet {shop}/db"] == "without its data (data start empty)"
     assert apps.read_namespaced_stateful_set("db", shop)
+
+
+# --- taking the copy back ------------------------------------------------------------
+
+
+def _namespaces(cluster: KubeClients) -> set[str]:
+    return {n.metadata.name for n in CoreV1Api(cluster.api_client).list_namespace().items}
+
+
+@pytest.mark.controlplane
+def test_taking_the_copy_back_deletes_the_namespace_it_created_and_copying_again_works(
+    primary: KubeClients, mirror: KubeClients, shop: str
+) -> None:
+    options = CopyOptions(namespaces=(shop,), registry_rewrites=(MIRROR,))
+    copy_namespaces(primary, mirror, options).raise_for_failure()
+
+    dry = remove_copies(mirror, options, dry_run=True)
+    assert dry.namespaces == (shop,) and not dry.as_hook_result().changed
+    assert shop in _namespaces(mirror) and not copies_gone(mirror, options).done
+
+    removed = remove_copies(mirror, options).as_hook_result()
+    assert removed.changed and removed.details["namespaces"] == [shop], removed
+    gone = eventually(
+        "the copied namespace gone from the mirror",
+        lambda: copies_gone(mirror, options),
+        until=lambda pending: pending.done,
+        timeout=90,
+    )
+    assert shop not in _namespaces(mirror), gone
+    assert shop in _namespaces(primary), "the primary keeps its namespace"
+    again = remove_copies(mirror, options).as_hook_result()
+    assert not again.changed and again.message.startswith("nothing the copy wrote")
+
+    copied = copy_namespaces(primary, mirror, options)
+    assert copied.namespaces_created == (shop,) and f"Deployment {shop}/web" in {
+        i.key for i in copied.by_action("created")
+    }
+
+
+@pytest.mark.controlplane
+def test_in_a_namespace_the_mirror_had_only_the_copies_go(
+    primary: KubeClients, mirror: KubeClients, shop: str
+) -> None:
+    core = CoreV1Api(mirror.api_client)
+    core.create_namespace({"metadata": {"name": shop}})
+    core.create_namespaced_config_map(
+        shop, V1ConfigMap(metadata=V1ObjectMeta(name="mirror-own"), data={"x": "1"})
+    )
+    options = CopyOptions(namespaces=(shop,), registry_rewrites=(MIRROR,))
+    copy_namespaces(primary, mirror, options).raise_for_failure()
+
+    removed = remove_copies(mirror, options)
+    assert removed.namespaces == ()
+    assert set(removed.objects) == {
+        f"Secret {shop}/web-db",
+        f"ConfigMap {shop}/web-config",
+        f"Service {shop}/web",
+        f"Deployment {shop}/web",
+    }
+    assert removed.objects[0] == f"Deployment {shop}/web", "workloads before what they use"
+    assert copies_gone(mirror, options).done
+    assert shop in _namespaces(mirror)
+    left = {c.metadata.name for c in core.list_namespaced_config_map(shop).items}
+    assert "mirror-own" in left and "web-config" not in left
+    assert AppsV1Api(mirror.api_client).list_namespaced_deployment(shop).items == []
+    assert remove_copies(mirror, options).objects == ()

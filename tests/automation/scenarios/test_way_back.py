@@ -93,7 +93,9 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
         "target-network", "shared-resources", "ingress-nodeport", "target-workers",
         "dns-cutover", "ingress-move", "drain-workers",
     ]  # fmt: skip
-    assert runs["cni-swap"] == ["certificates"]
+    assert runs["cni-swap"] == [
+        "certificates", "mirror-cluster", "copy", "dns-to-mirror", "dns-to-primary",
+    ]  # fmt: skip
 
 
 def test_back_to_an_unknown_phase_is_one_sentence_before_anything(tmp_path: Path) -> None:
