@@ -17,6 +17,7 @@ from automation.model.phase import (
     Phase,
     Scenario,
     Watch,
+    undoes_what_the_phase_did,
 )
 from automation.model.way_back import Reverse
 from automation.steps import nodes, overlay, routes
@@ -37,6 +38,13 @@ SOURCE_DEST_CHECKS_OFF = Gate(
     name="source-dest-checks-off",
     summary="every instance of the cluster has its source/destination check off",
     check=routes.source_dest_checks_off,
+    timeout=600,
+    interval=10,
+)
+SOURCE_DEST_CHECKS_ON = Gate(
+    name="source-dest-checks-on",
+    summary="every instance of the cluster has its source/destination check on again",
+    check=routes.source_dest_checks_on,
     timeout=600,
     interval=10,
 )
@@ -90,14 +98,34 @@ def scenario(config: StackConfig) -> Scenario:
                     SOURCE_DEST_CHECKS_OFF,
                 ),
                 changes=CREATES_AND_UPDATES,
-                way_back=Reverse("source/destination check back on (harmless while on IPIP)"),
+                way_back=Reverse(
+                    "the update takes back the shared node route table (the pod routes in it go "
+                    "with it), the nodes' boot-time switch and the control plane's route "
+                    "permissions; then the source/destination check on again on the running "
+                    "instances (harmless while IPIP carries the traffic)",
+                    after=(
+                        Hook(
+                            name="source-dest-check-on",
+                            summary="switch the source/destination check on again on running "
+                            "instances",
+                            run=routes.source_dest_check_on,
+                        ),
+                        SOURCE_DEST_CHECKS_ON,
+                    ),
+                    changes=undoes_what_the_phase_did("only what routes changed"),
+                    runs=True,
+                ),
             ),
             Phase(
                 id=ids.ROUTE_READINESS,
                 summary="wait until every node's route exists; stay on the overlay until then",
                 after=(ROUTES_CREATED, ROUTE_TABLES_COMPLETE),
                 changes=CREATES_ONLY,
-                way_back=Reverse("the nodes' routes removed (IPIP still carries the traffic)"),
+                way_back=Reverse(
+                    "nothing to undo: it only waited for every node's route; the routes go "
+                    "when routes is taken back (IPIP still carries the traffic)",
+                    runs=True,
+                ),
             ),
             Phase(
                 id=ids.NATIVE_ROUTING,

@@ -113,3 +113,22 @@ def source_dest_checks_off(ctx: HookContext) -> Pending:
     from automation.aws.source_dest import checks_off
 
     return checks_off(_instances(ctx))
+
+
+def source_dest_check_on(ctx: HookContext) -> HookResult:
+    """Going back to the overlay: the source/destination check on again where it is off."""
+    from automation.aws.source_dest import switch_on
+
+    change = switch_on(ctx.clients.aws().ec2, _instances(ctx), dry_run=ctx.dry_run)
+    return HookResult(
+        changed=bool(change.switched) and not ctx.dry_run,
+        message=change.message,
+        details={"switched": list(change.switched)},
+    )
+
+
+def source_dest_checks_on(ctx: HookContext) -> Pending:
+    """Every running instance of the cluster has its source/destination check on."""
+    from automation.aws.source_dest import checks_on
+
+    return checks_on(_instances(ctx))

@@ -31,6 +31,7 @@ from tests.rehearsal.conftest import (
     StackRehearsal,
     kubeshift,
     rehearse_adopted,
+    sandbox_client,
     sandbox_kube,
 )
 from tests.rehearsal.team import SECOND_OPERATOR
@@ -42,8 +43,9 @@ CLUSTER = "data-use1"
 CALICO_PODS = "k8s-app=calico-node"
 HANDOVER = "routes"  # operator A runs baseline and routes; operator B the rest
 FIRST_PHASES = {"baseline", "routes"}
-BACK_TO = "route-readiness"  # once at the end: native-routing and verify taken back
-TAKEN_BACK = {"native-routing", "verify"}
+BACK_TO = "baseline"  # once at the end: every phase taken back, the latest first
+PHASES_AFTER_BASELINE = ("routes", "route-readiness", "native-routing", "verify")
+TAKEN_BACK = set(PHASES_AFTER_BASELINE)
 
 
 def _stack() -> dict[str, Any]:
@@ -66,13 +68,22 @@ def overlay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal
         yield done
 
 
-def _overlay_now(sandbox: dict[str, Any]) -> tuple[str, int]:
-    """The IP pool's IPIP mode and calico-node's generation, read from the cluster."""
+def _overlay_now(sandbox: dict[str, Any]) -> tuple[str, int, list[bool], int]:
+    """The IP pool's IPIP mode and calico-node's generation, read from the cluster; each
+    instance's source/destination check and the pod routes in any route table, read in
+    moto."""
     with sandbox_kube(sandbox) as api:
         pool: Any = CustomObjectsApi(api).get_cluster_custom_object(
             GROUP, VERSION, PLURAL, "default-ipv4-ippool"
         )
-    return str(pool["spec"]["ipipMode"]), _calico_generation(sandbox)
+    ec2 = sandbox_client(sandbox, "ec2")
+    checks = [_source_dest_check(ec2, i["InstanceId"]) for i in _instances(ec2)]
+    pod_cidr = ipaddress.ip_network(_stack()["kubeshift:migration"]["overlay"]["pod_cidr"])
+    pod_routes = [
+        r for t in ec2.describe_route_tables()["RouteTables"] for r in t["Routes"]
+        if ipaddress.ip_network(r.get("DestinationCidrBlock") or "0.0.0.0/32").subnet_of(pod_cidr)
+    ]  # fmt: skip
+    return str(pool["spec"]["ipipMode"]), _calico_generation(sandbox), checks, len(pod_routes)
 
 
 def _nodes(overlay: StackRehearsal) -> list[Any]:
@@ -140,8 +151,9 @@ def test_every_node_reported_route_created_by_the_controller_after_the_routes_ph
     overlay: StackRehearsal,
 ) -> None:
     # The update tags the one node table; the controller writes the routes within seconds,
-    # possibly before the update ends.
-    routes_began = overlay.records["routes/update"]["started"]
+    # possibly before the update ends. (Taken back, the table went with its routes and the
+    # controller, finding none, left the conditions as they were.)
+    routes_began = overlay.records["routes/update"]["executions"][0]["started"]
     nodes = _nodes(overlay)
     assert nodes
     for node in nodes:
@@ -179,21 +191,27 @@ def test_ipip_is_off_and_calico_rolled_once_per_switch(overlay: StackRehearsal) 
     assert older == {}, (rolled["started"], made)
 
 
-def test_the_source_destination_check_is_off_on_every_instance(overlay: StackRehearsal) -> None:
-    ec2 = overlay.client("ec2")
+def _instances(ec2: Any) -> list[dict[str, Any]]:
     pages = ec2.get_paginator("describe_instances").paginate(
         Filters=[
             {"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{CLUSTER}"]},
             {"Name": "instance-state-name", "Values": ["running"]},
         ]
     )
-    instances = [i for p in pages for r in p["Reservations"] for i in r["Instances"]]
+    return [i for p in pages for r in p["Reservations"] for i in r["Instances"]]
+
+
+def _source_dest_check(ec2: Any, instance_id: str) -> bool:
+    answer = ec2.describe_instance_attribute(InstanceId=instance_id, Attribute="sourceDestCheck")
+    return bool(answer["SourceDestCheck"]["Value"])
+
+
+def test_the_source_destination_check_is_off_on_every_instance(overlay: StackRehearsal) -> None:
+    ec2 = overlay.client("ec2")
+    instances = _instances(ec2)
     assert len(instances) == len(_nodes(overlay))
     for instance in instances:
-        answer = ec2.describe_instance_attribute(
-            InstanceId=instance["InstanceId"], Attribute="sourceDestCheck"
-        )
-        assert answer["SourceDestCheck"]["Value"] is False, instance["InstanceId"]
+        assert _source_dest_check(ec2, instance["InstanceId"]) is False, instance["InstanceId"]
 
 
 def test_a_second_run_changes_nothing(overlay: StackRehearsal) -> None:
@@ -271,8 +289,10 @@ def test_a_second_operator_carries_the_migration_on_through_the_shared_backend(
 
     for key, record in overlay.records.items():
         phase = key.split("/")[0]
-        if phase in FIRST_PHASES:
+        if phase in FIRST_PHASES - TAKEN_BACK:
             assert _operators(record) == {held["operator"].split("@")[0]}, key
+        elif phase in FIRST_PHASES:  # A ran it, B took it back and ran it again
+            assert _operators(record) == {held["operator"].split("@")[0], SECOND_OPERATOR}, key
         elif phase != "recover":
             assert _operators(record) == {SECOND_OPERATOR}, key
         successes = sum(e["status"] == "succeeded" for e in record["executions"])
@@ -293,9 +313,10 @@ def test_a_second_operator_carries_the_migration_on_through_the_shared_backend(
 def test_going_back_takes_ipip_back_and_the_next_run_switches_it_off_again(
     overlay: StackRehearsal,
 ) -> None:
-    """``back --to route-readiness`` at the end: verify and native-routing taken back,
-    the latest first (the pool on IPIP again, calico-node rolled for it), the stack's
-    record and the journal moved back, so the next ``run`` did both phases again."""
+    """``back --to baseline`` at the end: every phase taken back, the latest first (the
+    pool on IPIP again, calico-node rolled for it, then the shared node route table and
+    its pod routes gone and every instance's source/destination check on again), the
+    stack's record and the journal moved back, so the next ``run`` did them again."""
     dry = overlay.back_dry_run
     assert dry is not None and dry.code == 0, dry
     planned = [(o["phase"], o["step"]) for o in dry.json()]
@@ -304,14 +325,19 @@ def test_going_back_takes_ipip_back_and_the_next_run_switches_it_off_again(
     assert went_back is not None and went_back.code == 0, went_back
     steps = [(o["phase"], o["step"], o["status"]) for o in went_back.json()]
     phases = list(dict.fromkeys(phase for phase, _, _ in steps))
-    assert phases == ["back-from-verify", "back-from-native-routing"], steps
+    assert phases == [f"back-from-{p}" for p in reversed(PHASES_AFTER_BASELINE)], steps
     assert {status for _, _, status in steps} == {"succeeded"}, steps
     before = overlay.seen[BEFORE_RUN]
-    assert overlay.seen[BACK] == ("Always", before + 2), "IPIP back on, calico-node rolled"
+    ipip, generation, checks, pod_routes = overlay.seen[BACK]
+    assert (ipip, generation) == ("Always", before + 2), "IPIP back on, calico-node rolled"
+    assert checks and all(checks), "the source/destination check on again everywhere"
+    assert pod_routes == 0, "the pod routes went with the shared node route table"
     update = overlay.records["back-from-native-routing/update"]
     assert update["status"] == "succeeded" and "kubeshift:phase" not in update["message"]
-    config = overlay.records["back-from-native-routing/config"]
-    assert config["message"] == f"kubeshift:phase = {BACK_TO}"
+    before_each = ("baseline", *PHASES_AFTER_BASELINE[:-1])
+    for phase, before_it in zip(PHASES_AFTER_BASELINE, before_each, strict=True):
+        config = overlay.records[f"back-from-{phase}/config"]
+        assert config["message"] == f"kubeshift:phase = {before_it}", phase
     recorded = overlay.recorded
     assert recorded["native-routing"]["after"].startswith("run "), "redone by the last run"
     redone = overlay.records["native-routing/after:disable-ipip"]

@@ -6,7 +6,7 @@ import pytest
 
 from automation.aws.clients import AwsClients
 from automation.aws.nodes import find_cluster_instances
-from automation.aws.source_dest import checks_off, switch_off
+from automation.aws.source_dest import checks_off, checks_on, switch_off, switch_on
 from tests.support.moto_world import make_network, run_instances
 
 pytestmark = pytest.mark.moto
@@ -35,9 +35,16 @@ def test_instances_that_booted_with_the_check_on_are_switched_off_once(aws: AwsC
     assert _check(aws, ours[1])  # a dry run changes nothing
 
     done = switch_off(aws.ec2, instances())
-    assert set(done.switched) == set(ours[1:]) and done.already_off == 1
+    assert set(done.switched) == set(ours[1:]) and done.already == 1
     assert not any(_check(aws, i) for i in ours)
     assert _check(aws, other)  # another cluster's instance is left alone
     assert checks_off(instances()).done
     again = switch_off(aws.ec2, instances())
     assert again.switched == () and "already off on all 3" in again.message
+
+    back = switch_on(aws.ec2, instances())
+    assert set(back.switched) == set(ours) and "switched the source/destination check on" in (
+        back.message
+    )
+    assert all(_check(aws, i) for i in ours) and checks_on(instances()).done
+    assert switch_on(aws.ec2, instances()).switched == ()

@@ -88,7 +88,7 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
                    if isinstance(p.way_back, Reverse) and p.way_back.runs]
         for scenario in EXAMPLES
     }  # fmt: skip
-    assert runs["overlay-switch"] == ["native-routing", "verify"]
+    assert runs["overlay-switch"] == ["routes", "route-readiness", "native-routing", "verify"]
     assert runs["vpc-move"] == [
         "target-network", "shared-resources", "ingress-nodeport", "target-workers",
         "dns-cutover", "ingress-move", "drain-workers",
