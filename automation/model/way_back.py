@@ -21,6 +21,19 @@ if TYPE_CHECKING:
     from automation.model.hooks_and_gates import Step
 
 
+UNDO_PREFIX = "back-from-"
+
+
+def undo_id(phase: str) -> str:
+    """The name of the undo phase that takes ``phase`` back (its journal records')."""
+    return f"{UNDO_PREFIX}{phase}"
+
+
+def taken_back(phase: str) -> str | None:
+    """The phase an undo phase takes back (``back-from-X`` -> X); None for any other."""
+    return phase.removeprefix(UNDO_PREFIX) if phase.startswith(UNDO_PREFIX) else None
+
+
 @dataclass(frozen=True)
 class Reverse:
     """What undoing the phase does; ``runs``: kubeshift runs it (``kubeshift back``),

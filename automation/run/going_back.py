@@ -17,17 +17,12 @@ from collections.abc import Sequence
 
 from automation.core.errors import UserError
 from automation.model.phase import CHANGES_NOTHING, Phase, Scenario
-from automation.model.way_back import NoReturn, Reverse
+from automation.model.way_back import NoReturn, Reverse, undo_id
 from automation.run.journal import Journal
 from automation.run.steps import plan_steps
 from components.contract.progress import Progress
 
-UNDO_PREFIX = "back-from-"
-
-
-def undo_id(phase: str) -> str:
-    """The journal's name for taking ``phase`` back."""
-    return f"{UNDO_PREFIX}{phase}"
+__all__ = ["finished_before", "reached", "undo_id", "walk_back"]
 
 
 def reached(scenario: Scenario, progress: Progress, done: set[str]) -> list[Phase]:
@@ -82,6 +77,7 @@ def _undo(phase: Phase, before: str) -> Phase:
         or any(getattr(s, "destructive", False) for s in (*way.before, *way.after)),
         program_phase=before,
         undoes=(phase.id,),
+        probe=phase.probe,
     )
 
 

@@ -65,6 +65,13 @@ RECORDS_AS_DECLARED = Gate(
     timeout=300,
     interval=5,
 )
+SOURCE_API_TARGETS_HEALTHY = Gate(
+    name="source-api-targets-healthy",
+    summary="the source API load balancer has a healthy API server",
+    check=traffic.source_api_targets_healthy,
+    timeout=900,
+    interval=10,
+)
 API_RECORD_AS_DECLARED = Gate(
     name="api-record-in-route53",
     summary="Route53 answers the API record as this phase declares it",
@@ -98,7 +105,7 @@ ETCD_QUORUM_KEPT = Gate(
 )
 MEMBER_ADDRESS_FREE = Hook(
     name="member-address-free",
-    summary="the moving member's fixed address is free in the target subnet",
+    summary="the moving member's fixed address is free in the subnet it goes to",
     run=preflight.member_address_free,
 )
 RECORD_ETCD_MEMBER = Hook(
@@ -147,6 +154,15 @@ RESUME_DNS_WRITERS = Hook(
 
 def _control_plane_phase(member: int, members: int) -> Phase:
     first = member == 1
+    # Member 1 moves with the API record on the source API load balancer, member 2's
+    # phase moves the record to the new one; taking that phase back moves it back once
+    # the source load balancer serves (the later members' keep it on the new one).
+    record_moved = member == 2
+    serving_after_back = (
+        (SOURCE_API_TARGETS_HEALTHY,)
+        if record_moved
+        else (() if first else (NEW_API_TARGETS_HEALTHY,))
+    )
     dns = (
         "API record stays on the source API load balancer, which its other members serve"
         if first
@@ -187,6 +203,19 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         way_back=Reverse(
             "the member moved back to the source VPC the way it came: its volume follows "
             "it, and the same etcd checks keep quorum"
+            + ("; the API record back on the source API load balancer" if record_moved else ""),
+            before=(
+                MEMBER_ADDRESS_FREE,
+                CONTROL_PLANE_QUORUM,
+                ETCD_QUORUM_KEPT,
+                RECORD_ETCD_MEMBER,
+                *serving_after_back,
+            ),
+            after=(ETCD_PEER_URL, ETCD_MEMBER_BACK, member_back, API_RECORD_AS_DECLARED),
+            changes=undoes_what_the_phase_did(
+                f"member {member}'s resources and the API record back only"
+            ),
+            runs=True,
         ),
         probe=API_PROBE,
     )

@@ -12,6 +12,11 @@ address; kubeshift finds the etcd member by that URL, whatever the setup named i
   (``etcd-peer-url``), then the member must be back under the same ID, caught up, and
   neither it nor a member moved earlier left at its old address; after the last move,
   no peer URL at all in the source VPC (``etcd-member-back``).
+
+Taking a member's phase back (``back-from-control-plane-k``) runs the same steps the
+other way: from its target address to its source one, the members taken back earlier
+(the later ones) kept off their target addresses, and once member 1 is back no peer
+URL left in the target VPC.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from automation.etcd.observe import ClusterView, observe
 from automation.etcd.peers import update_peer_url
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
+from automation.model.way_back import taken_back
 from components.contract.placement import member_address
 from components.contract.scenarios import vpc_move as ids
 
@@ -48,11 +54,22 @@ def settings(ctx: HookContext) -> EtcdSettings:
 
 
 def moving_member(ctx: HookContext) -> int:
-    """The control-plane member this phase moves."""
-    member = ids.member_of_phase(ctx.phase)
+    """The control-plane member this phase moves (or, taking its move back, moves back)."""
+    member = ids.member_of_phase(taken_back(ctx.phase) or ctx.phase)
     if member is None:
         raise PreconditionFailed(f"Phase '{ctx.phase}' moves no control-plane member.")
     return member
+
+
+def going_back(ctx: HookContext) -> bool:
+    """This phase takes a member's move back: from its target address to its source."""
+    return taken_back(ctx.phase) is not None
+
+
+def from_and_to(ctx: HookContext, member: int) -> tuple[str, str]:
+    """Member ``member``'s fixed address before this phase and after it."""
+    source, target = addresses(ctx, member)
+    return (target, source) if going_back(ctx) else (source, target)
 
 
 def addresses(ctx: HookContext, member: int) -> tuple[str, str]:
@@ -107,27 +124,39 @@ def quorum_kept(ctx: HookContext) -> Pending:
 def record_member(ctx: HookContext) -> HookResult:
     """Record what "back" will mean: the member's ID, new peer URL, the member count."""
     member = moving_member(ctx)
-    source, target = addresses(ctx, member)
+    was, goes = from_and_to(ctx, member)
     etcd = settings(ctx)
-    last = member == ctx.stack_config.cluster.control_plane.members
-    source_network = _reached_network(etcd, ctx.stack_config.cluster.network.cidr)
+    members = ctx.stack_config.cluster.control_plane.members
+    if going_back(ctx):  # the later members went back before it; member 1 goes back last
+        left = _target_network(ctx)
+        last, earlier = member == 1, range(member + 1, members + 1)
+    else:  # the earlier members moved before it; member ``members`` moves last
+        left = ctx.stack_config.cluster.network.cidr
+        last, earlier = member == members, range(1, member)
     with client(ctx) as made:
         view = observe(made)
         found = find_member(ctx, view, member)
         expected = expect_move(
             view,
             found.id,
-            new_peer_url=etcd.peer_url(target),
-            # Members not moved yet stay in the source VPC until their own phase.
-            old_network=str(source_network) if last else None,
-            moved_before=[etcd.peer_url(addresses(ctx, m)[0]) for m in range(1, member)],
+            new_peer_url=etcd.peer_url(goes),
+            # Members not moved yet stay where they are until their own phase.
+            old_network=str(_reached_network(etcd, left)) if last else None,
+            moved_before=[etcd.peer_url(from_and_to(ctx, m)[0]) for m in earlier],
         )
     return HookResult(
         changed=False,
-        message=f"etcd member {expected.name} moves from {etcd.peer_url(source)} to "
+        message=f"etcd member {expected.name} moves from {etcd.peer_url(was)} to "
         f"{expected.peer_url}; {expected.member_count} members",
         details={"expectation": expected.model_dump(mode="json")},
     )
+
+
+def _target_network(ctx: HookContext) -> IPv4Network:
+    target = ctx.stack_config.migration.target_network
+    if target is None:
+        raise PreconditionFailed(f"Phase '{ctx.phase}' needs a target network in the stack.")
+    return target.cidr
 
 
 def expectation(ctx: HookContext) -> MoveExpectation:

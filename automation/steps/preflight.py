@@ -41,24 +41,27 @@ def aws_preflight(ctx: HookContext) -> HookResult:
 
 
 def member_address_free(ctx: HookContext) -> HookResult:
-    """The moving member's fixed address is free in the target VPC. Workers launched
-    there earlier hold addresses anywhere in its subnets (AWS hands them out at random),
-    and AWS would refuse the member's interface half-way through the phase
-    (``InvalidIPAddress.InUse``). Read-only; its own interface (an earlier attempt's,
-    same description) is no problem."""
-    from automation.steps.etcd import addresses, moving_member
+    """The moving member's fixed address is free in the VPC it goes to (the target; the
+    source, taking the move back). Workers launched there hold addresses anywhere in its
+    subnets (AWS hands them out at random), and AWS would refuse the member's interface
+    half-way through the phase (``InvalidIPAddress.InUse``). Read-only; its own
+    interface (an earlier attempt's, same description) is no problem."""
+    from automation.steps.etcd import from_and_to, going_back, moving_member
 
     config = ctx.stack_config
     member = moving_member(ctx)
-    _, address = addresses(ctx, member)
+    _, address = from_and_to(ctx, member)
     out = ctx.read_outputs(VpcMoveOutputs)
-    vpc = outputs.need(out.target_vpc_id, "target_vpc_id", ctx.phase)
+    side = "source" if going_back(ctx) else "target"
+    vpc = outputs.need(
+        out.source_vpc_id if side == "source" else out.target_vpc_id, f"{side}_vpc_id", ctx.phase
+    )
     planned = {address: f"etcd member {member} of {config.cluster.name}"}
     require_free(
         ctx,
         vpc,
         planned,
-        "an instance in the target subnet took the member's address: set "
+        f"an instance in the {side} subnet took the member's address: set "
         "kubeshift:cluster.control_plane.host_index to a free range",
     )
     return HookResult(False, f"member {member}'s address {address} is free in {vpc}")

@@ -35,12 +35,22 @@ def old_ingress_targets_healthy(ctx: HookContext) -> Pending:
     return _ingress_targets_healthy(ctx, "ingress-source")
 
 
-def new_api_targets_healthy(ctx: HookContext) -> Pending:
-    """At least one healthy API server behind the new API load balancer."""
+def _api_targets_healthy(ctx: HookContext, balancer: str) -> Pending:
     from automation.aws.targets import targets_pending
 
-    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), "api-target", ctx.phase)
+    arns = outputs.target_group_arns(ctx.read_outputs(VpcMoveOutputs), balancer, ctx.phase)
     return targets_pending(ctx.clients.aws().elbv2, arns, min_healthy=1)
+
+
+def new_api_targets_healthy(ctx: HookContext) -> Pending:
+    """At least one healthy API server behind the new API load balancer."""
+    return _api_targets_healthy(ctx, "api-target")
+
+
+def source_api_targets_healthy(ctx: HookContext) -> Pending:
+    """Going back: at least one healthy API server behind the source API load balancer,
+    before the API record moves back to it."""
+    return _api_targets_healthy(ctx, "api-source")
 
 
 def _declared_cutovers(ctx: HookContext, keys: tuple[str, ...] | None) -> list[Any]:
