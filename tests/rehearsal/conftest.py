@@ -45,7 +45,11 @@ import yaml
 
 from automation.run.going_back import undo_id
 from components.contract.loading import load_stack_file
-from components.contract.scenarios.vpc_move import INGRESS_MOVE, INGRESS_NODEPORT
+from components.contract.scenarios.vpc_move import (
+    INGRESS_MOVE,
+    INGRESS_NODEPORT,
+    control_plane_phase,
+)
 from tests.rehearsal.by_hand import ByHand, drain_by_hand
 from tests.rehearsal.team import Handover, hand_over, second_operators_env
 from tests.rehearsal.world import read_world, workload_nodes
@@ -191,6 +195,9 @@ class Rehearsal:
     went_back: tuple[dict[str, Any], frozenset[str]] | None
     """The same after ``back --to ingress-nodeport`` from ingress-move (before the run
     went forward again)."""
+    member_went_back: dict[int, tuple[str, ...]] | None = None
+    """etcd member ID -> peer URLs after B's ``back --to control-plane-1`` (member 2
+    moved back to the source VPC), before B's run went on to the end."""
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -626,6 +633,13 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
                 command=command,
             )  # fmt: skip
 
+        def seconds(runs: str, *argv: str, command: str = "run") -> FaultyRun:
+            """Operator B's runs (its checkout as brought up to date when it took over)."""
+            return FaultyRun(
+                KUBESHIFT, STACK, second_env, REPO, journal, state / runs, argv,
+                backend=backend, command=command,
+            )  # fmt: skip
+
         def world() -> tuple[dict[str, Any], frozenset[str]]:
             with sandbox_kube(sandbox) as kube:
                 return read_world(functools.partial(sandbox_client, sandbox), kube), (
@@ -634,7 +648,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
 
         session = faulty("runs-1a", "--to", INGRESS_NODEPORT).rehearse(ci_faults_to_the_bridge())
         across: frozenset[tuple[str, str]] = frozenset()
-        bridged = went_back = None
+        bridged = went_back = member_went_back = None
         if session.final_code == 0:
             bridged = world()
             onward = faulty("runs-1b", "--to", INGRESS_MOVE)
@@ -653,10 +667,14 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             # operator B takes over: its checkout brought up to date, the rest is B's
             second_env = second_operators_env(env, state)
             second_status = kubeshift(second_env, "--stack", STACK, "status", "--json")
-            rest = FaultyRun(
-                KUBESHIFT, STACK, second_env, REPO, journal, state / "runs-2", backend=backend
-            )
+            rest = seconds("runs-2a", "--to", control_plane_phase(2))
             session = joined(session, rest.rehearse(ci_faults_after_by_hand()))
+        if session.final_code == 0:  # member 2 back to the source VPC, then on again
+            back = seconds("runs-2b", "--to", control_plane_phase(1), command="back")
+            session = joined(session, back.rehearse([]))
+            member_went_back = etcd_members(sandbox)
+        if session.final_code == 0:
+            session = joined(session, seconds("runs-2c").rehearse([]))
         sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")
         if session.final_code != 0:
             last = Ran(["kubeshift", "run"], session.final_code or -1, "", session.log[-1], 0)
@@ -678,6 +696,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             second_status=second_status,
             bridged=bridged,
             went_back=went_back,
+            member_went_back=member_went_back,
         )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)

@@ -69,8 +69,12 @@ def test_every_phase_succeeded(rehearsal: Rehearsal) -> None:
     updates = {r["phase"] for r in records if r["step"] == "update"}
     # By hand: those two updates. baseline: `kubeshift adopt` imported the world `sandbox
     # up` handed over and it has no hooks, so the stack records it finished and the run
-    # skips it. The way back from ingress-move to ingress-nodeport journals its own.
-    went_back = {f"back-from-{p}" for p in ("ingress-move", "dns-cutover", "target-workers")}
+    # skips it. The way back from ingress-move to ingress-nodeport journals its own, and
+    # so does member 2's move back.
+    went_back = {
+        f"back-from-{p}"
+        for p in ("ingress-move", "dns-cutover", "target-workers", "control-plane-2")
+    }
     assert updates == set(phases) - by_hand - {"baseline"} | went_back
     recorded = rehearsal.kubeshift("--stack", STACK, "status", "--recorded", "--json").json()
     assert [r["phase"] for r in recorded] == phases
@@ -476,7 +480,37 @@ def test_etcd_members_moved_under_their_ids_to_the_target_vpc(rehearsal: Rehears
     assert all(_host(u) in target for urls in after.values() for u in urls)
     records = rehearsal.kubeshift("--stack", STACK, "status", "--json").json()
     moves = [r for r in records if r["step"] == "after:etcd-peer-url"]
-    assert len(moves) == len(before) and all("peer URL" in r["message"] for r in moves)
+    forward = [r for r in moves if not r["phase"].startswith("back-from-")]
+    assert len(forward) == len(before) and all("peer URL" in r["message"] for r in moves)
+
+
+def test_member_2_went_back_to_the_source_vpc_under_its_id_and_on_again(
+    rehearsal: Rehearsal,
+) -> None:
+    """Operator B's ``back --to control-plane-1`` after control-plane-2 moved member 2
+    back the way it came: read from etcd itself right after, the same members under the
+    same IDs, member 1 alone at its target address, member 2 at its source one again
+    (member 3 never left); then B's run moved it to the target VPC once more. The API
+    record went back on the source API load balancer, checked in Route53, and the API
+    probe followed it without a gap longer than its bound."""
+    plan = rehearsal.sandbox["etcd"]
+    source, target = (ipaddress.ip_network(r) for r in plan["address_map"].values())
+    went_back = rehearsal.member_went_back
+    assert went_back is not None and set(went_back) == set(rehearsal.etcd_before)
+    records = _records(rehearsal)
+    recorded = records["back-from-control-plane-2/before:record-etcd-member"]
+    moved = recorded["details"]["expectation"]["member_id"]
+    assert all(_host(u) in source for u in went_back[moved]), went_back
+    sides = sorted(
+        "target" if all(_host(u) in target for u in urls) else "source"
+        for urls in went_back.values()
+    )
+    assert sides == ["source", "source", "target"], went_back
+    assert all(_host(u) in target for u in rehearsal.etcd_members()[moved])
+    for step in ("after:etcd-member-back", "after:api-record-in-route53", "update"):
+        assert records[f"back-from-control-plane-2/{step}"]["status"] == "succeeded", step
+    statuses = [e["status"] for e in records["control-plane-2/after:etcd-peer-url"]["executions"]]
+    assert statuses[-2:] == ["undone", "succeeded"], statuses
 
 
 def test_the_cname_api_record_moved_between_load_balancers_and_never_changed_type(
@@ -556,7 +590,10 @@ def test_the_api_answered_through_its_record_across_every_control_plane_phase(
     phases = [
         p["id"] for p in rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()["phases"]
     ]
-    probed = [p for p in phases if p.startswith("control-plane-")] + ["cleanup"]
+    probed = [p for p in phases if p.startswith("control-plane-")] + [
+        "cleanup",
+        "back-from-control-plane-2",
+    ]
     records = _records(rehearsal)
     seen = {p: records[f"{p}/probe:api"] for p in probed}
     assert {p: r["status"] for p, r in seen.items()} == dict.fromkeys(probed, "succeeded")

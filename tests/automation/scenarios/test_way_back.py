@@ -92,6 +92,7 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
     assert runs["vpc-move"] == [
         "target-network", "shared-resources", "ingress-nodeport", "target-workers",
         "dns-cutover", "ingress-move", "drain-workers",
+        "control-plane-1", "control-plane-2", "control-plane-3",
     ]  # fmt: skip
     assert runs["cni-swap"] == [
         "certificates", "mirror-cluster", "copy", "dns-to-mirror", "dns-to-primary",
