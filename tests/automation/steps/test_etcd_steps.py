@@ -25,6 +25,7 @@ from automation.core.errors import PreconditionFailed, StepFailedError
 from automation.core.waiting import Pending
 from automation.etcd.client import EtcdClient
 from automation.model.context import HookContext
+from automation.model.way_back import undo_id
 from automation.sandbox.binaries import Binaries
 from automation.sandbox.etcd_cluster import EtcdCluster, start_etcd_cluster
 from automation.steps import etcd as steps
@@ -49,8 +50,10 @@ class Stage:
     config: Any
     journal: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
-    def ctx(self, member: int, **changes: Any) -> HookContext:
-        phase = ids.control_plane_phase(member)
+    def ctx(self, member: int, *, back: bool = False, **changes: Any) -> HookContext:
+        """control-plane-<member>'s context, or with ``back`` its undo phase's."""
+        moves = ids.control_plane_phase(member)
+        phase = undo_id(moves) if back else moves
         context = HookContext(
             stack="local",
             scenario="vpc-move",
@@ -62,10 +65,11 @@ class Stage:
         )
         return dataclasses.replace(context, **changes)
 
-    def boot_on_target(self, member: int) -> None:
+    def boot_on_target(self, member: int, *, back: bool = False) -> None:
         """What replacing the member's instance does: the old one stops; the new one
-        attaches the same volume and starts the member at its target address."""
-        _, target = steps.addresses(self.ctx(member), member)
+        attaches the same volume and starts the member at its target address (its
+        source address, going back)."""
+        _, target = steps.from_and_to(self.ctx(member, back=back), member)
         name = f"member-{member}"
         self.cluster.stop_member(name)
         self.cluster.members[name].peer_url = self.settings.peer_url(target)
@@ -97,13 +101,14 @@ def stage(testbin: Binaries, tmp_path: Path) -> Iterator[Stage]:
         cluster.stop()
 
 
-def run_phase(stage: Stage, member: int) -> str:
-    """The etcd steps of control-plane-<member> in the phase's order; the peer hook's message."""
-    ctx = stage.ctx(member)
+def run_phase(stage: Stage, member: int, *, back: bool = False) -> str:
+    """The etcd steps of control-plane-<member> (or of its way back) in the phase's
+    order; the peer hook's message."""
+    ctx = stage.ctx(member, back=back)
     eventually(f"member {member} may go", lambda: steps.quorum_kept(ctx), until=done)
     record = steps.record_member(ctx)
     stage.journal[f"{ctx.phase}/before:{steps.RECORD_STEP}"] = record.details
-    stage.boot_on_target(member)
+    stage.boot_on_target(member, back=back)
     moved = eventually(
         "the peer URL update",
         lambda: steps.move_peer_url(ctx),
@@ -145,6 +150,28 @@ def test_every_member_moves_through_the_phase_steps_while_writes_go_on(stage: St
     with EtcdClient(endpoints) as client:
         urls = {u for m in client.members() for u in m.peer_urls}
     assert all(u.startswith("http://127.120.") for u in urls), urls
+
+
+def test_members_go_back_the_way_they_came_the_latest_first(stage: Stage) -> None:
+    """control-plane-1 and -2, then their ways back, member 2 first: the same steps the
+    other way, each member back under its ID at its source address; once member 1 is
+    back no peer URL is left in the target VPC."""
+    for member in (1, 2):
+        run_phase(stage, member)
+    ctx = stage.ctx(2, back=True)
+    assert steps.going_back(ctx) and steps.moving_member(ctx) == 2
+    messages = [run_phase(stage, member, back=True) for member in (2, 1)]
+    source, target = steps.addresses(stage.ctx(1), 1)
+    peer = stage.settings.peer_url
+    assert f"from {peer(target)} to {peer(source)}" in messages[1]
+    expected = steps.expectation(stage.ctx(1, back=True))
+    assert expected.old_network is not None and str(expected.old_network).startswith("127.120.")
+    assert peer(steps.addresses(stage.ctx(2), 2)[1]) in expected.old_peer_urls
+    endpoints = [stage.settings.client_url(a) for m in (1, 2, 3)
+                 for a in steps.addresses(stage.ctx(m), m)]  # fmt: skip
+    with EtcdClient(endpoints) as client:
+        urls = {u for m in client.members() for u in m.peer_urls}
+    assert all(u.startswith("http://127.100.") for u in urls), urls
 
 
 def test_a_stopped_member_stops_the_next_move_and_is_named(stage: Stage) -> None:

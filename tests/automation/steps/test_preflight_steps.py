@@ -13,6 +13,7 @@ from automation.aws.clients import AwsAccess, AwsClients
 from automation.config.clients import StaticClients
 from automation.core.errors import PreconditionFailed
 from automation.model.context import HookContext
+from automation.model.way_back import undo_id
 from automation.scenarios import build_scenario
 from automation.steps.preflight import aws_preflight
 from components.contract.loading import load_config, load_stack_file
@@ -114,6 +115,28 @@ def test_a_moving_members_address_a_worker_took_is_refused_before_the_engine(
 
     (phase,) = [p for p in build_scenario(config).phases if p.id == ids.control_plane_phase(1)]
     assert phase.before[0].name == "member-address-free"
+
+
+@pytest.mark.moto
+def test_taking_a_move_back_checks_the_members_source_address(moto: MotoServer) -> None:
+    """Going back, the member returns to its source address: that one is checked free,
+    in the source VPC."""
+    from automation.steps.etcd import addresses
+    from automation.steps.preflight import member_address_free
+
+    phase = undo_id(ids.control_plane_phase(1))
+    config = load_config(load_stack_file(REPO / "stacks" / "Pulumi.vpc-move-small.yaml"))
+    probe = HookContext("s", config.scenario, phase, StaticClients(), config=config)
+    source, _ = addresses(probe, 1)
+    subnet_cidr = str(ipaddress.ip_network(f"{source}/19", strict=False))
+    aws, _, vpc, subnet, context = _fixed_address_world(
+        moto, "vpc-move-small", phase, "source_vpc_id", subnet_cidr
+    )
+    passed = member_address_free(context)
+    assert passed.message == f"member 1's address {source} is free in {vpc}"
+    aws.ec2.create_network_interface(SubnetId=subnet, PrivateIpAddress=source)
+    with pytest.raises(PreconditionFailed, match="an instance in the source subnet took"):
+        member_address_free(context)
 
 
 @pytest.mark.moto
