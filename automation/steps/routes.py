@@ -8,7 +8,7 @@ every node — a node condition alone can be wrong.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from automation.core.waiting import Pending
 from automation.model.context import HookContext
@@ -96,16 +96,26 @@ def _instances(ctx: HookContext) -> tuple[Any, ...]:
     )
 
 
-def source_dest_check_off(ctx: HookContext) -> HookResult:
-    """Switch the source/destination check off on the instances that booted with it on."""
-    from automation.aws.source_dest import switch_off
+def _switched(ctx: HookContext, to: Literal["on", "off"]) -> HookResult:
+    from automation.aws.source_dest import switch_off, switch_on
 
-    change = switch_off(ctx.clients.aws().ec2, _instances(ctx), dry_run=ctx.dry_run)
+    switch = switch_on if to == "on" else switch_off
+    change = switch(ctx.clients.aws().ec2, _instances(ctx), dry_run=ctx.dry_run)
     return HookResult(
         changed=bool(change.switched) and not ctx.dry_run,
         message=change.message,
         details={"switched": list(change.switched)},
     )
+
+
+def source_dest_check_off(ctx: HookContext) -> HookResult:
+    """Switch the source/destination check off on the instances that booted with it on."""
+    return _switched(ctx, "off")
+
+
+def source_dest_check_on(ctx: HookContext) -> HookResult:
+    """Going back to the overlay: the source/destination check on again where it is off."""
+    return _switched(ctx, "on")
 
 
 def source_dest_checks_off(ctx: HookContext) -> Pending:
@@ -113,18 +123,6 @@ def source_dest_checks_off(ctx: HookContext) -> Pending:
     from automation.aws.source_dest import checks_off
 
     return checks_off(_instances(ctx))
-
-
-def source_dest_check_on(ctx: HookContext) -> HookResult:
-    """Going back to the overlay: the source/destination check on again where it is off."""
-    from automation.aws.source_dest import switch_on
-
-    change = switch_on(ctx.clients.aws().ec2, _instances(ctx), dry_run=ctx.dry_run)
-    return HookResult(
-        changed=bool(change.switched) and not ctx.dry_run,
-        message=change.message,
-        details={"switched": list(change.switched)},
-    )
 
 
 def source_dest_checks_on(ctx: HookContext) -> Pending:
