@@ -38,6 +38,7 @@ from components.contract.scenarios.cni_swap import (
 from tests.rehearsal.conftest import (
     BACK,
     BEFORE_RUN,
+    CAME_BACK,
     REPO,
     Look,
     StackRehearsal,
@@ -77,16 +78,24 @@ def _window(sandbox: dict[str, Any], *, mirrored: bool = True) -> Window:
 @pytest.fixture(scope="module")
 def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackRehearsal]:
     """Right after adoption the run goes to dns-to-mirror and back to baseline, through the
-    whole mirror window; then it stops after dns-to-mirror and after cni-swap to read
-    Route53 then."""
+    whole mirror window; then it stops after dns-to-mirror, cni-swap and dns-to-primary to
+    read Route53 then, and takes dns-to-primary back once before it goes on."""
     looks: dict[str, Look] = {
         BEFORE_RUN: _outside,
         BACK: _outside,
         DNS_TO_MIRROR: _window,
         CNI_SWAP: _window,
+        DNS_TO_PRIMARY: _window,
+        CAME_BACK: _window,
     }
     state = tmp_path_factory.mktemp("mirror-rehearsal-state")
-    with rehearse_adopted(state, STACK, looks, detour=(DNS_TO_MIRROR, BASELINE)) as done:
+    with rehearse_adopted(
+        state,
+        STACK,
+        looks,
+        detour=(DNS_TO_MIRROR, BASELINE),
+        back_after=(DNS_TO_PRIMARY, CNI_SWAP),
+    ) as done:
         yield done
 
 
@@ -139,6 +148,32 @@ def test_back_through_the_mirror_window_left_the_world_as_adopted(mirror: StackR
         statuses = [e["status"] for e in update["executions"]]
         assert statuses == ["succeeded", "undone", "succeeded"], (phase, statuses)
     assert _certificates(mirror.sandbox), "requested again going forward"
+
+
+def test_dns_to_primary_taken_back_put_every_record_on_the_mirror_again(
+    mirror: StackRehearsal,
+) -> None:
+    """Once dns-to-primary had run: ``back --to cni-swap`` — read in Route53 right after,
+    every record names its Service's load balancer on the mirror again, as it did after
+    cni-swap — and the run then moved them home once more. (The CronJobs' hand-over ran;
+    the sandbox's world has none: ``tests/automation/kube/test_cronjobs.py`` moves some.)"""
+    came_back = mirror.came_back
+    assert came_back is not None and came_back.code == 0, came_back
+    steps = {(o["phase"], o["step"]): o["status"] for o in came_back.json()}
+    undo = undo_id(DNS_TO_PRIMARY)
+    for step in ("before:services-serve-on-mirror", "before:dns-to-mirror"):
+        assert steps[(undo, step)] == "succeeded", steps
+    assert steps[(undo, "after:cronjobs-to-mirror")] == "succeeded", steps
+    home, swapped, back = (mirror.seen[k] for k in (DNS_TO_PRIMARY, CNI_SWAP, CAME_BACK))
+    moved = {n for n, t in swapped.records.items() if t in swapped.mirror.values()}
+    assert moved and {n: back.records[n] for n in moved} == {n: swapped.records[n] for n in moved}
+    assert {n: home.records[n] for n in moved} != {n: back.records[n] for n in moved}
+    end = _window(mirror.sandbox, mirrored=False)
+    assert {n: end.records[n] for n in moved} == {n: home.records[n] for n in moved}
+    statuses = [
+        e["status"] for e in mirror.records[f"{DNS_TO_PRIMARY}/before:dns-to-primary"]["executions"]
+    ]
+    assert statuses == ["succeeded", "undone", "succeeded"], statuses
 
 
 def test_the_adopted_cluster_went_through_every_phase(mirror: StackRehearsal) -> None:
