@@ -101,7 +101,7 @@ ETCD_QUORUM_KEPT = Gate(
     summary="etcd: every member healthy and caught up; quorum kept with this one down",
     check=etcd.quorum_kept,
     timeout=600,
-    interval=5,
+    interval=2,
 )
 MEMBER_ADDRESS_FREE = Hook(
     name="member-address-free",
@@ -123,7 +123,7 @@ ETCD_MEMBER_BACK = Gate(
     summary="etcd: the member is back under the same ID at its new peer URL, caught up",
     check=etcd.member_is_back,
     timeout=1800,
-    interval=10,
+    interval=2,  # a few reads of etcd's member list and status: cheap to ask often
 )
 
 OPEN_BRIDGE = Hook(
