@@ -1,15 +1,18 @@
 """How long ``kubeshift back`` takes a phase back, against going forward through it.
 
-Usage: .venv/bin/python -m benchmarks.way_back [--stack local] [--rounds 3] [--to PHASE] [--smoke]
+Usage: .venv/bin/python -m benchmarks.way_back [--stack local] [--rounds 3]
+    [--from PHASE] [--to PHASE] [--smoke]
 
 One sandbox of the stack, its cluster built as kops would have and adopted as the
-shared rehearsal adopts it. Each round goes forward one phase per command (``run --yes
---to P`` for each phase after baseline up to ``--to``, default drain-workers), then back
-one phase per command (``back --to`` the phase before, the latest first), each command
+shared rehearsal adopts it. With ``--from`` (default baseline) the stack first goes to
+that phase, untimed. Each round goes forward one phase per command (``run --yes --to P``
+for each phase after ``--from`` up to ``--to``, default drain-workers), then back one
+phase per command (``back --to`` the phase before, the latest first), each command
 timed; the next round goes forward again from where the last went back. The world
 (``benchmarks.faults._world``: moto's whole inventory, the nodes, the workloads, the
-stack's outputs without its progress record) is read after adoption and after each
-round's way back.
+stack's outputs without its progress record) is read at ``--from`` and after each
+round's way back. ``--from retire-old-workers --to control-plane-3`` times the
+control-plane members' moves and their ways back.
 
 Printed: per phase, the median seconds forward and back over the rounds and back's
 share of forward; the checks — every command succeeded, every phase went back, the
@@ -105,7 +108,7 @@ def _timed(env: dict[str, str], stack: str, *args: str) -> Timed:
 
 
 def one_round(
-    env: dict[str, str], stack: str, phases: Sequence[str], adopted: Mapping[str, Any]
+    env: dict[str, str], stack: str, phases: Sequence[str], start_world: Mapping[str, Any]
 ) -> Round:
     """Forward through ``phases[1:]`` a phase per command, then back to ``phases[0]``."""
     went = Round()
@@ -117,32 +120,41 @@ def one_round(
         went.back[phase] = _timed(env, stack, "back", "--to", before)
         if went.back[phase].code != 0:
             return went
-    went.differences = world_differences(adopted, _world(env, stack))
+    went.differences = world_differences(start_world, _world(env, stack))
     return went
 
 
-def _phases(env: dict[str, str], stack: str, to: str) -> list[str]:
+def _phases(env: dict[str, str], stack: str, start: str, to: str) -> list[str]:
+    """The plan's phases from ``start`` to ``to``, both included."""
     import json
 
     plan = json.loads(_kubeshift(env, "--stack", stack, "plan", "--json").stdout)
     ids = [p["id"] for p in plan["phases"]]
-    return ids[: ids.index(to) + 1]
+    return ids[ids.index(start) : ids.index(to) + 1]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stack", default="local")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--from", dest="start", default="baseline", help="where rounds start")
     parser.add_argument("--to", default="drain-workers", help="the last phase of each round")
     parser.add_argument("--smoke", action="store_true", help=f"two rounds to {SMOKE_TO}")
     args = parser.parse_args()
-    to, count = (SMOKE_TO, 2) if args.smoke else (args.to, args.rounds)
+    start, to, count = (
+        ("baseline", SMOKE_TO, 2) if args.smoke else (args.start, args.to, args.rounds)
+    )
     with _sandbox(args.stack) as env:
-        phases = _phases(env, args.stack, to)
-        adopted = _world(env, args.stack)
+        phases = _phases(env, args.stack, start, to)
+        if start != "baseline":
+            reached = _timed(env, args.stack, "run", "--to", start)
+            if reached.code != 0:
+                return 1
+            print(f"reached {start} in {reached.seconds:.0f}s (not counted)")
+        start_world = _world(env, args.stack)  # as adopted, or at --from
         rounds = []
         for _ in range(count):
-            rounds.append(one_round(env, args.stack, phases, adopted))
+            rounds.append(one_round(env, args.stack, phases, start_world))
             if not rounds[-1].complete:
                 break
     checks = way_back_checks(rounds)
