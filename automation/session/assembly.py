@@ -71,14 +71,15 @@ def read_outputs(project: Path, stack: str) -> tuple[dict[str, Any], str]:
 
 
 def checkpoint_judge(values: Mapping[str, Any], engine: Engine) -> Judge:
-    """What a phase changes, judged from the program's render and the stack's checkpoint
+    """What a phase changes, judged from the program's render at the phase it applies (an
+    undo phase's: the phase before the one it takes back) and the stack's checkpoint
     (``review.checkpoint``; the SDK's import is paid only when a run judges)."""
 
     def judged(phase: Phase) -> Verdict:
         from automation.review.checkpoint import judge
 
         point = engine.checkpoint()
-        return judge(values, phase.id, point.deployment, point.config)
+        return judge(values, phase.applies, point.deployment, point.config)
 
     return judged
 

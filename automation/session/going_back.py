@@ -4,8 +4,10 @@ The walk (``automation.run.going_back``) is decided before the engine changes
 anything: a point of no return or a way back kubeshift does not run refuses it in one
 sentence. Then, under the run lock, each undo phase runs as ``run`` runs a phase —
 journalled, resumed after a crash without repeating a finished step, its update
-previewed and guarded by what undoing may change — and the stack's record and the
-journal move back with it, so a later ``run`` does the undone phases again.
+previewed (judged against the checkpoint as ``preview_scope`` says, the program
+rendered at the phase it applies) and guarded by what undoing may change — and the
+stack's record and the journal move back with it, so a later ``run`` does the undone
+phases again.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from automation.run.targets import PhaseRenders
 from automation.scenarios import build_scenario
 from automation.session.assembly import (
     EngineFactory,
+    checkpoint_judge,
     confirmer,
     context_factory,
     holding,
@@ -102,7 +105,8 @@ def execute_back(
             scope=_undo_scope(PhaseRenders(info.values, scenario.ids(), render_cache)),
             actor=f"kubeshift back {run_id}",
             trust_stack_progress=False,
-            preview_scope="full",
+            judge=checkpoint_judge(info.values, engine),
+            preview_scope=settings.preview_scope,
         )
         return runner.run(undo)
 

@@ -610,13 +610,14 @@ def test_the_api_answered_through_its_record_across_every_control_plane_phase(
 def test_every_preview_was_judged_against_the_checkpoint_and_the_engine_agreed(
     rehearsal: Rehearsal,
 ) -> None:
-    """The sandbox's ``preview_scope: verify``: each phase's preview reached what it does
-    without a judgement (every resource, or a control-plane phase's own targets), and the
-    run would have stopped had the engine changed a resource the offline judgement
-    against the checkpoint left out. The phases that change only the cluster were judged
-    to reach a few resources (adoption reads sets in AWS's order, so some load balancers
-    and groups count as changed until an update writes them as declared, and are
-    targeted needlessly), target-network every one it creates."""
+    """The sandbox's ``preview_scope: verify``: each phase's preview — the ways back's too
+    — reached what it does without a judgement (every resource, or a control-plane
+    phase's own targets), and the run would have stopped had the engine changed a
+    resource the offline judgement against the checkpoint left out. The phases that
+    change only the cluster were judged to reach a few resources (adoption reads sets in
+    AWS's order, so some load balancers and groups count as changed until an update
+    writes them as declared, and are targeted needlessly), target-network every one it
+    creates."""
     plan = rehearsal.kubeshift("--stack", STACK, "plan", "--json").json()
     targeted = {p["id"] for p in plan["phases"] if p["id"].startswith("control-plane-")}
     records = _records(rehearsal)
@@ -625,11 +626,13 @@ def test_every_preview_was_judged_against_the_checkpoint_and_the_engine_agreed(
         for key, record in records.items()
         if key.endswith("/preview") and record["status"] == "succeeded"
     }
-    # the way back previews every resource, with no judgement to trust
+    # the way back is judged too (the program rendered at the phase it applies), and the
+    # engine's full preview agreed with the judgement; the guard accepted each
     back = {p: d for p, d in previews.items() if p.startswith("back-from-")}
-    assert back and all("checkpoint" not in d and d["guard"] == "accepted" for d in back.values())
+    assert back and all(d["guard"] == "accepted" for d in back.values()), back
+    assert all(d["previewed"] == "every resource" for d in back.values()), back
     judged = {p: d for p, d in previews.items() if p not in back}
-    assert judged and all("checkpoint" in d for d in judged.values()), judged
+    assert judged and all("checkpoint" in d for d in previews.values()), previews
     reached = {p: d["previewed"] for p, d in judged.items() if p not in targeted}
     assert set(reached.values()) == {"every resource"}, reached
     assert all(judged[p]["previewed"].endswith(" targets") for p in targeted & set(judged))
