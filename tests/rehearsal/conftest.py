@@ -544,9 +544,12 @@ def rehearse_adopted(
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
 
+    took: list[str] = []
+
     def must(what: str, ran: Ran) -> Ran:
         if ran.code != 0:
             pytest.fail(failure_report(what, ran, logs), pytrace=False)
+        took.append(f"{what.removeprefix('kubeshift ')} {ran.seconds:.0f}s")
         return ran
 
     try:
@@ -609,6 +612,7 @@ def rehearse_adopted(
         recorded = {r["phase"]: r for r in progress}
         rerun = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
         sys.stderr.write(f"\n{stack} rehearsal: run {seconds + run.seconds:.0f}s\n")
+        sys.stderr.write(f"{stack} commands: {'; '.join(took)}\n")
         yield StackRehearsal(
             env, adopted, run, rerun, records, recorded, sandbox, seen, handover, went_back,
             back_dry_run, came_back,
