@@ -465,7 +465,7 @@ def sandbox_kube(sandbox: dict[str, Any], role: str = "primary") -> Any:
 
 BEFORE_RUN = "adopted"
 BACK = "went back"  # the look after ``back --to`` (``rehearse_adopted``'s ``back_to``)
-CAME_BACK = "came back"  # the look after ``rehearse_adopted``'s ``back_after``
+DETOUR = "before the detour"  # the look at the phase ``detour`` goes back to, first
 """The key of a look taken once the cluster is adopted, before ``run``."""
 
 Look = Callable[[dict[str, Any]], object]
@@ -496,8 +496,6 @@ class StackRehearsal:
     ``run`` went forward again (what the world was then: ``seen[BACK]``)."""
     back_dry_run: Ran | None = None
     """With ``back_to``: ``back --to --dry-run`` right before it."""
-    came_back: Ran | None = None
-    """With ``back_after``: its ``back --to``."""
 
     def client(self, service: str) -> Any:
         return sandbox_client(self.sandbox, service)
@@ -520,7 +518,6 @@ def rehearse_adopted(
     handover_after: str | None = None,
     back_to: str | None = None,
     detour: tuple[str, str] | None = None,
-    back_after: tuple[str, str] | None = None,
 ) -> Iterator[StackRehearsal]:
     """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
     stack file, ``adopt --yes --keep-live``, ``run --yes``, ``status``, a second ``run``; then
@@ -538,8 +535,8 @@ def rehearse_adopted(
     ``back_to``: once the run reached the end, ``back --to`` that phase (``looks[BACK]``
     reads the world then), and the last ``run`` goes forward again. ``detour``: (X, Y)
     — right after adoption, ``run --to X`` then ``back --to Y`` (``looks[BACK]`` then),
-    before the looks and the run go on. ``back_after``: (X, Y) — once the run stopped
-    after X (a look's phase), ``back --to Y`` (``looks[CAME_BACK]`` then), and on."""
+    before the looks and the run go on (with ``looks[DETOUR]``: ``run --to Y`` first, and
+    that look then)."""
     env = user_environment(state)
     env["COLUMNS"] = "200"
     logs = state / "sandbox" / "logs"
@@ -569,12 +566,15 @@ def rehearse_adopted(
         stops = dict(looks or {})
         before = stops.pop(BEFORE_RUN, None)
         back_look = stops.pop(BACK, None)
-        came_back_look = stops.pop(CAME_BACK, None)
-        came_back = None
         seen = {BEFORE_RUN: before(sandbox)} if before else {}
         went_back = back_dry_run = None
+        detour_look = stops.pop(DETOUR, None)
         if detour:
             reach, back_to_early = detour
+            if detour_look:
+                argv = ("--stack", stack, "--json", "run", "--yes", "--to", back_to_early)
+                must(f"kubeshift run --to {back_to_early}", kubeshift(env, *argv))
+                seen[DETOUR] = detour_look(sandbox)
             must(
                 f"kubeshift run --to {reach}",
                 kubeshift(env, "--stack", stack, "--json", "run", "--yes", "--to", reach),
@@ -589,10 +589,6 @@ def rehearse_adopted(
             argv = ("--stack", stack, "--json", "run", "--yes", "--to", phase)
             seconds += must(f"kubeshift run --to {phase}", kubeshift(env, *argv)).seconds
             seen[phase] = look(sandbox)
-            if back_after and back_after[0] == phase:
-                argv = ("--stack", stack, "--json", "back", "--to", back_after[1], "--yes")
-                came_back = must(f"kubeshift back --to {back_after[1]}", kubeshift(env, *argv))
-                seen[CAME_BACK] = came_back_look(sandbox) if came_back_look else None
         handover = None
         if handover_after:
             s3 = sandbox_client(sandbox, "s3")
@@ -615,7 +611,7 @@ def rehearse_adopted(
         sys.stderr.write(f"{stack} commands: {'; '.join(took)}\n")
         yield StackRehearsal(
             env, adopted, run, rerun, records, recorded, sandbox, seen, handover, went_back,
-            back_dry_run, came_back,
+            back_dry_run,
         )  # fmt: skip
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
