@@ -13,7 +13,7 @@ from typing import Any
 
 from kubernetes import client
 
-from automation.core.errors import from_api_exception
+from automation.core.errors import KubeshiftError, from_api_exception
 from automation.kube.copy.kinds import KindSpec, Obj
 
 APPLY_PATCH = "application/apply-patch+yaml"
@@ -43,6 +43,12 @@ def call_api(fn: Any, *args: Any, action: str, quiet: bool = False, **kwargs: An
             raise type(mapped)(f"{mapped} {detail}", kind=mapped.kind) from exc
         raise mapped from exc
     return json.loads(response.data or b"{}")  # type: ignore[no-any-return]
+
+
+def not_found(exc: KubeshiftError) -> bool:
+    """The API answered 404: what was asked for is not (or no longer) there."""
+    cause = exc.__cause__
+    return isinstance(cause, client.ApiException) and cause.status == 404
 
 
 def _api_message(exc: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from kubernetes import client
 
 from automation.core.errors import KubeshiftError, StepFailedError, UserError
-from automation.kube.copy.api import APPLY_PATCH, call_api
+from automation.kube.copy.api import APPLY_PATCH, call_api, not_found
 from automation.kube.copy.kinds import Obj
 from automation.kube.copy.options import FIELD_MANAGER
 
@@ -54,7 +54,7 @@ def read_namespace(core: Any, name: str, where: str) -> Obj | None:
     try:
         return call_api(core.read_namespace, name, action=f"read namespace {name} on the {where}")
     except KubeshiftError as exc:
-        if isinstance(exc.__cause__, client.ApiException) and exc.__cause__.status == 404:
+        if not_found(exc):
             return None
         raise
 

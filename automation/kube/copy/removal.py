@@ -18,7 +18,7 @@ from kubernetes import client
 from automation.core.errors import KubeshiftError
 from automation.core.results import HookResult
 from automation.core.waiting import Pending, summarize
-from automation.kube.copy.api import Apis, call_api
+from automation.kube.copy.api import Apis, call_api, not_found
 from automation.kube.copy.drift import snapshot_from_mirror
 from automation.kube.copy.kinds import KIND_BY_NAME
 from automation.kube.copy.namespaces import created_by_copy, read_namespace
@@ -58,8 +58,7 @@ def _delete(fn: Any, *args: Any, action: str) -> None:
     try:
         call_api(fn, *args, action=action, propagation_policy="Background")
     except KubeshiftError as exc:
-        cause = exc.__cause__
-        if not (isinstance(cause, client.ApiException) and cause.status == 404):
+        if not not_found(exc):
             raise
 
 
