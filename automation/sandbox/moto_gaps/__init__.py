@@ -1,12 +1,16 @@
 """Where the sandbox's moto (run in the supervisor's process) differs from AWS and a
 migration would notice, closed by patching its in-process model: one function per gap,
 each with a line in the fidelity ledger (``docs/sandbox-fidelity.md``), grouped by AWS
-service (:mod:`.ec2`, :mod:`.elb`, :mod:`.autoscaling`; Route53's are
+service (:mod:`.ec2` and :mod:`.attachments`, :mod:`.elb`, :mod:`.autoscaling`; Route53's are
 ``moto_route53``'s) and applied, in order, by :func:`close_every_gap`.
 """
 
 from __future__ import annotations
 
+from automation.sandbox.moto_gaps.attachments import (
+    interfaces_attached_once,
+    volumes_attached_once,
+)
 from automation.sandbox.moto_gaps.autoscaling import (
     grace_period_as_given,
     groups_spread_over_zones_and_types,
@@ -57,6 +61,8 @@ def close_every_gap() -> None:
     peering_filters_applied()
     groups_in_use_stay()
     instance_interfaces_go_with_it()
+    interfaces_attached_once()  # after: it detaches what termination keeps
+    volumes_attached_once()
     nat_interfaces_go_with_them()
     addresses_taken_once()
     volume_modifications_as_aws()
