@@ -102,6 +102,12 @@ class MirrorSettings(BaseModel):
         description="The old CNI's DaemonSet, removed from the primary at cni-swap (its pods "
         "must be gone after).",
     )
+    old_cni_manifest: Path | None = Field(
+        default=None,
+        description="The old CNI's manifest (e.g. the weave-daemonset-k8s.yaml it was "
+        "installed from), applied to the primary with server-side apply to take cni-swap "
+        "back; unset: cni-swap cannot be taken back.",
+    )
     new_nodes_selector: SelectorText = Field(
         default=f"{GENERATION_LABEL}=cni", description="The primary's new worker generation."
     )

@@ -53,15 +53,16 @@ def zone_name(api_record: str) -> str:
 
 
 def _mirror_settings(runtime: dict[str, Any], project: Path | None) -> list[str]:
-    """cni-swap's runtime.mirror in the sandbox: the new CNI's manifest found from the
+    """cni-swap's runtime.mirror in the sandbox: the CNIs' manifests found from the
     workspace, a short TTL on the records that move, and no pod-to-pod probe (kwok
     nodes carry no pod traffic)."""
     mirror = dict(runtime.get("mirror") or {})
     lines = []
-    manifest = mirror.get("new_cni_manifest")
-    if manifest and project is not None and not Path(str(manifest)).is_absolute():
-        mirror["new_cni_manifest"] = str((project / str(manifest)).resolve())
-        lines.append(f"runtime.mirror.new_cni_manifest: {manifest} -> {mirror['new_cni_manifest']}")
+    for key in ("new_cni_manifest", "old_cni_manifest"):
+        manifest = mirror.get(key)
+        if manifest and project is not None and not Path(str(manifest)).is_absolute():
+            mirror[key] = str((project / str(manifest)).resolve())
+            lines.append(f"runtime.mirror.{key}: {manifest} -> {mirror[key]}")
     if "dns_ttl" not in mirror:
         mirror["dns_ttl"] = SANDBOX_MIRROR_TTL
         lines.append(

@@ -31,6 +31,7 @@ from automation.steps import (
     generations,
     mirror_addresses,
     mirror_cni,
+    mirror_cni_back,
     mirror_copy,
     mirror_cronjobs,
     mirror_dns,
@@ -209,6 +210,48 @@ DRAIN_OLD_GENERATION = Hook(
     destructive=True,
     retries=0,
 )
+REINSTALL_OLD_CNI = Hook(
+    name="reinstall-old-cni",
+    summary="apply the old CNI's manifest the operator kept (runtime.mirror.old_cni_manifest) "
+    "on the primary; refused without one",
+    run=mirror_cni_back.reinstall_old_cni,
+)
+REMOVE_NEW_CNI = Hook(
+    name="remove-new-cni",
+    summary="delete the new CNI's DaemonSet once the old one is back (breaks the primary's "
+    "network until the old CNI settles)",
+    run=mirror_cni_back.remove_new_cni,
+    destructive=True,
+    retries=0,
+)
+NEW_CNI_GONE = Gate(
+    name="new-cni-gone",
+    summary="the new CNI's DaemonSet and pods are gone",
+    check=mirror_cni_back.new_cni_gone,
+    wakes_on=(Watch("pods"),),
+    timeout=600,
+    interval=10,
+)
+OLD_CNI_EVERYWHERE = Gate(
+    name="old-cni-on-every-node",
+    summary="the old CNI DaemonSet has a Ready pod on every node (names the nodes missing)",
+    check=mirror_cni_back.old_cni_on_every_node,
+    wakes_on=(Watch("pods"), Watch("nodes")),
+    timeout=1800,
+    interval=15,
+)
+UNCORDON_OLD_GENERATION = Hook(
+    name="uncordon-old-generation",
+    summary="the primary's old worker generation schedulable again",
+    run=mirror_cni_back.uncordon_old_generation,
+)
+DRAIN_NEW_GENERATION = Hook(
+    name="drain-new-generation",
+    summary="cordon and drain the primary's new worker generation (its groups go next)",
+    run=mirror_cni_back.drain_new_generation,
+    destructive=True,
+    retries=0,
+)
 PRIMARY_WORKLOADS = Gate(
     name="primary-workloads-available",
     summary="the primary's workloads are available again on the new network",
@@ -322,9 +365,23 @@ def scenario(config: StackConfig) -> Scenario:
             ),
             changes=CREATES_AND_UPDATES,
             destructive=True,
-            way_back=NoReturn(
-                "the primary's old CNI is removed and kubeshift keeps no manifest of it; "
-                "traffic stays on the mirror meanwhile"
+            way_back=Reverse(
+                "the old CNI reinstalled from the manifest the operator kept "
+                "(runtime.mirror.old_cni_manifest; without one there is no way back), the new "
+                "CNI removed, the old generation schedulable again and the new one drained "
+                "before its groups go; traffic stays on the mirror meanwhile",
+                before=(
+                    SERVE_ON_MIRROR,
+                    REINSTALL_OLD_CNI,
+                    REMOVE_NEW_CNI,
+                    NEW_CNI_GONE,
+                    OLD_CNI_EVERYWHERE,
+                    UNCORDON_OLD_GENERATION,
+                    DRAIN_NEW_GENERATION,
+                ),
+                after=(PRIMARY_WORKLOADS,),
+                changes=undoes_what_the_phase_did("deletes of the new worker generation only"),
+                runs=True,
             ),
         ),
         Phase(

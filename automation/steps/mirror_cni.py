@@ -156,7 +156,7 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
     from automation.steps.nodes import drain
 
     kube = ctx.clients.kube(PRIMARY)
-    names, described = _old_generation(ctx)
+    names, described = old_generation(ctx)
     if not names:
         return HookResult(False, f"no node is {described}; nothing to drain")
     # Cordon the whole generation first: a pod evicted from one old node must not land
@@ -174,7 +174,7 @@ def drain_old_generation(ctx: HookContext) -> HookResult:
     )
 
 
-def _old_generation(ctx: HookContext) -> tuple[list[str], str]:
+def old_generation(ctx: HookContext) -> tuple[list[str], str]:
     """The old generation's node names, and how they were chosen (for messages).
 
     Unset, ``old_nodes_selector`` means every worker outside the new generation: the old

@@ -528,7 +528,7 @@ def test_cni_swap_phase_steps_on_the_primary(
         NodePoolSpec("gen-member", count=1, labels={"node-role.kubernetes.io/control-plane": ""})
     )
     unset = settings.mirror.model_copy(update={"old_nodes_selector": None})
-    chosen, _ = mirror_cni._old_generation(ctx(run=settings.model_copy(update={"mirror": unset})))
+    chosen, _ = mirror_cni.old_generation(ctx(run=settings.model_copy(update={"mirror": unset})))
     assert set(old.node_names) | set(kops.node_names) <= set(chosen)
     assert not set(chosen) & (set(new.node_names) | set(member.node_names))
     # ... but while no node is of the new generation, that would be every worker

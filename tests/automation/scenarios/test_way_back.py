@@ -26,7 +26,7 @@ EXAMPLES = {
 }
 POINTS_OF_NO_RETURN = {
     "vpc-move": ["cleanup"],
-    "cni-swap": ["cni-swap", "teardown-mirror"],
+    "cni-swap": ["teardown-mirror"],
     "overlay-switch": [],
 }
 
@@ -75,7 +75,7 @@ def test_plan_names_the_points_of_no_return_and_why(tmp_path: Path) -> None:
     assert "dns-to-primary" in rows["dns-to-mirror"]["way_back"]
 
     table = " ".join(_kubeshift(tmp_path, "--stack", "cni-swap-example", "plan").split())
-    assert "Point of no return: cni-swap: the primary's old CNI is removed" in table
+    assert "Point of no return: cni-swap" not in table  # back with the old CNI's manifest
     assert "Point of no return: teardown-mirror:" in table
     assert "Point of no return: dns-to-mirror" not in table
 
@@ -95,7 +95,8 @@ def test_plan_says_which_ways_back_kubeshift_runs() -> None:
         "control-plane-1", "control-plane-2", "control-plane-3",
     ]  # fmt: skip
     assert runs["cni-swap"] == [
-        "certificates", "mirror-cluster", "copy", "dns-to-mirror", "dns-to-primary",
+        "certificates", "mirror-cluster", "copy", "dns-to-mirror", "cni-swap",
+        "dns-to-primary",
     ]  # fmt: skip
 
 

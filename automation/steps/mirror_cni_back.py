@@ -1,0 +1,120 @@
+"""Taking cni-swap back on the primary while the mirror still serves: the old CNI again.
+
+The forward swap in reverse: the old CNI is reinstalled from the manifest the operator
+kept (kubeshift keeps none of a CNI it did not install), the new CNI's DaemonSet goes
+only once the old one exists, the old CNI must run on every node before the old
+generation is schedulable again, and the new generation is then drained while no moved
+Service loses every endpoint on the mirror; the update that follows deletes its groups.
+"""
+
+from __future__ import annotations
+
+from automation.core.errors import PreconditionFailed
+from automation.core.waiting import Pending
+from automation.model.context import HookContext
+from automation.model.phase import HookResult
+from automation.steps.availability import watched
+from automation.steps.mirror import MIRROR, PRIMARY, SETTINGS_KEY, copy_options, mirror_settings
+from automation.steps.mirror_cni import old_generation
+from automation.steps.mirror_dns import left_on_primary
+
+
+def reinstall_old_cni(ctx: HookContext) -> HookResult:
+    """Apply the old CNI's manifest on the primary (its pods wait for the new CNI to go,
+    as the new one's did at the swap); refused, before anything changes, without one."""
+    from automation.kube.cni import require_daemonset
+    from automation.kube.manifests import apply_manifest, load_manifest
+
+    settings = mirror_settings(ctx)
+    old = settings.old_cni
+    if settings.old_cni_manifest is None:
+        raise PreconditionFailed(
+            f"cni-swap cannot be taken back without the old CNI's manifest: name the file "
+            f"{old.namespace}/{old.name} was installed from in {SETTINGS_KEY}.old_cni_manifest."
+        )
+    key = f"{SETTINGS_KEY}.old_cni_manifest"
+    documents = load_manifest(settings.old_cni_manifest, key)
+    primary = ctx.clients.kube(PRIMARY)
+    report = apply_manifest(primary, documents, dry_run=ctx.dry_run)
+    if not ctx.dry_run:
+        require_daemonset(
+            primary,
+            old.namespace,
+            old.name,
+            f"the manifest {settings.old_cni_manifest} does not create it; check "
+            f"{SETTINGS_KEY}.old_cni against the manifest.",
+        )
+    return HookResult(
+        bool(report.changed) and not ctx.dry_run,
+        report.message,
+        {"applied": list(report.changed), "unchanged": len(report.unchanged)},
+    )
+
+
+def remove_new_cni(ctx: HookContext) -> HookResult:
+    """Delete the new CNI's DaemonSet on the primary, only once the old CNI's is back."""
+    from automation.kube.cni import remove_daemonset, require_daemonset
+
+    settings = mirror_settings(ctx)
+    old, new = settings.old_cni, settings.new_cni
+    primary = ctx.clients.kube(PRIMARY)
+    require_daemonset(
+        primary,
+        old.namespace,
+        old.name,
+        f"reinstall the old CNI on the primary before {new.namespace}/{new.name} is removed.",
+    )
+    removal = remove_daemonset(primary, new.namespace, new.name, dry_run=ctx.dry_run)
+    return HookResult(removal.changed, removal.message)
+
+
+def new_cni_gone(ctx: HookContext) -> Pending:
+    from automation.kube.cni import cni_gone
+
+    new = mirror_settings(ctx).new_cni
+    return cni_gone(ctx.clients.kube(PRIMARY), new.namespace, new.name, new.pod_selector)
+
+
+def old_cni_on_every_node(ctx: HookContext) -> Pending:
+    """The old CNI has a Ready pod on every node it targets, the old generation's too."""
+    from automation.kube.cni import cni_ready_on_all_nodes
+
+    old = mirror_settings(ctx).old_cni
+    return cni_ready_on_all_nodes(ctx.clients.kube(PRIMARY), old.namespace, old.name)
+
+
+def uncordon_old_generation(ctx: HookContext) -> HookResult:
+    """The old generation schedulable again, for what the new generation's drain evicts."""
+    from automation.kube.nodes import NodeSelection, uncordon_nodes
+
+    names, described = old_generation(ctx)
+    if not names:
+        return HookResult(False, f"no node is {described}; nothing to uncordon")
+    change = uncordon_nodes(
+        ctx.clients.kube(PRIMARY).core, NodeSelection(names=names), dry_run=ctx.dry_run
+    )
+    return HookResult(bool(change.changed) and not ctx.dry_run, change.message)
+
+
+def drain_new_generation(ctx: HookContext) -> HookResult:
+    """Cordon and drain the new generation (its groups go in the update after), while no
+    moved Service loses every endpoint on the mirror."""
+    from automation.kube.clients import list_all
+    from automation.kube.nodes import NodeSelection, cordon_nodes
+    from automation.steps.nodes import drain
+
+    kube = ctx.clients.kube(PRIMARY)
+    selector = mirror_settings(ctx).new_nodes_selector
+    listed = list_all(kube.core.list_node, action="list nodes", label_selector=selector)
+    names = sorted(n["metadata"]["name"] for n in listed["items"])
+    if not names:
+        return HookResult(False, f"no node matches '{selector}'; nothing to drain")
+    cordon_nodes(kube.core, NodeSelection(names=names), dry_run=ctx.dry_run)
+    copied = set(copy_options(ctx).namespaces)
+    stayed = left_on_primary(ctx)
+    return watched(
+        ctx,
+        lambda: drain(ctx, kube, names),
+        serving=MIRROR,
+        only=lambda ref: ref.split("/", 1)[0] in copied and ref not in stayed,
+    )
