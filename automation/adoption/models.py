@@ -53,9 +53,7 @@ class Discovery(_Model):
         """``<type>::<name>`` -> import id, for ``components.imports``."""
         from components.imports import key
 
-        return {
-            key(r.type, r.name): r.import_id for r in self.resources if r.import_id is not None
-        }
+        return {key(r.type, r.name): r.import_id for r in self.resources if r.import_id is not None}
 
 
 class Difference(_Model):
@@ -83,8 +81,7 @@ class Difference(_Model):
     def line(self) -> str:
         how = " (a replace)" if self.replaces else ""
         return (
-            f"{self.resource}: {self.attribute} is {self.live} live, "
-            f"{self.declared} declared{how}"
+            f"{self.resource}: {self.attribute} is {self.live} live, {self.declared} declared{how}"
         )
 
 
@@ -105,6 +102,11 @@ class AdoptReport(_Model):
     already: list[str] = []
     """Resources already in the stack's state (adopted before)."""
     message: str = ""
+    terraform_claims: list[str] = []
+    """Addresses in ``runtime.terraform_state`` of resources kubeshift adopts: Terraform
+    still manages them (its next apply would put them back)."""
+    terraform_release: list[str] = []
+    """The ``terraform state rm`` commands that release them."""
     kept: dict[str, dict[str, KeptInput]] = {}
     """Live values kept in place of kubeshift's (``--keep-live``), by logical name and
     attribute; written to the stack file when adopted."""

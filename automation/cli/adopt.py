@@ -176,3 +176,12 @@ def print_adoption(report: AdoptReport) -> None:
         "unchanged": f"already adopted: all {len(report.already)} resources are in the stack",
     }[report.outcome]
     out.print(f"{report.stack}: {verdict}")
+    if report.terraform_claims:
+        out.print(
+            f"Terraform still manages {len(report.terraform_claims)} of these "
+            "(kubeshift:runtime.terraform_state): its next apply would put them back, and a "
+            "phase that changes one refuses to start until it is released with:",
+            markup=False, highlight=False,
+        )  # fmt: skip
+        for command in report.terraform_release:
+            out.print(f"  {command}", markup=False, highlight=False)

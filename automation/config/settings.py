@@ -143,6 +143,15 @@ class RuntimeSettings(BaseModel):
         description="The lease of the run lock every run takes in the stack's backend (CI may "
         "use seconds).",
     )
+    terraform_state: str | None = Field(
+        default=None,
+        description="The Terraform state that built the cluster, where the cluster came from "
+        "Terraform: a local file or s3://BUCKET/KEY (format version 4). adopt names what it "
+        "still manages of what kubeshift adopts, with the `terraform state rm` commands that "
+        "release it, and a phase refuses to start while it still manages a resource the "
+        "phase would change.",
+        examples=["s3://acme-terraform/eu-west-1/k8s-prod.tfstate"],
+    )
     preview_scope: Literal["judged", "verify", "full"] = Field(
         default="judged",
         description="What each phase's preview and update reach. judged: what the program "

@@ -86,6 +86,7 @@ class Runner:
         trust_stack_progress: bool = True,
         judge: Judge | None = None,
         preview_scope: PreviewScope = "full",
+        refuse: Callable[[Phase], None] | None = None,
     ) -> None:
         self.engine = engine
         self.journal = journal
@@ -99,6 +100,9 @@ class Runner:
         self.recorder = ProgressRecorder(engine, journal, self.contexts, actor=actor, log=self.log)
         self.judge = judge
         self.preview_scope = preview_scope
+        self.refuse = refuse
+        """Raises, before a phase with steps left starts, when it must not (what the tool
+        that built the cluster still manages: ``automation.run.released``)."""
         self._plans: Path | None = None
         self._scopes: dict[str, EngineScope] = {}  # the scope each phase's preview chose
 
@@ -190,6 +194,8 @@ class Runner:
             ]
             self.log.info("%s skipped: the stack records it finished (%s)", phase.id, recorded.by)
             return
+        if left and self.refuse is not None:
+            self.refuse(phase)
         said = phase.summary if left else "done in an earlier run"
         self.log.info("%s: %s", self._numbered(phase), said)
         began, before = time.monotonic(), len(report.outcomes)

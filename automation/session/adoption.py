@@ -80,6 +80,8 @@ def execute_adoption(
         accept_own_tags=request.accept_own_tags,
         keep_live=request.keep_live,
     )
+    if settings.terraform_state is not None:
+        plan = with_terraform_claims(plan, settings.terraform_state, clients)
     if request.dry_run or plan.outcome != "planned":
         return plan
     chooser = confirmer(request.yes, request.interactive, confirm)
@@ -101,6 +103,22 @@ def execute_adoption(
         secrets = secret_strings(info.values, adoption.secret_config())
         journal = Journal(place.journal, request.stack, secrets, scenario=info.scenario)
         return adoption.apply(plan, journal, run_id)
+
+
+def with_terraform_claims(plan: AdoptReport, location: str, clients: ClientSet) -> AdoptReport:
+    """The report, naming what the Terraform state still manages of what is adopted."""
+    from automation.aws.terraform_state import release_commands, state_claims, still_claimed
+
+    adopted = [r.import_id or r.id for r in plan.discovery.resources] + [
+        r.id for r in plan.discovery.resources
+    ]
+    claimed = still_claimed(state_claims(location, clients.aws().client("s3")), adopted)
+    return plan.model_copy(
+        update={
+            "terraform_claims": [c.address for c in claimed],
+            "terraform_release": release_commands(claimed),
+        }
+    )
 
 
 def _adoption_engine(project: Path, stack: str, run_id: str, env: dict[str, str]) -> Engine:

@@ -92,3 +92,51 @@ def test_a_stack_past_its_first_phase_is_one_sentence(
             AdoptRequest(project, STACK), engine_factory=lambda *_: FakeEngine(), clients=clients
         )
     assert not state.exists() or not any(state.iterdir())
+
+
+def test_adoption_names_what_the_terraform_state_still_manages_and_how_to_release_it(
+    moto: MotoServer, tmp_path: Path
+) -> None:
+    """``runtime.terraform_state``: the adopted resources Terraform still manages are
+    named by their state addresses, with the command that releases them."""
+    import json
+    import shlex
+
+    from automation.adoption.models import AdoptedResource, Discovery
+    from automation.session.adoption import with_terraform_claims
+
+    def resource(name: str, id_: str) -> dict[str, object]:
+        return {"module": "module.k8s", "mode": "managed", "type": "aws_autoscaling_group",
+                "name": name, "instances": [{"attributes": {"id": id_}}]}  # fmt: skip
+
+    state = {"version": 4, "resources": [resource("a", "demo-nodes-a"), resource("z", "other")]}
+    (tmp_path / "k8s.tfstate").write_text(json.dumps(state))
+    adopted = [
+        AdoptedResource(
+            type="aws:autoscaling/group:Group",
+            name="demo-nodes-us-west-2a",
+            id="demo-nodes-a",
+            import_id="demo-nodes-a",
+        ),
+        AdoptedResource(
+            type="aws:ec2/vpc:Vpc",
+            name="demo-source-network-vpc",
+            id="vpc-0abc",
+            import_id="vpc-0abc",
+        ),
+    ]
+    discovery = Discovery(stack=STACK, cluster="demo", phase="baseline", resources=adopted,
+                          problems=[], skipped=[], unmodelled=[])  # fmt: skip
+    plan = AdoptReport(stack=STACK, phase="baseline", outcome="planned", discovery=discovery)
+    clients = StaticClients(aws=AwsClients(AwsAccess(region=moto.region)))
+
+    named = with_terraform_claims(plan, str(tmp_path / "k8s.tfstate"), clients)
+
+    assert named.terraform_claims == ["module.k8s.aws_autoscaling_group.a"]
+    (command,) = named.terraform_release
+    assert shlex.split(command) == [
+        "terraform",
+        "state",
+        "rm",
+        "module.k8s.aws_autoscaling_group.a",
+    ]

@@ -1,0 +1,80 @@
+"""A phase does not start while the tool that built the cluster still manages what it
+would change: Terraform's next apply would put the change back.
+
+What a phase would change is the program's difference from the phase before
+(``PhaseRenders.entering``: what it removes, changes or moves; what it adds is new and
+nobody's); each of those resources is found in the stack's checkpoint by type and name,
+its ``id`` and ``arn`` matched against the Terraform state's claims
+(``automation.aws.terraform_state``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from automation.aws.terraform_state import (
+    TerraformClaim,
+    release_commands,
+    state_claims,
+    still_claimed,
+)
+from automation.core.errors import PreconditionFailed
+from automation.engine.adapter import urn_name, urn_type
+
+if TYPE_CHECKING:
+    from automation.engine.adapter import Engine
+    from automation.model.phase import Phase
+    from automation.review.diff import PhaseDiff, ResourceKey
+    from automation.run.targets import PhaseRenders
+
+SETTING = "kubeshift:runtime.terraform_state"
+
+
+def touched(diff: PhaseDiff) -> set[ResourceKey]:
+    """What a phase's update would change of what exists: removed, changed, moved from."""
+    return {*diff.removed, *diff.changed, *diff.moved.values()}
+
+
+def live_ids(deployment: dict[str, Any], keys: Iterable[ResourceKey]) -> set[str]:
+    """The ``id`` and ``arn`` of each checkpoint resource with one of ``keys``."""
+    wanted = {(k.type, k.name) for k in keys}
+    ids: set[str] = set()
+    for resource in deployment.get("resources") or []:
+        urn = str(resource.get("urn", ""))
+        if (urn_type(urn), urn_name(urn)) not in wanted:
+            continue
+        outputs = resource.get("outputs") or {}
+        ids |= {str(v) for v in (resource.get("id"), outputs.get("arn")) if v}
+    return ids
+
+
+def refusal(phase: str, claimed: list[TerraformClaim]) -> PreconditionFailed:
+    commands = release_commands(claimed)
+    shown = ", ".join(c.address for c in claimed[:3]) + (", …" if len(claimed) > 3 else "")
+    more = f" (and {len(commands) - 1} more command(s) like it)" if len(commands) > 1 else ""
+    return PreconditionFailed(
+        f"{phase} would change {len(claimed)} resource(s) Terraform still manages ({shown}; "
+        f"{SETTING}): release them with `{commands[0]}`{more}, then run again."
+    )
+
+
+def terraform_release_check(
+    location: str, s3: Any, renders: PhaseRenders, engine: Engine
+) -> Callable[[Phase], None]:
+    """A check that refuses a phase whose update changes a resource the Terraform state at
+    ``location`` manages; the state and the checkpoint are read for each phase that changes
+    something that exists (a release made while a run waits is seen by its next phase)."""
+
+    def check(phase: Phase) -> None:
+        if phase.applies != phase.id:
+            return  # a way back puts back what the phase changed: nothing more of Terraform's
+        keys = touched(renders.entering(phase.id))
+        if not keys:
+            return
+        claims = state_claims(location, s3)
+        claimed = still_claimed(claims, live_ids(engine.checkpoint().deployment, keys))
+        if claimed:
+            raise refusal(phase.id, claimed)
+
+    return check

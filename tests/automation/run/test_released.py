@@ -1,0 +1,114 @@
+"""A phase does not start while Terraform still manages a resource it would change; once
+released, it runs. The state is a real v4 file; the run is the real Runner."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automation.core.errors import PreconditionFailed
+from automation.model.phase import Phase
+from automation.review.diff import PhaseDiff, ResourceKey
+from automation.run.journal import Journal
+from automation.run.released import terraform_release_check
+from automation.run.runner import Runner
+from tests.automation.fakes import Counter, FakeEngine, small_scenario
+from tests.automation.run.test_runner import make_context
+
+ASG = "aws:autoscaling/group:Group"
+TG = "aws:lb/targetGroup:TargetGroup"
+TG_ARN = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/k8s-ingress/6d0ecf83"
+
+
+def _urn(type_: str, name: str) -> str:
+    return f"urn:pulumi:s::kubeshift::{type_}::{name}"
+
+
+DEPLOYMENT = {
+    "resources": [
+        {"urn": _urn(ASG, "workers-a"), "type": ASG, "id": "k8s-prod-workers-a", "outputs": {}},
+        {"urn": _urn(TG, "ingress"), "type": TG, "id": TG_ARN, "outputs": {"arn": TG_ARN}},
+    ]
+}
+
+
+def _state(tmp_path: Path, *, workers: bool = True) -> Path:
+    def resource(module: str, type_: str, name: str, **attributes: str) -> dict[str, Any]:
+        instance = {"schema_version": 0, "attributes": attributes}
+        return {"module": module, "mode": "managed", "type": type_, "name": name,
+                "provider": "provider", "instances": [instance]}  # fmt: skip
+
+    resources = [resource('module.workers["a"]', "aws_autoscaling_group", "this",
+                          id="k8s-prod-workers-a")] if workers else []  # fmt: skip
+    resources.append(resource("module.ingress", "aws_lb_target_group", "tg", id=TG_ARN, arn=TG_ARN))
+    path = tmp_path / "k8s.tfstate"
+    path.write_text(json.dumps({"version": 4, "serial": 1, "resources": resources}))
+    return path
+
+
+class Renders:
+    """Each phase's difference from the one before, as ``PhaseRenders.entering`` gives it."""
+
+    def __init__(self, diffs: dict[str, PhaseDiff]) -> None:
+        self.diffs = diffs
+        self.asked: list[str] = []
+
+    def entering(self, phase: str) -> PhaseDiff:
+        self.asked.append(phase)
+        return self.diffs.get(phase, PhaseDiff())
+
+
+def _drain_changes_the_workers() -> Renders:
+    return Renders(
+        {"drain": PhaseDiff(changed={ResourceKey(ASG, "workers-a"): ["desiredCapacity"]})}
+    )
+
+
+def test_a_phase_that_changes_what_terraform_manages_refuses_before_any_step(
+    tmp_path: Path,
+) -> None:
+    counter, engine = Counter(), FakeEngine()
+    engine.deployment = DEPLOYMENT
+    scenario = small_scenario(counter)
+    check = terraform_release_check(
+        str(_state(tmp_path)), None, _drain_changes_the_workers(), engine
+    )
+    runner = Runner(engine, Journal(tmp_path / "s.journal.json", "s"), make_context,
+                    confirm=lambda _q: True, sleep=lambda _s: None, refuse=check)  # fmt: skip
+    with pytest.raises(PreconditionFailed) as refused:
+        runner.run(scenario.phases)
+    said = str(refused.value)
+    assert said.startswith("drain would change 1 resource(s) Terraform still manages")
+    command = said.split("`")[1]
+    assert shlex.split(command) == [
+        "terraform", "state", "rm", 'module.workers["a"].aws_autoscaling_group.this'
+    ]  # fmt: skip
+    assert engine.ups() == ["network", "workers"], "nothing of drain ran"
+    assert counter.runs.get("drain", 0) == 0
+
+    # released (the command run), the same run goes on
+    _state(tmp_path, workers=False)
+    runner.run(scenario.phases)
+    assert engine.ups() == ["network", "workers", "drain"]
+
+
+def test_only_what_a_forward_phase_changes_is_checked(tmp_path: Path) -> None:
+    engine = FakeEngine()
+    engine.deployment = DEPLOYMENT
+    renders = Renders({
+        "adds": PhaseDiff(added=[ResourceKey(ASG, "workers-b")]),
+        "moves": PhaseDiff(moved={ResourceKey(TG, "ingress-mig"): ResourceKey(TG, "ingress")}),
+    })  # fmt: skip
+    # a state that is never read while nothing existing changes: a missing file is fine
+    missing = terraform_release_check(str(tmp_path / "none.tfstate"), None, renders, engine)
+    missing(Phase(id="adds", summary="adds a group"))
+    missing(Phase(id="back-from-x", summary="undo", program_phase="moves"))
+    assert renders.asked == ["adds"], "a way back is not checked"
+
+    check = terraform_release_check(str(_state(tmp_path)), None, renders, engine)
+    with pytest.raises(PreconditionFailed, match=r"module\.ingress\.aws_lb_target_group\.tg"):
+        check(Phase(id="moves", summary="moves the target group"))  # matched by its ARN
