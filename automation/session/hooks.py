@@ -96,6 +96,7 @@ class _StepsSession:
     engine: Engine
     reporter: Reporter
     factory: Callable[..., HookContext]
+    clients: ClientSet
 
     @classmethod
     def open(
@@ -128,11 +129,28 @@ class _StepsSession:
         refuse_kept_for_nothing(info, state_dir(project) / "render-cache")
         run_id = uuid.uuid4().hex
         reporter = NullReporter() if quiet else reporter_for(console, False)
+        clients = clients or LazyClients(settings)
         return cls(
             project, stack, info, scenario, settings, journal, run_id,
             engine_factory(project, stack, run_id), reporter,
-            context_factory(info, settings, clients or LazyClients(settings), reporter),
+            context_factory(info, settings, clients, reporter), clients,
         )  # fmt: skip
+
+    def refuse_while_terraform_manages(self, phase: Phase) -> None:
+        """Before a phase's before-steps: refused while the Terraform state that built
+        the cluster still manages what its update would change (``runtime.terraform_state``;
+        ``automation.run.released``)."""
+        location = self.settings.terraform_state
+        if location is None:
+            return
+        from automation.run.released import terraform_release_check
+        from automation.run.targets import PhaseRenders
+
+        renders = PhaseRenders(
+            self.info.values, self.scenario.ids(), state_dir(self.project) / "render-cache"
+        )
+        s3 = self.clients.aws().client("s3")
+        terraform_release_check(location, s3, renders, self.engine)(phase)
 
     def planner(self) -> Planner:
         """A planner over the journal as it is (none yet: no journal) and the stack's
@@ -188,6 +206,8 @@ def execute_hooks(
         report = planner.describe_steps(phase, request.side)
         report.note = "planned from the stack's current outputs"
         return report
+    if request.side == "before":
+        session.refuse_while_terraform_manages(phase)
     with session.runner(chooser, "kubeshift hooks") as runner:
         _refuse_early(runner.progress(), scenario.ids(), phase.id, request)  # under the lock
         return runner.run_steps(phase, request.side)
