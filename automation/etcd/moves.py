@@ -138,6 +138,12 @@ def member_back(
     if not moved:
         was = ", ".join(target.peer_urls) or "none"
         items.append(f"member {target.label}: peer URL is still {was}, want {expected.peer_url}")
+    elif elsewhere := _serving_elsewhere(target, expected):
+        items.append(
+            f"member {target.label}: still serves clients at {', '.join(elsewhere)}, not at "
+            f"{urlsplit(expected.peer_url).hostname}: its etcd has not started at its new "
+            "address yet"
+        )
     if len(view.members) != expected.member_count:
         items.append(
             f"{len(view.members)} members, want {expected.member_count} as before the move"
@@ -172,6 +178,27 @@ def _lost(view: ClusterView, expected: MoveExpectation) -> str:
         f"etcd member {expected.name} ({old}) is no longer in the cluster (members: {known}); "
         "it was removed during the move."
     )
+
+
+def _serving_elsewhere(member: Member, expected: MoveExpectation) -> list[str]:
+    """The member's client URLs, when every one is an address other than its new peer
+    URL's: its peer URL was moved while its etcd still runs where it was (the old instance
+    not yet gone). Empty when one is at the new address, or when names are involved (not
+    resolved)."""
+    host = urlsplit(expected.peer_url).hostname or ""
+    hosts = [urlsplit(u).hostname or "" for u in member.client_urls]
+    if not hosts or not all(_is_address(h) for h in (host, *hosts)):
+        return []
+    new = ipaddress.ip_address(host)
+    return [] if any(ipaddress.ip_address(h) == new for h in hosts) else list(member.client_urls)
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _old_addresses(member: Member, expected: MoveExpectation) -> Iterable[str]:

@@ -19,12 +19,22 @@ CLUSTER = 0xC1
 LEADER = 0xA
 
 
-def member(n: int, *, peer: str | None = None, learner: bool = False, name: str = "") -> Member:
+def member(
+    n: int,
+    *,
+    peer: str | None = None,
+    learner: bool = False,
+    name: str = "",
+    client: str | None = None,
+) -> Member:
+    """A member; unless ``client`` says otherwise, serving clients where its peers reach it
+    (an etcd started at its address advertises both there)."""
+    peer = peer or f"http://10.0.1.{n}:2380"
     return Member(
         id=n,
         name=name or f"m{n:x}",
-        peer_urls=(peer or f"http://10.0.1.{n}:2380",),
-        client_urls=(f"http://10.0.1.{n}:2379",),
+        peer_urls=(peer,),
+        client_urls=(client or peer.rsplit(":", 1)[0] + ":2379",),
         is_learner=learner,
     )
 
@@ -162,6 +172,19 @@ def test_member_back_reports_the_old_peer_url_then_passes() -> None:
     result = member_back(view(moved), expected)
     assert result.done, result
     assert result.detail == f"member mc (c) at {NEW}"
+
+
+def test_member_back_waits_for_its_etcd_to_serve_at_the_new_address() -> None:
+    """A peer URL moved while the member's etcd still runs where it was (its old instance
+    not yet gone, the new one not yet booted) is not a member back."""
+    expected = expectation()
+    still = [member(0xA), member(0xB), member(0xC, peer=NEW, client="http://10.0.1.12:2379")]
+    assert member_back(view(still), expected).items == (
+        "member mc (c): still serves clients at http://10.0.1.12:2379, not at 10.1.0.12: "
+        "its etcd has not started at its new address yet",
+    )
+    named = [member(0xA), member(0xB), member(0xC, peer=NEW, client="https://etcd-c.internal:4001")]
+    assert member_back(view(named), expected).done  # a name is not resolved
 
 
 def test_member_back_waits_for_the_member_to_catch_up_and_vote() -> None:
