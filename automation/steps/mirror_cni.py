@@ -9,6 +9,10 @@ mirror (``automation.kube.cni``, ``automation.kube.pod_network``).
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Literal
+
+from automation.config.mirror_settings import DaemonSetRef
 from automation.core.errors import PreconditionFailed
 from automation.core.waiting import Pending
 from automation.model.context import HookContext
@@ -29,7 +33,6 @@ def install_new_cni(ctx: HookContext) -> HookResult:
     """Apply the new CNI's manifest on the primary while the old CNI still runs (seed 000:
     Calico's pods crash-loop until Weave is deleted, then settle)."""
     from automation.kube.cni import require_daemonset
-    from automation.kube.manifests import apply_manifest, load_manifest
 
     settings = mirror_settings(ctx)
     new = settings.new_cni
@@ -43,15 +46,27 @@ def install_new_cni(ctx: HookContext) -> HookResult:
             "primary before this phase.",
         )
         return HookResult(False, f"DaemonSet {new.namespace}/{new.name} already installed")
-    documents = load_manifest(settings.new_cni_manifest, f"{SETTINGS_KEY}.new_cni_manifest")
+    return apply_cni_manifest(ctx, settings.new_cni_manifest, new, "new")
+
+
+def apply_cni_manifest(
+    ctx: HookContext, manifest: Path, cni: DaemonSetRef, which: Literal["new", "old"]
+) -> HookResult:
+    """Apply a CNI's manifest on the primary (server-side apply: idempotent) and check it
+    made the CNI's DaemonSet (``runtime.mirror.<which>_cni`` names it)."""
+    from automation.kube.cni import require_daemonset
+    from automation.kube.manifests import apply_manifest, load_manifest
+
+    primary = ctx.clients.kube(PRIMARY)
+    documents = load_manifest(manifest, f"{SETTINGS_KEY}.{which}_cni_manifest")
     report = apply_manifest(primary, documents, dry_run=ctx.dry_run)
     if not ctx.dry_run:
         require_daemonset(
             primary,
-            new.namespace,
-            new.name,
-            f"the manifest {settings.new_cni_manifest} does not create it; check "
-            f"{SETTINGS_KEY}.new_cni against the manifest.",
+            cni.namespace,
+            cni.name,
+            f"the manifest {manifest} does not create it; check {SETTINGS_KEY}.{which}_cni "
+            "against the manifest.",
         )
     return HookResult(
         bool(report.changed) and not ctx.dry_run,

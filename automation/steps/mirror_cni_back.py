@@ -15,16 +15,13 @@ from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from automation.steps.availability import watched
 from automation.steps.mirror import MIRROR, PRIMARY, SETTINGS_KEY, copy_options, mirror_settings
-from automation.steps.mirror_cni import old_generation
+from automation.steps.mirror_cni import apply_cni_manifest, old_generation
 from automation.steps.mirror_dns import left_on_primary
 
 
 def reinstall_old_cni(ctx: HookContext) -> HookResult:
     """Apply the old CNI's manifest on the primary (its pods wait for the new CNI to go,
     as the new one's did at the swap); refused, before anything changes, without one."""
-    from automation.kube.cni import require_daemonset
-    from automation.kube.manifests import apply_manifest, load_manifest
-
     settings = mirror_settings(ctx)
     old = settings.old_cni
     if settings.old_cni_manifest is None:
@@ -32,23 +29,7 @@ def reinstall_old_cni(ctx: HookContext) -> HookResult:
             f"cni-swap cannot be taken back without the old CNI's manifest: name the file "
             f"{old.namespace}/{old.name} was installed from in {SETTINGS_KEY}.old_cni_manifest."
         )
-    key = f"{SETTINGS_KEY}.old_cni_manifest"
-    documents = load_manifest(settings.old_cni_manifest, key)
-    primary = ctx.clients.kube(PRIMARY)
-    report = apply_manifest(primary, documents, dry_run=ctx.dry_run)
-    if not ctx.dry_run:
-        require_daemonset(
-            primary,
-            old.namespace,
-            old.name,
-            f"the manifest {settings.old_cni_manifest} does not create it; check "
-            f"{SETTINGS_KEY}.old_cni against the manifest.",
-        )
-    return HookResult(
-        bool(report.changed) and not ctx.dry_run,
-        report.message,
-        {"applied": list(report.changed), "unchanged": len(report.unchanged)},
-    )
+    return apply_cni_manifest(ctx, settings.old_cni_manifest, old, "old")
 
 
 def remove_new_cni(ctx: HookContext) -> HookResult:

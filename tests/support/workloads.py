@@ -65,3 +65,30 @@ def service(name: str, app: str, port: int = 80) -> V1Service:
         metadata=V1ObjectMeta(name=name),
         spec=V1ServiceSpec(selector={"app": app}, ports=[V1ServicePort(port=port)]),
     )
+
+
+def cni_daemonset(name: str, labels: Mapping[str, str], node_labels: Mapping[str, str]) -> dict:
+    """A CNI's DaemonSet (pause pods, every taint tolerated) on the nodes ``node_labels``
+    select, its pods labelled ``labels``."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": name, "labels": dict(labels)},
+        "spec": {
+            "selector": {"matchLabels": dict(labels)},
+            "template": {
+                "metadata": {"labels": dict(labels)},
+                "spec": {
+                    "nodeSelector": dict(node_labels),
+                    "tolerations": [{"operator": "Exists"}],
+                    "terminationGracePeriodSeconds": 0,
+                    "containers": [{"name": "cni", "image": "registry.k8s.io/pause:3.10"}],
+                },
+            },
+        },
+    }
+
+
+def label_selector(labels: Mapping[str, str]) -> str:
+    """``labels`` as an equality selector."""
+    return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))

@@ -49,7 +49,7 @@ from tests.support.moto_fixtures import MotoServer
 from tests.support.moto_world import make_network, make_zone, put_record, records_named
 from tests.support.nodes import NodePools, NodePoolSpec
 from tests.support.waiting import eventually
-from tests.support.workloads import deployment, service
+from tests.support.workloads import cni_daemonset, deployment, label_selector, service
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -388,30 +388,6 @@ def test_grants_mirror_the_rules_that_admit_the_primary(moto: MotoServer) -> Non
         mirror_grants.grant_mirror_access(ctx)
 
 
-def _cni_daemonset(name: str, labels: dict[str, str], node_labels: dict[str, str]) -> Any:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "metadata": {"name": name, "labels": labels},
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "nodeSelector": node_labels,
-                    "tolerations": [{"operator": "Exists"}],
-                    "terminationGracePeriodSeconds": 0,
-                    "containers": [{"name": "cni", "image": "registry.k8s.io/pause:3.10"}],
-                },
-            },
-        },
-    }
-
-
-def _selector(labels: dict[str, str]) -> str:
-    return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
-
-
 def _web_nodes(kube: KubeClients, namespace: str) -> set[str]:
     pods = CoreV1Api(kube.api_client).list_namespaced_pod(namespace, label_selector="app=web")
     return {p.spec.node_name for p in pods.items if p.metadata.deletion_timestamp is None}
@@ -432,10 +408,10 @@ def test_cni_swap_phase_steps_on_the_primary(
     old = node_pools.create(NodePoolSpec("gen-original", count=2, labels=old_labels))
     apps = AppsV1Api(kube.api_client)
     apps.create_namespaced_daemon_set(
-        namespace, _cni_daemonset("weave-net", {"name": "weave-net"}, old_labels)
+        namespace, cni_daemonset("weave-net", {"name": "weave-net"}, old_labels)
     )
     apps.create_namespaced_daemon_set(
-        namespace, _cni_daemonset("calico-node", {"k8s-app": "calico-node"}, group)
+        namespace, cni_daemonset("calico-node", {"k8s-app": "calico-node"}, group)
     )
     web = deployment("web", 2, node_selector=group)
     prefer_old = {"key": GENERATION_LABEL, "operator": "In", "values": ["original"]}
@@ -459,8 +435,8 @@ def test_cni_swap_phase_steps_on_the_primary(
                 "namespaces": [namespace],
                 "old_cni": {"namespace": namespace, "name": "weave-net"},
                 "new_cni": {"namespace": namespace, "name": "calico-node"},
-                "new_nodes_selector": _selector(new_labels),
-                "old_nodes_selector": _selector(old_labels),
+                "new_nodes_selector": label_selector(new_labels),
+                "old_nodes_selector": label_selector(old_labels),
             }
         ),
         drain=DrainOptions(),
@@ -512,7 +488,7 @@ def test_cni_swap_phase_steps_on_the_primary(
     assert _web_nodes(kube, namespace) <= set(old.node_names)
     # a selector that also picks new nodes (the group label both share) is refused
     # naming them, before anything is cordoned
-    shared = _selector(group)
+    shared = label_selector(group)
     mirror = settings.mirror.model_copy(update={"old_nodes_selector": shared})
     with pytest.raises(PreconditionFailed, match=r"also selects 2 node\(s\) of the new"):
         mirror_cni.drain_old_generation(ctx(run=settings.model_copy(update={"mirror": mirror})))
@@ -556,7 +532,9 @@ def test_cni_swap_phase_steps_on_the_primary(
     assert nodes and nodes <= set(new.node_names), (nodes, old.node_names)
     assert all(
         n.spec.unschedulable
-        for n in CoreV1Api(kube.api_client).list_node(label_selector=_selector(old_labels)).items
+        for n in CoreV1Api(kube.api_client)
+        .list_node(label_selector=label_selector(old_labels))
+        .items
     )
     kube.close()
 

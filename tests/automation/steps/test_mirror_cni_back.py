@@ -24,33 +24,9 @@ from components.contract.scenarios import cni_swap as ids
 from tests.support.kube_fixtures import clients_of
 from tests.support.nodes import NodePools, NodePoolSpec
 from tests.support.waiting import eventually
-from tests.support.workloads import deployment
+from tests.support.workloads import cni_daemonset, deployment, label_selector
 
 pytestmark = pytest.mark.controlplane
-
-
-def _daemonset(name: str, labels: dict[str, str], node_labels: dict[str, str]) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "metadata": {"name": name, "labels": labels},
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "nodeSelector": node_labels,
-                    "tolerations": [{"operator": "Exists"}],
-                    "terminationGracePeriodSeconds": 0,
-                    "containers": [{"name": "cni", "image": "registry.k8s.io/pause:3.10"}],
-                },
-            },
-        },
-    }
-
-
-def _selector(labels: dict[str, str]) -> str:
-    return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
 
 
 def test_the_swap_goes_back_to_the_old_cni_on_the_old_generation(
@@ -68,12 +44,12 @@ def test_the_swap_goes_back_to_the_old_cni_on_the_old_generation(
     for name in old.node_names:
         core.patch_node(name, {"spec": {"unschedulable": True}})
     apps.create_namespaced_daemon_set(
-        namespace, _daemonset("calico-node", {"k8s-app": "calico-node"}, group)
+        namespace, cni_daemonset("calico-node", {"k8s-app": "calico-node"}, group)
     )
     apps.create_namespaced_deployment(namespace, deployment("web", 2, node_selector=group))
 
     manifest = tmp_path / "weave.yaml"
-    weave = _daemonset("weave-net", {"name": "weave-net"}, group)
+    weave = cni_daemonset("weave-net", {"name": "weave-net"}, group)
     manifest.write_text(
         yaml.safe_dump({**weave, "metadata": {**weave["metadata"], "namespace": namespace}})
     )
@@ -81,8 +57,8 @@ def test_the_swap_goes_back_to_the_old_cni_on_the_old_generation(
         "namespaces": [namespace],
         "old_cni": {"namespace": namespace, "name": "weave-net"},
         "new_cni": {"namespace": namespace, "name": "calico-node"},
-        "new_nodes_selector": _selector(new_labels),
-        "old_nodes_selector": _selector(old_labels),
+        "new_nodes_selector": label_selector(new_labels),
+        "old_nodes_selector": label_selector(old_labels),
     }
 
     def ctx(dry_run: bool = False, **more: Any) -> HookContext:
