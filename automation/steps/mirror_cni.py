@@ -79,27 +79,36 @@ def remove_old_cni(ctx: HookContext) -> HookResult:
     """Delete the old CNI's DaemonSet on the primary (seed: delete Weave before rolling),
     only once the new CNI's DaemonSet is installed: without it no node would have a
     network after the roll."""
-    from automation.kube.cni import remove_daemonset, require_daemonset
 
     settings = mirror_settings(ctx)
     old, new = settings.old_cni, settings.new_cni
-    primary = ctx.clients.kube(PRIMARY)
-    require_daemonset(
-        primary,
-        new.namespace,
-        new.name,
+    return remove_cni(
+        ctx, old, new,
         f"install the new CNI on the primary before {old.namespace}/{old.name} is removed "
         "(kubeshift:runtime.mirror.new_cni names it).",
-    )
-    removal = remove_daemonset(primary, old.namespace, old.name, dry_run=ctx.dry_run)
+    )  # fmt: skip
+
+
+def remove_cni(ctx: HookContext, cni: DaemonSetRef, other: DaemonSetRef, why: str) -> HookResult:
+    """Delete ``cni``'s DaemonSet on the primary, refused (``why``) while ``other``'s,
+    which takes its place, does not exist. Idempotent."""
+    from automation.kube.cni import remove_daemonset, require_daemonset
+
+    primary = ctx.clients.kube(PRIMARY)
+    require_daemonset(primary, other.namespace, other.name, why)
+    removal = remove_daemonset(primary, cni.namespace, cni.name, dry_run=ctx.dry_run)
     return HookResult(removal.changed, removal.message)
 
 
-def old_cni_gone(ctx: HookContext) -> Pending:
-    from automation.kube.cni import cni_gone
+def cni_gone(ctx: HookContext, cni: DaemonSetRef) -> Pending:
+    """``cni``'s DaemonSet and pods are gone from the primary."""
+    from automation.kube.cni import cni_gone as gone
 
-    old = mirror_settings(ctx).old_cni
-    return cni_gone(ctx.clients.kube(PRIMARY), old.namespace, old.name, old.pod_selector)
+    return gone(ctx.clients.kube(PRIMARY), cni.namespace, cni.name, cni.pod_selector)
+
+
+def old_cni_gone(ctx: HookContext) -> Pending:
+    return cni_gone(ctx, mirror_settings(ctx).old_cni)
 
 
 def new_cni_on_every_node(ctx: HookContext) -> Pending:

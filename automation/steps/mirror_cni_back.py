@@ -15,7 +15,7 @@ from automation.model.context import HookContext
 from automation.model.phase import HookResult
 from automation.steps.availability import watched
 from automation.steps.mirror import MIRROR, PRIMARY, SETTINGS_KEY, copy_options, mirror_settings
-from automation.steps.mirror_cni import apply_cni_manifest, old_generation
+from automation.steps.mirror_cni import apply_cni_manifest, cni_gone, old_generation, remove_cni
 from automation.steps.mirror_dns import left_on_primary
 
 
@@ -34,26 +34,17 @@ def reinstall_old_cni(ctx: HookContext) -> HookResult:
 
 def remove_new_cni(ctx: HookContext) -> HookResult:
     """Delete the new CNI's DaemonSet on the primary, only once the old CNI's is back."""
-    from automation.kube.cni import remove_daemonset, require_daemonset
 
     settings = mirror_settings(ctx)
     old, new = settings.old_cni, settings.new_cni
-    primary = ctx.clients.kube(PRIMARY)
-    require_daemonset(
-        primary,
-        old.namespace,
-        old.name,
+    return remove_cni(
+        ctx, new, old,
         f"reinstall the old CNI on the primary before {new.namespace}/{new.name} is removed.",
-    )
-    removal = remove_daemonset(primary, new.namespace, new.name, dry_run=ctx.dry_run)
-    return HookResult(removal.changed, removal.message)
+    )  # fmt: skip
 
 
 def new_cni_gone(ctx: HookContext) -> Pending:
-    from automation.kube.cni import cni_gone
-
-    new = mirror_settings(ctx).new_cni
-    return cni_gone(ctx.clients.kube(PRIMARY), new.namespace, new.name, new.pod_selector)
+    return cni_gone(ctx, mirror_settings(ctx).new_cni)
 
 
 def old_cni_on_every_node(ctx: HookContext) -> Pending:
