@@ -185,20 +185,19 @@ def _serving_elsewhere(member: Member, expected: MoveExpectation) -> list[str]:
     URL's: its peer URL was moved while its etcd still runs where it was (the old instance
     not yet gone). Empty when one is at the new address, or when names are involved (not
     resolved)."""
-    host = urlsplit(expected.peer_url).hostname or ""
-    hosts = [urlsplit(u).hostname or "" for u in member.client_urls]
-    if not hosts or not all(_is_address(h) for h in (host, *hosts)):
+    new = _address(expected.peer_url)
+    served = [_address(u) for u in member.client_urls]
+    if new is None or not served or None in served:
         return []
-    new = ipaddress.ip_address(host)
-    return [] if any(ipaddress.ip_address(h) == new for h in hosts) else list(member.client_urls)
+    return [] if new in served else list(member.client_urls)
 
 
-def _is_address(host: str) -> bool:
+def _address(url: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address a URL names; None for a name."""
     try:
-        ipaddress.ip_address(host)
+        return ipaddress.ip_address(urlsplit(url).hostname or "")
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def _old_addresses(member: Member, expected: MoveExpectation) -> Iterable[str]:

@@ -24,6 +24,7 @@ from automation.engine.adapter import urn_name, urn_type
 
 if TYPE_CHECKING:
     from automation.engine.adapter import Engine
+    from automation.model.context import ClientSet
     from automation.model.phase import Phase
     from automation.review.diff import PhaseDiff, ResourceKey
     from automation.run.targets import PhaseRenders
@@ -60,11 +61,15 @@ def refusal(phase: str, claimed: list[TerraformClaim]) -> PreconditionFailed:
 
 
 def terraform_release_check(
-    location: str, s3: Any, renders: PhaseRenders, engine: Engine
-) -> Callable[[Phase], None]:
+    location: str | None, clients: ClientSet, renders: PhaseRenders, engine: Engine
+) -> Callable[[Phase], None] | None:
     """A check that refuses a phase whose update changes a resource the Terraform state at
-    ``location`` manages; the state and the checkpoint are read for each phase that changes
-    something that exists (a release made while a run waits is seen by its next phase)."""
+    ``location`` (``runtime.terraform_state``) manages; None without one. The state and
+    the checkpoint are read for each phase that changes something that exists (a release
+    made while a run waits is seen by its next phase)."""
+    if location is None:
+        return None
+    s3 = clients.aws().client("s3") if location.startswith("s3://") else None
 
     def check(phase: Phase) -> None:
         if phase.applies != phase.id:

@@ -109,9 +109,8 @@ def with_terraform_claims(plan: AdoptReport, location: str, clients: ClientSet) 
     """The report, naming what the Terraform state still manages of what is adopted."""
     from automation.aws.terraform_state import release_commands, state_claims, still_claimed
 
-    adopted = [r.import_id or r.id for r in plan.discovery.resources] + [
-        r.id for r in plan.discovery.resources
-    ]
+    found = plan.discovery.resources
+    adopted = {r.id for r in found} | {r.import_id for r in found if r.import_id}
     claimed = still_claimed(state_claims(location, clients.aws().client("s3")), adopted)
     return plan.model_copy(
         update={

@@ -140,17 +140,18 @@ class _StepsSession:
         """Before a phase's before-steps: refused while the Terraform state that built
         the cluster still manages what its update would change (``runtime.terraform_state``;
         ``automation.run.released``)."""
-        location = self.settings.terraform_state
-        if location is None:
+        if self.settings.terraform_state is None:
             return
         from automation.run.released import terraform_release_check
         from automation.run.targets import PhaseRenders
 
-        renders = PhaseRenders(
-            self.info.values, self.scenario.ids(), state_dir(self.project) / "render-cache"
+        cache = state_dir(self.project) / "render-cache"
+        renders = PhaseRenders(self.info.values, self.scenario.ids(), cache)
+        check = terraform_release_check(
+            self.settings.terraform_state, self.clients, renders, self.engine
         )
-        s3 = self.clients.aws().client("s3")
-        terraform_release_check(location, s3, renders, self.engine)(phase)
+        if check is not None:
+            check(phase)
 
     def planner(self) -> Planner:
         """A planner over the journal as it is (none yet: no journal) and the stack's

@@ -18,9 +18,7 @@ from automation.config.settings import load_runtime_settings
 from automation.core.errors import UserError
 from automation.core.progress import NullReporter
 from automation.core.secrets import secret_strings
-from automation.engine.adapter import Engine
 from automation.model.context import ClientSet
-from automation.model.phase import Phase
 from automation.review.diff import scope_of
 from automation.run.journal import (
     Journal,
@@ -31,6 +29,7 @@ from automation.run.journal import (
 )
 from automation.run.kept_check import refuse_kept_for_nothing
 from automation.run.planner import Planner
+from automation.run.released import terraform_release_check
 from automation.run.runner import Runner
 from automation.run.steps import RunReport
 from automation.run.targets import PhaseRenders, target_urns
@@ -119,18 +118,6 @@ def execute(
             trust_stack_progress=not request.fresh,
             judge=checkpoint_judge(info.values, engine),
             preview_scope=settings.preview_scope,
-            refuse=_released(settings.terraform_state, clients, renders, engine),
+            refuse=terraform_release_check(settings.terraform_state, clients, renders, engine),
         )
         return runner.run(phases)
-
-
-def _released(
-    location: str | None, clients: ClientSet, renders: PhaseRenders, engine: Engine
-) -> Callable[[Phase], None] | None:
-    """The check that a phase changes nothing Terraform still manages, where it built the
-    cluster (``runtime.terraform_state``)."""
-    if location is None:
-        return None
-    from automation.run.released import terraform_release_check
-
-    return terraform_release_check(location, clients.aws().client("s3"), renders, engine)

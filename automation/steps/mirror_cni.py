@@ -176,18 +176,22 @@ def new_generation_ready(ctx: HookContext) -> Pending:
 
 def drain_old_generation(ctx: HookContext) -> HookResult:
     """Seed: "double the nodes, then scale in the old ones" — drain the old generation."""
+    names, described = old_generation(ctx)
+    if not names:
+        return HookResult(False, f"no node is {described}; nothing to drain")
+    return drain_generation(ctx, names)
+
+
+def drain_generation(ctx: HookContext, names: list[str]) -> HookResult:
+    """Cordon a whole worker generation of the primary, then drain it while the mirror
+    serves the moved Services: none may lose every endpoint there."""
     from automation.kube.nodes import NodeSelection, cordon_nodes
     from automation.steps.nodes import drain
 
     kube = ctx.clients.kube(PRIMARY)
-    names, described = old_generation(ctx)
-    if not names:
-        return HookResult(False, f"no node is {described}; nothing to drain")
-    # Cordon the whole generation first: a pod evicted from one old node must not land
-    # on another old node and be evicted twice.
+    # Cordon the whole generation first: a pod evicted from one of its nodes must not
+    # land on another and be evicted twice.
     cordon_nodes(kube.core, NodeSelection(names=names), dry_run=ctx.dry_run)
-
-    # The moved Services are served by the mirror meanwhile: none may lose every endpoint.
     copied = set(copy_options(ctx).namespaces)
     stayed = left_on_primary(ctx)
     return watched(
@@ -212,7 +216,7 @@ def old_generation(ctx: HookContext) -> tuple[list[str], str]:
 
     settings = mirror_settings(ctx)
     selector, new = settings.old_nodes_selector, settings.new_nodes_selector
-    newer, outside = _generations(ctx, new)
+    newer, outside = generations(ctx, new)
     if selector is not None:
         kube = ctx.clients.kube(PRIMARY)
         listed = list_all(kube.core.list_node, action="list nodes", label_selector=selector)
@@ -244,7 +248,7 @@ def old_generation(ctx: HookContext) -> tuple[list[str], str]:
     return [], f"matched by '{selector}'"
 
 
-def _generations(ctx: HookContext, new_selector: str) -> tuple[list[str], list[str]]:
+def generations(ctx: HookContext, new_selector: str) -> tuple[list[str], list[str]]:
     """The primary's workers (no control-plane role) that ``new_selector`` selects, and
     those it does not, each sorted by name."""
     from automation.kube.clients import list_all

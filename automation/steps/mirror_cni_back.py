@@ -13,10 +13,15 @@ from automation.core.errors import PreconditionFailed
 from automation.core.waiting import Pending
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
-from automation.steps.availability import watched
-from automation.steps.mirror import MIRROR, PRIMARY, SETTINGS_KEY, copy_options, mirror_settings
-from automation.steps.mirror_cni import apply_cni_manifest, cni_gone, old_generation, remove_cni
-from automation.steps.mirror_dns import left_on_primary
+from automation.steps.mirror import PRIMARY, SETTINGS_KEY, mirror_settings
+from automation.steps.mirror_cni import (
+    apply_cni_manifest,
+    cni_gone,
+    drain_generation,
+    generations,
+    old_generation,
+    remove_cni,
+)
 
 
 def reinstall_old_cni(ctx: HookContext) -> HookResult:
@@ -34,7 +39,6 @@ def reinstall_old_cni(ctx: HookContext) -> HookResult:
 
 def remove_new_cni(ctx: HookContext) -> HookResult:
     """Delete the new CNI's DaemonSet on the primary, only once the old CNI's is back."""
-
     settings = mirror_settings(ctx)
     old, new = settings.old_cni, settings.new_cni
     return remove_cni(
@@ -71,22 +75,8 @@ def uncordon_old_generation(ctx: HookContext) -> HookResult:
 def drain_new_generation(ctx: HookContext) -> HookResult:
     """Cordon and drain the new generation (its groups go in the update after), while no
     moved Service loses every endpoint on the mirror."""
-    from automation.kube.clients import list_all
-    from automation.kube.nodes import NodeSelection, cordon_nodes
-    from automation.steps.nodes import drain
-
-    kube = ctx.clients.kube(PRIMARY)
     selector = mirror_settings(ctx).new_nodes_selector
-    listed = list_all(kube.core.list_node, action="list nodes", label_selector=selector)
-    names = sorted(n["metadata"]["name"] for n in listed["items"])
+    names, _ = generations(ctx, selector)
     if not names:
-        return HookResult(False, f"no node matches '{selector}'; nothing to drain")
-    cordon_nodes(kube.core, NodeSelection(names=names), dry_run=ctx.dry_run)
-    copied = set(copy_options(ctx).namespaces)
-    stayed = left_on_primary(ctx)
-    return watched(
-        ctx,
-        lambda: drain(ctx, kube, names),
-        serving=MIRROR,
-        only=lambda ref: ref.split("/", 1)[0] in copied and ref not in stayed,
-    )
+        return HookResult(False, f"no worker matches '{selector}'; nothing to drain")
+    return drain_generation(ctx, names)

@@ -10,9 +10,9 @@ belongs to one instance at a time, and a terminated instance lets go of what it 
   not attached to (``InvalidAttachment.NotFound``; EC2 API reference, "Error codes").
   moto takes every one of them: the earlier holder keeps the volume in its
   block-device map, and when that instance is terminated moto detaches the volume from
-  whoever holds it by then — a member's etcd volume left its new instance that way.
-  ``DetachVolume`` without an instance detaches it from its holder, as on AWS (moto
-  failed).
+  whoever holds it by then. ``DetachVolume`` of a volume attached nowhere is refused
+  (``IncorrectState``), and without an instance it detaches the volume from its holder,
+  as on AWS (moto failed).
 - **An interface is attached to one instance at a time.** AWS refuses
   ``AttachNetworkInterface`` for an interface in use (``InvalidNetworkInterface.InUse``)
   or at a device index the instance already uses; moto moves it and leaves it in the
@@ -66,10 +66,14 @@ def volumes_attached_once() -> None:
         volume = self.ec2_backend.get_volume(self._get_param("VolumeId"))
         named = self._get_param("InstanceId")
         holder = volume.attachment.instance.id if volume.attachment is not None else None
-        if holder is None or (named and named != holder):
+        if holder is None:
+            raise EC2ClientError(
+                "IncorrectState", f"Volume '{volume.id}' is in the 'available' state."
+            )
+        if named and named != holder:
             raise EC2ClientError(
                 "InvalidAttachment.NotFound",
-                f"Volume '{volume.id}' is not 'attached' to instance '{named or holder}'",
+                f"Volume '{volume.id}' is not 'attached' to instance '{named}'",
             )
         if not named:  # this request's own reader: the instance is the holder
             read = self._get_param

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from automation.config.clients import StaticClients
 from automation.core.errors import PreconditionFailed
 from automation.model.phase import Phase
 from automation.review.diff import PhaseDiff, ResourceKey
@@ -62,6 +64,17 @@ class Renders:
         return self.diffs.get(phase, PhaseDiff())
 
 
+def _check(location: str, renders: Renders, engine: FakeEngine) -> Callable[[Phase], None]:
+    """The check of a local state (its S3 client never made)."""
+    check = terraform_release_check(location, StaticClients(), renders, engine)
+    assert check is not None
+    return check
+
+
+def test_without_a_terraform_state_nothing_is_checked() -> None:
+    assert terraform_release_check(None, StaticClients(), Renders({}), FakeEngine()) is None
+
+
 def _drain_changes_the_workers() -> Renders:
     return Renders(
         {"drain": PhaseDiff(changed={ResourceKey(ASG, "workers-a"): ["desiredCapacity"]})}
@@ -74,9 +87,7 @@ def test_a_phase_that_changes_what_terraform_manages_refuses_before_any_step(
     counter, engine = Counter(), FakeEngine()
     engine.deployment = DEPLOYMENT
     scenario = small_scenario(counter)
-    check = terraform_release_check(
-        str(_state(tmp_path)), None, _drain_changes_the_workers(), engine
-    )
+    check = _check(str(_state(tmp_path)), _drain_changes_the_workers(), engine)
     runner = Runner(engine, Journal(tmp_path / "s.journal.json", "s"), make_context,
                     confirm=lambda _q: True, sleep=lambda _s: None, refuse=check)  # fmt: skip
     with pytest.raises(PreconditionFailed) as refused:
@@ -104,11 +115,11 @@ def test_only_what_a_forward_phase_changes_is_checked(tmp_path: Path) -> None:
         "moves": PhaseDiff(moved={ResourceKey(TG, "ingress-mig"): ResourceKey(TG, "ingress")}),
     })  # fmt: skip
     # a state that is never read while nothing existing changes: a missing file is fine
-    missing = terraform_release_check(str(tmp_path / "none.tfstate"), None, renders, engine)
+    missing = _check(str(tmp_path / "none.tfstate"), renders, engine)
     missing(Phase(id="adds", summary="adds a group"))
     missing(Phase(id="back-from-x", summary="undo", program_phase="moves"))
     assert renders.asked == ["adds"], "a way back is not checked"
 
-    check = terraform_release_check(str(_state(tmp_path)), None, renders, engine)
+    check = _check(str(_state(tmp_path)), renders, engine)
     with pytest.raises(PreconditionFailed, match=r"module\.ingress\.aws_lb_target_group\.tg"):
         check(Phase(id="moves", summary="moves the target group"))  # matched by its ARN

@@ -75,12 +75,16 @@ def test_the_swap_goes_back_to_the_old_cni_on_the_old_generation(
             dry_run=dry_run,
         )
 
-    def web_nodes() -> set[str]:
+    def web_nodes() -> list[str | None]:
+        """Where each live web pod runs (None: not scheduled yet)."""
         pods = core.list_namespaced_pod(namespace, label_selector="app=web").items
-        return {p.spec.node_name for p in pods if p.metadata.deletion_timestamp is None}
+        return [p.spec.node_name for p in pods if p.metadata.deletion_timestamp is None]
 
-    eventually("web on the new generation", web_nodes, until=lambda n: len(n) > 0, timeout=60)
-    assert web_nodes() <= set(new.node_names)
+    def both_scheduled(nodes: list[str | None]) -> bool:
+        return len(nodes) == 2 and None not in nodes
+
+    eventually("web scheduled on the new generation", web_nodes, until=both_scheduled, timeout=60)
+    assert set(web_nodes()) <= set(new.node_names)
 
     # without the old CNI's manifest there is no way back: one sentence, nothing changed
     with pytest.raises(PreconditionFailed, match="without the old CNI's manifest"):
@@ -124,4 +128,4 @@ def test_the_swap_goes_back_to_the_old_cni_on_the_old_generation(
         until=lambda p: p.done,
         timeout=90,
     )
-    assert web_nodes() <= set(old.node_names)
+    assert set(web_nodes()) <= set(old.node_names)
