@@ -507,6 +507,7 @@ def main() -> None:
         stages["adopt --yes --keep-live"], _ = kubeshift(
             env, "--stack", stack, "adopt", "--yes", "--keep-live"
         )
+        stages["release --yes"], _ = kubeshift(env, "--stack", stack, "release", "--yes")
         log(f"adopted in {stages['adopt --yes --keep-live']:.0f}s; running")
         if args.ceiling_share:
             stages["run --yes --to ingress-move"], memory = timed_run(

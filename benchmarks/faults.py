@@ -542,7 +542,8 @@ def _must(what: str, done: subprocess.CompletedProcess[str]) -> str:
 
 def adopt(env: dict[str, str], stack: str) -> float:
     """``adopt --write-config``, the proposal taken as the stack file, ``adopt --yes
-    --keep-live``, as the shared rehearsal and the demo adopt; returns the seconds.
+    --keep-live`` and ``release --yes``, as the shared rehearsal and the demo adopt;
+    returns the seconds.
     ``sandbox up`` builds the cluster as kops would have, with no Pulumi state: a run
     straight after it would collide with the live records or build a second cluster."""
     began = time.monotonic()
@@ -551,6 +552,7 @@ def adopt(env: dict[str, str], stack: str) -> float:
     _must("kubeshift adopt --write-config", wrote)
     take_proposal(proposal, stack_file(env, stack), stack)
     _must("kubeshift adopt", _kubeshift(env, "--stack", stack, "adopt", "--yes", "--keep-live"))
+    _must("kubeshift release", _kubeshift(env, "--stack", stack, "release", "--yes"))
     return time.monotonic() - began
 
 

@@ -107,6 +107,11 @@ class AdoptReport(_Model):
     still manages them (its next apply would put them back)."""
     terraform_release: list[str] = []
     """The ``terraform state rm`` commands that release them."""
+    kops_claims: list[str] = []
+    """Instance groups kops's state store (``runtime.kops_state``) still holds whose Auto
+    Scaling groups kubeshift adopts: kops's next update would put them back."""
+    kops_release: list[str] = []
+    """The ``aws s3 mv`` commands that release them."""
     kept: dict[str, dict[str, KeptInput]] = {}
     """Live values kept in place of kubeshift's (``--keep-live``), by logical name and
     attribute; written to the stack file when adopted."""

@@ -10,6 +10,7 @@ included. YAML comments are not kept.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +119,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
             )
     others = {k: v for k, v in values.items() if k != kept_file.KEPT_KEY}  # proposed anew
     proposed = {**others, stack_keys.CLUSTER_KEY: proposal.cluster}
+    _propose_kops_state(proposed, proposal, user_data.scripts.values())
     if not proposal.problems:
         try:
             stack_loading.load_config(proposed)
@@ -127,6 +129,36 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
         _propose_network_names(proposed, proposal, clients, live.vpc)
         _propose_kept_tags(proposed, proposal, clients)
     return ProposedStack(proposed, proposal, len(live.groups))
+
+
+_CONFIG_BASE = re.compile(r"^\s*ConfigBase:\s*(s3://\S+?)/?\s*$", re.MULTILINE)
+"""The line of kops's boot script that tells nodeup where the cluster's state store is
+(kops ``pkg/model/bootstrapscript.go``: the cluster spec it writes before nodeup runs)."""
+
+
+def _propose_kops_state(values: dict[str, Any], proposal: Proposal, scripts: Any) -> None:
+    """Name kops's state store (``runtime.kops_state``) where the kept boot scripts name
+    one, so that adoption and every phase check what kops still holds; a store the
+    stack file names already is kept."""
+    bases = {found for script in scripts for found in _CONFIG_BASE.findall(script)}
+    runtime = values.get(stack_keys.RUNTIME_KEY)
+    runtime = dict(runtime) if isinstance(runtime, dict) else {}
+    if len(bases) != 1 or runtime.get("kops_state"):
+        if len(bases) > 1:
+            proposal.notes.append(
+                f"The boot scripts name {len(bases)} kops state stores "
+                f"({', '.join(sorted(bases))}); set {stack_keys.RUNTIME_KEY}.kops_state to "
+                "the cluster's."
+            )
+        return
+    (base,) = bases
+    values[stack_keys.RUNTIME_KEY] = {**runtime, "kops_state": base}
+    proposal.notes.append(
+        f"The nodes boot kops's nodeup from the state store {base}; "
+        f"{stack_keys.RUNTIME_KEY}.kops_state names it, so adopt lists the instance groups "
+        "kops still holds and a phase refuses to change one until `kubeshift release` lets "
+        "it go."
+    )
 
 
 def _propose_network_names(

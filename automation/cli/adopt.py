@@ -185,3 +185,13 @@ def print_adoption(report: AdoptReport) -> None:
         )  # fmt: skip
         for command in report.terraform_release:
             out.print(f"  {command}", markup=False, highlight=False)
+    if report.kops_claims:
+        out.print(
+            f"kops's state store still holds {len(report.kops_claims)} instance group(s) "
+            f"of these ({', '.join(report.kops_claims)}; kubeshift:runtime.kops_state): its "
+            "next `kops update cluster --yes` would put them back, and a phase that changes "
+            "one refuses to start until `kubeshift release --yes` (or, by hand) releases it:",
+            markup=False, highlight=False,
+        )  # fmt: skip
+        for command in report.kops_release:
+            out.print(f"  {command}", markup=False, highlight=False)

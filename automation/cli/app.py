@@ -13,6 +13,7 @@ from __future__ import annotations
 from automation.cli import review  # noqa: F401  scenarios, plan, render, diff
 from automation.cli import migrate  # noqa: F401  preview, run, hooks, replace-nodes
 from automation.cli import adopt  # noqa: F401
+from automation.cli import release  # noqa: F401
 from automation.cli import recover  # noqa: F401
 from automation.cli import status  # noqa: F401
 

@@ -34,12 +34,13 @@ def recover(
     json_output: JsonOpt = False,
 ) -> None:
     """After a killed engine: remove its stale lock, refresh, clear its pending operations."""
+    from automation.session.assembly import confirmer
     from automation.session.recovery import recover as run_recovery
 
     name = chosen_stack(ctx, stack)
     as_json = json_output or globals_of(ctx).json
     interactive = sys.stdin.isatty() and not as_json
-    confirm = (lambda _q: True) if yes else (typer.confirm if interactive else None)
+    confirm = confirmer(yes, interactive, typer.confirm)
     recovery = run_recovery(project_for(name), name, force=force, confirm=confirm)
     if as_json:
         emit_json(dataclasses.asdict(recovery))

@@ -152,6 +152,17 @@ class RuntimeSettings(BaseModel):
         "phase would change.",
         examples=["s3://acme-terraform/eu-west-1/k8s-prod.tfstate"],
     )
+    kops_state: str | None = Field(
+        default=None,
+        pattern=r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/[^/\s]\S*$",
+        description="kops's ConfigBase for the cluster, where kops built it: "
+        "s3://BUCKET/CLUSTER (its cluster spec's configBase; `adopt --write-config` reads it "
+        "from the nodes' boot script). adopt names the instance groups kops's state store "
+        "still holds of what kubeshift adopts, with the `aws s3 mv` commands (or `kubeshift "
+        "release`) that release them, and a phase refuses to start while the store still "
+        "holds a group the phase would change.",
+        examples=["s3://acme-kops-state/k8s-prod.example.com"],
+    )
     preview_scope: Literal["judged", "verify", "full"] = Field(
         default="judged",
         description="What each phase's preview and update reach. judged: what the program "

@@ -82,6 +82,8 @@ def execute_adoption(
     )
     if settings.terraform_state is not None:
         plan = with_terraform_claims(plan, settings.terraform_state, clients)
+    if settings.kops_state is not None:
+        plan = with_kops_claims(plan, settings.kops_state, clients)
     if request.dry_run or plan.outcome != "planned":
         return plan
     chooser = confirmer(request.yes, request.interactive, confirm)
@@ -116,6 +118,21 @@ def with_terraform_claims(plan: AdoptReport, location: str, clients: ClientSet) 
         update={
             "terraform_claims": [c.address for c in claimed],
             "terraform_release": release_commands(claimed),
+        }
+    )
+
+
+def with_kops_claims(plan: AdoptReport, location: str, clients: ClientSet) -> AdoptReport:
+    """The report, naming the instance groups kops's state store still holds of what is
+    adopted."""
+    from automation.aws.kops_state import group_claims, release_commands, still_claimed
+
+    adopted = {r.id for r in plan.discovery.resources}
+    claimed = still_claimed(group_claims(location, clients.aws().client("s3")), adopted)
+    return plan.model_copy(
+        update={
+            "kops_claims": [c.group for c in claimed],
+            "kops_release": release_commands(location, claimed),
         }
     )
 

@@ -136,19 +136,20 @@ class _StepsSession:
             context_factory(info, settings, clients, reporter), clients,
         )  # fmt: skip
 
-    def refuse_while_terraform_manages(self, phase: Phase) -> None:
-        """Before a phase's before-steps: refused while the Terraform state that built
-        the cluster still manages what its update would change (``runtime.terraform_state``;
-        ``automation.run.released``)."""
-        if self.settings.terraform_state is None:
+    def refuse_while_another_tool_manages(self, phase: Phase) -> None:
+        """Before a phase's before-steps: refused while the tool that built the cluster
+        still manages what its update would change (``runtime.terraform_state``,
+        ``runtime.kops_state``; ``automation.run.released``)."""
+        settings = self.settings
+        if settings.terraform_state is None and settings.kops_state is None:
             return
-        from automation.run.released import terraform_release_check
+        from automation.run.released import release_check
         from automation.run.targets import PhaseRenders
 
         cache = state_dir(self.project) / "render-cache"
         renders = PhaseRenders(self.info.values, self.scenario.ids(), cache)
-        check = terraform_release_check(
-            self.settings.terraform_state, self.clients, renders, self.engine
+        check = release_check(
+            settings.terraform_state, settings.kops_state, self.clients, renders, self.engine
         )
         if check is not None:
             check(phase)
@@ -208,7 +209,7 @@ def execute_hooks(
         report.note = "planned from the stack's current outputs"
         return report
     if request.side == "before":
-        session.refuse_while_terraform_manages(phase)
+        session.refuse_while_another_tool_manages(phase)
     with session.runner(chooser, "kubeshift hooks") as runner:
         _refuse_early(runner.progress(), scenario.ids(), phase.id, request)  # under the lock
         return runner.run_steps(phase, request.side)

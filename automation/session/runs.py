@@ -29,7 +29,7 @@ from automation.run.journal import (
 )
 from automation.run.kept_check import refuse_kept_for_nothing
 from automation.run.planner import Planner
-from automation.run.released import terraform_release_check
+from automation.run.released import release_check
 from automation.run.runner import Runner
 from automation.run.steps import RunReport
 from automation.run.targets import PhaseRenders, target_urns
@@ -118,6 +118,8 @@ def execute(
             trust_stack_progress=not request.fresh,
             judge=checkpoint_judge(info.values, engine),
             preview_scope=settings.preview_scope,
-            refuse=terraform_release_check(settings.terraform_state, clients, renders, engine),
+            refuse=release_check(
+                settings.terraform_state, settings.kops_state, clients, renders, engine
+            ),
         )
         return runner.run(phases)

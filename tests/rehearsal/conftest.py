@@ -118,6 +118,11 @@ class Adoption:
     security groups, roles, load balancers, target groups and etcd volumes."""
     events_volumes: dict[str, EventsVolume]
     """kops's events etcd volumes by id, before adoption: where each is and what holds it."""
+    release_dry_run: Ran
+    """``release --dry-run --json`` after adoption: kops's state store still holds every
+    instance group."""
+    released: Ran
+    """``release --yes --json`` then, as a user does before the first run."""
 
     @property
     def stack_file(self) -> Path:
@@ -434,9 +439,13 @@ def adopt(env: dict[str, str], logs: Path, sandbox: dict[str, Any]) -> Adoption:
     if adopted.code != 0:
         pytest.fail(failure_report("kubeshift adopt", adopted, logs), pytrace=False)
     again = kubeshift(env, "--stack", STACK, "--json", "adopt", "--yes")
+    release_dry_run = kubeshift(env, "--stack", STACK, "--json", "release", "--dry-run")
+    released = kubeshift(env, "--stack", STACK, "--json", "release", "--yes")
+    if released.code != 0:
+        pytest.fail(failure_report("kubeshift release", released, logs), pytrace=False)
     return Adoption(
         unnamed, Path(built_from), proposed, proposed_file, unkept, differing, planned, adopted,
-        again, stray, kops, names, events,
+        again, stray, kops, names, events, release_dry_run, released,
     )  # fmt: skip
 
 
@@ -563,6 +572,7 @@ def rehearse_adopted(
             "kubeshift adopt",
             kubeshift(env, "--stack", stack, "--json", "adopt", "--yes", "--keep-live"),
         )
+        must("kubeshift release", kubeshift(env, "--stack", stack, "release", "--yes"))
         stops = dict(looks or {})
         before = stops.pop(BEFORE_RUN, None)
         back_look = stops.pop(BACK, None)

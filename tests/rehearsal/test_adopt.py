@@ -14,7 +14,7 @@ from automation.sandbox.world.kops import DESCRIPTIONS as KOPS_DESCRIPTIONS
 from automation.sandbox.world.kops import STATE_STORE, domain, nodeup_script
 from components.contract.loading import load_stack_file
 from components.security_groups import DESCRIPTIONS
-from tests.rehearsal.conftest import STACK, Rehearsal
+from tests.rehearsal.conftest import STACK, Rehearsal, sandbox_client
 
 RTA = "aws:ec2/routeTableAssociation:RouteTableAssociation"
 INGRESS_DESCRIPTION = "Ingress NLB of local-demo.k8s.local"
@@ -269,6 +269,8 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
     assert set(cluster["names"].values()) == world
     assert "master-us-west-2a-1.masters.local-demo.k8s.local" in world
     assert found["kubeshift:migration"] == built_from["kubeshift:migration"]
+    # kops's state store, as the nodes' boot script names it
+    assert found["kubeshift:runtime"]["kops_state"] == f"s3://{STATE_STORE}/{domain('local-demo')}"
     # each of kops's worker instance groups spans both AZs and types: a pool of one group
     pools = [(p["name"], p["group_per"]) for p in cluster["worker_pools"]]
     assert pools == [("general-on-demand", "capacity"), ("general-spot", "capacity")]
@@ -341,3 +343,29 @@ def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Reh
     assert sorted(iam.list_role_policies(RoleName=f"masters.{dns}")["PolicyNames"]) == [
         f"masters.{dns}"
     ]
+
+
+def test_kops_lets_go_of_every_instance_group_adopted_before_the_run(
+    rehearsal: Rehearsal,
+) -> None:
+    """adopt names the instance groups kops's state store still holds of what it took;
+    ``release --dry-run`` shows them and moves nothing; ``release --yes`` moves each spec
+    aside, read back from moto's S3: kops holds no group any more, and every group's
+    nodeup configuration is still where the nodes read it."""
+    adoption = rehearsal.adoption
+    claimed = sorted(adoption.adopted.json()["kops_claims"])
+    assert len(claimed) == 5 and sum(g.startswith("master-") for g in claimed) == 3
+    dry = adoption.release_dry_run.json()
+    assert sorted(dry["groups"]) == claimed and dry["moved"] == []
+    released = adoption.released.json()
+    assert sorted(released["moved"]) == claimed
+    s3 = sandbox_client(rehearsal.sandbox, "s3")
+    cluster = domain("local-demo")
+
+    def keys(folder: str) -> list[str]:
+        listed = s3.list_objects_v2(Bucket=STATE_STORE, Prefix=f"{cluster}/{folder}")
+        return sorted(o["Key"].rsplit("/", 1)[-1] for o in listed.get("Contents", []))
+
+    assert keys("instancegroup/") == []
+    assert keys("kubeshift-released/instancegroup/") == claimed
+    assert len(keys("igconfig/")) == len(claimed)

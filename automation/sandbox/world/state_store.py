@@ -9,6 +9,11 @@ that file (kops ``pkg/apis/nodeup`` ``Config.KubeletConfig``, a ``KubeletConfigS
 with ``nodeLabels`` and ``taints``); kops mirrors them into the Auto Scaling group's
 cluster-autoscaler tags, which the kubelet never reads. The world writes only what
 nodeup's start reads: the sandbox has no nodeup to read the rest.
+
+kops's own spec of each instance group sits beside them at ``instancegroup/<group>``
+(kops ``pkg/client/simple/vfsclientset``): what ``kops update cluster`` builds groups
+from, and what a phase that would change a group waits to see released
+(:mod:`automation.aws.kops_state`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import yaml
 
+from automation.aws.kops_state import INSTANCE_GROUPS
 from automation.sandbox.boots import CLUSTER_SPEC, nodeup_config_hash, nodeup_config_key
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.kops import NODEUP_VERSION, STATE_STORE
@@ -46,6 +52,31 @@ def nodeup_config(
         "InstanceGroupRole": role,
         "KubeletConfig": kubelet,
     }  # fmt: skip
+    return yaml.safe_dump(document, sort_keys=True).encode()
+
+
+SPEC_ROLES = {"ControlPlane": "Master", "Node": "Node"}
+"""The role an instance group's spec names in kops's ``v1alpha2`` API, which the state
+store keeps (``ControlPlane`` is the ``v1alpha3`` name of ``Master``)."""
+
+
+def instance_group_spec(
+    cluster: KopsCluster, group: str, role: str, labels: Mapping[str, str], taints: Sequence[str]
+) -> bytes:
+    """``instancegroup/<group>`` as kops keeps it, reduced to its identity, role and the
+    kubelet's labels and taints."""
+    spec: dict[str, object] = {
+        "role": SPEC_ROLES[role],
+        "nodeLabels": dict(sorted(labels.items())),
+    }
+    if taints:
+        spec["taints"] = list(taints)
+    document = {
+        "apiVersion": "kops.k8s.io/v1alpha2",
+        "kind": "InstanceGroup",
+        "metadata": {"name": group, "labels": {"kops.k8s.io/cluster": cluster.domain}},
+        "spec": spec,
+    }
     return yaml.safe_dump(document, sort_keys=True).encode()
 
 
@@ -84,7 +115,10 @@ class StateStore:
     def instance_group(
         self, group: str, role: str, labels: Mapping[str, str], taints: Sequence[str] = ()
     ) -> str:
-        """Write ``group``'s nodeup configuration; return the hash its script names."""
+        """Write ``group``'s spec and nodeup configuration; return the hash its script
+        names."""
+        spec = instance_group_spec(self._cluster, group, role, labels, taints)
+        self._put(f"{self._cluster.domain}/{INSTANCE_GROUPS}{group}", spec)
         config = nodeup_config(self._cluster, group, role, labels, taints)
         self._put(nodeup_config_key(self._cluster.domain, role, group), config)
         return nodeup_config_hash(config)

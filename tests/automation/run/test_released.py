@@ -1,5 +1,6 @@
-"""A phase does not start while Terraform still manages a resource it would change; once
-released, it runs. The state is a real v4 file; the run is the real Runner."""
+"""A phase does not start while Terraform or kops still manages a resource it would
+change; once released, it runs. The state is a real v4 file, kops's store moto's S3; the
+run is the real Runner."""
 
 from __future__ import annotations
 
@@ -10,19 +11,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from automation.aws.clients import AwsAccess, AwsClients
+from automation.aws.kops_state import group_claims, move_aside
 from automation.config.clients import StaticClients
 from automation.core.errors import PreconditionFailed
 from automation.model.phase import Phase
 from automation.review.diff import PhaseDiff, ResourceKey
 from automation.run.journal import Journal
-from automation.run.released import terraform_release_check
+from automation.run.released import release_check
 from automation.run.runner import Runner
 from tests.automation.fakes import Counter, FakeEngine, small_scenario
 from tests.automation.run.test_runner import make_context
+from tests.support.moto_fixtures import MotoServer
 
 ASG = "aws:autoscaling/group:Group"
 TG = "aws:lb/targetGroup:TargetGroup"
+STORE = "s3://kops/prod.k8s.local"
 TG_ARN = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/k8s-ingress/6d0ecf83"
 
 
@@ -66,13 +72,13 @@ class Renders:
 
 def _check(location: str, renders: Renders, engine: FakeEngine) -> Callable[[Phase], None]:
     """The check of a local state (its S3 client never made)."""
-    check = terraform_release_check(location, StaticClients(), renders, engine)
+    check = release_check(location, None, StaticClients(), renders, engine)
     assert check is not None
     return check
 
 
 def test_without_a_terraform_state_nothing_is_checked() -> None:
-    assert terraform_release_check(None, StaticClients(), Renders({}), FakeEngine()) is None
+    assert release_check(None, None, StaticClients(), Renders({}), FakeEngine()) is None
 
 
 def _drain_changes_the_workers() -> Renders:
@@ -123,3 +129,38 @@ def test_only_what_a_forward_phase_changes_is_checked(tmp_path: Path) -> None:
     check = _check(str(_state(tmp_path)), renders, engine)
     with pytest.raises(PreconditionFailed, match=r"module\.ingress\.aws_lb_target_group\.tg"):
         check(Phase(id="moves", summary="moves the target group"))  # matched by its ARN
+
+
+def test_a_phase_waits_until_kops_lets_go_of_the_instance_groups_it_would_change(
+    moto: MotoServer, tmp_path: Path
+) -> None:
+    """kops's state store (``runtime.kops_state``) holds the group's instance group: the
+    phase refuses, naming it and the move that releases it; once moved, the run goes on."""
+    s3 = moto.client("s3")
+    s3.create_bucket(Bucket="kops", CreateBucketConfiguration={"LocationConstraint": moto.region})
+    spec = {"metadata": {"name": "workers-a"}, "spec": {"role": "Node"}}
+    s3.put_object(Bucket="kops", Key="prod.k8s.local/instancegroup/workers-a",
+                  Body=yaml.safe_dump(spec).encode())  # fmt: skip
+    counter, engine = Counter(), FakeEngine()
+    engine.deployment = {"resources": [
+        {"urn": _urn(ASG, "workers-a"), "type": ASG, "id": "workers-a.prod.k8s.local"}
+    ]}  # fmt: skip
+    clients = StaticClients(aws=AwsClients(AwsAccess(region=moto.region)))
+    check = release_check(None, STORE, clients, _drain_changes_the_workers(), engine)
+    assert check is not None
+    runner = Runner(engine, Journal(tmp_path / "s.journal.json", "s"), make_context,
+                    confirm=lambda _q: True, sleep=lambda _s: None, refuse=check)  # fmt: skip
+    scenario = small_scenario(counter)
+    with pytest.raises(PreconditionFailed) as refused:
+        runner.run(scenario.phases)
+    said = str(refused.value)
+    assert "instance group(s) kops's state store still holds (workers-a;" in said
+    assert shlex.split(said.split("`")[3]) == [
+        "aws", "s3", "mv", f"{STORE}/instancegroup/workers-a",
+        f"{STORE}/kubeshift-released/instancegroup/workers-a",
+    ]  # fmt: skip
+    assert engine.ups() == ["network", "workers"] and counter.runs.get("drain", 0) == 0
+
+    move_aside(STORE, group_claims(STORE, s3), s3)  # `kubeshift release --yes`
+    runner.run(scenario.phases)
+    assert engine.ups() == ["network", "workers", "drain"]
