@@ -128,7 +128,7 @@ def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
         calls[event_name] += 1
 
     clients.session.events.register("before-call.*.*", count)
-    cluster_tag = f"kubernetes.io/cluster/{config.cluster.name}"
+    cluster_tag = f"kubernetes.io/cluster/{config.cluster.tag_id}"
 
     def inventory() -> int:
         pages = clients.tagging.get_paginator("get_resources").paginate(

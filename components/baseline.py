@@ -27,7 +27,7 @@ from components.worker_pools import ORIGINAL_GENERATION, WorkerPoolSpec
 
 
 def tags_of(config: StackConfig) -> dict[str, str]:
-    return merge_tags(config.cluster.tags, cluster_tags(config.cluster.name))
+    return merge_tags(config.cluster.tags, cluster_tags(config.cluster.tag_id))
 
 
 def network(
@@ -48,7 +48,7 @@ def network(
             azs=list(cfg.azs),
             public_subnet_cidrs=[str(s) for s in cfg.public_subnets],
             private_subnet_cidrs=[str(s) for s in cfg.private_subnets],
-            cluster_name=config.cluster.name,
+            cluster_name=config.cluster.tag_id,
             name_tag=name_tag or name,
             enable_internet_gateway=cfg.enable_internet_gateway,
             enable_nat_gateway=cfg.enable_nat_gateway,

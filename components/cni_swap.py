@@ -111,7 +111,7 @@ class CniSwap(pulumi.ComponentResource):
                 config,
                 net,
                 self,
-                namer=Namer(config.cluster.name, suffix),
+                namer=Namer(config.cluster.name, suffix, cluster_id=config.cluster.tag_id),
                 zone_id=zone.zone_id,
                 api_record=mirror_api_record(mirror_cfg),
                 ingress_records=[f"*.{mirror_cfg.zone_name}"],

@@ -96,7 +96,7 @@ class ControlPlane(pulumi.ComponentResource):
         self.group_names = {}
         self.addresses = {}
         self.placements = {}
-        base_tags = merge_tags(args.tags, cluster_tags(args.namer.cluster))
+        base_tags = merge_tags(args.tags, cluster_tags(args.namer.tag_id))
         for member in args.members:
             self._member(name, args, member, base_tags)
         self.register_outputs(
@@ -203,7 +203,7 @@ def _member_script(args: ControlPlaneArgs, volume_id: str, interface_id: str) ->
     """kubeshift's boot script for a member: attach its own volume and interface."""
     return userdata.encode(
         userdata.node_script(
-            cluster_name=args.namer.cluster,
+            cluster_name=args.namer.tag_id,
             api_endpoint=args.api_endpoint,
             # No node-role label here: the kubelet refuses to start with one
             # (NodeRestriction, since 1.16); the cluster's controller labels

@@ -148,9 +148,9 @@ def inline_policy(args: NodeIdentityArgs) -> str | None:
     base = POLICIES[args.role].inline if args.boots_own_script else None
     extra = []
     if args.source_dest_check_off:
-        extra.append(source_dest_check_statement(args.namer.cluster))
+        extra.append(source_dest_check_statement(args.namer.tag_id))
     if args.route_controller:
-        extra.extend(route_controller_statements(args.namer.cluster))
+        extra.extend(route_controller_statements(args.namer.tag_id))
     if not extra:
         return base
     statements = json.loads(base)["Statement"] if base else []

@@ -90,7 +90,7 @@ class SecurityGroups(pulumi.ComponentResource):
 
         def group(role: str, *, cluster_tagged: bool = True) -> aws.ec2.SecurityGroup:
             physical = namer.security_group(role)
-            tags = args.tags if cluster_tagged else without_cluster_tags(args.tags, namer.cluster)
+            tags = args.tags if cluster_tagged else without_cluster_tags(args.tags, namer.tag_id)
             sg = aws.ec2.SecurityGroup(
                 f"{name}-{role}",
                 name=physical,

@@ -122,8 +122,7 @@ class WorkerPools(pulumi.ComponentResource):
         super().__init__("kubeshift:compute:WorkerPools", name, None, opts)
         self.group_names = {}
         self.generation = args.generation
-        cluster = args.namer.cluster
-        base_tags = merge_tags(args.tags, cluster_tags(cluster))
+        base_tags = merge_tags(args.tags, cluster_tags(args.namer.tag_id))
         for pool in args.pools:
             for capacity in pool.capacity_types:
                 lt = self._launch_template(name, args, pool, capacity, base_tags)
@@ -150,7 +149,7 @@ class WorkerPools(pulumi.ComponentResource):
         role = f"workers-{pool.name}-{capacity}"
         lt_name = args.namer.launch_template(role)
         script = args.namer.kept_user_data(role) or userdata.node_script(
-            cluster_name=args.namer.cluster,
+            cluster_name=args.namer.tag_id,
             api_endpoint=args.api_endpoint,
             labels=self._labels(args, pool, capacity),
             taints=pool.taints,
@@ -196,7 +195,7 @@ class WorkerPools(pulumi.ComponentResource):
         base_tags: dict[str, str],
     ) -> None:
         asg_name = args.namer.autoscaling_group(f"workers-{key}")
-        cluster = args.namer.cluster
+        cluster = args.namer.tag_id  # cluster-autoscaler's auto-discovery names it so
         labels = self._labels(args, pool, capacity)
         tags = merge_tags(
             base_tags,

@@ -106,7 +106,7 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
     """Map every resource of the first phase of the stack ``values`` to what runs."""
     config = stack_loading.load_config(values)
     first = config.phase_ids[0]
-    lookup = Lookup(clients=clients, cluster=config.cluster.name)
+    lookup = Lookup(clients=clients, cluster=config.cluster.name, cluster_id=config.cluster.tag_id)
     mocks = LiveMocks(lookup)
     render_program(values, first, mocks=mocks)
     known = {r.id for r in mocks.found}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from automation.aws.lookup.model import Lookup, by, only, tag_map
+from automation.aws.lookup.model import Lookup, Missing, by, only, tag_map
 
 Raw = dict[str, Any]
 
@@ -79,6 +79,8 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     ec2, clients = lookup.clients.ec2, lookup.clients
     tag = lookup.cluster_tag
     vpcs = ec2.describe_vpcs(Filters=[by("tag-key", tag)])["Vpcs"]
+    if not vpcs and not lookup.cluster_id:
+        _refuse_dotted_id(lookup)
     vpc_id = only("the cluster", f"VPC tagged {tag}", [v["VpcId"] for v in vpcs])
     vpc = dict(next(v for v in vpcs if v["VpcId"] == vpc_id))
     subnets = _pages(ec2, "describe_subnets", "Subnets", Filters=[by("vpc-id", vpc_id)])
@@ -127,6 +129,24 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     return live
 
 
+def _refuse_dotted_id(lookup: Lookup) -> None:
+    """Where no VPC carries the cluster's tag but one carries it under a DNS name that
+    starts with the cluster's name (kops's ``<name>.k8s.local``, ``<name>.example.com``),
+    say which ``cluster_id`` to set."""
+    prefix = f"{lookup.cluster_tag}."
+    found = lookup.clients.ec2.describe_vpcs(Filters=[by("tag-key", f"{prefix}*")])["Vpcs"]
+    ids = sorted({
+        t["Key"].removeprefix("kubernetes.io/cluster/")
+        for v in found for t in v.get("Tags", []) if t["Key"].startswith(prefix)
+    })  # fmt: skip
+    if ids:
+        raise Missing(
+            f"the cluster: no live VPC tagged {lookup.cluster_tag}, but {len(ids)} tagged as "
+            f"cluster {' or '.join(ids)}: set kubeshift:cluster.cluster_id to the one that "
+            "is this cluster's ID (kops tags a cluster with its DNS name)."
+        )
+
+
 def _balancers(lookup: Lookup, groups: list[Raw]) -> dict[str, Balancer]:
     """The load balancers whose target groups the groups are attached to."""
     elbv2 = lookup.clients.elbv2
@@ -169,9 +189,7 @@ def _security_groups(lookup: Lookup, live: LiveCluster) -> list[Raw]:
 
 
 def _profile_roles(lookup: Lookup, live: LiveCluster) -> dict[str, str]:
-    names = {
-        profile_name(data) for data in live.templates.values() if profile_name(data)
-    }
+    names = {profile_name(data) for data in live.templates.values() if profile_name(data)}
     roles: dict[str, str] = {}
     for name in sorted(names):
         profile = lookup.clients.iam.get_instance_profile(InstanceProfileName=name)

@@ -28,7 +28,7 @@ from automation.adoption.managed_policies import managed_policies
 from automation.adoption.network_names import network_names
 from automation.adoption.proposal import Proposal, propose
 from automation.aws.clients import AwsClients
-from automation.aws.lookup import Lookup
+from automation.aws.lookup import Lookup, LookupProblem
 from automation.core.errors import ConfigError, UserError
 from automation.review.render import render_program
 from components.contract import kept_file
@@ -65,8 +65,15 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
     cluster = values[stack_keys.CLUSTER_KEY]
     dns = cluster.get("dns") if isinstance(cluster.get("dns"), dict) else {}
     zone = dns.get("zone_id") if isinstance(dns.get("zone_id"), str) else None
-    live = read(Lookup(clients=clients, cluster=name), zone)
+    given_id = cluster.get("cluster_id")
+    cluster_id = given_id if isinstance(given_id, str) and given_id else ""
+    try:
+        live = read(Lookup(clients=clients, cluster=name, cluster_id=cluster_id), zone)
+    except LookupProblem as exc:
+        raise UserError(f"No stack file was proposed: {exc}") from None
     proposal = propose(live, zone)
+    if cluster_id:
+        proposal.cluster = {"name": name, "cluster_id": cluster_id, **proposal.cluster}
     user_data = kept_user_data(live)
     kept_blocks = (
         ("names", kept_names(live), "resources carry names", "a rename would replace them"),

@@ -145,4 +145,4 @@ def policy_violations(config: StackConfig, resources: Sequence[policy.Recorded])
         not cluster.api.internal,
         cluster.control_plane.api_port,
     )
-    return [str(v) for v in policy.check_all(resources, cluster.name, public)]
+    return [str(v) for v in policy.check_all(resources, cluster.tag_id, public)]

@@ -193,6 +193,7 @@ def _start_supervisor(
         sys.executable, "-m", "automation.sandbox.supervisor",
         "--root", str(paths.root), "--stack", info.name, "--scenario", info.scenario,
         "--region", region, "--cluster-name", str(info.config.cluster.name),
+        "--cluster-id", info.config.cluster.tag_id,
         "--moto-port", str(moto_port), "--pulumi-bin", str(pulumi), *_mirror_argv(info),
         "--cloud-controllers", ",".join(cloud_controllers(info)), *_pod_cidr_argv(info),
         *_images_argv(info, built_by),

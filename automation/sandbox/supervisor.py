@@ -142,7 +142,7 @@ def serve(args: argparse.Namespace) -> int:
             bridge = NodeBridge(
                 ec2,
                 cluster.api_client(),
-                args.cluster_name,
+                args.cluster_id or args.cluster_name,
                 pod_cidr=args.cluster_cidr or DEFAULT_POD_CIDR,
                 node_cidr_prefix=args.node_cidr_prefix,
                 api_hosts=mirror_host if role == "mirror" else frozenset(),
@@ -174,7 +174,7 @@ def serve(args: argparse.Namespace) -> int:
                 binary=cloud_controller_manager(),
                 region=args.region,
                 endpoint=endpoint,
-                cluster=args.cluster_name,
+                cluster=args.cluster_id or args.cluster_name,
                 controllers=args.cloud_controllers.split(","),
                 cluster_cidr=args.cluster_cidr or DEFAULT_POD_CIDR,
                 workdir=paths.run / "cloud-controller",
@@ -224,6 +224,7 @@ def main() -> int:
     parser.add_argument("--scenario", required=True)
     parser.add_argument("--region", required=True)
     parser.add_argument("--cluster-name", required=True)
+    parser.add_argument("--cluster-id", default="", help="its tags' ID, where not its name")
     parser.add_argument("--mirror-name", default="")
     parser.add_argument("--mirror-api-host", default="", help="the mirror's nodes join it")
     parser.add_argument("--cloud-controllers", default="", help="e.g. service,route")

@@ -136,13 +136,14 @@ def _build_as_kops(
     from automation.sandbox.provider.model import Aws
     from automation.sandbox.world.build import WorldError, build
 
-    cluster = str(config[stack_keys.CLUSTER_KEY]["name"])
+    block = config[stack_keys.CLUSTER_KEY]
+    cluster = str(block["name"])
     done = paths.world_built
     if done.exists():
         say(f"  the live cluster {cluster} is already built")
         return
     again = "Run `kubeshift sandbox down`, then `up` again."
-    if _cluster_vpcs(state, cluster):
+    if _cluster_vpcs(state, str(block.get("cluster_id") or cluster)):  # tagged by its ID
         raise SandboxError(f"The build of the live cluster {cluster} was cut short. {again}")
     say(f"building the live cluster {cluster} as kops names it, with boto3 (no engine, no state)")
     try:
@@ -238,7 +239,7 @@ def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: 
         config_file=primary.kubeconfig, context=primary.context
     )
     with client:
-        expected = _cluster_instances(state, primary.name)
+        expected = _cluster_instances(state, info.config.cluster.tag_id)
         say(f"waiting for the {expected} instances of {primary.name} to join as Ready Nodes")
         _wait_ready_nodes(client, expected, timeout=NODES_DEADLINE)
         mirrored = info.scenario == "cni-swap"
@@ -306,7 +307,8 @@ def _stand_in_dependencies(stack_file: Path, state: SandboxState, say: Say) -> l
     if not declared:
         return []
     ec2 = boto3.client("ec2", region_name=state.region, endpoint_url=state.moto_endpoint)
-    made = stand_in(ec2, str(document["config"][stack_keys.CLUSTER_KEY]["name"]), declared)
+    cluster = document["config"][stack_keys.CLUSTER_KEY]
+    made = stand_in(ec2, str(cluster.get("cluster_id") or cluster["name"]), declared)
     if made:
         aimed = {m.declared: m.group_id for m in made}
         mirror["dependency_security_group_ids"] = [aimed.get(d, d) for d in declared]

@@ -89,7 +89,9 @@ def stack_finder(info: StackInfo) -> LiveFinder:
     from automation.aws.lookup import Lookup
 
     settings = load_runtime_settings(info.values)
-    return aws_finder(Lookup(clients=AwsClients(settings.aws), cluster=info.config.cluster.name))
+    cluster = info.config.cluster
+    clients = AwsClients(settings.aws)
+    return aws_finder(Lookup(clients=clients, cluster=cluster.name, cluster_id=cluster.tag_id))
 
 
 def aws_finder(lookup: Lookup) -> LiveFinder:

@@ -48,7 +48,7 @@ def workers_in_vpc(ctx: HookContext, side: Side, *, quiet: bool = False) -> list
     provider_ids = {n["metadata"]["name"]: (n.get("spec") or {}).get("providerID") for n in listed}
     match = cluster_node_names(
         ctx.clients.aws().ec2,
-        cluster=ctx.stack_config.cluster.name,
+        cluster=ctx.stack_config.cluster.tag_id,
         vpc_id=vpc_id,
         nodes=provider_ids,
     )
@@ -179,7 +179,7 @@ def target_workers_gone(ctx: HookContext) -> Pending:
     source = outputs.need(out.source_vpc_id, "source_vpc_id", ctx.phase)
     listed = list_all(ctx.clients.kube("primary").core.list_node, action="list nodes")["items"]
     running = find_cluster_instances(
-        ctx.clients.aws().ec2, cluster=ctx.stack_config.cluster.name, vpc_id=source
+        ctx.clients.aws().ec2, cluster=ctx.stack_config.cluster.tag_id, vpc_id=source
     )
     at_home = {i.instance_id for i in running}
     left = []

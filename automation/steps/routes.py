@@ -38,7 +38,7 @@ def _node_routes(ctx: HookContext, vpc_ids: list[str]) -> tuple[Any, ...]:
     for vpc_id in vpc_ids:
         match = cluster_node_names(
             ctx.clients.aws().ec2,
-            cluster=ctx.stack_config.cluster.name,
+            cluster=ctx.stack_config.cluster.tag_id,
             vpc_id=vpc_id,
             nodes=provider_ids,
         )
@@ -52,7 +52,7 @@ def _route_tables(ctx: HookContext, vpc_ids: list[str]) -> tuple[str, ...]:
     from automation.aws.routes import cluster_route_tables
 
     return cluster_route_tables(
-        ctx.clients.aws().ec2, vpc_ids=vpc_ids, cluster=ctx.stack_config.cluster.name
+        ctx.clients.aws().ec2, vpc_ids=vpc_ids, cluster=ctx.stack_config.cluster.tag_id
     )
 
 
@@ -87,7 +87,7 @@ def _instances(ctx: HookContext) -> tuple[Any, ...]:
     """Every running instance of the cluster, in each of its VPCs."""
     from automation.aws.nodes import find_cluster_instances
 
-    cluster = ctx.stack_config.cluster.name
+    cluster = ctx.stack_config.cluster.tag_id
     ec2 = ctx.clients.aws().ec2
     return tuple(
         instance

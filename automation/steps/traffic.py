@@ -132,7 +132,7 @@ def peering_reachable(ctx: HookContext) -> Pending:
     sides = {}
     for side in ("source", "target"):
         vpc = outputs.need(getattr(out, f"{side}_vpc_id"), f"{side}_vpc_id", ctx.phase)
-        found = find_cluster_instances(ec2, cluster=config.cluster.name, vpc_id=vpc)
+        found = find_cluster_instances(ec2, cluster=config.cluster.tag_id, vpc_id=vpc)
         workers = tuple(i for i in found if i.auto_scaling_group not in member_groups)
         members = tuple(i for i in found if i.auto_scaling_group in member_groups)
         sides[side] = (workers, members)

@@ -326,7 +326,18 @@ class ClusterConfig(_Model):
     name: str = Field(
         description="The cluster's name: 2-40 lower-case letters, digits or hyphens, "
         "starting with a letter; every AWS name kubeshift gives starts with it, and it is "
-        "the <name> of the kubernetes.io/cluster/<name> tag.",
+        "the <name> of the kubernetes.io/cluster/<name> tag unless cluster_id says otherwise.",
+    )
+    cluster_id: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9](?:[a-z0-9.-]{0,98}[a-z0-9])?$",
+        description="The ID the cluster's tags and its cloud controller know it by "
+        "(kubernetes.io/cluster/<id>, KubernetesCluster=<id>, --cluster-name), where it is "
+        "not name: kops's is the cluster's DNS name (prod.example.com, demo.k8s.local). "
+        "Adoption finds the cluster by it, and kubeshift tags what it builds with it, so "
+        "the cloud controller takes the new side's subnets, route tables and nodes as the "
+        "cluster's. Default: name.",
+        examples=["prod.example.com"],
     )
     image_id: str = Field(
         pattern=r"^ami-[0-9a-f]{8,17}$",
@@ -357,7 +368,7 @@ class ClusterConfig(_Model):
     tags: dict[str, str] = Field(
         default={},
         description="Tags on every resource the program declares, beside the cluster's own "
-        "(KubernetesCluster, kubernetes.io/cluster/<name>); keys 1-128 characters, values "
+        "(KubernetesCluster, kubernetes.io/cluster/<id>); keys 1-128 characters, values "
         "up to 256, no aws: prefix.",
     )
     names: dict[str, str] = Field(
@@ -419,3 +430,8 @@ class ClusterConfig(_Model):
         "admits a peered VPC's groups in its control-plane and node groups. A side kubeshift "
         "builds (a vpc-move's target, a mirror) always has one.",
     )
+
+    @property
+    def tag_id(self) -> str:
+        """The ID in the cluster's tags: ``cluster_id``, else ``name``."""
+        return self.cluster_id or self.name

@@ -136,6 +136,14 @@ class Namer:
     into it): an adopted template keeps its script, so the nodes its groups launch
     during a migration still boot as they did, and the same role's templates on every
     side and generation boot it too (:meth:`kept_user_data`)."""
+    cluster_id: str = ""
+    """The ID the cluster's tags carry (``kubernetes.io/cluster/<id>``) where it is not
+    :attr:`cluster` (kops's DNS name): :attr:`tag_id`."""
+
+    @property
+    def tag_id(self) -> str:
+        """The cluster's ID in its tags: :attr:`cluster_id`, else :attr:`cluster`."""
+        return self.cluster_id or self.cluster
 
     @classmethod
     def of(
@@ -145,6 +153,7 @@ class Namer:
         suffix: str = "",
         descriptions: Mapping[str, str] | None = None,
         user_data: Mapping[str, str] | None = None,
+        cluster_id: str = "",
     ) -> Namer:
         return cls(
             cluster,
@@ -152,6 +161,7 @@ class Namer:
             tuple(sorted(existing.items())),
             tuple(sorted((descriptions or {}).items())),
             tuple(sorted((user_data or {}).items())),
+            cluster_id,
         )
 
     @classmethod
@@ -162,6 +172,7 @@ class Namer:
             cluster.names,
             descriptions=cluster.descriptions,
             user_data=cluster.user_data,
+            cluster_id=cluster.tag_id,
         )
 
     def name(self, role: str, kind: NameKind) -> str:

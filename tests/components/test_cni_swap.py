@@ -33,7 +33,7 @@ def test_mirror_lifecycle_and_policies(phase: str) -> None:
     assert bool(mirror) is _mirror_alive(phase)
     zones = by_type(resources, "aws:route53/zone:Zone")
     assert len(zones) == int(_mirror_alive(phase))
-    assert policy.check_all(resources, "shop-euw1", public_ports={80, 443}) == []
+    assert policy.check_all(resources, "shop-euw1.k8s.local", public_ports={80, 443}) == []
     if _mirror_alive(phase):
         assert rendering.outputs["mirror_node_security_group_ids"] == [
             "shop-euw1-mirror-common-sg-node-id"
@@ -110,4 +110,4 @@ def test_an_adopted_primary_without_a_shared_group_beside_a_mirror_with_one() ->
         mirror = template.name.startswith("shop-euw1-mirror")
         assert ("shop-euw1-shared-mirror" in carried) is mirror, (template.name, carried)
         assert len(carried) == (2 if mirror else 1), (template.name, carried)
-    assert policy.check_all(resources, "shop-euw1", public_ports={80, 443}) == []
+    assert policy.check_all(resources, "shop-euw1.k8s.local", public_ports={80, 443}) == []

@@ -49,7 +49,7 @@ def test_source_dest_check_follows_the_phase(phase: str) -> None:
         assert all(grant.name in g.options.get("dependsOn", []) for g in groups)
     assert not any("routes" in r.inputs["name"] for r in by_type(resources, "aws:iam/role:Role"))
     assert rendering.outputs["native_routing"] is routed
-    assert policy.check_all(resources, "data-use1") == []
+    assert policy.check_all(resources, "data-use1.k8s.local") == []
 
 
 @pytest.mark.parametrize("phase", PHASES)
@@ -63,8 +63,8 @@ def test_from_routes_one_table_serves_every_node_subnet_and_alone_is_tagged(phas
     tagged = sorted(
         n
         for n, t in tables.items()
-        if t.inputs["tags"].get("kubernetes.io/cluster/data-use1") == "owned"
-        or t.inputs["tags"].get("KubernetesCluster") == "data-use1"
+        if t.inputs["tags"].get("kubernetes.io/cluster/data-use1.k8s.local") == "owned"
+        or t.inputs["tags"].get("KubernetesCluster") == "data-use1.k8s.local"
     )
     shared = "data-use1-network-private-rt"
     assert tagged == ([shared] if routed else sorted(tables)), tagged

@@ -403,7 +403,7 @@ def stray_group(sandbox: dict[str, Any]) -> str:
     """What another tool left in the cluster's VPC: a group the program does not model."""
     ec2 = _ec2(sandbox)
     vpc = ec2.describe_vpcs(Filters=[{"Name": "cidr", "Values": ["10.0.0.0/16"]}])["Vpcs"][0]
-    tags = [{"Key": "kubernetes.io/cluster/local-demo", "Value": "owned"},
+    tags = [{"Key": "kubernetes.io/cluster/local-demo.k8s.local", "Value": "owned"},
             {"Key": "Name", "Value": "bastion"}]  # fmt: skip
     return str(
         ec2.create_security_group(

@@ -40,6 +40,8 @@ pytestmark = [pytest.mark.rehearsal, pytest.mark.cloudcontroller]  # the sandbox
 
 STACK = "overlay-switch-example"
 CLUSTER = "data-use1"
+CLUSTER_ID = f"{CLUSTER}.k8s.local"
+"""What its tags and its cloud controller know it by (kops's name)."""
 CALICO_PODS = "k8s-app=calico-node"
 HANDOVER = "routes"  # operator A runs baseline and routes; operator B the rest
 FIRST_PHASES = {"baseline", "routes"}
@@ -118,8 +120,8 @@ def _tagged_tables(overlay: StackRehearsal) -> list[dict[str, Any]]:
     tables = overlay.client("ec2").describe_route_tables()["RouteTables"]
     return [
         t for t in tables
-        if {"Key": f"kubernetes.io/cluster/{CLUSTER}", "Value": "owned"} in t.get("Tags", [])
-        or {"Key": "KubernetesCluster", "Value": CLUSTER} in t.get("Tags", [])
+        if {"Key": f"kubernetes.io/cluster/{CLUSTER_ID}", "Value": "owned"} in t.get("Tags", [])
+        or {"Key": "KubernetesCluster", "Value": CLUSTER_ID} in t.get("Tags", [])
     ]  # fmt: skip
 
 
@@ -194,7 +196,7 @@ def test_ipip_is_off_and_calico_rolled_once_per_switch(overlay: StackRehearsal) 
 def _instances(ec2: Any) -> list[dict[str, Any]]:
     pages = ec2.get_paginator("describe_instances").paginate(
         Filters=[
-            {"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{CLUSTER}"]},
+            {"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{CLUSTER_ID}"]},
             {"Name": "instance-state-name", "Values": ["running"]},
         ]
     )

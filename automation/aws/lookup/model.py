@@ -53,11 +53,14 @@ class Lookup:
 
     clients: AwsClients
     cluster: str
+    """The cluster's name, which kubeshift's names start with."""
     cache: dict[str, Any] = field(default_factory=dict)
+    cluster_id: str = ""
+    """The ID its tags carry where it is not :attr:`cluster` (kops's DNS name)."""
 
     @property
     def cluster_tag(self) -> str:
-        return f"kubernetes.io/cluster/{self.cluster}"
+        return f"kubernetes.io/cluster/{self.cluster_id or self.cluster}"
 
     def memo(self, key: str, load: Callable[[], Any]) -> Any:
         """``load()`` once per key (describe calls several finders share)."""

@@ -158,14 +158,14 @@ def build_members(
 def _etcd_volumes(aws: Aws, cluster: KopsCluster, member: Member) -> list[Built]:
     """The member's main etcd volume (the one kubeshift moves) and its events one."""
     plane = cluster.spec.control_plane
-    name = etcd_volume_name(str(member.number), cluster.name)
+    name = etcd_volume_name(str(member.number), cluster.domain)
     tags = cluster.tags(name, **{MASTER_ROLE_TAG: "1", ETCD_MAIN_TAG: cluster.etcd_tag(member)})
     main = aws.ec2.create_volume(
         AvailabilityZone=member.zone, Size=plane.etcd_volume_size,
         VolumeType=plane.etcd_volume_type, Encrypted=True,
         TagSpecifications=tag_spec("volume", tags),
     )  # fmt: skip
-    events_tags = events_volume_tags(cluster.name, str(member.number), plane.members)
+    events_tags = events_volume_tags(cluster.domain, str(member.number), plane.members)
     events = aws.ec2.create_volume(
         AvailabilityZone=member.zone, Size=EVENTS_VOLUME_SIZE, VolumeType="gp3", Encrypted=True,
         TagSpecifications=tag_spec("volume", events_tags),
@@ -184,7 +184,7 @@ def _worker_tags(cluster: KopsCluster, group: WorkerGroup, name: str) -> dict[st
         name,
         **{
             f"{AUTOSCALER}enabled": "true",
-            f"{AUTOSCALER}{cluster.name}": "owned",
+            f"{AUTOSCALER}{cluster.domain}": "owned",
             **{f"{AUTOSCALER}node-template/label/{k}": v for k, v in labels.items()},
             **{
                 f"{AUTOSCALER}node-template/taint/{t.key}": f"{t.value}:{t.effect}"

@@ -33,7 +33,7 @@ def build_identities(aws: Aws, cluster: KopsCluster) -> list[Built]:
         iam.create_instance_profile(InstanceProfileName=name, Tags=tags)
         iam.add_role_to_instance_profile(InstanceProfileName=name, RoleName=name)
         made.append(Built("iam:instance-profile", name, name))
-        policy, document = kops_policy(role, cluster.name)  # type: ignore[arg-type]
+        policy, document = kops_policy(role, cluster.domain)  # type: ignore[arg-type]
         iam.put_role_policy(RoleName=name, PolicyName=policy, PolicyDocument=document)
         made.append(Built(KOPS_POLICY, policy, f"{name}:{policy}"))
         for arn in policies or []:

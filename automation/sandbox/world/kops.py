@@ -62,8 +62,9 @@ def load_balancer_name(prefix: str, cluster: str, derived: str) -> str:
 
 
 def etcd_volume_name(member: str, cluster: str) -> str:
-    """What kops names ``member``'s main etcd volume (etcd-manager's ``etcd-main``)."""
-    return f"{member}.etcd-main.{domain(cluster)}"
+    """What kops names ``member``'s main etcd volume (etcd-manager's ``etcd-main``) in
+    the cluster kops names ``cluster`` (its DNS name)."""
+    return f"{member}.etcd-main.{cluster}"
 
 
 DESCRIPTIONS: Mapping[str, str] = {
@@ -90,12 +91,12 @@ def _allow(
 
 
 def kops_policy(role: Literal["masters", "nodes"], cluster: str) -> tuple[str, str]:
-    """The inline policy kops gives a cluster's ``role`` (after kops's strict IAM
-    model): its name (the role's) and its document. Members read EC2, Auto Scaling and
-    ELB, attach and tag the cluster's volumes, route and scale within the cluster's
-    resources; both read the cluster's part of the state store. kubeshift declares none
-    of it: an adoption lists it and leaves it alone."""
-    dns = domain(cluster)
+    """The inline policy kops gives ``role`` of the cluster it names ``cluster`` (its DNS
+    name; after kops's strict IAM model): its name (the role's) and its document.
+    Members read EC2, Auto Scaling and ELB, attach and tag the cluster's volumes, route
+    and scale within the cluster's resources; both read the cluster's part of the state
+    store. kubeshift declares none of it: an adoption lists it and leaves it alone."""
+    dns = cluster
     owned = {"aws:ResourceTag/KubernetesCluster": cluster}
     store = [
         _allow("kopsK8sS3GetListBucket", ["s3:GetBucketLocation", "s3:ListBucket"],
@@ -189,10 +190,11 @@ def etcd_tag_value(member: str, members: int) -> str:
 
 
 def events_volume_tags(cluster: str, member: str, members: int) -> dict[str, str]:
-    """The tags kops gives member ``member``'s events volume (which the program does not
-    declare: kubeshift moves the main etcd only)."""
+    """The tags kops gives member ``member``'s events volume in the cluster it names
+    ``cluster`` (its DNS name; the program does not declare it: kubeshift moves the main
+    etcd only)."""
     return {
-        "Name": f"{member}.etcd-events.{domain(cluster)}",
+        "Name": f"{member}.etcd-events.{cluster}",
         "KubernetesCluster": cluster,
         f"kubernetes.io/cluster/{cluster}": "owned",
         "k8s.io/role/master": "1",

@@ -70,7 +70,10 @@ class KopsCluster:
 
     @property
     def domain(self) -> str:
-        return domain(self.spec.name)
+        """kops's name of the cluster, a DNS name: the stack's ``cluster_id``, else a
+        gossip name after its name (``<name>.k8s.local``). kops tags what it builds with
+        it, not with kubeshift's ``name``."""
+        return self.spec.cluster_id or domain(self.spec.name)
 
     @property
     def zones(self) -> list[str]:
@@ -80,8 +83,8 @@ class KopsCluster:
         """The tags kops puts on what it owns (the cluster's own tags with them)."""
         return {
             **self.spec.tags,
-            CLUSTER_TAG: self.name,
-            f"kubernetes.io/cluster/{self.name}": "owned",
+            CLUSTER_TAG: self.domain,
+            f"kubernetes.io/cluster/{self.domain}": "owned",
             "Name": name,
             **extra,
         }

@@ -44,7 +44,7 @@ def build_network(aws: Aws, cluster: KopsCluster) -> Network:
             ("Private", private, f"{zone}.{dns}", "kubernetes.io/role/internal-elb"),
         ):
             tags = cluster.tags(name, SubnetType=kind, **{role: "1"})
-            tags[f"kubernetes.io/cluster/{cluster.name}"] = "shared"  # others may use it
+            tags[f"kubernetes.io/cluster/{cluster.domain}"] = "shared"  # others may use it
             subnet = ec2.create_subnet(
                 VpcId=made.vpc_id, CidrBlock=str(cidr), AvailabilityZone=zone,
                 TagSpecifications=tag_spec("subnet", tags),

@@ -32,12 +32,13 @@ def test_load_balancer_names_stay_within_32_characters_and_apart_for_a_long_clus
 
 
 def test_the_members_role_may_attach_only_the_clusters_volumes_and_nodes_only_read() -> None:
-    name, document = kops_policy("masters", "c")
-    assert name == "masters.c.k8s.local"
+    name, document = kops_policy("masters", "c.example.com")
+    assert name == "masters.c.example.com"
     statements = json.loads(document)["Statement"]
     attach = next(s for s in statements if "ec2:AttachVolume" in s["Action"])
-    assert attach["Condition"] == {"StringEquals": {"aws:ResourceTag/KubernetesCluster": "c"}}
-    _, nodes = kops_policy("nodes", "c")
+    owned = {"aws:ResourceTag/KubernetesCluster": "c.example.com"}  # kops's tag: its DNS name
+    assert attach["Condition"] == {"StringEquals": owned}
+    _, nodes = kops_policy("nodes", "c.example.com")
     actions = {a for s in json.loads(nodes)["Statement"] for a in s["Action"]}
     assert not {a for a in actions if a.split(":")[1].startswith(("Attach", "Create", "Set"))}
 
