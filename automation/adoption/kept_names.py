@@ -75,12 +75,12 @@ def _group_roles(live: LiveCluster) -> Iterator[tuple[Raw, str, str]]:
             role = f"control-plane-{members[group['AutoScalingGroupName']]}"
             yield group, role, role
             continue
-        pool = pool_of(group)
+        pool = pool_of(group, live)
         data = live.templates.get(template_spec(group).get("LaunchTemplateId", ""), {})
         types = instance_types(group, data)
         if pool is None or not types:
             continue  # the proposal names such a group as a problem
-        capacity = capacity_of(group)
+        capacity = capacity_of(group, data)
         if spans(group, data, subnet_azs):  # a kops instance group: group_per capacity
             key = spanning_key(pool, capacity)
         else:

@@ -4,13 +4,17 @@ The proposal reads kubeshift's own tags and the conventions kops shares with it
 (the cluster tag, ``k8s.io/role/master`` on the control plane, the
 cluster-autoscaler's ``node-template`` label and taint tags on the worker groups).
 Worker groups become pools by their pool tag (``kubeshift.io/pool``, else kops'
-``kops.k8s.io/instancegroup``). A group that carries neither cannot be placed, and
-each such group is a problem sentence. Members are numbered by kubeshift's member tag,
+``kops.k8s.io/instancegroup``); a group that carries neither (a Terraform module's,
+named after what it runs: ``<cluster>-workers-m5-large-us-east-1a-spot``) by its name
+less the cluster's name and the instance type, AZ and capacity type it runs
+(:func:`named_pool`), noted. A group whose name is all of those cannot be placed, a
+problem sentence. Members are numbered by kubeshift's member tag,
 else by kops's instance group names, else by turns from their AZs
 (:func:`member_numbers`): another tool's cluster has none of kubeshift's own tags.
 What a tag cannot say, the resource says: a group's instance types and capacity type
-come from its mixed-instances policy, a pool's root volume from its launch template,
-the listeners from the load balancer in front of the groups.
+come from its mixed-instances policy (or its template's spot market options), a pool's
+root volume from its launch template, the listeners from the load balancer in front of
+the groups.
 """
 
 from __future__ import annotations
@@ -202,10 +206,37 @@ def _pool_tag(group: Raw) -> str | None:
     return next((tags[t] for t in POOL_TAGS if tags.get(t)), None)
 
 
-def pool_of(group: Raw) -> str | None:
-    """The pool a worker group belongs to: its pool tag's value, as a valid pool name."""
+def pool_of(group: Raw, live: LiveCluster) -> str | None:
+    """The pool a worker group belongs to: its pool tag's value, else its name's
+    (:func:`named_pool`), as a valid pool name."""
     tagged = _pool_tag(group)
-    return None if tagged is None else pool_name(tagged)
+    return named_pool(group, live) if tagged is None else pool_name(tagged)
+
+
+_CAPACITY_WORDS = ("on-demand", "ondemand", "spot", "od")
+_SEPARATORS = "-_."
+
+
+def named_pool(group: Raw, live: LiveCluster) -> str | None:
+    """The pool a group without a pool tag is named for: its name less the cluster's
+    name (before it), its AZs, its instance types (``m5.large``, ``m5-large``,
+    ``m5large``) and its capacity type's words; None where nothing is left."""
+    subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
+    data = template_data(live, group)
+    name = str(group["AutoScalingGroupName"]).lower()
+    for prefix in {live.name, *(live.name.split(".")[:1])}:
+        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1] in _SEPARATORS:
+            name = name[len(prefix) + 1 :]
+    words: set[str] = set(_CAPACITY_WORDS)
+    for zone in zones_of(group, subnet_azs):
+        words |= {zone, zone.replace("-", "")}
+    for kind in instance_types(group, data):
+        words |= {kind, kind.replace(".", "-"), kind.replace(".", ""), kind.replace(".", "_")}
+    split = "[" + re.escape(_SEPARATORS) + "]"
+    for word in sorted(words, key=len, reverse=True):
+        name = re.sub(rf"(^|{split}){re.escape(word)}(?=$|{split})", r"\1", name)
+    left = re.sub(rf"{split}+", "-", name).strip("-")
+    return pool_name(left) if re.search("[a-z]", left) else None
 
 
 def pool_name(tagged: str) -> str:
@@ -228,15 +259,25 @@ def _pools(
     proposal: Proposal,
 ) -> list[dict[str, Any]]:
     grouped: dict[str, list[Raw]] = {}
+    named: dict[str, list[str]] = {}
     for group in sorted(workers, key=lambda g: g["AutoScalingGroupName"]):
-        pool = pool_of(group)
+        pool = pool_of(group, live)
         if pool is None:
             proposal.problems.append(
                 f"Auto Scaling group {group['AutoScalingGroupName']} matches no pool: it "
-                f"carries none of the tags {', '.join(POOL_TAGS)}."
+                f"carries none of the tags {', '.join(POOL_TAGS)}, and its name says no "
+                "more than its AZ, instance type and capacity type."
             )
             continue
         grouped.setdefault(pool, []).append(group)
+        if _pool_tag(group) is None:
+            named.setdefault(pool, []).append(group["AutoScalingGroupName"])
+    proposal.notes += [
+        f"Pool {pool} gathers {len(groups)} group(s) that carry no pool tag "
+        f"({', '.join(POOL_TAGS)}) by their names less the AZ, instance type and capacity "
+        f"type each runs ({groups[0]}{', …' if len(groups) > 1 else ''}); check it."
+        for pool, groups in named.items()
+    ]
     tagged_names = {tagged for g in workers if (tagged := _pool_tag(g)) is not None}
     proposal.notes += [
         f"Pool {pool_name(tagged)} stands for {tagged!r}, which is not a pool name (1-24 "
@@ -257,8 +298,18 @@ def instance_types(group: Raw, data: Raw) -> list[str]:
     return types or ([data["InstanceType"]] if data.get("InstanceType") else [])
 
 
-def capacity_of(group: Raw) -> str:
-    policy = group.get("MixedInstancesPolicy") or {}
+def template_data(live: LiveCluster, group: Raw) -> Raw:
+    """The launch template data ``group`` runs (empty where it runs none)."""
+    return live.templates.get(template_spec(group).get("LaunchTemplateId", ""), {})
+
+
+def capacity_of(group: Raw, data: Raw | None = None) -> str:
+    """spot where the group's mixed-instances policy launches spot above its base, or,
+    without a policy, where its template asks for the spot market; else on-demand."""
+    policy = group.get("MixedInstancesPolicy")
+    if not policy:
+        market = ((data or {}).get("InstanceMarketOptions") or {}).get("MarketType")
+        return "spot" if market == "spot" else "on-demand"
     distribution = policy.get("InstancesDistribution", {})
     share = distribution.get("OnDemandPercentageAboveBaseCapacity", 100)
     return "on-demand" if int(share) == 100 else "spot"
@@ -295,12 +346,14 @@ def _pool(
 ) -> dict[str, Any]:
     first = groups[0]
     data = live.templates.get(template_spec(first).get("LaunchTemplateId", ""), {})
-    spanning = [spans(g, data, subnet_azs) for g in groups]
+    spanning = [spans(g, template_data(live, g), subnet_azs) for g in groups]
     # a spanning group's override order is its priority (on-demand launches the first)
-    types = instance_types(first, data) if all(spanning) else sorted(
-        set(t for g in groups for t in instance_types(g, data))
+    types = (
+        instance_types(first, data)
+        if all(spanning)
+        else sorted(set(t for g in groups for t in instance_types(g, template_data(live, g))))
     )
-    capacities = sorted({capacity_of(g) for g in groups})
+    capacities = sorted({capacity_of(g, template_data(live, g)) for g in groups})
     azs = sorted({az for g in groups for az in zones_of(g, subnet_azs)})
     if any(spanning) and (not all(spanning) or len(groups) != len(capacities)):
         proposal.problems.append(

@@ -101,7 +101,8 @@ def test_a_kops_instance_group_spanning_zones_and_types_is_a_pool_grouped_per_ca
     live = _live(
         _spanning(
             _group("nodes.shop.k8s.local", "subnet-prv-a,subnet-prv-b", size=4, **{group: "nodes"}),
-            "m5a.large", "m5.large",
+            "m5a.large",
+            "m5.large",
         ),
     )
 
@@ -131,23 +132,66 @@ def test_a_pool_mixing_spanning_and_single_zone_groups_is_a_problem() -> None:
     )
 
 
-def test_a_group_with_no_pool_tag_is_a_problem_and_differing_sizes_a_note() -> None:
+def test_a_group_whose_name_says_only_what_it_runs_is_a_problem_and_sizes_a_note() -> None:
     live = _live(
         _group("web-a", "subnet-prv-a", size=1, **{"kubeshift.io/pool": "web"}),
         _group("web-b", "subnet-prv-b", size=2, **{"kubeshift.io/pool": "web"}),
-        _group("handmade", "subnet-prv-a"),
+        _group("shop-m5-large-eu-west-1a-spot", "subnet-prv-a"),
     )
 
     proposal = propose(live, "Z1")
 
     assert (
-        "Auto Scaling group handmade matches no pool: it carries none of the tags "
-        "kubeshift.io/pool, kops.k8s.io/instancegroup." in proposal.problems
+        "Auto Scaling group shop-m5-large-eu-west-1a-spot matches no pool: it carries none "
+        "of the tags kubeshift.io/pool, kops.k8s.io/instancegroup, and its name says no "
+        "more than its AZ, instance type and capacity type." in proposal.problems
     )
     assert proposal.notes == [
         "Pool web: its 2 groups differ in size; proposed those of web-a for each."
     ]
     assert "azs" not in proposal.cluster["worker_pools"][0]  # every AZ of the network
+
+
+def _untagged(name: str, subnet: str, kind: str, *, spot_market: bool = False) -> Any:
+    """A Terraform module's group: one instance type in one AZ, no policy, no pool tag."""
+    group = _group(name, subnet)
+    del group["MixedInstancesPolicy"]
+    template = f"lt-{name}"
+    group["LaunchTemplate"] = {"LaunchTemplateId": template, "Version": "1"}
+    data: dict[str, Any] = {"ImageId": "ami-0123456789abcdef0", "InstanceType": kind}
+    if spot_market:
+        data["InstanceMarketOptions"] = {"MarketType": "spot"}
+    return group, template, data
+
+
+def test_groups_without_a_pool_tag_are_pooled_by_their_names_less_what_each_runs() -> None:
+    """Seed 001's modules: a group per instance type, AZ and capacity type, named after
+    them and nothing tagged for a pool. The name less those (and the cluster's name)
+    is the pool; spot comes from the template's market options where there is no
+    mixed-instances policy."""
+    made = [
+        _untagged(f"shop-general-{kind.replace('.', '-')}-eu-west-1{az}-{cap}",
+                  f"subnet-prv-{az}", kind, spot_market=cap == "spot")
+        for kind in ("m5.large", "c5.xlarge") for az in "ab" for cap in ("on-demand", "spot")
+    ] + [_untagged("shop_batch_r5large_euwest1a_od", "subnet-prv-a", "r5.large")]  # fmt: skip
+    live = _live(*(group for group, _, _ in made))
+    live.templates.update({template: data for _, template, data in made})
+
+    proposal = propose(live, "Z1")
+
+    pools = {p["name"]: p for p in proposal.cluster["worker_pools"]}
+    assert sorted(pools) == ["batch", "general"]
+    general = pools["general"]
+    assert general["instance_types"] == ["c5.xlarge", "m5.large"]
+    assert general["capacity_types"] == ["on-demand", "spot"]
+    assert "group_per" not in general  # one group per type, AZ and capacity, as the seed's
+    assert (pools["batch"]["capacity_types"], pools["batch"]["azs"]) == (
+        ["on-demand"],
+        ["eu-west-1a"],
+    )
+    noted = [n for n in proposal.notes if "carry no pool tag" in n]
+    assert len(noted) == 2 and any(n.startswith("Pool general gathers 8 group(s)") for n in noted)
+    assert not [p for p in proposal.problems if "matches no pool" in p]
 
 
 def test_an_instance_group_whose_name_is_no_pool_name_becomes_a_valid_pool_noted() -> None:
