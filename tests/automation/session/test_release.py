@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from automation.aws.clients import AwsAccess, AwsClients
+from automation.aws.kops_state import group_claims, move_aside
 from automation.config.clients import StaticClients
 from automation.core.errors import UserError
 from automation.session.release import release
@@ -82,3 +83,37 @@ def test_a_stack_that_names_no_kops_store_is_one_sentence(moto: MotoServer, tmp_
     project = _project(tmp_path, {})
     with pytest.raises(UserError, match=r"names no kops state store .*terraform state rm"):
         release(project, STACK, dry_run=True, confirm=None, engine_factory=lambda *_: _engine())
+
+
+def test_hooks_before_a_phase_wait_until_kops_lets_go_of_its_groups(
+    moto: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hooks drain-workers before`` (whose update changes the old worker groups) is
+    refused while kops's store holds one of them, before any step or record; released,
+    the same command goes on to its steps."""
+    from automation.core.errors import PreconditionFailed
+    from automation.session.hooks import HooksRequest, execute_hooks
+    from tests.automation.session.test_hooks import finished
+
+    monkeypatch.setenv("KUBESHIFT_STATE_DIR", str(tmp_path / "state"))
+    s3 = _store(moto)
+    project = _project(tmp_path, {"kops_state": STORE})
+    group = "demo-workers-general-m5-large-us-west-2b-on-demand"  # a logical name: the render's
+    earlier = ("baseline", "target-network", "shared-resources", "ingress-nodeport",
+               "target-workers", "dns-cutover", "ingress-move")  # fmt: skip
+    engine = FakeEngine(progress=finished(*earlier))
+    engine.deployment = {"resources": [{
+        "urn": f"urn:pulumi:s::kubeshift::{ASG}::{group}", "type": ASG,
+        "id": "nodes-a.demo.k8s.local",
+    }]}  # fmt: skip
+    clients = StaticClients(aws=AwsClients(AwsAccess(region=moto.region)))
+    request = HooksRequest(project, STACK, "drain-workers", "before", yes=True)
+
+    with pytest.raises(PreconditionFailed, match=r"kops's state store still holds \(nodes-a;"):
+        execute_hooks(request, engine_factory=lambda *_: engine, clients=clients)
+    assert [name for name, _ in engine.calls if name in {"up", "record"}] == []
+
+    move_aside(STORE, group_claims(STORE, s3), s3)
+    # released: past the check, its first step asks for the cluster (none in this test)
+    with pytest.raises(UserError, match=r"No Kubernetes client for cluster 'primary'"):
+        execute_hooks(request, engine_factory=lambda *_: engine, clients=clients)
