@@ -6,6 +6,13 @@ test directory shares a single instance of each service.
 """
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("kubeshift", derandomize=True, database=None, deadline=None)
+settings.load_profile("kubeshift")
+"""Property tests draw the same examples on every run (CI must be deterministic) and
+write no example database into the checkout; no per-example deadline, as a loaded CI
+machine is slower, and each test's own work is bounded by its example count."""
 
 pytest_plugins: list[str] = [
     "tests.support.moto_fixtures",

@@ -381,23 +381,3 @@ def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
     paths.world_built.unlink()  # as if the build itself had been cut short
     with pytest.raises(SandboxError, match=r"was cut short\. Run `kubeshift sandbox down`"):
         _build_as_kops(values, paths, state, said.append)
-
-
-LONG_CLUSTER = "analytics-prod-eu-central-1"  # 27 characters, as issue 47 met it
-
-
-@pytest.mark.parametrize(
-    "cluster",
-    [LONG_CLUSTER, "payments-platform-prod-eu-central-1-blue"],  # 27, 39 characters
-)
-def test_write_config_proposes_a_stack_file_it_takes_for_a_cluster_with_a_long_name(
-    kops_values: dict[str, Any], moto: MotoServer, tmp_path: Path, cluster: str
-) -> None:
-    """Names the kind's limit cuts (a load balancer's 32 characters cut the cluster's
-    name too) are kept under the name kubeshift gives, and the proposal loads."""
-    kops_values["kubeshift:cluster"]["name"] = cluster
-    build(kops_values, Aws(REGION, moto.endpoint_url))
-    proposed = _proposed(kops_values, tmp_path)
-    names = proposed["kubeshift:cluster"]["names"]
-    assert any(not k.split(":")[-1].startswith(f"{cluster}-") for k in names), names
-    load_config(proposed)
