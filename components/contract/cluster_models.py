@@ -330,7 +330,7 @@ class ClusterConfig(_Model):
     )
     cluster_id: str | None = Field(
         default=None,
-        pattern=r"^[a-z0-9](?:[a-z0-9.-]{0,98}[a-z0-9])?$",
+        pattern=r"^[a-z0-9][a-z0-9.-]{0,98}[a-z0-9]$",
         description="The ID the cluster's tags and its cloud controller know it by "
         "(kubernetes.io/cluster/<id>, KubernetesCluster=<id>, --cluster-name), where it is "
         "not name: kops's is the cluster's DNS name (prod.example.com, demo.k8s.local). "

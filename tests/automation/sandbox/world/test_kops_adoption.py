@@ -28,38 +28,15 @@ from tests.support.moto_fixtures import MotoServer
 REGION = "us-west-2"
 
 
-def test_adoption_names_every_instance_group_kops_still_holds(
+def test_kops_world_is_found_by_its_dns_name_and_lets_go_of_every_instance_group(
     kops_values: dict[str, Any], moto: MotoServer, tmp_path: Path
 ) -> None:
+    """kops tags what it builds with its cluster's DNS name, not kubeshift's name: a
+    stack without ``cluster_id`` is told which to set, and with it the proposal keeps
+    it, so the program tags what it declares as kops did. The proposal names kops's
+    state store, which holds a spec per group, and adoption names every one."""
     built = build(kops_values, Aws(REGION, moto.endpoint_url))
     groups = sorted(b.name for b in built if b.kind == "autoscaling:group")
-    clients = AwsClients(AwsAccess(region=REGION))
-
-    proposed = propose_stack(kops_values, tmp_path / "Pulumi.local.yaml", clients)
-    store = f"s3://{STATE_STORE}/{domain('local-demo')}"
-    assert proposed.values["kubeshift:runtime"]["kops_state"] == store
-    assert any("kubeshift:runtime.kops_state names it" in n for n in proposed.proposal.notes)
-    # what kops would build again: a spec per group, each naming the group the world built
-    claims = group_claims(store, moto.client("s3"))
-    assert sorted(name for c in claims for name in c.names) == groups
-    members = {c.group for c in claims if c.role == "Master"}
-    assert len(members) == 3 and all(g.startswith("master-") for g in members)
-
-    discovery = discover(proposed.values, clients, "local")
-    plan = AdoptReport(stack="local", phase=discovery.phase, outcome="planned",
-                       discovery=discovery)  # fmt: skip
-    named = with_kops_claims(plan, store, StaticClients(aws=clients))
-    assert sorted(named.kops_claims) == sorted(c.group for c in claims)
-    assert len(named.kops_release) == len(claims)
-
-
-def test_kops_tags_the_cluster_by_its_dns_name_and_adoption_finds_it_by_cluster_id(
-    kops_values: dict[str, Any], moto: MotoServer, tmp_path: Path
-) -> None:
-    """kops tags what it builds with its cluster's DNS name, not kubeshift's name: a stack
-    without ``cluster_id`` is told which to set, and with it the proposal keeps it, so
-    the program tags what it declares as kops did."""
-    build(kops_values, Aws(REGION, moto.endpoint_url))
     clients = AwsClients(AwsAccess(region=REGION))
     dns = domain("local-demo")
     vpc = clients.ec2.describe_vpcs(Filters=[{"Name": "tag-key", "Values": [
@@ -80,3 +57,18 @@ def test_kops_tags_the_cluster_by_its_dns_name_and_adoption_finds_it_by_cluster_
     kept = cluster.get("kept_tags", {})
     held = {n for n, tags in kept.items() for key in tags if key.startswith("kubernetes.io/clu")}
     assert held and all("-sg-" in n for n in held), held
+
+    store = f"s3://{STATE_STORE}/{dns}"
+    assert proposed.values["kubeshift:runtime"]["kops_state"] == store
+    assert any("kubeshift:runtime.kops_state names it" in n for n in proposed.proposal.notes)
+    # what kops would build again: a spec per group, each naming the group the world built
+    claims = group_claims(store, moto.client("s3"))
+    assert sorted(name for c in claims for name in c.names) == groups
+    members = {c.group for c in claims if c.role == "Master"}
+    assert len(members) == 3 and all(g.startswith("master-") for g in members)
+    discovery = discover(proposed.values, clients, "local")
+    plan = AdoptReport(stack="local", phase=discovery.phase, outcome="planned",
+                       discovery=discovery)  # fmt: skip
+    named = with_kops_claims(plan, store, StaticClients(aws=clients))
+    assert sorted(named.kops_claims) == sorted(c.group for c in claims)
+    assert len(named.kops_release) == len(claims)
