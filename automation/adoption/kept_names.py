@@ -31,12 +31,12 @@ from automation.adoption.live import (
 from automation.adoption.proposal import (
     EVENTS_TAG,
     MAIN_ETCD_TAG,
-    MASTER_TAG,
     MEMBER_TAG,
     capacity_of,
     front,
     instance_group,
     instance_types,
+    member_groups,
     member_numbers,
     pool_of,
     spans,
@@ -110,8 +110,9 @@ def _groups_and_templates(live: LiveCluster, namer: Namer) -> Found:
 
 def _template_groups(live: LiveCluster, masters: bool) -> set[str]:
     ids: set[str] = set()
+    members = member_groups(live)
     for group in live.groups:
-        if (MASTER_TAG in tags_of(group)) == masters:
+        if (group["AutoScalingGroupName"] in members) == masters:
             data = live.templates.get(template_spec(group).get("LaunchTemplateId", ""), {})
             ids.update(template_groups(data))
     return ids
@@ -170,11 +171,12 @@ def identity_profiles(live: LiveCluster) -> dict[IdentityRole, str]:
     """The one instance profile the workers' (``node``) or the members' templates run
     as, for each that has exactly one."""
     found: dict[IdentityRole, str] = {}
+    members = member_groups(live)
     for masters, role in ((False, "node"), (True, "control-plane")):
         profiles = {
             profile_name(live.templates.get(template_spec(g).get("LaunchTemplateId", ""), {}))
             for g in live.groups
-            if (MASTER_TAG in tags_of(g)) == masters
+            if (g["AutoScalingGroupName"] in members) == masters
         } - {""}
         if len(profiles) == 1:
             found[cast(IdentityRole, role)] = profiles.pop()

@@ -58,8 +58,15 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
     proposal = Proposal(cluster={"name": live.name})
     network = _network(live)
     proposal.cluster["network"] = network
-    masters = [g for g in live.groups if MASTER_TAG in tags_of(g)]
-    workers = [g for g in live.groups if MASTER_TAG not in tags_of(g)]
+    members = member_groups(live)
+    masters = [g for g in live.groups if g["AutoScalingGroupName"] in members]
+    workers = [g for g in live.groups if g["AutoScalingGroupName"] not in members]
+    if masters and not any(MASTER_TAG in tags_of(g) for g in masters):
+        proposal.notes.append(
+            f"No group carries {MASTER_TAG}; the {len(masters)} single-instance group(s) "
+            "behind the API's target groups (a port outside the node ports) are taken as "
+            f"the control-plane members ({', '.join(sorted(members))}): check them."
+        )
     image = next(
         (live.templates[template_spec(g)["LaunchTemplateId"]].get("ImageId") for g in workers),
         None,
@@ -133,13 +140,40 @@ def instance_group(group: Raw) -> str:
     return tags.get("kops.k8s.io/instancegroup") or group["AutoScalingGroupName"].split(".")[0]
 
 
+NODE_PORTS = range(30000, 32768)
+"""Kubernetes's default node-port range: where an ingress load balancer sends traffic."""
+
+
+def member_groups(live: LiveCluster) -> frozenset[str]:
+    """The control plane's groups, by name: those tagged ``k8s.io/role/master`` (kops,
+    kubeshift); where none is (a Terraform module's), the single-instance groups behind
+    a target group on a port outside the node ports, which only the API's are."""
+    tagged = frozenset(g["AutoScalingGroupName"] for g in live.groups if MASTER_TAG in tags_of(g))
+    if tagged:
+        return tagged
+    ports = {
+        arn: int(target.get("Port") or 0)
+        for balancer in live.balancers.values()
+        for arn, target in balancer.target_groups.items()
+    }
+    return frozenset(
+        g["AutoScalingGroupName"]
+        for g in live.groups
+        if g.get("MaxSize", 2) <= 1
+        and any(
+            arn in ports and ports[arn] not in NODE_PORTS for arn in g.get("TargetGroupARNs", [])
+        )
+    )
+
+
 def member_numbers(live: LiveCluster) -> dict[str, int]:
     """Each control-plane group's member number, by group name: kubeshift's member tag
     where every member carries it; else the number kops ends each member's instance
     group name with (``master-<zone>-<n>``) where those are 1 to n; else the members
     taken by turns from their AZs (the cluster's AZs in order, names in order within
     one), as the program places member n in the n-th AZ of the rotation."""
-    masters = [g for g in live.groups if MASTER_TAG in tags_of(g)]
+    members = member_groups(live)
+    masters = [g for g in live.groups if g["AutoScalingGroupName"] in members]
     names = [g["AutoScalingGroupName"] for g in masters]
     expected = set(range(1, len(masters) + 1))
     tagged = [tags_of(g).get(MEMBER_TAG, "") for g in masters]
@@ -398,8 +432,10 @@ def _pool(
 def front(live: LiveCluster) -> tuple[Balancer | None, Balancer | None]:
     """The API load balancer (in front of the members) and the ingress one (workers)."""
 
+    members = member_groups(live)
+
     def in_front_of(masters: bool) -> Balancer | None:
-        groups = [g for g in live.groups if (MASTER_TAG in tags_of(g)) == masters]
+        groups = [g for g in live.groups if (g["AutoScalingGroupName"] in members) == masters]
         arns = {arn for g in groups for arn in g.get("TargetGroupARNs", [])}
         return next((b for b in live.balancers.values() if arns & set(b.target_groups)), None)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from automation.adoption.live import LiveCluster
-from automation.adoption.proposal import member_numbers, propose
+from automation.adoption.live import Balancer, LiveCluster
+from automation.adoption.proposal import member_groups, member_numbers, propose
 from components.contract.checks import POOL_NAME
 
 LT = "lt-0123"
@@ -217,6 +217,35 @@ def test_an_instance_group_whose_name_is_no_pool_name_becomes_a_valid_pool_noted
         "letters, digits or hyphens); the live groups keep their names."
         for pool, tagged in zip(cut, (long_a, long_b), strict=True)
     )
+
+
+def test_without_a_master_tag_the_members_are_the_groups_behind_the_apis_target_group() -> None:
+    """A Terraform module's control plane carries no ``k8s.io/role/master``: its
+    single-instance groups behind a target group on the API's port (not a node port)
+    are the members; a worker group behind the ingress's node port is not, and neither
+    is a larger group behind the API's port."""
+    api_tg, ingress_tg = "arn:tg/api", "arn:tg/ingress"
+    members = [_group(f"shop-cp-{n}", f"subnet-prv-{az}") for n, az in ((1, "a"), (2, "b"))]
+    for member in members:
+        member["MaxSize"], member["TargetGroupARNs"] = 1, [api_tg]
+    workers = _group("shop-general-m5-large-eu-west-1a-spot", "subnet-prv-a")
+    workers["TargetGroupARNs"] = [ingress_tg]
+    bastion = _group("shop-api-proxies", "subnet-prv-a")
+    bastion["TargetGroupARNs"] = [api_tg]  # MaxSize 3: not a member
+    live = _live(*members, workers, bastion)
+    lb = {"LoadBalancerName": "shop-api", "DNSName": "api.elb", "Scheme": "internal"}
+    live.balancers = {
+        "arn:lb/api": Balancer(lb=lb, listeners=[], rules=[],
+                               target_groups={api_tg: {"Port": 6443}}),
+        "arn:lb/ingress": Balancer(lb={**lb, "LoadBalancerName": "shop-ingress"}, listeners=[],
+                                   rules=[], target_groups={ingress_tg: {"Port": 30443}}),
+    }  # fmt: skip
+
+    assert member_groups(live) == {"shop-cp-1", "shop-cp-2"}
+    assert member_numbers(live) == {"shop-cp-1": 1, "shop-cp-2": 2}  # by turns from the AZs
+    proposal = propose(live, "Z1")
+    assert proposal.cluster["control_plane"]["members"] == 2
+    assert any("No group carries k8s.io/role/master" in n for n in proposal.notes)
 
 
 def _master(name: str, subnet: str, **tags: str) -> Any:
