@@ -14,7 +14,8 @@ would come back, and one it changes would be changed back.
 moving the spec out of ``instancegroup/`` is. kops then neither builds nor updates
 that group, and its AWS resources stay as they are. The group's nodeup configuration
 (``igconfig/<role>/<group>/nodeupconfig.yaml``) stays where it is: the nodes kubeshift
-launches from the kept boot script read it there.
+launches from the kept boot script read it there (nodeup's ``command.go`` reads the
+group's ``igconfig`` file, or kops-controller's answer, never ``instancegroup/``).
 """
 
 from __future__ import annotations
