@@ -203,22 +203,29 @@ def test_going_back_to_ingress_nodeport_left_the_world_as_it_was_there(
 def test_the_killed_engine_alone_was_recovered_once_through_the_documented_command(
     rehearsal: Rehearsal,
 ) -> None:
-    """One recovery, where the engine was killed mid-update, and none after the other
-    faults (the harness fails a trial on any recovery no fault demanded); the journal's
-    one recovery removed the killed engine's lock and nothing else."""
+    """One recovery where the engine was killed mid-update, and none after the other
+    faults but where one left an engine's lock behind (the harness fails a trial on any
+    recovery no fault demanded). kubeshift killed alone mid-update orphans its ``pulumi``,
+    which dies at its next write to the dead pipe or finishes first, as the machine's
+    load decides: its lock is then left (one recovery, read from the backend's lock
+    files) or not (none). Each recovery removed the lock of an engine its fault killed or
+    orphaned, and nothing else."""
     trials = rehearsal.faults.trials
-    demanded = [(t.fault.how, t.recoveries, t.expected) for t in trials]
-    assert demanded == [
-        ("engine-kill", 1, 1), ("sigint", 0, 0), ("kill-alone", 0, 0), ("kill-alone", 0, 0),
-        ("group-kill", 0, 0),
+    assert [t.fault.how for t in trials] == [
+        "engine-kill", "sigint", "kill-alone", "kill-alone", "group-kill"
     ], table(trials)  # fmt: skip
+    demanded = [(t.recoveries, t.expected) for t in trials]
+    orphans = [int(t.fault.how == "kill-alone" and t.left_lock) for t in trials]
+    assert demanded == [(1, 1), *((n, n) for n in orphans[1:])], table(trials)
     records = _records(rehearsal)
     recoveries = [r for k, r in records.items() if k.startswith("recover/")]
-    assert [r["status"] for r in recoveries] == ["succeeded"], recoveries
-    killed = [f"pulumi pid {e.pid} on " for e in trials[0].engines if e.locks]
-    removed = recoveries[0]["details"]["stale_locks"]
-    assert killed and len(removed) == 1, (killed, removed)
-    assert any(removed[0].startswith(lock) for lock in killed), (killed, removed)
+    assert [r["status"] for r in recoveries] == ["succeeded"] * (1 + sum(orphans)), recoveries
+    hurt = [t for t in trials if t.expected]
+    for trial, recovery in zip(hurt, recoveries, strict=True):
+        engines = [f"pulumi pid {e.pid} on " for e in trial.engines if e.locks]
+        removed = recovery["details"]["stale_locks"]
+        assert engines and len(removed) == 1, (engines, removed)
+        assert any(removed[0].startswith(lock) for lock in engines), (engines, removed)
 
 
 def test_nothing_the_killed_engine_had_made_was_made_twice(rehearsal: Rehearsal) -> None:
