@@ -177,21 +177,24 @@ def print_adoption(report: AdoptReport) -> None:
     }[report.outcome]
     out.print(f"{report.stack}: {verdict}")
     if report.terraform_claims:
-        out.print(
+        _print_claims(
             f"Terraform still manages {len(report.terraform_claims)} of these "
             "(kubeshift:runtime.terraform_state): its next apply would put them back, and a "
             "phase that changes one refuses to start until it is released with:",
-            markup=False, highlight=False,
-        )  # fmt: skip
-        for command in report.terraform_release:
-            out.print(f"  {command}", markup=False, highlight=False)
+            report.terraform_release,
+        )
     if report.kops_claims:
-        out.print(
+        _print_claims(
             f"kops's state store still holds {len(report.kops_claims)} instance group(s) "
             f"of these ({', '.join(report.kops_claims)}; kubeshift:runtime.kops_state): its "
             "next `kops update cluster --yes` would put them back, and a phase that changes "
             "one refuses to start until `kubeshift release --yes` (or, by hand) releases it:",
-            markup=False, highlight=False,
-        )  # fmt: skip
-        for command in report.kops_release:
-            out.print(f"  {command}", markup=False, highlight=False)
+            report.kops_release,
+        )
+
+
+def _print_claims(sentence: str, commands: list[str]) -> None:
+    """What the tool that built the cluster still claims, and the commands that release it."""
+    out.print(sentence, markup=False, highlight=False)
+    for command in commands:
+        out.print(f"  {command}", markup=False, highlight=False)

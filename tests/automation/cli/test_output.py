@@ -70,6 +70,31 @@ def test_an_adoption_report_says_each_kept_live_value_on_one_line(
     ]
 
 
+def test_an_adoption_report_names_what_terraform_and_kops_still_claim_and_how_to_release(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from automation.adoption.models import AdoptReport, Discovery
+    from automation.cli.adopt import print_adoption
+
+    found = Discovery(
+        stack="local", cluster="c", phase="baseline", resources=[], problems=[], skipped=[],
+        unmodelled=[],
+    )  # fmt: skip
+    move = "aws s3 mv s3://kops/c.k8s.local/instancegroup/nodes s3://kops/c.k8s.local/kubeshift-released/instancegroup/nodes"
+    report = AdoptReport(
+        stack="local", phase="baseline", outcome="planned", discovery=found,
+        terraform_claims=["module.k8s.aws_lb.api"],
+        terraform_release=["terraform state rm module.k8s.aws_lb.api"],
+        kops_claims=["nodes"], kops_release=[move],
+    )  # fmt: skip
+    print_adoption(report)
+    text = " ".join(capsys.readouterr().out.split())  # the console wraps at its width
+    assert "Terraform still manages 1 of these" in text
+    assert "terraform state rm module.k8s.aws_lb.api" in text
+    assert "kops's state store still holds 1 instance group(s) of these (nodes;" in text
+    assert "`kubeshift release --yes`" in text and move in text
+
+
 def test_the_adoption_table_keeps_names_and_ids_whole_on_a_narrow_terminal(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
