@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,17 +43,23 @@ def test_help_shows_flags_without_type_names_and_options_with_what_they_take() -
     assert "--dry-run" in text and "--yes" in text
 
 
-def test_an_adoption_report_says_each_kept_live_value_on_one_line(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    from automation.adoption.models import AdoptReport, Discovery
-    from automation.cli.adopt import print_adoption
-    from components.contract.cluster_models import KeptInput
+def _nothing_found() -> Any:
+    from automation.adoption.models import Discovery
 
-    found = Discovery(
+    return Discovery(
         stack="local", cluster="c", phase="baseline", resources=[], problems=[], skipped=[],
         unmodelled=[],
     )  # fmt: skip
+
+
+def test_an_adoption_report_says_each_kept_live_value_on_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from automation.adoption.models import AdoptReport
+    from automation.cli.adopt import print_adoption
+    from components.contract.cluster_models import KeptInput
+
+    found = _nothing_found()
     metrics = ["GroupMinSize", "GroupMaxSize"]
     report = AdoptReport(
         stack="local", phase="baseline", outcome="planned", discovery=found,
@@ -73,13 +80,10 @@ def test_an_adoption_report_says_each_kept_live_value_on_one_line(
 def test_an_adoption_report_names_what_terraform_and_kops_still_claim_and_how_to_release(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from automation.adoption.models import AdoptReport, Discovery
+    from automation.adoption.models import AdoptReport
     from automation.cli.adopt import print_adoption
 
-    found = Discovery(
-        stack="local", cluster="c", phase="baseline", resources=[], problems=[], skipped=[],
-        unmodelled=[],
-    )  # fmt: skip
+    found = _nothing_found()
     move = "aws s3 mv s3://kops/c.k8s.local/instancegroup/nodes s3://kops/c.k8s.local/kubeshift-released/instancegroup/nodes"
     report = AdoptReport(
         stack="local", phase="baseline", outcome="planned", discovery=found,
