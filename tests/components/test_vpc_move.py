@@ -422,7 +422,7 @@ def test_policies_hold_in_every_phase_without_a_shared_group(phase: str) -> None
 @pytest.mark.parametrize("phase", ["baseline", "target-workers", "drain-workers", "cleanup"])
 def test_policies_hold_for_the_example(phase: str) -> None:
     resources = rendered(EXAMPLE, phase).resources
-    assert [str(v) for v in policy.check_all(resources, "prod-usw2")] == []
+    assert [str(v) for v in policy.check_all(resources, "prod-usw2.k8s.local")] == []
 
 
 def test_draining_groups_stop_launching() -> None:
