@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from automation.adoption.discovery import GROUP
 from automation.aws import kops_state
 from automation.config.clients import LazyClients
 from automation.config.project import load_stack
@@ -23,8 +24,6 @@ from automation.core.errors import UserError
 from automation.engine.adapter import urn_type
 from automation.model.context import ClientSet
 from automation.session.assembly import EngineFactory, pulumi_engine
-
-GROUP = "aws:autoscaling/group:Group"
 
 Confirm = Callable[[str], bool]
 
