@@ -130,7 +130,7 @@ class Adoption:
         self.imports = imports
         if not assessment.clean:
             outcome = "refused"
-        elif not assessment.imports and not assessment.recorded:
+        elif not (assessment.imports or assessment.recorded or assessment.added):
             outcome = "unchanged"
         else:
             outcome = "planned"
@@ -149,7 +149,8 @@ class Adoption:
                     self.project, self.info.name, run_id, {IMPORTS_VAR: str(path)}
                 )
                 engine.carry(self._adopted_record())
-                with self.status(f"importing {len(plan.imported)} resources"):
+                adding = f" and adding {len(plan.added)}" if plan.added else ""
+                with self.status(f"importing {len(plan.imported)} resources{adding}"):
                     engine.up()
             plain = self.engine_factory(self.project, self.info.name, run_id, {})
             with self.status(f"previewing {first} without imports"):
@@ -163,18 +164,22 @@ class Adoption:
             journal.fail(first, STEP, str(exc))
             raise
         left = [*after.refusals, *(d.line() for d in after.differences if not self._accepted(d))]
-        if after.imports or after.recorded or left:
+        if after.imports or after.recorded or after.added or left:
             message = f"After the import, {first} still plans changes: " + "; ".join(
-                left or [*after.imports, *after.recorded]
+                left or [*after.imports, *after.recorded, *after.added]
             )
             journal.fail(first, STEP, message)
             raise StepFailedError(message)
         details: dict[str, Any] = {
             "imported": len(plan.imported),
             "recorded": len(plan.recorded),
+            "added": len(plan.added),
             "unmodelled": len(plan.discovery.unmodelled),
         }
-        journal.finish(first, STEP, f"adopted {len(plan.imported)} resources", changed=True,
+        summary = f"adopted {len(plan.imported)} resources" + (
+            f", added {len(plan.added)}" if plan.added else ""
+        )
+        journal.finish(first, STEP, summary, changed=True,
                        details=details)  # fmt: skip
         made_later = [d for d in after.differences if self._accepted(d)]
         message = (
@@ -229,6 +234,7 @@ class Adoption:
             refusals=[*discovery.problems, *assessment.refusals],
             imported=[r.name for r in left if r.import_id is not None],
             recorded=[r.name for r in left if r.import_id is None],
+            added=[] if outcome == "refused" else list(assessment.added),
             already=list(assessment.adopted),
             kept=self.kept,
         )

@@ -7,6 +7,8 @@ with the imports, each step is one of:
   when live attributes and the stack file disagree, each a :class:`Difference`;
 - a ``create`` of a component, of the provider, or of a type pulumi-aws cannot import
   whose create changes nothing live (discovery checked it is there already);
+- a ``create`` of what discovery found nothing for and adoption adds beside what runs
+  (:mod:`.additions`);
 - ``same``: adopted before;
 - a replacement (planned as several steps) — one sentence naming the attributes that
   cannot change in place, each of its differing attributes one line; replacements
@@ -37,6 +39,8 @@ class Assessment:
     """Logical names the update would import."""
     recorded: tuple[str, ...] = ()
     """Logical names recorded by a create that changes nothing live."""
+    added: tuple[str, ...] = ()
+    """Logical names created beside what runs (:mod:`.additions`)."""
     adopted: tuple[str, ...] = ()
     """Logical names already in the state, unchanged."""
     differences: tuple[Difference, ...] = ()
@@ -79,8 +83,10 @@ def _differences(change: ResourceChange) -> list[Difference]:
 def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessment:
     """Sort the preview's steps; see the module docstring."""
     recordable = {r.name for r in discovery.resources if r.import_id is None}
+    addable = {a.name for a in discovery.additions}
     imports: list[str] = []
     recorded: list[str] = []
+    added: list[str] = []
     adopted: list[str] = []
     differences: list[Difference] = []
     refusals: list[str] = []
@@ -103,6 +109,8 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
             differences.extend(_differences(change))
         elif change.op == "create" and change.name in recordable:
             recorded.append(change.name)
+        elif change.op == "create" and change.name in addable:
+            added.append(change.name)
         elif change.op == "update" and change.detail:
             differences.extend(_differences(change))
         elif change.op in _REPLACING:
@@ -123,6 +131,7 @@ def assess(changes: Iterable[ResourceChange], discovery: Discovery) -> Assessmen
     return Assessment(
         imports=tuple(imports),
         recorded=tuple(recorded),
+        added=tuple(added),
         adopted=tuple(adopted),
         differences=tuple(differences),
         refusals=tuple(refusals),

@@ -14,10 +14,11 @@ from typing import Any
 
 import pulumi
 
-from automation.adoption.models import AdoptedResource, Discovery, LiveResource
+from automation.adoption.additions import ADDED, addable, holds_mark, looked_up
+from automation.adoption.models import Addition, AdoptedResource, Discovery, LiveResource
 from automation.aws.clients import AwsClients
 from automation.aws.failures import BotoCoreError, ClientError
-from automation.aws.lookup import Lookup, LookupProblem, OwnAddition, find
+from automation.aws.lookup import Lookup, LookupProblem, Missing, OwnAddition, find
 from automation.aws.lookup.iam import role_policies_besides
 from automation.aws.lookup.security import rules_besides
 from automation.aws.lookup.tagged import tagged_resources
@@ -40,13 +41,7 @@ NAMED_KINDS = frozenset({
 
 
 def _refers_to_unfound(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.startswith(UNFOUND) or f"/{UNFOUND}" in value
-    if isinstance(value, Mapping):
-        return any(_refers_to_unfound(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_refers_to_unfound(v) for v in value)
-    return False
+    return holds_mark(value, UNFOUND)
 
 
 def _aws_refusal(exc: ClientError | BotoCoreError) -> str:
@@ -65,6 +60,7 @@ class LiveMocks(pulumi.runtime.Mocks):
         self.found: list[AdoptedResource] = []
         self.problems: list[str] = []
         self.skipped: list[str] = []
+        self.added: list[Addition] = []
         self.shared_group_missing = False
         """No live group is the program's shared one (the instances may share none)."""
 
@@ -78,12 +74,26 @@ class LiveMocks(pulumi.runtime.Mocks):
         if _refers_to_unfound(inputs):
             self.skipped.append(args.name)
             return unfound, placeholder
+        if not looked_up(args.typ, inputs):
+            if addable(args.typ, args.name, inputs):
+                return self._add(args, inputs, "it belongs to a resource adoption adds")
+            kind = args.typ.rsplit(":", 1)[-1]
+            self.problems.append(
+                f"{args.name}: nothing live matches it, for it refers to a resource adoption "
+                f"would add, and a {kind} is not added beside what runs."
+            )
+            return unfound, placeholder
         try:
             live = find(self.lookup, args.typ, args.name, inputs)
-        except LookupProblem as exc:
+        except Missing as exc:
+            if addable(args.typ, args.name, inputs):
+                return self._add(args, inputs, str(exc).split(": ", 1)[-1].rstrip("."))
             self.problems.append(str(exc))
             if args.typ == SECURITY_GROUP and args.name.endswith(SHARED_GROUP):
                 self.shared_group_missing = True
+            return unfound, placeholder
+        except LookupProblem as exc:
+            self.problems.append(str(exc))
             return unfound, placeholder
         except OwnAddition:  # not imported: the preview shows its create, and refuses it
             return unfound, placeholder
@@ -97,6 +107,15 @@ class LiveMocks(pulumi.runtime.Mocks):
             AdoptedResource(type=args.typ, name=args.name, id=live.id, import_id=live.import_id)
         )
         return live.id, {**inputs, **live.outputs}
+
+    def _add(
+        self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any], why: str
+    ) -> tuple[str, dict[str, Any]]:
+        """Answer for a resource adoption adds; what dependents read of it carries the
+        mark, so they are added too or refused (:mod:`.additions`)."""
+        self.added.append(Addition(type=args.typ, name=args.name, why=why))
+        added = f"{ADDED}{args.name}"
+        return added, {**inputs, **dict.fromkeys(_READ_BY_DEPENDENTS, added)}
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[Any]]:
         return {}, []  # no stack to read back: the program skips its progress check
@@ -148,6 +167,7 @@ def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Disc
         resources=mocks.found,
         problems=[*mocks.problems, *hint],
         skipped=mocks.skipped,
+        additions=mocks.added,
         unmodelled=unmodelled,
     )
 

@@ -23,6 +23,17 @@ class AdoptedResource(_Model):
     cannot import the type, e.g. ``aws:autoscaling/attachment:Attachment``)."""
 
 
+class Addition(_Model):
+    """A declared resource nothing live matches, which adoption's update creates beside
+    what runs (``automation.adoption.additions`` says which may be)."""
+
+    type: str
+    name: str
+    """The program's logical name."""
+    why: str
+    """What was looked for and not found, or what it belongs to."""
+
+
 class LiveResource(_Model):
     """A live resource the program does not model: tagged for the cluster, a rule of a
     security group adoption takes (kops's own rules, one a person added) or an inline
@@ -46,6 +57,7 @@ class Discovery(_Model):
     nothing while there is one."""
     skipped: list[str]
     """Resources not looked for because one they refer to was not found."""
+    additions: list[Addition] = []
     unmodelled: list[LiveResource]
 
     @property
@@ -99,6 +111,8 @@ class AdoptReport(_Model):
     """Resources imported (``adopted``) or to import (``planned``); none when refused."""
     recorded: list[str] = []
     """Attachments recorded by an idempotent create, or to record; none when refused."""
+    added: list[str] = []
+    """Resources created beside what runs (``Discovery.additions``), or to create."""
     already: list[str] = []
     """Resources already in the stack's state (adopted before)."""
     message: str = ""

@@ -59,6 +59,27 @@ def cluster_name(values: dict[str, Any], path: Path) -> str:
     return name
 
 
+def _keep_given_ingress(given: dict[str, Any], proposal: Proposal) -> None:
+    """No load balancer runs in front of the workers (kops exposes its ingress through a
+    ``LoadBalancer`` Service): the stack file's ingress load balancer and records are
+    what the user asks kubeshift to add, which adoption does beside what runs."""
+    if "ingress" in proposal.cluster:
+        return
+    ingress = given.get("ingress")
+    records = (given.get("dns") or {}).get("ingress_records") if isinstance(
+        given.get("dns"), dict) else None  # fmt: skip
+    if isinstance(ingress, dict):
+        proposal.cluster["ingress"] = ingress
+    if records and isinstance(proposal.cluster.get("dns"), dict):
+        proposal.cluster["dns"].setdefault("ingress_records", records)
+    proposal.notes.append(
+        "No load balancer runs in front of the workers' node ports; the stack file's "
+        f"{stack_keys.CLUSTER_KEY}.ingress"
+        + (" and dns.ingress_records are" if records else " is")
+        + " kept, and adoption adds that load balancer (and its records) beside what runs."
+    )
+
+
 def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> ProposedStack:
     """The stack ``values`` with their cluster block proposed from what runs."""
     name = cluster_name(values, path)
@@ -117,6 +138,7 @@ def propose_stack(values: dict[str, Any], path: Path, clients: AwsClients) -> Pr
             f"kubeshift attaches; {stack_keys.CLUSTER_KEY}.managed_policies keeps them "
             "(adoption attaches and detaches none)."
         )
+    _keep_given_ingress(cluster, proposal)
     for block, kept, what, why in kept_blocks:
         if kept:
             proposal.cluster[block] = kept

@@ -149,6 +149,10 @@ def print_adoption(report: AdoptReport) -> None:
     ]
     title = f"{report.stack} @ {report.phase}: {len(found)} live"
     out.print(make_table(title, ("type", "name", "live id"), rows))
+    why = {a.name: a.why for a in report.discovery.additions}
+    for name in report.added:
+        out.print(f"adds: {name} ({why.get(name, 'nothing live matches it')})",
+                  markup=False, highlight=False)  # fmt: skip
     unmodelled = Counter(r.kind for r in report.discovery.unmodelled)
     if unmodelled:
         listed = ", ".join(f"{count} {kind}" for kind, count in sorted(unmodelled.items()))
@@ -168,10 +172,12 @@ def print_adoption(report: AdoptReport) -> None:
     verdict = {
         "planned": f"would import {len(report.imported)} resources"
         + (f" and record {len(report.recorded)}" if report.recorded else "")
+        + (f" and add {len(report.added)}" if report.added else "")
         + "; nothing changed (dry run)",
         "refused": "nothing was imported: fix the stack file (or the cloud) and run adopt again",
         "adopted": f"imported {len(report.imported)} resources"
         + (f", recorded {len(report.recorded)}" if report.recorded else "")
+        + (f", added {len(report.added)}" if report.added else "")
         + f"; {report.message}",
         "unchanged": f"already adopted: all {len(report.already)} resources are in the stack",
     }[report.outcome]

@@ -90,6 +90,7 @@ def execute_adoption(
     question = (
         f"Import {len(plan.imported)} live resources into stack '{request.stack}'"
         + (f" and record {len(plan.recorded)} attachments" if plan.recorded else "")
+        + (f", and add {len(plan.added)} it lacks beside them" if plan.added else "")
         + (f", keeping {count(plan.kept)} live value(s) in {info.path.name}" if plan.kept else "")
         + "?"
     )

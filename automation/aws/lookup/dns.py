@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from automation.aws.lookup.model import Ambiguous, Found, Lookup, Missing, Props, finds
+from automation.aws.lookup.model import (
+    Ambiguous,
+    Found,
+    Lookup,
+    LookupProblem,
+    Missing,
+    Props,
+    finds,
+)
 
 
 def _canonical(name: str) -> str:
@@ -29,6 +37,13 @@ def record(lookup: Lookup, name: str, inputs: Props) -> Found:
         if _canonical(s["Name"]) == record_name and s["Type"] == record_type
     ]
     if not sets:
+        held = sorted({s["Type"] for s in reply["ResourceRecordSets"]
+                       if _canonical(s["Name"]) == record_name})  # fmt: skip
+        if held:  # Route53 refuses a CNAME beside any other record of its name
+            raise LookupProblem(
+                f"{name}: {record_name} in zone {zone_id} is a {' and '.join(held)} record, "
+                f"not the {record_type} record declared."
+            )
         raise Missing(f"{name}: no live {record_type} record {record_name} in zone {zone_id}.")
     if len(sets) > 1:
         identifiers = ", ".join(str(s.get("SetIdentifier", "?")) for s in sets)

@@ -1,7 +1,6 @@
-"""Network load balancers, their target groups and listeners, and the Route53 records
-that name them: kops's API load balancer (``api-<cluster>-<hash>``, its target group
-``tcp-<cluster>-<hash>``, the members' groups attached) and, made the same way by the
-user who prepares the cluster (:mod:`.prepared`), the ingress one."""
+"""kops's API load balancer (``api-<cluster>-<hash>``, its target group
+``tcp-<cluster>-<hash>``, the members' groups attached), its listener and the Route53
+record that names it. kops builds no ingress load balancer: adoption adds kubeshift's."""
 
 from __future__ import annotations
 
@@ -74,11 +73,9 @@ def build_balancer(aws: Aws, cluster: KopsCluster, vpc_id: str, wanted: Balanced
     return made
 
 
-def write_records(
-    aws: Aws, cluster: KopsCluster, api: Balancer, ingress: Balancer | None
-) -> list[Built]:
-    """The API's record (kops's alias, or a CNAME) and the ingress records (CNAMEs); a
-    name outside the zone is relative to it, as Route53's Terraform provider reads it."""
+def write_records(aws: Aws, cluster: KopsCluster, api: Balancer) -> list[Built]:
+    """The API's record (kops's alias, or a CNAME); a name outside the zone is relative
+    to it, as Route53's Terraform provider reads it."""
     dns = cluster.spec.dns
     route53 = aws.client("route53")
     zone = route53.get_hosted_zone(Id=dns.zone_id)["HostedZone"]["Name"]
@@ -90,8 +87,6 @@ def write_records(
         changes.append({"Name": dns.api_record, "Type": "A", "AliasTarget": alias})
     else:
         changes.append(_cname(dns.api_record, api.dns_name, dns.ttl))
-    if ingress is not None:
-        changes += [_cname(record, ingress.dns_name, dns.ttl) for record in dns.ingress_records]
     for change in changes:
         change["Name"] = expand_name(str(change["Name"]), zone)
     route53.change_resource_record_sets(

@@ -10,9 +10,11 @@ per pool and capacity type, every template booting nodeup, each group's nodeup
 configuration in kops's state store (:mod:`.state_store`), each member's main and events
 etcd volumes (:mod:`.compute`), and its API load balancer and record
 (:mod:`.balancers`). Then what the user adds by hand before adopting, because kubeshift's
-baseline has it and kops has no counterpart (:mod:`.prepared`): the members' fixed
-interfaces, the ingress load balancer, and the rules that open both load balancers.
-Nothing of kubeshift's program runs, and nothing is recorded anywhere but in moto:
+model needs it and kops has no counterpart (:mod:`.prepared`): the members' fixed
+interfaces. kops builds no ingress load balancer and opens its API's to anyone: adoption
+adds kubeshift's ingress load balancer and the rules its stack file asks for beside what
+runs (``automation.adoption.additions``). Nothing of kubeshift's program runs, and
+nothing is recorded anywhere but in moto:
 ``kubeshift adopt`` has to find it all, as on a real account.
 """
 
@@ -37,12 +39,7 @@ from automation.sandbox.world.firewall import KOPS_RULE, build_kops_groups, open
 from automation.sandbox.world.identity import KOPS_POLICY, build_identities
 from automation.sandbox.world.model import Built, KopsCluster, kops_cluster
 from automation.sandbox.world.network import build_network
-from automation.sandbox.world.prepared import (
-    INGRESS_GROUP,
-    ingress_group,
-    member_interfaces,
-    open_balancers,
-)
+from automation.sandbox.world.prepared import member_interfaces
 from automation.sandbox.world.state_store import StateStore
 from components.contract import loading as stack_loading
 
@@ -76,13 +73,9 @@ def _build(aws: Aws, cluster: KopsCluster, built: list[Built]) -> None:
     network = build_network(aws, cluster)
     built += network.built
     groups = build_kops_groups(aws, cluster, network.vpc_id)
-    has_ingress = bool(cluster.spec.dns.ingress_records or cluster.spec.ingress.listeners)
-    if has_ingress:
-        groups.append(ingress_group(aws, cluster, network.vpc_id))
     built += groups
     group_ids = {g.name.split(".", 1)[0]: g.id for g in groups}
     built += open_as_kops(aws, cluster, group_ids)
-    built += open_balancers(aws, cluster, group_ids)
     built += build_identities(aws, cluster)
 
     compute = Compute()
@@ -104,14 +97,6 @@ def _build(aws: Aws, cluster: KopsCluster, built: list[Built]) -> None:
         {port: port}, [g.name for g in compute.members],
     ))  # fmt: skip
     built += api.built
-    ingress = None
-    if has_ingress:
-        ingress = build_balancer(aws, cluster, network.vpc_id, Balanced(
-            "ingress", spec.ingress.internal, subnets(spec.ingress.internal),
-            group_ids[INGRESS_GROUP], {lis.port: lis.node_port for lis in spec.ingress.listeners},
-            [g.name for g in compute.workers],
-        ))  # fmt: skip
-        built += ingress.built
-    built += write_records(aws, cluster, api, ingress)
+    built += write_records(aws, cluster, api)
     # instances launch last, as a cluster's do after the members' fixed addresses are taken
     launch(aws, compute.members + compute.workers)

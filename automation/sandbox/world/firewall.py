@@ -1,7 +1,6 @@
 """The cluster's security groups: kops's three (``masters``, ``nodes``, ``api-elb``)
-opened by kops's own rules, and what the user who prepares the cluster for kubeshift
-adds by hand (:mod:`.prepared`): the ingress load balancer's group and the rules that
-open both load balancers to their clients and the nodes' ports to the ingress one."""
+opened by kops's own rules. The rules kubeshift's stack file asks for beyond kops's (its
+clients' ranges, its ingress load balancer's) adoption adds."""
 
 from __future__ import annotations
 
@@ -18,9 +17,7 @@ KOPS_RULE = "kops:security-group-rule"
 GROUP_ROLES = ("masters", "nodes", "api-elb")
 
 
-def create_group(
-    aws: Aws, cluster: KopsCluster, vpc_id: str, role: str, description: str
-) -> Built:
+def create_group(aws: Aws, cluster: KopsCluster, vpc_id: str, role: str, description: str) -> Built:
     """A group named ``<role>.<cluster domain>`` without AWS's default egress rule,
     which kops replaces by rules of its own."""
     name = f"{role}.{cluster.domain}"

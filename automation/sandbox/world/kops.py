@@ -8,9 +8,8 @@ control-plane members), its security groups and IAM roles are ``nodes.<…>`` an
 ``api-<cluster>-<hash>`` and its target group ``tcp-<cluster>-<hash>``, trimmed to the
 32 characters AWS allows; a role's inline policy carries the role's name
 (:func:`kops_policy`, which the program does not declare: kubeshift's grants are a
-policy of their own). Resources
-kops does not build (the ingress load balancer and its group) get names in the
-same style.
+policy of their own). kops builds no ingress load balancer: adoption adds
+kubeshift's, under kubeshift's names.
 
 The mapping is keyed as ``kubeshift:cluster.names`` is: ``<kind>:<kubeshift's name>``.
 

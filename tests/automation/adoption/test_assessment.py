@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from automation.adoption.assessment import assess
-from automation.adoption.models import AdoptedResource, Discovery
+from automation.adoption.models import Addition, AdoptedResource, Discovery
 from automation.engine.adapter import PropertyChange, ResourceChange
 from automation.engine.property_paths import UNKNOWN_SHOWN
 
@@ -139,3 +139,15 @@ def test_replacements_that_only_follow_another_are_named_together_after_it() -> 
     )
     # each follower's own line stays, for the record
     assert [d.name for d in result.differences] == ["node", *rules]
+
+
+def test_creating_what_discovery_would_add_is_an_addition_not_a_refusal() -> None:
+    rule = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+    adding = FOUND.model_copy(
+        update={"additions": [Addition(type=rule, name="api-443", why="no live ingress rule")]}
+    )
+    result = assess([_change("import", VPC, "vpc"), _change("create", rule, "api-443")], adding)
+    assert result.clean and result.added == ("api-443",) and result.imports == ("vpc",)
+    # the same create, not listed by discovery, is refused as ever
+    (refusal,) = assess([_change("create", rule, "api-443")], FOUND).refusals
+    assert refusal.startswith("The first phase would create api-443")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from automation.aws.lookup import Ambiguous, Lookup, Missing, find
+from automation.aws.lookup import Ambiguous, Lookup, LookupProblem, Missing, find
 from tests.support.moto_fixtures import MotoServer
 
 RECORD = "aws:route53/record:Record"
@@ -61,12 +61,16 @@ def test_a_record_that_exists_twice_is_ambiguous(moto: MotoServer, lookup: Looku
              "name": "api.shop.example.internal"})  # fmt: skip
 
 
-def test_a_record_of_another_type_is_missing(moto: MotoServer, lookup: Lookup) -> None:
+def test_a_name_holding_a_record_of_another_type_is_a_problem_not_missing(
+    moto: MotoServer, lookup: Lookup
+) -> None:
+    """Route53 refuses a CNAME beside any other record of its name, so the declared record
+    could not be added there: adoption must say so rather than plan to create it."""
     route53 = moto.client("route53")
     zone = _zone(route53)
     _put(route53, zone, "api.shop.example.internal")
 
-    with pytest.raises(Missing, match=r"no live A record api.shop.example.internal"):
+    with pytest.raises(LookupProblem, match=r"is a CNAME record, not the A record declared"):
         find(lookup, RECORD, "api", {"zoneId": zone, "type": "A",
              "name": "api.shop.example.internal"})  # fmt: skip
 

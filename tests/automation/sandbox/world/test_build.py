@@ -25,6 +25,7 @@ from automation.sandbox.world.kops import (
     KOPS_RULES,
     STATE_STORE,
     domain,
+    load_balancer_name,
     nodeup_script,
 )
 from automation.sandbox.world.model import kops_cluster
@@ -93,12 +94,15 @@ def test_the_cluster_runs_under_kops_names(
     assert len(addresses) == len(set(addresses))
     listed_groups = aws.ec2.describe_security_groups()["SecurityGroups"]
     described = {g["GroupName"]: g["Description"] for g in listed_groups}
-    # kops's three groups say what kops says they are for; the ingress load balancer's,
-    # which the user added, says what the user wrote
+    # kops's three groups say what kops says they are for, and nothing was added by
+    # hand beside them: no ingress load balancer's group, no group every instance carries
     assert {role: described[f"{role}.{dns}"] for role in DESCRIPTIONS} == DESCRIPTIONS
-    assert described[f"ingress-lb.{dns}"] == f"Ingress NLB of {dns}"
-    # no group every instance carries: kops builds none beside masters and nodes
-    assert not [name for name in described if name.startswith("shared")]
+    assert set(described) == {"default", *(f"{role}.{dns}" for role in DESCRIPTIONS)}
+    # kops's ingress is a LoadBalancer Service: the only balancer is the API's
+    balancers = aws.client("elbv2").describe_load_balancers()["LoadBalancers"]
+    assert [b["LoadBalancerName"] for b in balancers] == [
+        load_balancer_name("api", "local-demo", f"api.{dns}")
+    ]
     # every template boots kops's nodeup, a member's as a control-plane instance group
     templates = aws.ec2.describe_launch_templates()["LaunchTemplates"]
     roles = {
@@ -142,7 +146,7 @@ def test_kops_settings_kubeshift_declares_otherwise_are_as_kops_left_them(
     elb = aws.client("elbv2")
     balancers = elb.describe_load_balancers()["LoadBalancers"]
     target_groups = elb.describe_target_groups()["TargetGroups"]
-    assert len(balancers) == 2 and len(target_groups) == 3
+    assert len(balancers) == 1 and len(target_groups) == 1
 
     def attribute(described: list[dict[str, str]], key: str) -> str:
         return next(a["Value"] for a in described if a["Key"] == key)
@@ -167,7 +171,7 @@ def _live_rules(moto: MotoServer) -> list[dict[str, Any]]:
     return [{**r, "Group": groups[r["GroupId"]]} for r in rules]
 
 
-def test_kops_opens_its_groups_its_own_way_and_the_user_the_load_balancers(
+def test_kops_opens_its_groups_its_own_way_and_nothing_else_is_opened(
     built: list[Built], moto: MotoServer
 ) -> None:
     dns = domain("local-demo")
@@ -177,10 +181,11 @@ def test_kops_opens_its_groups_its_own_way_and_the_user_the_load_balancers(
     # every rule of kops's model is live, and every rule is named as kops names them
     assert {b.name for b in added} == {rule.name(dns) for rule in KOPS_RULES}
     assert len(named) == len([r for r in rules if r["Group"] != "default"])
-    # the user opened the API's port to the VPC and the allowed range; kops's own rule
-    # from the API's group to the members on 443 was there already, and is not doubled
+    # kops opens the API's port to anyone and nothing narrower: the ranges the stack file
+    # allows are adoption's to add; kops's rule from the API's group to the members on
+    # 443 is there once
     api = [r for r in rules if r["Group"] == f"api-elb.{dns}" and r.get("FromPort") == 443]
-    assert sorted(r.get("CidrIpv4") for r in api) == ["0.0.0.0/0", "10.0.0.0/16", "172.16.0.0/12"]
+    assert sorted(r.get("CidrIpv4") for r in api) == ["0.0.0.0/0"]
     to_members = [r for r in rules if r["Group"] == f"masters.{dns}" and r.get("FromPort") == 443]
     assert len(to_members) == 1
     ssh = named[f"from-0.0.0.0/0-ingress-tcp-22to22-masters.{dns}"]
@@ -296,7 +301,6 @@ def test_write_config_reads_back_every_name_kops_gave(
         "local-demo-api-lb": "Security group for api ELB",
         "local-demo-control-plane": "Security group for masters",
         "local-demo-node": "Security group for nodes",
-        "local-demo-ingress-lb": f"Ingress NLB of {dns}",
     }
 
 
@@ -307,6 +311,26 @@ def test_with_the_proposal_every_resource_is_found_and_without_it_none_named_is(
     proposed = _proposed(values, tmp_path)
     named = discover(proposed, clients, "local")
     assert named.problems == [] and named.skipped == []
+    # what kops never built, adoption adds beside it: kubeshift's ingress load balancer
+    # (its group, target groups, listeners, attachments and records) and the API's
+    # client rules the stack file asks for; nothing else
+    added: dict[str, set[str]] = {}
+    for addition in named.additions:
+        added.setdefault(addition.type.rsplit(":", 1)[-1], set()).add(addition.name)
+    assert added.pop("LoadBalancer") == {"local-demo-ingress-lb"}
+    assert added.pop("SecurityGroup") == {"local-demo-common-sg-ingress-lb"}
+    assert {n.rsplit("-", 1)[0] for n in added.pop("TargetGroup")} == {"local-demo-ingress-tg"}
+    assert {n.rsplit("-", 1)[0] for n in added.pop("Listener")} == {"local-demo-ingress-listener"}
+    attachments = added.pop("Attachment")
+    assert attachments and all(n.startswith("local-demo-ingress-attach-") for n in attachments)
+    assert added.pop("Record") == {"local-demo-dns-ingress-0"}
+    rules = added.pop("SecurityGroupIngressRule") | added.pop("SecurityGroupEgressRule")
+    assert {n for n in rules if "ingress-lb" not in n} == {
+        "local-demo-common-sg-api-lb-443-10-0-0-0-16",
+        "local-demo-common-sg-api-lb-443-172-16-0-0-12",
+    }
+    assert added == {}
+    assert not {a.name for a in named.additions} & {r.name for r in named.resources}
     # every rule the world made is one kubeshift declares, found, or kops's own: listed
     # as not modelled, and not taken
     found = {r.id for r in named.resources}

@@ -21,6 +21,7 @@ from automation.adoption.stack_file import propose_stack
 from automation.aws.clients import AwsAccess, AwsClients
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.build import build
+from automation.sandbox.world.kops import load_balancer_name
 from components.contract.checks import CLUSTER_NAME_MAX
 from components.contract.loading import load_config
 from tests.support.moto_fixtures import MotoServer
@@ -62,7 +63,11 @@ def test_a_long_named_cluster_split_per_type_zone_and_capacity_is_adopted_as_it_
     assert {p.get("group_per", "type-zone-capacity") for p in pools} == {"type-zone-capacity"}
     assert proposed.groups == 2 * 2 * 2 + 3  # 2 types x 2 AZs x 2 capacities, 3 members
     names = proposed.values["kubeshift:cluster"]["names"]
-    assert any(len(name) == 32 for name in names.values())  # kops cut some too
+    balancing = [n for k, n in names.items() if k.startswith(("load-balancer:", "target-group:"))]
+    assert balancing and all(len(name) <= 32 for name in balancing)
+    # the one balancer kops built is the API's, kept under the name kops cut for it
+    kept = [n for k, n in names.items() if k.startswith("load-balancer:")]
+    assert kept == [load_balancer_name("api", cluster, f"api.{cluster}.k8s.local")]
     assert proposed.values["kubeshift:cluster"]["kept_tags"]  # mapped, so tags were kept
     # adopting it: every resource the program declares is found under its live name
     named = discover(proposed.values, clients, "local")
