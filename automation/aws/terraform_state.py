@@ -9,8 +9,9 @@ it manages as its configuration says, so a resource kubeshift changes must leave
 first: ``terraform state rm ADDRESS`` forgets a resource without touching it. The
 addresses are read from the state, never guessed from a module's conventions, and a
 resource is claimed when an instance's ``id`` or ``arn`` is the adopted resource's id
-or import id — or, for a rule kept outside its group (``aws_security_group_rule``,
-``aws_vpc_security_group_*_rule``), when its group is one kubeshift adopts.
+or import id (a route's: its table and destination) — or, for a rule kept outside its
+group (``aws_security_group_rule``, ``aws_vpc_security_group_*_rule``), when its group is
+one kubeshift adopts.
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ def claims_in(text: str, where: str) -> list[TerraformClaim]:
 def _claim(resource: dict[str, Any], instance: dict[str, Any]) -> TerraformClaim:
     attributes = instance.get("attributes") or {}
     ids = frozenset(str(attributes[k]) for k in _MATCHED_BY if attributes.get(k))
+    if resource["type"] == "aws_route" and attributes.get("destination_cidr_block"):
+        # its id (``r-<table><hash>``) names it nowhere else: the table and destination
+        # do, as pulumi-aws imports a route (``<table>_<destination>``)
+        route = f"{attributes.get('route_table_id')}_{attributes['destination_cidr_block']}"
+        ids |= {route}
     group = attributes.get(_GROUP_OF_A_RULE) if "rule" in resource["type"] else None
     return TerraformClaim(
         address=address_of(resource, instance.get("index_key")),

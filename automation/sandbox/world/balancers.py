@@ -1,6 +1,8 @@
-"""kops's API load balancer (``api-<cluster>-<hash>``, its target group
-``tcp-<cluster>-<hash>``, the members' groups attached), its listener and the Route53
-record that names it. kops builds no ingress load balancer: adoption adds kubeshift's."""
+"""Network load balancers, their target groups and listeners, and the Route53 records
+that name them, under the names their tool gives them: kops's API load balancer
+(``api-<cluster>-<hash>``, its target group ``tcp-<cluster>-<hash>``, the members'
+groups attached; kops builds no ingress load balancer: adoption adds kubeshift's), or
+a Terraform module's API and ingress ones (``world.modules``)."""
 
 from __future__ import annotations
 
@@ -8,15 +10,16 @@ from dataclasses import dataclass, field
 
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.provider.types.route53_records import expand_name
-from automation.sandbox.world.kops import load_balancer_name
-from automation.sandbox.world.model import Built, KopsCluster, tag_list
+from automation.sandbox.world.model import Built, WorldCluster, tag_list
 
 
 @dataclass(frozen=True)
 class Balanced:
     """A load balancer's listener port -> the port its targets serve."""
 
-    role: str
+    name: str
+    target_names: dict[int, str]
+    """Each listener port's target group's name."""
     internal: bool
     subnets: list[str]
     group_id: str
@@ -33,10 +36,10 @@ class Balancer:
     built: list[Built] = field(default_factory=list)
 
 
-def build_balancer(aws: Aws, cluster: KopsCluster, vpc_id: str, wanted: Balanced) -> Balancer:
+def build_balancer(aws: Aws, cluster: WorldCluster, vpc_id: str, wanted: Balanced) -> Balancer:
     elb = aws.client("elbv2")
     made = Balancer()
-    name = load_balancer_name(wanted.role, cluster.name, f"{wanted.role}.{cluster.domain}")
+    name = wanted.name
     lb = elb.create_load_balancer(
         Name=name, Type="network", Scheme="internal" if wanted.internal else "internet-facing",
         Subnets=wanted.subnets, SecurityGroups=[wanted.group_id],
@@ -45,14 +48,13 @@ def build_balancer(aws: Aws, cluster: KopsCluster, vpc_id: str, wanted: Balanced
     made.arn, made.dns_name = lb["LoadBalancerArn"], lb["DNSName"]
     made.zone_id = lb["CanonicalHostedZoneId"]
     made.built.append(Built("elbv2:load-balancer", name, made.arn))
-    elb.modify_load_balancer_attributes(  # kops's NLBs do not balance across zones
+    elb.modify_load_balancer_attributes(  # NLBs do not balance across zones by default
         LoadBalancerArn=made.arn,
         Attributes=[{"Key": "load_balancing.cross_zone.enabled", "Value": "false"}],
     )
     autoscaling = aws.client("autoscaling")
     for port, target_port in wanted.ports.items():
-        seed = f"{wanted.role}-{port}.{cluster.domain}"
-        target_name = load_balancer_name("tcp", cluster.name, seed)
+        target_name = wanted.target_names[port]
         target = elb.create_target_group(
             Name=target_name, Protocol="TCP", Port=target_port, VpcId=vpc_id,
             TargetType="instance", HealthCheckProtocol="TCP", HealthCheckPort="traffic-port",
@@ -73,9 +75,12 @@ def build_balancer(aws: Aws, cluster: KopsCluster, vpc_id: str, wanted: Balanced
     return made
 
 
-def write_records(aws: Aws, cluster: KopsCluster, api: Balancer) -> list[Built]:
-    """The API's record (kops's alias, or a CNAME); a name outside the zone is relative
-    to it, as Route53's Terraform provider reads it."""
+def write_records(
+    aws: Aws, cluster: WorldCluster, api: Balancer, ingress: Balancer | None = None
+) -> list[Built]:
+    """The API's record (an alias, or a CNAME) and, where the tool built an ingress load
+    balancer, the ingress records (CNAMEs); a name outside the zone is relative to it, as
+    Route53's Terraform provider reads it."""
     dns = cluster.spec.dns
     route53 = aws.client("route53")
     zone = route53.get_hosted_zone(Id=dns.zone_id)["HostedZone"]["Name"]
@@ -87,6 +92,8 @@ def write_records(aws: Aws, cluster: KopsCluster, api: Balancer) -> list[Built]:
         changes.append({"Name": dns.api_record, "Type": "A", "AliasTarget": alias})
     else:
         changes.append(_cname(dns.api_record, api.dns_name, dns.ttl))
+    if ingress is not None:
+        changes += [_cname(record, ingress.dns_name, dns.ttl) for record in dns.ingress_records]
     for change in changes:
         change["Name"] = expand_name(str(change["Name"]), zone)
     route53.change_resource_record_sets(

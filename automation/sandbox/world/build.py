@@ -37,6 +37,7 @@ from automation.sandbox.world.compute import (
 )
 from automation.sandbox.world.firewall import KOPS_RULE, build_kops_groups, open_as_kops
 from automation.sandbox.world.identity import KOPS_POLICY, build_identities
+from automation.sandbox.world.kops import load_balancer_name
 from automation.sandbox.world.model import Built, KopsCluster, kops_cluster
 from automation.sandbox.world.network import build_network
 from automation.sandbox.world.prepared import member_interfaces
@@ -91,9 +92,11 @@ def _build(aws: Aws, cluster: KopsCluster, built: list[Built]) -> None:
         side = network.private if internal else network.public
         return [side[zone] for zone in zones]
 
-    port = spec.control_plane.api_port
+    port, domain = spec.control_plane.api_port, cluster.domain
     api = build_balancer(aws, cluster, network.vpc_id, Balanced(
-        "api", spec.api.internal, subnets(spec.api.internal), group_ids["api-elb"],
+        load_balancer_name("api", cluster.name, f"api.{domain}"),
+        {port: load_balancer_name("tcp", cluster.name, f"api-{port}.{domain}")},
+        spec.api.internal, subnets(spec.api.internal), group_ids["api-elb"],
         {port: port}, [g.name for g in compute.members],
     ))  # fmt: skip
     built += api.built

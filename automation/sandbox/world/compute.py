@@ -53,15 +53,16 @@ class Compute:
     built: list[Built] = field(default_factory=list)
 
 
-def _interface(group_id: str) -> list[dict[str, object]]:
-    """kops gives a template's group to its first interface, with no public address."""
+def first_interface(group_id: str) -> list[dict[str, object]]:
+    """A template's group on its first interface, with no public address (as kops and
+    the modules give it)."""
     return [{
         "AssociatePublicIpAddress": False, "DeleteOnTermination": True, "DeviceIndex": 0,
         "Groups": [group_id],
     }]  # fmt: skip
 
 
-def _root(size: int) -> list[dict[str, object]]:
+def root_device(size: int) -> list[dict[str, object]]:
     return [{
         "DeviceName": "/dev/xvda",
         "Ebs": {
@@ -71,7 +72,7 @@ def _root(size: int) -> list[dict[str, object]]:
     }]  # fmt: skip
 
 
-def _template(aws: Aws, name: str, data: dict[str, object], tags: dict[str, str]) -> str:
+def make_template(aws: Aws, name: str, data: dict[str, object], tags: dict[str, str]) -> str:
     made = aws.ec2.create_launch_template(
         LaunchTemplateName=name, LaunchTemplateData=data,
         TagSpecifications=tag_spec("launch-template", tags),
@@ -97,10 +98,16 @@ def _user_data(
     return base64.b64encode(script.encode()).decode()
 
 
-def _group(
-    aws: Aws, name: str, launch: dict[str, object], subnets: list[str], tags: dict[str, str]
+def make_group(
+    aws: Aws,
+    name: str,
+    launch: dict[str, object],
+    subnets: list[str],
+    tags: dict[str, str],
+    metrics: tuple[str, ...] = KOPS_GROUP_METRICS,
 ) -> None:
-    """An empty group as kops makes it: EC2 health checks, kops's metrics each minute."""
+    """An empty group with EC2 health checks and ``metrics`` each minute (kops's, by
+    default; none, as a Terraform module leaves them)."""
     autoscaling = aws.client("autoscaling")
     autoscaling.create_auto_scaling_group(
         AutoScalingGroupName=name, MinSize=0, MaxSize=0, DesiredCapacity=0,
@@ -112,9 +119,10 @@ def _group(
         ],
         **launch,
     )  # fmt: skip
-    autoscaling.enable_metrics_collection(
-        AutoScalingGroupName=name, Metrics=list(KOPS_GROUP_METRICS), Granularity="1Minute"
-    )
+    if metrics:
+        autoscaling.enable_metrics_collection(
+            AutoScalingGroupName=name, Metrics=list(metrics), Granularity="1Minute"
+        )
 
 
 def build_members(
@@ -138,18 +146,18 @@ def build_members(
             ),
             "IamInstanceProfile": {"Name": f"masters.{cluster.domain}"},
             "MetadataOptions": {"HttpEndpoint": "enabled", "HttpTokens": "required"},
-            "NetworkInterfaces": _interface(group_id),
+            "NetworkInterfaces": first_interface(group_id),
             "TagSpecifications": tag_spec("instance", tags),
         }
         if plane.root_volume_size:
-            data["BlockDeviceMappings"] = _root(plane.root_volume_size)
-        template = _template(aws, name, data, tags)
+            data["BlockDeviceMappings"] = root_device(plane.root_volume_size)
+        template = make_template(aws, name, data, tags)
         made.built.append(Built("ec2:launch-template", name, template))
         launch: dict[str, object] = {
             "LaunchTemplate": {"LaunchTemplateId": template, "Version": "1"}
         }
         group_tags = {**tags, INSTANCE_GROUP_LABEL: group}
-        _group(aws, name, launch, [subnets[member.zone]], group_tags)
+        make_group(aws, name, launch, [subnets[member.zone]], group_tags)
         made.built.append(Built("autoscaling:group", name, name))
         made.members.append(InstanceGroup(name, launch, 1, 1, 1))
         made.built += _etcd_volumes(aws, cluster, member)
@@ -179,7 +187,7 @@ def _etcd_volumes(aws: Aws, cluster: KopsCluster, member: Member) -> list[Built]
 def _worker_tags(cluster: KopsCluster, group: WorkerGroup, name: str) -> dict[str, str]:
     """kops's tags on a worker group: its instance group's, and the cluster autoscaler's
     node template of the group's labels and taints."""
-    labels = _kubelet_labels(group)
+    labels = kubelet_labels(group)
     return cluster.tags(
         name,
         **{
@@ -196,7 +204,7 @@ def _worker_tags(cluster: KopsCluster, group: WorkerGroup, name: str) -> dict[st
     )
 
 
-def _kubelet_labels(group: WorkerGroup) -> dict[str, str]:
+def kubelet_labels(group: WorkerGroup) -> dict[str, str]:
     """What a worker group's kubelet registers with (kops's ``nodeLabels``)."""
     return {**group.pool.labels, "node.kubernetes.io/lifecycle": group.capacity}
 
@@ -221,7 +229,7 @@ def build_workers(
             "InstanceType": group.instance_types[0],
             "UserData": _user_data(
                 store, cluster, group.name, "Node",
-                {**_kubelet_labels(group), INSTANCE_GROUP_LABEL: group.name},
+                {**kubelet_labels(group), INSTANCE_GROUP_LABEL: group.name},
                 [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
                  for t in pool.taints],
             ),
@@ -230,13 +238,13 @@ def build_workers(
                 "HttpEndpoint": "enabled", "HttpTokens": "required",
                 "HttpPutResponseHopLimit": hops, "InstanceMetadataTags": "disabled",
             },
-            "BlockDeviceMappings": _root(root),
-            "NetworkInterfaces": _interface(group_id),
+            "BlockDeviceMappings": root_device(root),
+            "NetworkInterfaces": first_interface(group_id),
             "TagSpecifications": [
                 *tag_spec("instance", instance_tags), *tag_spec("volume", instance_tags),
             ],
         }  # fmt: skip
-        template = _template(aws, name, data, instance_tags)
+        template = make_template(aws, name, data, instance_tags)
         made.built.append(Built("ec2:launch-template", name, template))
         spec = {"LaunchTemplateId": template, "Version": "1"}
         on_demand = group.capacity == "on-demand"
@@ -258,7 +266,7 @@ def build_workers(
                 "CapacityRebalance": not on_demand,
             }
         zones = [subnets[zone] for zone in group.zones]
-        _group(aws, name, launch, zones, _worker_tags(cluster, group, name))
+        make_group(aws, name, launch, zones, _worker_tags(cluster, group, name))
         made.built.append(Built("autoscaling:group", name, name))
         sizes = (pool.min_size, pool.max_size, pool.desired_size)
         made.workers.append(InstanceGroup(name, launch, *sizes))

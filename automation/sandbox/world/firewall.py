@@ -10,17 +10,18 @@ from botocore.exceptions import ClientError
 
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.kops import DESCRIPTIONS, KopsRule, rules_for
-from automation.sandbox.world.model import Built, KopsCluster, tag_spec
+from automation.sandbox.world.model import Built, KopsCluster, WorldCluster, tag_spec
 
 KOPS_RULE = "kops:security-group-rule"
 """A rule kops adds to one of its groups."""
 GROUP_ROLES = ("masters", "nodes", "api-elb")
 
 
-def create_group(aws: Aws, cluster: KopsCluster, vpc_id: str, role: str, description: str) -> Built:
-    """A group named ``<role>.<cluster domain>`` without AWS's default egress rule,
-    which kops replaces by rules of its own."""
-    name = f"{role}.{cluster.domain}"
+def create_group(
+    aws: Aws, cluster: WorldCluster, vpc_id: str, name: str, description: str
+) -> Built:
+    """A group without AWS's default egress rule, which kops (and Terraform's
+    ``aws_security_group``) replaces by rules of its own."""
     made = aws.ec2.create_security_group(
         GroupName=name, Description=description, VpcId=vpc_id,
         TagSpecifications=tag_spec("security-group", cluster.tags(name)),
@@ -31,7 +32,10 @@ def create_group(aws: Aws, cluster: KopsCluster, vpc_id: str, role: str, descrip
 
 
 def build_kops_groups(aws: Aws, cluster: KopsCluster, vpc_id: str) -> list[Built]:
-    return [create_group(aws, cluster, vpc_id, r, DESCRIPTIONS[r]) for r in GROUP_ROLES]
+    return [
+        create_group(aws, cluster, vpc_id, f"{role}.{cluster.domain}", DESCRIPTIONS[role])
+        for role in GROUP_ROLES
+    ]
 
 
 def permission(

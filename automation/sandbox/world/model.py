@@ -10,8 +10,10 @@ where a member runs and what everything is called.
 from __future__ import annotations
 
 import ipaddress
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from automation.sandbox.world.kops import domain, etcd_tag_value
 from components.contract.cluster_models import ClusterConfig, WorkerPoolConfig
@@ -56,9 +58,15 @@ class WorkerGroup:
     name: str
 
 
+NetworkPart = Literal["vpc", "public", "private", "public-table", "private-table", "nat"]
+"""A part of the network a world names: the VPC, a zone's subnets, the route tables, a
+zone's NAT gateway (and its address)."""
+
+
 @dataclass(frozen=True)
-class KopsCluster:
-    """What the world builds, named as kops names it."""
+class WorldCluster(ABC):
+    """What a world builds from the stack file, whichever tool it plays: the naming and
+    tagging are the tool's (:class:`KopsCluster`, ``world.modules.ModulesCluster``)."""
 
     spec: ClusterConfig
     region: str
@@ -69,25 +77,24 @@ class KopsCluster:
         return self.spec.name
 
     @property
-    def domain(self) -> str:
-        """kops's name of the cluster, a DNS name: the stack's ``cluster_id``, else a
-        gossip name after its name (``<name>.k8s.local``). kops tags what it builds with
-        it, not with kubeshift's ``name``."""
-        return self.spec.cluster_id or domain(self.spec.name)
+    def owner(self) -> str:
+        """The cluster's name in ``kubernetes.io/cluster/<owner>``, the cluster tag."""
+        return self.spec.name
 
     @property
     def zones(self) -> list[str]:
         return list(self.spec.network.azs)
 
     def tags(self, name: str, **extra: str) -> dict[str, str]:
-        """The tags kops puts on what it owns (the cluster's own tags with them)."""
+        """The tags the tool puts on what it owns (the cluster's own tags with them)."""
         return {
-            **self.spec.tags,
-            CLUSTER_TAG: self.domain,
-            f"kubernetes.io/cluster/{self.domain}": "owned",
-            "Name": name,
+            **self.spec.tags, f"kubernetes.io/cluster/{self.owner}": "owned", "Name": name,
             **extra,
-        }
+        }  # fmt: skip
+
+    @abstractmethod
+    def network_name(self, part: NetworkPart, zone: str = "") -> str:
+        """What the tool names ``part`` of the network (``zone``'s, for a zone's part)."""
 
     @property
     def members(self) -> list[Member]:
@@ -101,9 +108,6 @@ class KopsCluster:
             members.append(Member(number, zone, str(ipaddress.IPv4Address(address))))
         return members
 
-    def etcd_tag(self, member: Member) -> str:
-        return etcd_tag_value(str(member.number), self.spec.control_plane.members)
-
     @property
     def worker_groups(self) -> list[WorkerGroup]:
         """An instance group per pool and capacity type, over the pool's zones and
@@ -113,7 +117,7 @@ class KopsCluster:
         for pool in self.spec.worker_pools:
             zones = tuple(pool.azs or self.zones)
             for capacity in pool.capacity_types:
-                if pool.group_per == "capacity":
+                if not self.splits(pool):
                     name = f"{pool.name}-{capacity}"
                     groups.append(
                         WorkerGroup(pool, capacity, zones, tuple(pool.instance_types), name)
@@ -125,12 +129,51 @@ class KopsCluster:
                         groups.append(WorkerGroup(pool, capacity, (zone,), (kind,), name))
         return groups
 
+    def splits(self, pool: WorkerPoolConfig) -> bool:
+        """Whether ``pool`` runs a group per type, zone and capacity (the stack's
+        ``group_per``), rather than one per capacity over them all."""
+        return pool.group_per != "capacity"
+
     @property
     def nat_zones(self) -> list[str]:
         """Zones with a NAT gateway: each, or the first when the cluster shares one."""
         if not self.spec.network.enable_nat_gateway:
             return []
         return self.zones[:1] if self.spec.network.single_nat_gateway else self.zones
+
+
+@dataclass(frozen=True)
+class KopsCluster(WorldCluster):
+    """What the world builds, named as kops names it."""
+
+    @property
+    def domain(self) -> str:
+        """kops's name of the cluster, a DNS name: the stack's ``cluster_id``, else a
+        gossip name after its name (``<name>.k8s.local``). kops tags what it builds with
+        it, not with kubeshift's ``name``."""
+        return self.spec.cluster_id or domain(self.spec.name)
+
+    @property
+    def owner(self) -> str:
+        return self.domain
+
+    def tags(self, name: str, **extra: str) -> dict[str, str]:
+        return {
+            **self.spec.tags, CLUSTER_TAG: self.domain, f"kubernetes.io/cluster/{self.owner}":
+            "owned", "Name": name, **extra,
+        }  # fmt: skip
+
+    def network_name(self, part: NetworkPart, zone: str = "") -> str:
+        """kops's names for a private topology (module docstring of ``.network``)."""
+        dns = self.domain
+        return {
+            "vpc": dns, "public-table": dns, "public": f"utility-{zone}.{dns}",
+            "private": f"{zone}.{dns}", "nat": f"{zone}.{dns}",
+            "private-table": f"private-{zone}.{dns}",
+        }[part]  # fmt: skip
+
+    def etcd_tag(self, member: Member) -> str:
+        return etcd_tag_value(str(member.number), self.spec.control_plane.members)
 
 
 def kops_cluster(config: StackConfig) -> KopsCluster:

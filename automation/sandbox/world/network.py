@@ -1,15 +1,16 @@
-"""The cluster's VPC as kops builds it for a private topology: per zone a private
-subnet (``<zone>.<cluster domain>``) and a public ``utility-<zone>`` one, an internet
-gateway, NAT gateways in the utility subnets (``<zone>.<…>``, their addresses named
-alike), one public route table (``<cluster domain>``) and a private one per zone
-(``private-<zone>.<…>``)."""
+"""The cluster's VPC for a private topology, as kops and a Terraform VPC module build
+it: per zone a private subnet and a public (kops: ``utility``) one, an internet gateway,
+NAT gateways in the public subnets (their addresses named alike), one public route table
+and a private one per zone, each named as the tool names it
+(:meth:`~.model.WorldCluster.network_name`; kops: ``<zone>.<cluster domain>``,
+``utility-<zone>.<…>``, ``<cluster domain>``, ``private-<zone>.<…>``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from automation.sandbox.provider.model import Aws
-from automation.sandbox.world.model import Built, KopsCluster, tag_spec
+from automation.sandbox.world.model import Built, WorldCluster, tag_spec
 
 ANYWHERE = "0.0.0.0/0"
 
@@ -30,21 +31,23 @@ class Network:
         return id_
 
 
-def build_network(aws: Aws, cluster: KopsCluster) -> Network:
-    ec2, dns, spec = aws.ec2, cluster.domain, cluster.spec.network
+def build_network(aws: Aws, cluster: WorldCluster) -> Network:
+    ec2, spec, named = aws.ec2, cluster.spec.network, cluster.network_name
     made = Network()
-    vpc = ec2.create_vpc(CidrBlock=str(spec.cidr), TagSpecifications=_tags("vpc", cluster, dns))
-    made.vpc_id = made.note("ec2:vpc", dns, vpc["Vpc"]["VpcId"])
+    vpc_name = named("vpc")
+    tagged = _tags("vpc", cluster, vpc_name)
+    vpc = ec2.create_vpc(CidrBlock=str(spec.cidr), TagSpecifications=tagged)
+    made.vpc_id = made.note("ec2:vpc", vpc_name, vpc["Vpc"]["VpcId"])
     for attribute in ("EnableDnsSupport", "EnableDnsHostnames"):
         ec2.modify_vpc_attribute(VpcId=made.vpc_id, **{attribute: {"Value": True}})
     subnets = zip(cluster.zones, spec.public_subnets, spec.private_subnets, strict=True)
     for zone, public, private in subnets:
         for kind, cidr, name, role in (
-            ("Public", public, f"utility-{zone}.{dns}", "kubernetes.io/role/elb"),
-            ("Private", private, f"{zone}.{dns}", "kubernetes.io/role/internal-elb"),
+            ("Public", public, named("public", zone), "kubernetes.io/role/elb"),
+            ("Private", private, named("private", zone), "kubernetes.io/role/internal-elb"),
         ):
             tags = cluster.tags(name, SubnetType=kind, **{role: "1"})
-            tags[f"kubernetes.io/cluster/{cluster.domain}"] = "shared"  # others may use it
+            tags[f"kubernetes.io/cluster/{cluster.owner}"] = "shared"  # others may use it
             subnet = ec2.create_subnet(
                 VpcId=made.vpc_id, CidrBlock=str(cidr), AvailabilityZone=zone,
                 TagSpecifications=tag_spec("subnet", tags),
@@ -52,12 +55,12 @@ def build_network(aws: Aws, cluster: KopsCluster) -> Network:
             side = made.public if kind == "Public" else made.private
             side[zone] = made.note("ec2:subnet", name, subnet["SubnetId"])
 
-    public_table = _table(aws, cluster, made, dns)
+    public_table = _table(aws, cluster, made, named("public-table"))
     if spec.enable_internet_gateway:
         made_igw = ec2.create_internet_gateway(
-            TagSpecifications=_tags("internet-gateway", cluster, dns)
+            TagSpecifications=_tags("internet-gateway", cluster, vpc_name)
         )["InternetGateway"]
-        gateway = made.note("ec2:internet-gateway", dns, made_igw["InternetGatewayId"])
+        gateway = made.note("ec2:internet-gateway", vpc_name, made_igw["InternetGatewayId"])
         ec2.attach_internet_gateway(InternetGatewayId=gateway, VpcId=made.vpc_id)
         ec2.create_route(
             RouteTableId=public_table, DestinationCidrBlock=ANYWHERE, GatewayId=gateway
@@ -67,7 +70,7 @@ def build_network(aws: Aws, cluster: KopsCluster) -> Network:
 
     nats = {zone: _nat(aws, cluster, made, zone) for zone in cluster.nat_zones}
     for zone in cluster.zones:
-        table = _table(aws, cluster, made, f"private-{zone}.{dns}")
+        table = _table(aws, cluster, made, named("private-table", zone))
         nat = nats.get(zone) or next(iter(nats.values()), None)
         if nat:
             ec2.create_route(RouteTableId=table, DestinationCidrBlock=ANYWHERE, NatGatewayId=nat)
@@ -75,13 +78,13 @@ def build_network(aws: Aws, cluster: KopsCluster) -> Network:
     return made
 
 
-def _tags(resource_type: str, cluster: KopsCluster, name: str) -> list[dict[str, object]]:
+def _tags(resource_type: str, cluster: WorldCluster, name: str) -> list[dict[str, object]]:
     return tag_spec(resource_type, cluster.tags(name))
 
 
-def _nat(aws: Aws, cluster: KopsCluster, made: Network, zone: str) -> str:
+def _nat(aws: Aws, cluster: WorldCluster, made: Network, zone: str) -> str:
     """The zone's NAT gateway, in its utility subnet, and its address."""
-    name = f"{zone}.{cluster.domain}"
+    name = cluster.network_name("nat", zone)
     address = aws.ec2.allocate_address(
         Domain="vpc", TagSpecifications=_tags("elastic-ip", cluster, name)
     )
@@ -94,7 +97,7 @@ def _nat(aws: Aws, cluster: KopsCluster, made: Network, zone: str) -> str:
     return made.note("ec2:nat-gateway", name, nat["NatGatewayId"])
 
 
-def _table(aws: Aws, cluster: KopsCluster, made: Network, name: str) -> str:
+def _table(aws: Aws, cluster: WorldCluster, made: Network, name: str) -> str:
     table = aws.ec2.create_route_table(
         VpcId=made.vpc_id, TagSpecifications=_tags("route-table", cluster, name)
     )

@@ -108,6 +108,21 @@ def test_what_kubeshift_adopts_is_matched_by_id_arn_or_a_rules_group() -> None:
     assert still_claimed(claims, ["sg-0other", "ami-0data"]) == []
 
 
+def test_a_route_is_matched_by_its_table_and_destination_as_pulumi_imports_it() -> None:
+    """Terraform's id of a route (``r-<table><hash>``) is nowhere else; kubeshift imports
+    it as ``<table>_<destination>``."""
+    route = _instance(
+        "us-east-1a", id="r-rtb-0priv1080289494", route_table_id="rtb-0priv",
+        destination_cidr_block="0.0.0.0/0",
+    )  # fmt: skip
+    state = {**STATE, "resources": [_resource("module.vpc", "managed", "aws_route", "nat", route)]}
+    claims = claims_in(json.dumps(state), "state.tfstate")
+    assert [c.address for c in still_claimed(claims, ["rtb-0priv_0.0.0.0/0"])] == [
+        'module.vpc.aws_route.nat["us-east-1a"]'
+    ]
+    assert still_claimed(claims, ["rtb-0priv_10.0.0.0/8", "rtb-0priv"]) == []
+
+
 def test_the_release_commands_quote_every_address_for_the_shell() -> None:
     claims = claims_in(json.dumps(STATE), "state.tfstate")
     (command,) = release_commands(claims[:2])
