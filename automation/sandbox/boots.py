@@ -34,11 +34,16 @@ from botocore.exceptions import ClientError
 
 from components.contract.userdata import NODE_ENV, is_node_script
 
-ImageBoot = Literal["cloud-init", "node-env"]
+ImageBoot = Literal["cloud-init", "node-env", "join"]
 """What an image runs at boot: ``cloud-init`` (a stock image: its user data runs, and
 that is all), ``node-env`` (built for kubeshift: cloud-init, then a unit that reads
-``/etc/kubeshift/node.env`` and starts the kubelet)."""
-IMAGE_BOOTS: tuple[ImageBoot, ...] = ("cloud-init", "node-env")
+``/etc/kubeshift/node.env`` and starts the kubelet), ``join`` (seed 001's image, built by
+Packer: cloud-init, and its own :data:`JOIN_SCRIPT`, which a boot script calls with the
+kubelet's flags)."""
+IMAGE_BOOTS: tuple[ImageBoot, ...] = ("cloud-init", "node-env", "join")
+JOIN_SCRIPT = "/opt/bootstrap/join"
+"""The join script a ``join`` image carries: it starts the kubelet with the flags it is
+given (``--node-labels``, ``--register-with-taints``)."""
 
 _KUBE_ENV_KEY = re.compile(r"^(ConfigBase|InstanceGroupName|InstanceGroupRole|NodeupConfigHash):"
                            r"\s*(\S+)\s*$", re.MULTILINE)  # fmt: skip
@@ -63,12 +68,14 @@ def parse_images(text: str) -> dict[str, ImageBoot]:
 
 
 def declared_images(
-    cluster_image: str, mirror_image: str | None, *, kubeshift_built: bool
+    cluster_image: str, mirror_image: str | None, *, cluster_boot: ImageBoot
 ) -> dict[str, ImageBoot]:
-    """What the sandbox's images run: the cluster's, what its builder boots (kops's
-    world: a stock image, its nodes fetch nodeup; a kubeshift-built world: an image made
-    for node.env); a mirror's own, node.env (the mirror is kubeshift's cluster)."""
-    images: dict[str, ImageBoot] = {cluster_image: "node-env" if kubeshift_built else "cloud-init"}
+    """What the sandbox's images run: the cluster's, what its builder boots
+    (``cluster_boot``: kops's world, a stock image, its nodes fetch nodeup; a
+    kubeshift-built world, an image made for node.env; the Terraform modules' world,
+    seed 001's image and its join script); a mirror's own, node.env (the mirror is
+    kubeshift's cluster)."""
+    images: dict[str, ImageBoot] = {cluster_image: cluster_boot}
     if mirror_image:
         images[mirror_image] = "node-env"
     return images
@@ -133,13 +140,16 @@ class Boots:
         env = KubeEnv.of(script)
         if env is not None:  # nodeup fetches itself: any image with cloud-init runs it
             return self._nodeup(env)
+        if image == "join" and JOIN_SCRIPT in script:
+            return Kubelet()  # the join script's flags, read by the bridge
         if is_node_script(script):
             if image == "node-env":
                 return Kubelet()  # the kubelet's own flags, read by the bridge
-            return Kubelet(problem=f"image {image_id} is a stock image: the boot script leaves "
+            kind = "a stock image" if image == "cloud-init" else "seed 001's image"
+            return Kubelet(problem=f"image {image_id} is {kind}: the boot script leaves "
                                    f"{NODE_ENV}, which nothing on it reads")  # fmt: skip
-        return Kubelet(problem="its user data runs neither kops's nodeup nor kubeshift's "
-                               "node.env")  # fmt: skip
+        return Kubelet(problem="its user data runs neither kops's nodeup, kubeshift's "
+                               f"node.env nor the image's {JOIN_SCRIPT}")  # fmt: skip
 
     def _nodeup(self, env: KubeEnv) -> Kubelet:
         """nodeup's start (kops ``command.go``): the cluster, the group's configuration,

@@ -58,7 +58,8 @@ def sandbox_up(
         typer.Option(
             "--built-by",
             help="kops: boto3 calls under kops's names, no state (then `kubeshift adopt`); "
-            "kubeshift: baseline through the engine, state kept.",
+            "terraform-modules: boto3 calls under seed 001's Terraform modules' names, "
+            "Terraform's state written; kubeshift: baseline through the engine, state kept.",
         ),
     ] = "kops",
     backend: Annotated[

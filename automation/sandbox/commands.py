@@ -24,7 +24,7 @@ from automation.core.errors import UserError
 from automation.sandbox.layout import SandboxPaths
 from automation.sandbox.member_plan import plan_members
 from automation.sandbox.state import SandboxState, StateBackend, alive, load_state
-from automation.sandbox.world import BuiltBy
+from automation.sandbox.world import BuiltBy, cluster_tag_id
 from automation.sandbox.world_up import SandboxError, Say, build_world
 
 STARTUP_DEADLINE = 300.0
@@ -167,14 +167,16 @@ def up(
 
 def _images_argv(info: StackInfo, built_by: BuiltBy) -> list[str]:
     """What the stack's images run at boot (:mod:`automation.sandbox.boots`)."""
-    from automation.sandbox.boots import declared_images, images_argument
+    from automation.sandbox.boots import ImageBoot, declared_images, images_argument
 
     mirror = info.config.migration.mirror
+    boots: dict[BuiltBy, ImageBoot] = {
+        "kops": "cloud-init", "kubeshift": "node-env", "terraform-modules": "join",
+    }  # fmt: skip
     images = declared_images(
-        info.config.cluster.image_id,
-        mirror.image_id if mirror else None,
-        kubeshift_built=built_by == "kubeshift",
-    )
+        info.config.cluster.image_id, mirror.image_id if mirror else None,
+        cluster_boot=boots[built_by],
+    )  # fmt: skip
     return ["--images", images_argument(images)]
 
 
@@ -193,7 +195,7 @@ def _start_supervisor(
         sys.executable, "-m", "automation.sandbox.supervisor",
         "--root", str(paths.root), "--stack", info.name, "--scenario", info.scenario,
         "--region", region, "--cluster-name", str(info.config.cluster.name),
-        "--cluster-id", info.config.cluster.tag_id,
+        "--cluster-id", cluster_tag_id(info.config.cluster, built_by),
         "--moto-port", str(moto_port), "--pulumi-bin", str(pulumi), *_mirror_argv(info),
         "--cloud-controllers", ",".join(cloud_controllers(info)), *_pod_cidr_argv(info),
         *_images_argv(info, built_by),

@@ -57,9 +57,14 @@ class SandboxPaths:
         """Written once the live cluster is built whole (moto holds it, nothing else)."""
         return self.root / "world.built"
 
+    @property
+    def terraform_state(self) -> Path:
+        """Terraform's state of the modules' world (``--built-by terraform-modules``)."""
+        return self.root / "terraform.tfstate"
+
     def wipeable(self) -> tuple[Path, ...]:
         """What ``down`` deletes: everything the next ``up`` rebuilds from scratch."""
         return (
             self.run, self.workspace, self.backend, self.aws_dir, self.state_file,
-            self.world_built,
+            self.world_built, self.terraform_state,
         )  # fmt: skip

@@ -73,6 +73,8 @@ def build_world(
     config, mappings = rehearsal_config(
         info.values, state, _hosted_zone(state.region, state.moto_endpoint), project=project
     )
+    if built_by == "terraform-modules":  # the modules tag the cluster with its name
+        config[stack_keys.CLUSTER_KEY].pop("cluster_id", None)
     paths.backend.mkdir(parents=True, exist_ok=True)
     if state.backend == "s3":
         _state_bucket(state)
@@ -83,7 +85,7 @@ def build_world(
     if built_by == "kubeshift":
         _apply_baseline(workspace, info, say)
     else:
-        _build_as_kops(config, paths, state, say)
+        _build_live(config, paths, state, say, built_by)
     say(f"  built in {time.monotonic() - began:.0f}s")
     stack_file = workspace / "stacks" / f"Pulumi.{info.name}.yaml"
     mappings += _stand_in_dependencies(stack_file, state, say)
@@ -127,14 +129,16 @@ def _hosted_zone(region: str, endpoint: str) -> Callable[[str], str]:
     return ensure
 
 
-def _build_as_kops(
-    config: dict[str, Any], paths: SandboxPaths, state: SandboxState, say: Say
+def _build_live(
+    config: dict[str, Any], paths: SandboxPaths, state: SandboxState, say: Say, built_by: BuiltBy
 ) -> None:
-    """The live cluster as kops would have left it: boto3 calls, kops's names, no state.
-    A cluster built whole before (an ``up`` cut short later) is kept; one whose build
-    was cut short cannot be finished, only built again."""
+    """The live cluster as kops, or seed 001's Terraform modules, would have left it:
+    boto3 calls, the tool's names, no Pulumi state (the modules' Terraform state
+    written beside). A cluster built whole before (an ``up`` cut short later) is kept;
+    one whose build was cut short cannot be finished, only built again."""
     from automation.sandbox.provider.model import Aws
     from automation.sandbox.world.build import WorldError, build
+    from automation.sandbox.world.modules.build import build_modules
 
     block = config[stack_keys.CLUSTER_KEY]
     cluster = str(block["name"])
@@ -145,14 +149,23 @@ def _build_as_kops(
     again = "Run `kubeshift sandbox down`, then `up` again."
     if _cluster_vpcs(state, str(block.get("cluster_id") or cluster)):  # tagged by its ID
         raise SandboxError(f"The build of the live cluster {cluster} was cut short. {again}")
-    say(f"building the live cluster {cluster} as kops names it, with boto3 (no engine, no state)")
-    try:
-        built = build(config, Aws(state.region, state.moto_endpoint))
-    except WorldError as exc:
-        raise SandboxError(f"{exc} {again}") from None
-    done.write_text(f"{len(built)}\n")
+    aws = Aws(state.region, state.moto_endpoint)
+    if built_by == "terraform-modules":
+        say(f"building the live cluster {cluster} as seed 001's Terraform modules name it, "
+            "with boto3 (no engine, no Pulumi state)")  # fmt: skip
+        count = len(build_modules(config, aws, paths.terraform_state).built)
+        say(f"  Terraform's state of it: {paths.terraform_state} (name it in "
+            "kubeshift:runtime.terraform_state for adopt to say what Terraform still claims)")
+    else:
+        say(f"building the live cluster {cluster} as kops names it, with boto3 (no engine, "
+            "no state)")  # fmt: skip
+        try:
+            count = len(build(config, aws))
+        except WorldError as exc:
+            raise SandboxError(f"{exc} {again}") from None
+    done.write_text(f"{count}\n")
     say(
-        f"  {len(built)} AWS resources; `kubeshift adopt --write-config FILE` proposes the "
+        f"  {count} AWS resources; `kubeshift adopt --write-config FILE` proposes the "
         "stack file that keeps their names, `kubeshift adopt` then takes them"
     )
 

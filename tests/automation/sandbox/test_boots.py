@@ -27,6 +27,7 @@ from tests.support.nodes import unique_name
 LOCAL = Path(__file__).resolve().parents[3] / "stacks" / "Pulumi.local.yaml"
 STOCK = "ami-0a0a0a0a0a0a0a0a0"
 KUBESHIFT = "ami-0b0b0b0b0b0b0b0b0"
+SEED_IMAGE = "ami-0d0d0d0d0d0d0d0d0"
 IMAGES = {STOCK: "cloud-init", KUBESHIFT: "node-env"}
 
 
@@ -96,15 +97,31 @@ def test_node_env_needs_an_image_built_to_read_it() -> None:
     )
     assert on_kubeshift.problem == ""
     assert unknown.problem.startswith("image ami-0c0c0c0c0c0c0c0c0 is none the sandbox knows")
-    assert foreign.problem == "its user data runs neither kops's nodeup nor kubeshift's node.env"
+    assert foreign.problem == (
+        "its user data runs neither kops's nodeup, kubeshift's node.env nor the image's "
+        "/opt/bootstrap/join"
+    )
+
+
+def test_a_join_image_starts_the_kubelet_its_join_script_is_called_for() -> None:
+    """Seed 001's image (Packer-built) carries its own join script: a boot script that
+    calls it joins; one that leaves kubeshift's node.env does not (nothing reads it)."""
+    joining = "#!/bin/bash\n/opt/bootstrap/join --cluster c --node-labels team=a\n"
+    boots = Boots({SEED_IMAGE: "join"})
+
+    assert boots.kubelet(SEED_IMAGE, joining).problem == ""
+    assert "nothing on it reads" in boots.kubelet(SEED_IMAGE, _node_env_script()).problem
+    assert boots.kubelet(STOCK, joining).problem.startswith(f"image {STOCK} is none")
 
 
 def test_the_images_each_world_declares_and_how_the_supervisor_reads_them() -> None:
-    kops = declared_images(STOCK, KUBESHIFT, kubeshift_built=False)
-    built = declared_images(STOCK, None, kubeshift_built=True)
+    kops = declared_images(STOCK, KUBESHIFT, cluster_boot="cloud-init")
+    built = declared_images(STOCK, None, cluster_boot="node-env")
+    modules = declared_images(SEED_IMAGE, None, cluster_boot="join")
 
     assert kops == {STOCK: "cloud-init", KUBESHIFT: "node-env"}
     assert built == {STOCK: "node-env"}
     assert parse_images(images_argument(kops)) == kops
+    assert parse_images(images_argument(modules)) == {SEED_IMAGE: "join"}
     with pytest.raises(ValueError, match="boot 'kubelet'"):
         parse_images(f"{STOCK}=kubelet")

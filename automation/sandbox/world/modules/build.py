@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from automation.sandbox.boots import JOIN_SCRIPT
 from automation.sandbox.provider.model import Aws
 from automation.sandbox.world.balancers import Balanced, Balancer, build_balancer, write_records
 from automation.sandbox.world.compute import (
@@ -32,8 +33,6 @@ from automation.sandbox.world.network import Network, build_network
 from components.contract import loading as stack_loading
 
 ANYWHERE = "0.0.0.0/0"
-BOOTSTRAP = "/opt/bootstrap/join"
-"""The join script seed 001's image (built by Packer) carries; the templates call it."""
 
 
 @dataclass
@@ -227,15 +226,21 @@ def _identities(aws: Aws, cluster: ModulesCluster, world: ModulesWorld) -> dict[
     return profiles
 
 
-def _boot_script(cluster: ModulesCluster, role: str, labels: Mapping[str, str]) -> str:
-    """The modules' user data: the image's join script, told the cluster and role."""
-    flags = ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
-    script = (
-        f"#!/bin/bash\nset -euo pipefail\n{BOOTSTRAP} --cluster {cluster.name} --role {role}"
-        + (f" --node-labels {flags}" if flags else "")
-        + "\n"
-    )
-    return base64.b64encode(script.encode()).decode()
+def _boot_script(
+    cluster: ModulesCluster, role: str, labels: Mapping[str, str], taints: list[str]
+) -> str:
+    """The modules' user data: the image's join script (:data:`JOIN_SCRIPT`), told the
+    cluster, the API and the kubelet's labels and taints."""
+    spec = cluster.spec
+    lines = [
+        "#!/bin/bash", "set -euo pipefail",
+        f"API_ENDPOINT=https://{spec.dns.api_record}:{spec.control_plane.api_port}",
+        f'{JOIN_SCRIPT} --cluster {cluster.name} --role {role} --api-server "$API_ENDPOINT"'
+        + (f" --node-labels {','.join(f'{k}={v}' for k, v in sorted(labels.items()))}"
+           if labels else "")
+        + (f" --register-with-taints {','.join(taints)}" if taints else ""),
+    ]  # fmt: skip
+    return base64.b64encode(("\n".join(lines) + "\n").encode()).decode()
 
 
 def _members(
@@ -255,7 +260,7 @@ def _members(
         tags = cluster.tags(name)
         data: dict[str, object] = {
             "ImageId": cluster.spec.image_id, "InstanceType": plane.instance_type,
-            "UserData": _boot_script(cluster, "control-plane", {}),
+            "UserData": _boot_script(cluster, "control-plane", {}, []),
             "IamInstanceProfile": {"Name": profiles["control-plane"]},
             "MetadataOptions": {"HttpEndpoint": "enabled", "HttpTokens": "required"},
             "NetworkInterfaces": first_interface(group_id),
@@ -308,7 +313,10 @@ def _workers(
         pool = group.pool
         data: dict[str, object] = {
             "ImageId": cluster.spec.image_id, "InstanceType": group.instance_types[0],
-            "UserData": _boot_script(cluster, "worker", kubelet_labels(group)),
+            "UserData": _boot_script(cluster, "worker", kubelet_labels(group), [
+                f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+                for t in pool.taints
+            ]),
             "IamInstanceProfile": {"Name": profiles["workers"]},
             "MetadataOptions": {"HttpEndpoint": "enabled", "HttpTokens": "required",
                                 "HttpPutResponseHopLimit": pool.metadata_hop_limit},
