@@ -29,7 +29,7 @@ from automation.sandbox.workspace import (
     write_workspace,
     zone_name,
 )
-from automation.sandbox.world import BuiltBy
+from automation.sandbox.world import BuiltBy, cluster_tag_id
 from components.contract import keys as stack_keys
 
 NODES_DEADLINE = 180.0
@@ -89,7 +89,8 @@ def build_world(
     say(f"  built in {time.monotonic() - began:.0f}s")
     stack_file = workspace / "stacks" / f"Pulumi.{info.name}.yaml"
     mappings += _stand_in_dependencies(stack_file, state, say)
-    probe = _seed_workloads(workspace, info, state, say)
+    tag = cluster_tag_id(info.config.cluster, built_by)
+    probe = _seed_workloads(workspace, info, state, say, tag)
     state.world_ready = True
     state.mappings = mappings
     state.probe_services = probe
@@ -236,7 +237,11 @@ def _wait_ready_nodes(client: Any, expected: int, *, timeout: float) -> None:
         time.sleep(1.0)
 
 
-def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: Say) -> list[str]:
+def _seed_workloads(
+    workspace: Path, info: StackInfo, state: SandboxState, say: Say, cluster_tag: str
+) -> list[str]:
+    """Workloads behind PodDisruptionBudgets, once each instance tagged for
+    ``cluster_tag`` is a Ready Node; the availability probe's services."""
     import kubernetes
 
     from automation.config.mirror_settings import DaemonSetRef
@@ -252,7 +257,7 @@ def _seed_workloads(workspace: Path, info: StackInfo, state: SandboxState, say: 
         config_file=primary.kubeconfig, context=primary.context
     )
     with client:
-        expected = _cluster_instances(state, info.config.cluster.tag_id)
+        expected = _cluster_instances(state, cluster_tag)
         say(f"waiting for the {expected} instances of {primary.name} to join as Ready Nodes")
         _wait_ready_nodes(client, expected, timeout=NODES_DEADLINE)
         mirrored = info.scenario == "cni-swap"

@@ -17,7 +17,6 @@ from components.security_groups import DESCRIPTIONS
 from tests.rehearsal.conftest import STACK, Rehearsal, sandbox_client
 
 RTA = "aws:ec2/routeTableAssociation:RouteTableAssociation"
-INGRESS_DESCRIPTION = "Ingress NLB of local-demo.k8s.local"
 """What the user who added the ingress load balancer's group wrote as its description."""
 
 pytestmark = [pytest.mark.rehearsal]
@@ -71,7 +70,6 @@ def test_without_kops_descriptions_and_boot_scripts_nothing_is_imported(
         "node": KOPS_DESCRIPTIONS["nodes"],
         "control-plane": KOPS_DESCRIPTIONS["masters"],
         "api-lb": KOPS_DESCRIPTIONS["api-elb"],
-        "ingress-lb": INGRESS_DESCRIPTION,
     }
     described = {
         d["name"]: (d["live"], d["declared"], d["replaces"])
@@ -162,8 +160,10 @@ def test_kops_settings_kubeshift_declares_otherwise_are_each_one_line_and_refuse
     assert found == {
         name: KOPS_SETTINGS[type_] for name, type_ in types.items() if type_ in KOPS_SETTINGS
     }
-    # 5 groups and their 5 templates, 3 target groups, 2 balancers, 13 rules
-    assert len(found) == 28
+    # 5 groups and their 5 templates, kops's API target group and balancer, and the 4
+    # rules of kops's that kubeshift declares too (the rest of what kubeshift declares
+    # kops never built: adoption adds it)
+    assert len(found) == 16
     assert following == {
         name: "launchTemplate" if "control-plane" in name else "mixedInstancesPolicy"
         for name, type_ in types.items()
@@ -190,7 +190,7 @@ def test_keep_live_writes_kops_settings_to_the_stack_file_and_declares_them(
     assert {(g["healthCheckGracePeriod"]["live"], g["healthCheckGracePeriod"]["declared"])
             for g in groups} == {(0, 300), (0, 600)}  # fmt: skip
     assert adopted["message"] == (
-        f"baseline now previews no change; Pulumi.{STACK}.yaml keeps 38 live value(s) under "
+        f"baseline now previews no change; Pulumi.{STACK}.yaml keeps 26 live value(s) under "
         "kubeshift:cluster.kept_inputs"
     )
     stack_file = load_stack_file(rehearsal.adoption.stack_file)
@@ -207,7 +207,13 @@ def test_a_dry_run_maps_every_resource_and_imports_nothing(rehearsal: Rehearsal)
     discovered = report["discovery"]["resources"]
     assert {r["name"] for r in discovered} == set(report["imported"]) | set(report["recorded"])
     # the adoption that followed imported what the dry run planned: it had imported nothing
-    assert sorted(rehearsal.adoption.adopted.json()["imported"]) == sorted(report["imported"])
+    adopted = rehearsal.adoption.adopted.json()
+    assert sorted(adopted["imported"]) == sorted(report["imported"])
+    # what kops never built, planned as an addition beside the imports, and added: the
+    # ingress load balancer kubeshift declares, which now runs under kubeshift's name
+    additions = {a["name"] for a in report["discovery"]["additions"]}
+    assert set(report["added"]) == additions and "local-demo-ingress-lb" in additions
+    assert sorted(adopted["added"]) == sorted(report["added"])
 
 
 def test_adoption_imports_the_live_ids_and_leaves_a_baseline_that_changes_nothing(
@@ -298,11 +304,11 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
         "local-demo-api-lb": KOPS_DESCRIPTIONS["api-elb"],
         "local-demo-control-plane": KOPS_DESCRIPTIONS["masters"],
         "local-demo-node": KOPS_DESCRIPTIONS["nodes"],
-        "local-demo-ingress-lb": INGRESS_DESCRIPTION,
     }
     # and the boot scripts kops wrote into its templates: nodeup, each for its group
     assert sorted(cluster["user_data"].values()) == nodeup_scripts(rehearsal, cluster["names"])
-    # the program names what it declares at baseline as the world named it
+    # the program names what it declares at baseline as the world named it, and what
+    # adoption adds (the ingress load balancer kops never built) as kubeshift names it
     rendered = render_program(found, "baseline").resources
     physical = {
         str(r.inputs["name"])
@@ -310,7 +316,9 @@ def test_the_proposed_stack_file_describes_the_cluster_kops_built(
         if isinstance(r.inputs.get("name"), str) and r.type != "aws:route53/record:Record"
     }
     volumes = {str(r.inputs["tags"]["Name"]) for r in rendered if r.type == "aws:ebs/volume:Volume"}
-    assert physical | volumes == world
+    added = {"local-demo-ingress", "local-demo-ingress-lb", "local-demo-ingress-80",
+             "local-demo-ingress-443"}  # fmt: skip
+    assert physical | volumes == world | added and not added & world
 
 
 def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Rehearsal) -> None:
@@ -327,7 +335,7 @@ def test_what_the_program_does_not_model_is_listed_and_left_alone(rehearsal: Reh
     taken = {r["id"] for r in adopted if "SecurityGroup" in r["type"] and "Rule" in r["type"]}
     # every rule the world made is either one kubeshift declares, taken, or left alone
     assert rules | taken == set(rehearsal.adoption.kops_rules) and not rules & taken
-    assert len(rules) == 14 and len(taken) == 13
+    assert len(rules) == 14 and len(taken) == 4
     dns = domain("local-demo")
     policies = sorted(u["arn"] for u in rest if u["kind"] == "iam:role-policy")
     assert policies == [f"{role}.{dns}:{role}.{dns}" for role in ("masters", "nodes")]
