@@ -38,6 +38,7 @@ from automation.adoption.proposal import (
     instance_types,
     member_groups,
     member_numbers,
+    named_member,
     pool_of,
     spans,
     zones_of,
@@ -237,7 +238,8 @@ def _volume_member(
     """The member a main etcd volume serves: kubeshift's member tag; else kops's etcd tag
     (``<member>/<every member>``) where it is a member number, or the member kops names
     after one member's instance group (``a-2`` for ``master-<region>a-2``); else the one
-    member whose group runs in the volume's AZ."""
+    member whose group runs in the volume's AZ, or among those the one its Name numbers
+    (a module's ``count``: ``<cluster>-etcd-<n>``)."""
     tags = tags_of(volume)
     kops_member = tags.get(MAIN_ETCD_TAG, "").split("/", 1)[0]
     for claim in (tags.get(MEMBER_TAG, ""), kops_member):
@@ -247,7 +249,8 @@ def _volume_member(
     for candidates in (kops_named.get(kops_member, []), in_zone.get(zone, [])):
         if len(candidates) == 1:
             return candidates[0]
-    return None
+    numbered = named_member(tags.get("Name", ""))
+    return numbered if numbered in in_zone.get(zone, []) else None
 
 
 def _etcd_volumes(live: LiveCluster, namer: Namer) -> Found:

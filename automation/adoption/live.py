@@ -74,6 +74,16 @@ def template_spec(group: Raw) -> Raw:
     return dict(policy.get("LaunchTemplate", {}).get("LaunchTemplateSpecification", {}))
 
 
+def _members_own(attachments: list[Raw]) -> bool:
+    """Whether a volume or interface tagged for the cluster (and nothing else: a cluster
+    a Terraform module built) is made apart from any instance, as a member's etcd volume
+    or fixed interface is: unattached, or attached as no instance's own (a root volume,
+    a primary interface, anything its template made, goes with the instance)."""
+    return all(
+        not a.get("DeleteOnTermination") and a.get("DeviceIndex", 1) != 0 for a in attachments
+    )
+
+
 def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
     """Read what runs for ``lookup.cluster`` (one sentence when the VPC is ambiguous)."""
     ec2, clients = lookup.clients.ec2, lookup.clients
@@ -105,10 +115,18 @@ def read(lookup: Lookup, zone_id: str | None) -> LiveCluster:
             template_names[spec["LaunchTemplateId"]] = versions[0]["LaunchTemplateName"]
     masters = [by("tag-key", tag), by("tag-key", "k8s.io/role/master")]
     volumes = _pages(ec2, "describe_volumes", "Volumes", Filters=masters)
+    if not volumes:  # a Terraform module's: the cluster tag alone (see _members_own)
+        tagged = _pages(ec2, "describe_volumes", "Volumes", Filters=[by("tag-key", tag)])
+        volumes = [v for v in tagged if _members_own(v.get("Attachments") or [])]
     # the control plane's role tag, which kops gives too; kubeshift's member tag is
     # kubeshift's own, and a cluster another tool built lacks it
     members = [by("vpc-id", vpc_id), by("tag-key", "k8s.io/role/master")]
     interfaces = _pages(ec2, "describe_network_interfaces", "NetworkInterfaces", Filters=members)
+    if not interfaces:
+        tagged = _pages(ec2, "describe_network_interfaces", "NetworkInterfaces",
+                        Filters=[by("vpc-id", vpc_id), by("tag-key", tag)])  # fmt: skip
+        interfaces = [i for i in tagged if _members_own([i["Attachment"]] if i.get("Attachment")
+                                                         else [])]  # fmt: skip
     live = LiveCluster(
         name=lookup.cluster, vpc=vpc, subnets=subnets, nat_gateways=len(nats),
         internet_gateway=bool(gateways["InternetGateways"]), groups=groups,

@@ -132,6 +132,7 @@ def _network(live: LiveCluster) -> dict[str, Any]:
 
 _NUMBERED_GROUP = re.compile(r"-(\d+)$")
 _INTERFACE_MEMBER = re.compile(r"^etcd member (\d+) of ")
+_NAMED_MEMBER = re.compile(r"(?:^|[-_.])etcd[-_]?(\d+)$")
 
 
 def instance_group(group: Raw) -> str:
@@ -197,12 +198,21 @@ def member_numbers(live: LiveCluster) -> dict[str, int]:
 
 def interface_member(interface: Raw) -> int | None:
     """The member a fixed interface is for: its member tag, else its description
-    (``etcd member <n> of <cluster>``, as the program describes it)."""
+    (``etcd member <n> of <cluster>``, as the program describes it), else the number its
+    Name gives after ``etcd`` (a module's ``count``: ``<cluster>-etcd-<n>``)."""
     tagged = tags_of(interface).get(MEMBER_TAG, "")
     if tagged.isdigit():
         return int(tagged)
     described = _INTERFACE_MEMBER.match(interface.get("Description") or "")
-    return int(described.group(1)) if described else None
+    if described:
+        return int(described.group(1))
+    return named_member(tags_of(interface).get("Name", ""))
+
+
+def named_member(name: str) -> int | None:
+    """The member number a name gives after ``etcd`` (``<cluster>-etcd-2``), if any."""
+    found = _NAMED_MEMBER.search(name)
+    return int(found.group(1)) if found else None
 
 
 def _control_plane(

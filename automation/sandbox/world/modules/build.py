@@ -277,7 +277,7 @@ def _members(
         world.add("autoscaling:group", name, name, "control-plane", "aws_autoscaling_group",
                   "this", key=index)  # fmt: skip
         made.append(InstanceGroup(name, spec, 1, 1, 1))
-        etcd = cluster.named(f"etcd-{member.number}")
+        etcd = cluster.named(f"control-plane-etcd-{member.number}")
         volume = aws.ec2.create_volume(
             AvailabilityZone=member.zone, Size=plane.etcd_volume_size,
             VolumeType=plane.etcd_volume_type, Encrypted=True,

@@ -380,7 +380,7 @@ def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
 ) -> None:
     from automation.sandbox.layout import SandboxPaths
     from automation.sandbox.state import SandboxState
-    from automation.sandbox.world_up import SandboxError, _build_as_kops
+    from automation.sandbox.world_up import SandboxError, _build_live
 
     paths = SandboxPaths(tmp_path / "sandbox")
     paths.root.mkdir()
@@ -390,7 +390,7 @@ def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
         started_at=0.0,
     )  # fmt: skip
     said: list[str] = []
-    _build_as_kops(values, paths, state, said.append)
+    _build_live(values, paths, state, said.append, "kops")
     assert paths.world_built.exists() and "AWS resources" in said[-1]
     # what it says it built counts every rule the world made, beside groups and templates
     aws = Aws(REGION, moto.endpoint_url)
@@ -398,10 +398,10 @@ def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
     groups = aws.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
     counted = int(re.findall(r"(\d+) AWS resources", said[-1])[0])
     assert counted > len(rules) + 2 * len(groups)
-    _build_as_kops(values, paths, state, said.append)  # an `up` cut short after the build
+    _build_live(values, paths, state, said.append, "kops")  # an `up` cut short after the build
     assert said[-1] == "  the live cluster local-demo is already built"
     vpcs = aws.ec2.describe_vpcs()["Vpcs"]
     assert len([v for v in vpcs if not v.get("IsDefault")]) == 1  # nothing built twice
     paths.world_built.unlink()  # as if the build itself had been cut short
     with pytest.raises(SandboxError, match=r"was cut short\. Run `kubeshift sandbox down`"):
-        _build_as_kops(values, paths, state, said.append)
+        _build_live(values, paths, state, said.append, "kops")

@@ -60,7 +60,8 @@ def test_the_modules_build_per_type_zone_and_capacity_under_their_own_names(
         assert keys == {CLUSTER_TAG, "Name", "team"}, keys
     volumes = aws.ec2.describe_volumes()["Volumes"]
     assert sorted(t["Value"] for v in volumes for t in v.get("Tags", []) if t["Key"] == "Name") == [
-        "local-demo-etcd-1", "local-demo-etcd-2", "local-demo-etcd-3"
+        "local-demo-control-plane-etcd-1", "local-demo-control-plane-etcd-2",
+        "local-demo-control-plane-etcd-3",
     ]  # fmt: skip
     # the API's record is a CNAME to the API load balancer the modules named
     elb = aws.client("elbv2")
@@ -97,7 +98,15 @@ def test_adoption_proposes_a_stack_that_finds_everything_without_any_tag_to_lean
     # the members are the single-instance groups behind the API, noted for review
     notes = " ".join(proposed.proposal.notes)
     assert "No group carries k8s.io/role/master" in notes
-    assert cluster["control_plane"]["members"] == 3
+    # the members' etcd volumes and fixed interfaces, tagged for the cluster alone, are
+    # told from the instances' own by being made apart from any; each numbered by its
+    # name where its AZ holds two members (3 members over 2 AZs)
+    declared = values["kubeshift:cluster"]["control_plane"]
+    plane = cluster["control_plane"]
+    assert plane["members"] == 3 and plane["etcd_volume_size"] == declared["etcd_volume_size"]
+    assert plane["host_index"] == declared.get("host_index", 10)  # read from the interfaces
+    kept = {k: v for k, v in cluster["names"].items() if k.startswith("tag:")}
+    assert sorted(kept.values()) == [f"local-demo-control-plane-etcd-{n}" for n in (1, 2, 3)]
     # the workers, one pool by the modules' names less type, AZ and capacity, split so
     (pool,) = cluster["worker_pools"]
     assert pool["name"] == "workers-general"
@@ -123,3 +132,30 @@ def test_adoption_proposes_a_stack_that_finds_everything_without_any_tag_to_lean
     commands = release_commands(held)
     assert commands and all(c.startswith("terraform state rm ") for c in commands)
     assert "'module.control-plane.aws_autoscaling_group.this[0]'" in " ".join(commands)
+
+
+def test_sandbox_up_builds_the_modules_world_once_and_writes_terraforms_state_beside(
+    values: dict[str, Any], moto: MotoServer, tmp_path: Path
+) -> None:
+    from automation.sandbox.layout import SandboxPaths
+    from automation.sandbox.state import SandboxState
+    from automation.sandbox.world_up import SandboxError, _build_live
+
+    paths = SandboxPaths(tmp_path / "sandbox")
+    paths.root.mkdir()
+    state = SandboxState(
+        stack="local", scenario="vpc-move", region=REGION, supervisor_pid=0,
+        moto_endpoint=moto.endpoint_url, processes=[], clusters=[], pulumi_bin="pulumi",
+        started_at=0.0,
+    )  # fmt: skip
+    said: list[str] = []
+    _build_live(values, paths, state, said.append, "terraform-modules")
+    assert paths.world_built.exists() and paths.terraform_state in paths.wipeable()
+    claims = claims_in(paths.terraform_state.read_text(), str(paths.terraform_state))
+    assert "module.common.aws_lb.api" in {c.address for c in claims}
+    assert any("kubeshift:runtime.terraform_state" in line for line in said)
+    _build_live(values, paths, state, said.append, "terraform-modules")
+    assert said[-1] == "  the live cluster local-demo is already built"
+    paths.world_built.unlink()  # as if the build itself had been cut short
+    with pytest.raises(SandboxError, match=r"was cut short\. Run `kubeshift sandbox down`"):
+        _build_live(values, paths, state, said.append, "terraform-modules")
