@@ -83,16 +83,20 @@ class Adopted:
     declared: int
     unmodelled: int
     kops_own: int
+    added: int = 0
+    """Declared resources adoption adds beside what runs (kops never built them)."""
 
 
 def checks(adopted: Adopted) -> dict[str, bool]:
     """What must hold for the times to be of a whole adoption: the proposal and the
-    discovery found no problem, and every declared resource was mapped to a live one
-    (one left over would be created beside what runs)."""
+    discovery found no problem, and every declared resource was mapped to a live one or
+    is one adoption adds beside what runs (``automation.adoption.additions``); one left
+    over would be refused."""
     return {
         "the proposal has no problem": not adopted.proposal_problems,
         "discovery has no problem": not adopted.discovery_problems,
-        "every declared resource mapped": 0 < adopted.mapped == adopted.declared,
+        "every declared resource mapped": adopted.mapped > 0
+        and adopted.mapped + adopted.added == adopted.declared,
     }
 
 
@@ -150,7 +154,7 @@ def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
     declared = [r for r in render_program(proposed.values, first).resources if r.custom]
     adopted = Adopted(
         proposed.proposal.problems, found.problems, len(found.resources), len(declared),
-        len(found.unmodelled), own,
+        len(found.unmodelled), own, len(found.additions),
     )  # fmt: skip
     verdict = checks(adopted)
     for name, ok in verdict.items():
@@ -170,7 +174,7 @@ def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
     )
     print(
         f"| discovery | {discovering:.2f} | {discovering_calls} | "
-        f"{adopted.mapped} of {adopted.declared} declared mapped, "
+        f"{adopted.mapped} of {adopted.declared} declared mapped ({adopted.added} to add), "
         f"{adopted.unmodelled} listed as not modelled ({own} of kops's own made) "
         f"| {discovering / floor:.1f} |"
     )

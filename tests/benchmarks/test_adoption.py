@@ -33,3 +33,6 @@ def test_each_check_fails_on_what_it_must_catch() -> None:
     assert _failed(replace(whole, discovery_problems=["nodes: claimed twice"])) == [CHECKS[1]]
     assert _failed(replace(whole, mapped=71)) == [CHECKS[2]]  # one would be created anew
     assert _failed(replace(whole, mapped=0, declared=0)) == [CHECKS[2]]
+    # what adoption adds (an ingress load balancer kops never built) counts as mapped
+    assert _failed(replace(whole, mapped=51, added=21)) == []
+    assert _failed(replace(whole, mapped=51, added=20)) == [CHECKS[2]]
