@@ -1,10 +1,12 @@
 """Time adoption's reading of a live cluster at the seed's scale (default: vpc-move-example).
 
-Run on demand: ``.venv/bin/python benchmarks/adoption.py [STACK] [--smoke]``. Starts moto in this
-process, builds the cluster the stack file describes as kops would have (the sandbox's
-world: boto3 calls, kops's names and tags, no state; the example's 72 worker groups are
-72 instance groups, each with its launch template), then times, with the AWS calls each
-makes:
+Run on demand: ``.venv/bin/python benchmarks/adoption.py [STACK] [--built-by BUILDER]
+[--smoke]``. Starts moto in this process, builds the cluster the stack file describes as
+kops would have (the sandbox's world: boto3 calls, kops's names and tags, no state; the
+example's 72 worker groups are 72 instance groups, each with its launch template), or
+with ``--built-by terraform-modules`` as seed 001's Terraform modules did (the modules'
+names, the cluster tag alone, a group and template per type x AZ x capacity), then
+times, with the AWS calls each makes:
 
 - the inventory any operator can take in one command, ``aws resourcegroupstaggingapi
   get-resources`` for the cluster's tag (what it finds is not mapped to anything);
@@ -51,6 +53,7 @@ def main() -> int:
     parser.add_argument(
         "--smoke", action="store_true", help="the local stack's world: the checks, no figures"
     )
+    parser.add_argument("--built-by", choices=("kops", "terraform-modules"), default="kops")
     args = parser.parse_args()
     os.environ.update(
         AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_SESSION_TOKEN="bench",
@@ -68,7 +71,8 @@ def main() -> int:
     endpoint = f"http://{host}:{port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     try:
-        return run(SMOKE_STACK if args.smoke else args.stack, endpoint, figures=not args.smoke)
+        stack = SMOKE_STACK if args.smoke else args.stack
+        return run(stack, endpoint, figures=not args.smoke, built_by=args.built_by)
     finally:
         server.stop()
 
@@ -100,7 +104,7 @@ def checks(adopted: Adopted) -> dict[str, bool]:
     }
 
 
-def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
+def run(stack: str, endpoint: str, *, figures: bool = True, built_by: str = "kops") -> int:
     import boto3
 
     from automation.adoption.discovery import discover
@@ -109,6 +113,7 @@ def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
     from automation.review.render import render_program
     from automation.sandbox.provider.model import Aws
     from automation.sandbox.world.build import KOPS_OWN, build
+    from automation.sandbox.world.modules.build import build_modules
     from components.contract.loading import load_config, load_stack_file
 
     values = load_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
@@ -120,9 +125,16 @@ def run(stack: str, endpoint: str, *, figures: bool = True) -> int:
     values["kubeshift:cluster"]["dns"]["zone_id"] = zone["HostedZone"]["Id"].rsplit("/", 1)[-1]
 
     began = time.perf_counter()
-    built = build(values, Aws(region, endpoint))
+    if built_by == "terraform-modules":  # tagged by the cluster's name, not kops's ID
+        values["kubeshift:cluster"].pop("cluster_id", None)
+        config = load_config(values)
+        with tempfile.TemporaryDirectory() as scratch:
+            state = Path(scratch) / "terraform.tfstate"
+            built = build_modules(values, Aws(region, endpoint), state).built
+    else:
+        built = build(values, Aws(region, endpoint))
     seconds = time.perf_counter() - began
-    print(f"world: {len(built)} AWS resources built as kops would in {seconds:.1f}s")
+    print(f"world: {len(built)} AWS resources built as {built_by} would in {seconds:.1f}s")
     own = sum(b.kind in KOPS_OWN for b in built)  # kops's own: listed, never mapped
 
     clients = AwsClients(AwsAccess(region=region))

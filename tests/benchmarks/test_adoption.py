@@ -22,6 +22,13 @@ def test_the_smoke_run_makes_every_check(tmp_path: Path) -> None:
     assert checks_printed(done) == dict.fromkeys(CHECKS, True), report(done)
 
 
+def test_the_smoke_run_of_the_terraform_modules_world_makes_every_check(tmp_path: Path) -> None:
+    done = run_smoke("adoption.py", tmp_path, "--built-by", "terraform-modules")
+    assert done.returncode == 0, report(done)
+    assert "built as terraform-modules would" in done.stdout, report(done)
+    assert checks_printed(done) == dict.fromkeys(CHECKS, True), report(done)
+
+
 def _failed(adopted: Adopted) -> list[str]:
     return [name for name, ok in checks(adopted).items() if not ok]
 
