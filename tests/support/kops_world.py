@@ -73,3 +73,19 @@ def kops_values(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
     zone = route53.create_hosted_zone(Name="local-demo.example.internal", CallerReference="t")
     values["kubeshift:cluster"]["dns"]["zone_id"] = zone["HostedZone"]["Id"].rsplit("/", 1)[-1]
     return values
+
+
+def sandbox_without_services(root: Path, moto: MotoServer, region: str) -> tuple[Any, Any]:
+    """(paths, state) of a sandbox under ``root`` whose AWS is ``moto`` and which runs
+    nothing else: what building a world needs of ``sandbox up``."""
+    from automation.sandbox.layout import SandboxPaths
+    from automation.sandbox.state import SandboxState
+
+    paths = SandboxPaths(root)
+    paths.root.mkdir()
+    state = SandboxState(
+        stack="local", scenario="vpc-move", region=region, supervisor_pid=0,
+        moto_endpoint=moto.endpoint_url, processes=[], clusters=[], pulumi_bin="pulumi",
+        started_at=0.0,
+    )  # fmt: skip
+    return paths, state

@@ -378,17 +378,10 @@ def test_with_the_proposal_every_resource_is_found_and_without_it_none_named_is(
 def test_up_keeps_a_whole_world_and_refuses_to_finish_one_cut_short(
     values: dict[str, Any], moto: MotoServer, tmp_path: Path
 ) -> None:
-    from automation.sandbox.layout import SandboxPaths
-    from automation.sandbox.state import SandboxState
     from automation.sandbox.world_up import SandboxError, _build_live
+    from tests.support.kops_world import sandbox_without_services
 
-    paths = SandboxPaths(tmp_path / "sandbox")
-    paths.root.mkdir()
-    state = SandboxState(
-        stack="local", scenario="vpc-move", region=REGION, supervisor_pid=0,
-        moto_endpoint=moto.endpoint_url, processes=[], clusters=[], pulumi_bin="pulumi",
-        started_at=0.0,
-    )  # fmt: skip
+    paths, state = sandbox_without_services(tmp_path / "sandbox", moto, REGION)
     said: list[str] = []
     _build_live(values, paths, state, said.append, "kops")
     assert paths.world_built.exists() and "AWS resources" in said[-1]

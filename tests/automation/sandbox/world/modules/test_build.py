@@ -137,17 +137,10 @@ def test_adoption_proposes_a_stack_that_finds_everything_without_any_tag_to_lean
 def test_sandbox_up_builds_the_modules_world_once_and_writes_terraforms_state_beside(
     values: dict[str, Any], moto: MotoServer, tmp_path: Path
 ) -> None:
-    from automation.sandbox.layout import SandboxPaths
-    from automation.sandbox.state import SandboxState
     from automation.sandbox.world_up import SandboxError, _build_live
+    from tests.support.kops_world import sandbox_without_services
 
-    paths = SandboxPaths(tmp_path / "sandbox")
-    paths.root.mkdir()
-    state = SandboxState(
-        stack="local", scenario="vpc-move", region=REGION, supervisor_pid=0,
-        moto_endpoint=moto.endpoint_url, processes=[], clusters=[], pulumi_bin="pulumi",
-        started_at=0.0,
-    )  # fmt: skip
+    paths, state = sandbox_without_services(tmp_path / "sandbox", moto, REGION)
     said: list[str] = []
     _build_live(values, paths, state, said.append, "terraform-modules")
     assert paths.world_built.exists() and paths.terraform_state in paths.wipeable()
