@@ -9,44 +9,65 @@ has, launch templates included (a new version each). With
 live cluster carries none), :func:`apply` leaves them off every resource the program
 declares, in every phase: nothing kubeshift runs reads them (members are told by their
 role and number, nodes by their labels, groups by their names).
+
+The legacy tags kops and kubeshift write beside ``kubernetes.io/cluster/<id>``
+(``KubernetesCluster=<id>``, and ``k8s.io/role/master`` on a member's parts) are left off
+the same way with ``kubeshift:cluster.legacy_tags: false``, for a cluster whose tool wrote
+only the current cluster tag (seed 001's Terraform modules): the runner finds instances
+by either form (:mod:`automation.aws.nodes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pulumi
 
-from components.contract.tags import block_key, is_own_tag
+from components.contract.tags import LEGACY_TAGS, block_key, is_own_tag
+
+Dropped = Callable[[str], bool]
 
 
-def without_own(tags: Any) -> Any:
-    """``tags`` (a map, or an Auto Scaling group's list of blocks) less kubeshift's own."""
+def without_own(tags: Any, dropped: Dropped = is_own_tag) -> Any:
+    """``tags`` (a map, or an Auto Scaling group's list of blocks) less those ``dropped``
+    says (kubeshift's own by default)."""
     if isinstance(tags, pulumi.Output):
-        return tags.apply(without_own)
+        return tags.apply(lambda resolved: without_own(resolved, dropped))
     if isinstance(tags, list):
-        return [block for block in tags if not is_own_tag(str(block_key(block)))]
+        return [block for block in tags if not dropped(str(block_key(block)))]
     if isinstance(tags, Mapping):
-        return {k: v for k, v in tags.items() if not is_own_tag(k)}
+        return {k: v for k, v in tags.items() if not dropped(k)}
     return tags
 
 
-def _without_own_in_specifications(specifications: Any) -> Any:
-    """A launch template's tag specifications, each less kubeshift's own tags."""
+def _without_in_specifications(specifications: Any, dropped: Dropped) -> Any:
+    """A launch template's tag specifications, each less the tags ``dropped`` says."""
     if isinstance(specifications, pulumi.Output):
-        return specifications.apply(_without_own_in_specifications)
+        return specifications.apply(lambda resolved: _without_in_specifications(resolved, dropped))
     if not isinstance(specifications, list):
         return specifications
     return [
-        {**spec, "tags": without_own(spec.get("tags"))} if isinstance(spec, Mapping) else spec
+        {**spec, "tags": without_own(spec.get("tags"), dropped)}
+        if isinstance(spec, Mapping)
+        else spec
         for spec in specifications
     ]
 
 
-def apply(declared: bool) -> None:
-    """Leave kubeshift's own tags off every resource unless they are ``declared``."""
-    if declared:
+def dropped_tags(*, own: bool, legacy: bool) -> Dropped | None:
+    """Which tag keys the program leaves off: kubeshift's own unless ``own``, the legacy
+    ones unless ``legacy`` (``None``: none)."""
+    if own and legacy:
+        return None
+    return lambda key: (not own and is_own_tag(key)) or (not legacy and key in LEGACY_TAGS)
+
+
+def apply(*, own: bool, legacy: bool = True) -> None:
+    """Leave kubeshift's own tags off every resource unless they are declared (``own``),
+    and the legacy ones unless ``legacy``."""
+    dropped = dropped_tags(own=own, legacy=legacy)
+    if dropped is None:
         return
 
     def transform(
@@ -54,10 +75,10 @@ def apply(declared: bool) -> None:
     ) -> pulumi.ResourceTransformationResult | None:
         props = dict(args.props)
         if "tags" in props:
-            props["tags"] = without_own(props["tags"])
+            props["tags"] = without_own(props["tags"], dropped)
         if "tag_specifications" in props:
-            props["tag_specifications"] = _without_own_in_specifications(
-                props["tag_specifications"]
+            props["tag_specifications"] = _without_in_specifications(
+                props["tag_specifications"], dropped
             )
         return pulumi.ResourceTransformationResult(props, args.opts)
 

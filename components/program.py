@@ -185,7 +185,7 @@ def main() -> None:
         # RunError: the engine prints the one-sentence message without a traceback.
         raise pulumi.RunError(str(exc)) from None
     adopting = imports.apply(config.phase, config.phase_ids[0])
-    own_tags.apply(config.cluster.own_tags)  # before the kept ones, which it keeps
+    own_tags.apply(own=config.cluster.own_tags, legacy=config.cluster.legacy_tags)  # before kept
     kept_tags.apply(config.cluster.kept_tags)
     kept_inputs.apply(
         kept_inputs.merged(config.cluster.kept_inputs, adopting.kept_inputs if adopting else {})

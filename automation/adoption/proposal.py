@@ -30,10 +30,10 @@ from automation.adoption.live import Balancer, LiveCluster, Raw, tags_of, templa
 from components.contract import userdata
 from components.contract.checks import POOL_NAME
 from components.contract.naming import stable_hash
-from components.contract.tags import node_template
+from components.contract.tags import LEGACY_CLUSTER_TAG, MASTER_ROLE_TAG, node_template
 
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
-MASTER_TAG = "k8s.io/role/master"
+MASTER_TAG = MASTER_ROLE_TAG
 MEMBER_TAG = "kubeshift.io/member"
 MAIN_ETCD_TAG = "k8s.io/etcd/main"
 """kops's tag on a member's volume of the main etcd: ``<member>/<every member>``, by which
@@ -41,7 +41,7 @@ etcd-manager claims it."""
 EVENTS_TAG = "k8s.io/etcd/events"
 """kops's tag on a member's volume of its second etcd, which keeps the cluster's events."""
 OWN_LABELS = {userdata.POOL_LABEL, userdata.GENERATION_LABEL, userdata.LIFECYCLE_LABEL}
-OWN_TAGS = ("Name", "KubernetesCluster", "managed-by", "kubernetes.io/cluster/")
+OWN_TAGS = ("Name", LEGACY_CLUSTER_TAG, "managed-by", "kubernetes.io/cluster/")
 
 
 @dataclass
@@ -66,6 +66,13 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
             f"No group carries {MASTER_TAG}; the {len(masters)} single-instance group(s) "
             "behind the API's target groups (a port outside the node ports) are taken as "
             f"the control-plane members ({', '.join(sorted(members))}): check them."
+        )
+    if live.groups and not any(LEGACY_CLUSTER_TAG in tags_of(g) for g in live.groups):
+        proposal.cluster["legacy_tags"] = False
+        proposal.notes.append(
+            f"No group carries the legacy {LEGACY_CLUSTER_TAG} tag; legacy_tags: false "
+            f"leaves it (and {MASTER_TAG}) off what kubeshift declares, so adopting retags "
+            "nothing."
         )
     image = next(
         (live.templates[template_spec(g)["LaunchTemplateId"]].get("ImageId") for g in workers),

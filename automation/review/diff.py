@@ -145,4 +145,5 @@ def policy_violations(config: StackConfig, resources: Sequence[policy.Recorded])
         not cluster.api.internal,
         cluster.control_plane.api_port,
     )
-    return [str(v) for v in policy.check_all(resources, cluster.tag_id, public)]
+    found = policy.check_all(resources, cluster.tag_id, public, legacy_tags=cluster.legacy_tags)
+    return [str(v) for v in found]

@@ -421,6 +421,14 @@ class ClusterConfig(_Model):
         "(managed-by, kubeshift.io/*, the node-template labels of its labels). false for a "
         "cluster another tool built, which carries none: adopting it then retags nothing.",
     )
+    legacy_tags: bool = Field(
+        default=True,
+        description="Whether the program declares the legacy tags kops and kubeshift write "
+        "beside kubernetes.io/cluster/<id>: KubernetesCluster=<id> on everything, "
+        "k8s.io/role/master on a member's parts. false for a cluster whose tool wrote only "
+        "the current cluster tag (a Terraform module's): adopting it then retags nothing, "
+        "and its instances are found by kubernetes.io/cluster/<id>.",
+    )
     shared_group: bool = Field(
         default=True,
         description="Whether the cluster's instances share kubeshift's shared security "

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from components.contract.naming import NameKind, check_name
-from components.contract.tags import block_key
+from components.contract.tags import LEGACY_CLUSTER_TAG, block_key
 
 ANYWHERE = ("0.0.0.0/0", "::/0")
 LB_ROLES = ("ingress-lb", "api-lb")
@@ -111,9 +111,14 @@ def no_open_ingress(resources: Sequence[Recorded], public_ports: Iterable[int]) 
     return found
 
 
-def asgs_tagged(resources: Sequence[Recorded], cluster: str) -> list[Violation]:
-    """Every ASG carries (and propagates) the cluster tags the runner searches by."""
-    wanted = {"KubernetesCluster": cluster, f"kubernetes.io/cluster/{cluster}": "owned"}
+def asgs_tagged(
+    resources: Sequence[Recorded], cluster: str, legacy: bool = True
+) -> list[Violation]:
+    """Every ASG carries (and propagates) the cluster tags the runner searches by (the
+    legacy one too unless the cluster's tool never wrote it)."""
+    wanted = {f"kubernetes.io/cluster/{cluster}": "owned"}
+    if legacy:
+        wanted = {LEGACY_CLUSTER_TAG: cluster, **wanted}
     found = []
     for r in resources:
         if r.type != ASG:
@@ -257,12 +262,16 @@ def tags_within_aws_limit(resources: Sequence[Recorded]) -> list[Violation]:
 
 
 def check_all(
-    resources: Sequence[Recorded], cluster: str, public_ports: Iterable[int] = ()
+    resources: Sequence[Recorded],
+    cluster: str,
+    public_ports: Iterable[int] = (),
+    *,
+    legacy_tags: bool = True,
 ) -> list[Violation]:
     """Every policy above."""
     return [
         *no_open_ingress(resources, public_ports),
-        *asgs_tagged(resources, cluster),
+        *asgs_tagged(resources, cluster, legacy_tags),
         *names_valid_and_unique(resources),
         *attachments_same_vpc(resources),
         *load_balancers_in_one_vpc(resources),

@@ -20,6 +20,12 @@ carry (cluster-autoscaler reads them; kops writes them from an instance group's 
 
 
 OWN_TAG_PREFIX = "kubeshift.io/"
+LEGACY_CLUSTER_TAG = "KubernetesCluster"
+"""The cluster tag's legacy form, which kops and kubeshift still write beside
+``kubernetes.io/cluster/<id>`` (a Terraform module may not)."""
+MASTER_ROLE_TAG = "k8s.io/role/master"
+"""kops's role tag on a member's groups, instances, volumes and interfaces."""
+LEGACY_TAGS = (LEGACY_CLUSTER_TAG, MASTER_ROLE_TAG)
 
 
 def is_own_tag(key: str) -> bool:
@@ -34,7 +40,7 @@ def is_own_tag(key: str) -> bool:
 def cluster_tags(cluster: str) -> dict[str, str]:
     """Tags that mark a resource as part of ``cluster``."""
     return {
-        "KubernetesCluster": cluster,
+        LEGACY_CLUSTER_TAG: cluster,
         f"kubernetes.io/cluster/{cluster}": "owned",
         MANAGED_BY_TAG: MANAGED_BY,
     }

@@ -1,5 +1,6 @@
 """``own_tags: false``: a cluster another tool built gets none of kubeshift's own tags,
-in any phase, while every other tag stays declared."""
+in any phase, while every other tag stays declared; ``legacy_tags: false`` the same for
+the legacy cluster and role tags."""
 
 from __future__ import annotations
 
@@ -12,15 +13,27 @@ import pytest
 from automation.review.diff import policy_violations
 from automation.review.render import render_program
 from components.contract.loading import load_config
-from components.contract.tags import is_own_tag
+from components.contract.tags import LEGACY_TAGS, is_own_tag
 from tests.components.conftest import stack_values
 
 VPC = "demo-source-network-vpc"
 
 
-def _rendered(phase: str, *, own_tags: bool, kept: dict[str, dict[str, str]] | None = None) -> Any:
+def _values(*, own_tags: bool, legacy_tags: bool = True) -> dict[str, Any]:
     values = copy.deepcopy(stack_values("vpc-move-small"))
     values["kubeshift:cluster"]["own_tags"] = own_tags
+    values["kubeshift:cluster"]["legacy_tags"] = legacy_tags
+    return values
+
+
+def _rendered(
+    phase: str,
+    *,
+    own_tags: bool,
+    legacy_tags: bool = True,
+    kept: dict[str, dict[str, str]] | None = None,
+) -> Any:
+    values = _values(own_tags=own_tags, legacy_tags=legacy_tags)
     values["kubeshift:cluster"]["kept_tags"] = kept or {}
     return render_program(values, phase).resources
 
@@ -46,6 +59,28 @@ def test_no_resource_carries_an_own_tag_and_every_other_tag_stays(phase: str) ->
     assert any(is_own_tag(k) for keys in marked.values() for k in keys)
     for name, keys in marked.items():
         assert plain[name] == {k for k in keys if not is_own_tag(k)}, name
+
+
+@pytest.mark.parametrize("phase", ["baseline", "control-plane-2", "cleanup"])
+def test_no_resource_carries_a_legacy_tag_and_the_current_cluster_tag_stays(phase: str) -> None:
+    marked = {r.name: _tag_keys(r) for r in _rendered(phase, own_tags=False)}
+    plain = {r.name: _tag_keys(r) for r in _rendered(phase, own_tags=False, legacy_tags=False)}
+    assert marked.keys() == plain.keys()
+    assert {k for keys in marked.values() for k in keys} >= set(LEGACY_TAGS)
+    for name, keys in marked.items():
+        assert plain[name] == keys - set(LEGACY_TAGS), name
+    assert any("kubernetes.io/cluster/demo" in keys for keys in plain.values())
+
+
+def test_the_policy_asks_a_cluster_without_legacy_tags_for_the_current_tag_alone() -> None:
+    values = _values(own_tags=False, legacy_tags=False)
+    rendered = render_program(values, "baseline").resources
+    assert policy_violations(load_config(values), rendered) == []
+    values["kubeshift:cluster"]["legacy_tags"] = True
+    assert any(
+        "asg-cluster-tags" in v and "KubernetesCluster" in v
+        for v in policy_violations(load_config(values), rendered)
+    )
 
 
 def test_kept_tags_stay_even_where_they_look_like_kubeshifts() -> None:

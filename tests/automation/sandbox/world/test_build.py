@@ -255,6 +255,7 @@ def test_write_config_reads_back_every_name_kops_gave(
     assert set(cluster["names"].values()) == {b.name for b in built if b.kind in NAMED}
     # kops never wrote kubeshift's own tags, so the stack declares none
     assert cluster["own_tags"] is False
+    assert "legacy_tags" not in cluster  # kops writes KubernetesCluster
     # nor a group both its workers and its members carry
     assert cluster["shared_group"] is False
     # kops's own tags, which kubeshift does not declare, are kept, and the Name it gave

@@ -113,6 +113,8 @@ def test_adoption_proposes_a_stack_that_finds_everything_without_any_tag_to_lean
     assert pool.get("group_per", "type-zone-capacity") == "type-zone-capacity"
     assert sorted(pool["capacity_types"]) == ["on-demand", "spot"]
     assert cluster["own_tags"] is False
+    # the modules wrote only the current cluster tag: the legacy ones are left off too
+    assert cluster["legacy_tags"] is False
     # with the proposal, discovery finds every resource the program declares; nothing
     # is missing and nothing needs adding
     named = discover(proposed.values, clients, "local")
