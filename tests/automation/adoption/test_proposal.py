@@ -31,7 +31,9 @@ def _group(name: str, subnet: str, *, spot: bool = False, size: int = 1, **tags:
                 "Overrides": [{"InstanceType": "m5.large"}],
             },
         },
-        "Tags": _tags(**{"kubernetes.io/cluster/shop": "owned", **tags}),
+        "Tags": _tags(
+            **{"kubernetes.io/cluster/shop": "owned", "KubernetesCluster": "shop", **tags}
+        ),
     }
 
 
@@ -150,6 +152,17 @@ def test_a_group_whose_name_says_only_what_it_runs_is_a_problem_and_sizes_a_note
         "Pool web: its 2 groups differ in size; proposed those of web-a for each."
     ]
     assert "azs" not in proposal.cluster["worker_pools"][0]  # every AZ of the network
+
+
+def test_groups_without_the_legacy_cluster_tag_propose_to_declare_none() -> None:
+    tagged = _group("web-a", "subnet-prv-a", **{"kubeshift.io/pool": "web"})
+    current_only = _group("web-a", "subnet-prv-a", **{"kubeshift.io/pool": "web"})
+    current_only["Tags"] = [t for t in current_only["Tags"] if t["Key"] != "KubernetesCluster"]
+
+    assert "legacy_tags" not in propose(_live(tagged), "Z1").cluster
+    proposal = propose(_live(current_only), "Z1")
+    assert proposal.cluster["legacy_tags"] is False
+    assert any("KubernetesCluster" in note for note in proposal.notes)
 
 
 def _untagged(name: str, subnet: str, kind: str, *, spot_market: bool = False) -> Any:
