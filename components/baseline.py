@@ -69,6 +69,7 @@ def pool_specs(config: StackConfig, network: NetworkConfig) -> list[WorkerPoolSp
             azs=tuple(p.azs or network.azs),
             capacity_types=tuple(p.capacity_types),
             group_per=p.group_per,
+            template_per=p.template_per,
             min_size=p.min_size,
             desired_size=p.desired_size,
             max_size=p.max_size,

@@ -1,7 +1,8 @@
-"""Worker pools: a launch template per pool and capacity type, one ASG per
-instance type x AZ x capacity type (the seed's 72 groups) or, as a kops instance group
-is, one per capacity type spanning the pool's AZs and types; with node labels and taints
-carried to the kubelet and the cluster tags the runner uses to find instances.
+"""Worker pools: one ASG per instance type x AZ x capacity type (the seed's 72 groups)
+or, as a kops instance group is, one per capacity type spanning the pool's AZs and
+types; a launch template per pool and capacity type, or, as seed 001's Terraform
+modules made them, one per group; with node labels and taints carried to the kubelet and
+the cluster tags the runner uses to find instances.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.contract import userdata
-from components.contract.cluster_models import GroupPer
+from components.contract.cluster_models import GroupPer, TemplatePer
 from components.contract.naming import Namer
 from components.contract.sides import SOURCE, Side
 from components.contract.tags import (
@@ -43,6 +44,8 @@ class WorkerPoolSpec:
     capacity_types: tuple[Capacity, ...] = (ON_DEMAND, SPOT)
     group_per: GroupPer = "type-zone-capacity"
     """One ASG per instance type x AZ x capacity type, or one per capacity type."""
+    template_per: TemplatePer = "capacity"
+    """A launch template per capacity type, or one per group (its type, its market)."""
     min_size: int = 0
     """Per ASG, like ``desired_size`` and ``max_size``."""
     desired_size: int = 1
@@ -108,6 +111,22 @@ class WorkerPoolsArgs:
     tags: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Launch:
+    """What one group launches from: its template, its instance types, and whether the
+    template alone launches them (``plain``) or a mixed-instances policy over it."""
+
+    template: aws.ec2.LaunchTemplate
+    instance_types: list[str]
+    plain: bool
+
+
+def _plain(pool: WorkerPoolSpec, capacity: Capacity) -> bool:
+    """One on-demand type launches from a shared template alone (its type is the pool's
+    first), as a kops instance group of one machine type does: no policy to mix."""
+    return capacity == ON_DEMAND and len(pool.instance_types) == 1
+
+
 class WorkerPools(pulumi.ComponentResource):
     """All worker auto scaling groups of one side."""
 
@@ -125,9 +144,21 @@ class WorkerPools(pulumi.ComponentResource):
         base_tags = merge_tags(args.tags, cluster_tags(args.namer.tag_id))
         for pool in args.pools:
             for capacity in pool.capacity_types:
-                lt = self._launch_template(name, args, pool, capacity, base_tags)
+                shared = None
+                if pool.template_per == "capacity":
+                    shared = self._launch_template(
+                        f"{name}-{pool.name}-{capacity}-lt", args, pool, capacity, base_tags,
+                        role=f"workers-{pool.name}-{capacity}",
+                        instance_type=pool.instance_types[0],
+                    )  # fmt: skip
                 for key, types, azs in pool_groups(pool, capacity):
-                    self._group(name, args, pool, capacity, types, azs, key, lt, base_tags)
+                    own = shared is None
+                    lt = shared or self._launch_template(
+                        f"{name}-{key}-lt", args, pool, capacity, base_tags,
+                        role=f"workers-{key}", instance_type=types[0], spot_market=True,
+                    )  # fmt: skip
+                    launch = Launch(lt, types, plain=own or _plain(pool, capacity))
+                    self._group(name, args, pool, capacity, azs, key, launch, base_tags)
         self.register_outputs({"group_names": self.group_names})
 
     def _labels(self, args: WorkerPoolsArgs, pool: WorkerPoolSpec, capacity: Capacity) -> dict:
@@ -140,13 +171,18 @@ class WorkerPools(pulumi.ComponentResource):
 
     def _launch_template(
         self,
-        name: str,
+        logical: str,
         args: WorkerPoolsArgs,
         pool: WorkerPoolSpec,
         capacity: Capacity,
         base_tags: dict[str, str],
+        *,
+        role: str,
+        instance_type: str,
+        spot_market: bool = False,
     ) -> aws.ec2.LaunchTemplate:
-        role = f"workers-{pool.name}-{capacity}"
+        """The template of ``role``; one a single group launches from without a policy
+        asks for the spot market itself where ``spot_market`` and ``capacity`` is spot."""
         lt_name = args.namer.launch_template(role)
         script = args.namer.kept_user_data(role) or userdata.node_script(
             cluster_name=args.namer.tag_id,
@@ -156,13 +192,15 @@ class WorkerPools(pulumi.ComponentResource):
             extra=args.boot_extra,
         )
         instance_tags = merge_tags(base_tags, {"Name": lt_name, "kubeshift.io/pool": pool.name})
+        spot = spot_market and capacity == SPOT
         return aws.ec2.LaunchTemplate(
-            f"{name}-{pool.name}-{capacity}-lt",
+            logical,
             name=lt_name,
             image_id=args.image_id,
-            # the groups' overrides choose the type; the template names the pool's first,
-            # as kops's does, so a template without overrides still launches
-            instance_type=pool.instance_types[0],
+            # a shared template's groups' overrides choose the type; it names the pool's
+            # first, as kops's does, so a template without overrides still launches
+            instance_type=instance_type,
+            instance_market_options={"market_type": "spot"} if spot else None,
             user_data=userdata.encode(script),
             iam_instance_profile={"name": args.instance_profile_name},
             vpc_security_group_ids=args.security_group_ids,
@@ -188,10 +226,9 @@ class WorkerPools(pulumi.ComponentResource):
         args: WorkerPoolsArgs,
         pool: WorkerPoolSpec,
         capacity: Capacity,
-        instance_types: list[str],
         azs: list[str],
         key: str,
-        lt: aws.ec2.LaunchTemplate,
+        launch: Launch,
         base_tags: dict[str, str],
     ) -> None:
         asg_name = args.namer.autoscaling_group(f"workers-{key}")
@@ -214,9 +251,7 @@ class WorkerPools(pulumi.ComponentResource):
             },
         )
         on_demand = capacity == ON_DEMAND
-        # One on-demand type launches from the template alone (its type is the pool's
-        # first), as a kops instance group of one machine type does: no policy to mix.
-        plain = on_demand and len(pool.instance_types) == 1
+        lt, plain = launch.template, launch.plain
         version = lt.latest_version.apply(str)
         group = aws.autoscaling.Group(
             f"{name}-{key}",
@@ -243,7 +278,7 @@ class WorkerPools(pulumi.ComponentResource):
                         "launch_template_id": lt.id,
                         "version": version,
                     },
-                    "overrides": [{"instance_type": t} for t in instance_types],
+                    "overrides": [{"instance_type": t} for t in launch.instance_types],
                 },
             },
             tags=[

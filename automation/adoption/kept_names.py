@@ -40,7 +40,9 @@ from automation.adoption.proposal import (
     member_numbers,
     named_member,
     pool_of,
+    pools_of,
     spans,
+    templates_per_group,
     zones_of,
 )
 from components.contract.naming import NameKind, Namer, kind_key
@@ -71,6 +73,11 @@ def _group_roles(live: LiveCluster) -> Iterator[tuple[Raw, str, str]]:
     a member's by its number, a worker group's by its pool, type, AZ and capacity."""
     subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
     members = member_numbers(live)
+    workers = [g for g in live.groups if g["AutoScalingGroupName"] not in members]
+    own_templates = {
+        pool for pool, groups in pools_of(live, workers).items()
+        if templates_per_group(live, groups)
+    }  # fmt: skip
     for group in live.groups:
         if group["AutoScalingGroupName"] in members:
             role = f"control-plane-{members[group['AutoScalingGroupName']]}"
@@ -86,11 +93,13 @@ def _group_roles(live: LiveCluster) -> Iterator[tuple[Raw, str, str]]:
             key = spanning_key(pool, capacity)
         else:
             key = group_key(pool, types[0], zones_of(group, subnet_azs)[0], capacity)
-        yield group, f"workers-{key}", f"workers-{pool}-{capacity}"
+        template = key if pool in own_templates else f"{pool}-{capacity}"
+        yield group, f"workers-{key}", f"workers-{template}"
 
 
 def template_roles(live: LiveCluster) -> dict[str, str]:
-    """Launch template id -> its part (``workers-<pool>-<capacity>``, ``control-plane-<n>``)."""
+    """Launch template id -> its part (``workers-<pool>-<capacity>``, a group's own
+    ``workers-<pool>-<type>-<az>-<capacity>``, ``control-plane-<n>``)."""
     return {
         template_spec(group).get("LaunchTemplateId", ""): role
         for group, _, role in _group_roles(live)

@@ -377,6 +377,30 @@ def zones_of(group: Raw, subnet_azs: Mapping[str, str]) -> list[str]:
     return _ordered(subnet_azs.get(s, "") for s in group["VPCZoneIdentifier"].split(","))
 
 
+def templates_per_group(live: LiveCluster, groups: list[Raw]) -> bool:
+    """Whether a pool's groups each launch from a template of their own with no
+    mixed-instances policy (``template_per: group``, as seed 001's Terraform modules made
+    them): each its type, spot asked for by the template's market; rather than sharing
+    one per capacity type. A pool of one group per capacity type that mixes nothing fits
+    both, and stays shared."""
+    templates = {template_spec(g).get("LaunchTemplateId") for g in groups}
+    if len(templates) != len(groups) or any(g.get("MixedInstancesPolicy") for g in groups):
+        return False
+    capacities = [capacity_of(g, template_data(live, g)) for g in groups]
+    return len(groups) > len(set(capacities)) or "spot" in capacities
+
+
+def pools_of(live: LiveCluster, workers: Iterable[Raw]) -> dict[str, list[Raw]]:
+    """The worker groups by the pool each belongs to, in name order (groups that match
+    no pool left out)."""
+    grouped: dict[str, list[Raw]] = {}
+    for group in sorted(workers, key=lambda g: g["AutoScalingGroupName"]):
+        pool = pool_of(group, live)
+        if pool is not None:
+            grouped.setdefault(pool, []).append(group)
+    return grouped
+
+
 def spans(group: Raw, data: Raw, subnet_azs: Mapping[str, str]) -> bool:
     """Whether a worker group spans several AZs or instance types, as a kops instance
     group does (``group_per: capacity``), rather than being one type in one AZ."""
@@ -429,6 +453,8 @@ def _pool(
     }
     if all(spanning):
         pool["group_per"] = "capacity"
+    elif templates_per_group(live, groups):
+        pool["template_per"] = "group"
     if azs != sorted(network_azs):
         pool["azs"] = azs
     template_labels, template_taints = node_template(tags)

@@ -219,6 +219,14 @@ def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig
             _fail(f"{key}.capacity_types", f"{key}.capacity_types lists a type twice.")
         if pool.azs is not None and len(set(pool.azs)) != len(pool.azs):
             _fail(f"{key}.azs", f"{key}.azs lists an AZ twice.")
+        if pool.template_per == "group" and pool.group_per != "type-zone-capacity":
+            # AWS refuses a mixed-instances policy over a template that asks for spot
+            _fail(
+                f"{key}.template_per",
+                f"{key}.template_per group needs group_per type-zone-capacity: a group "
+                "spanning types launches through a mixed-instances policy, which takes no "
+                "template that names the spot market.",
+            )
         for label, value in pool.labels.items():
             _check_label(f"{key}.labels", label, value)
         for j, taint in enumerate(pool.taints):

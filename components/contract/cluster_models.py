@@ -73,6 +73,10 @@ GroupPer = Literal["type-zone-capacity", "capacity"]
 type (the seed's 72 groups), or one per capacity type spanning the pool's AZs and
 instance types (a kops instance group)."""
 
+TemplatePer = Literal["capacity", "group"]
+"""Whether a pool's groups of one capacity type share a launch template, or each has
+its own (a Terraform module's workers)."""
+
 
 class WorkerPoolConfig(_Model):
     """A worker pool: its Auto Scaling groups, by default one per instance type x AZ x
@@ -102,6 +106,14 @@ class WorkerPoolConfig(_Model):
         description="How the pool is split into Auto Scaling groups: type-zone-capacity, one "
         "per instance type x AZ x capacity type (the seed's 72 groups); capacity, one per "
         "capacity type spanning the pool's AZs and instance types (a kops instance group).",
+    )
+    template_per: TemplatePer = Field(
+        default="capacity",
+        description="Which of the pool's groups share a launch template: capacity, one per "
+        "capacity type, the groups' overrides choosing the type (kubeshift's, kops's); "
+        "group, one per group, naming its instance type and, for spot, the spot market (a "
+        "Terraform module's), the group then launching from it without a mixed-instances "
+        "policy. group needs group_per type-zone-capacity.",
     )
     min_size: int = Field(
         default=0,

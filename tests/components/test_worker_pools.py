@@ -126,3 +126,28 @@ def test_a_pool_of_one_on_demand_type_launches_from_its_template_alone() -> None
         ]
         == 0
     )
+
+
+def test_a_pool_with_a_template_per_group_launches_each_group_from_its_own() -> None:
+    """As seed 001's Terraform modules made them: each group's template names its type
+    and, for spot, the spot market; no group mixes."""
+    own = dataclasses.replace(POOL, template_per="group")
+    resources = _render(pools=[own])
+    groups = by_type(resources, "aws:autoscaling/group:Group")
+    templates = {
+        t.inputs["name"]: t for t in by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")
+    }
+    assert len(groups) == len(templates) == 2 * 3 * 2
+    assert {g.inputs["name"] for g in groups} == set(templates)  # one each, named alike
+    for group in groups:
+        assert "mixedInstancesPolicy" not in group.inputs
+        assert set(group.inputs["launchTemplate"]) == {"id", "version"}
+    spot = templates["prod-workers-memory-r6i-large-c-spot-mig"]
+    assert spot.inputs["instanceType"] == "r6i.large"
+    assert spot.inputs["instanceMarketOptions"] == {"marketType": "spot"}
+    on_demand = templates["prod-workers-memory-r6i-large-c-on-demand-mig"]
+    assert on_demand.inputs["instanceType"] == "r6i.large"
+    assert "instanceMarketOptions" not in on_demand.inputs
+    script = base64.b64decode(spot.inputs["userData"]).decode()
+    assert "node.kubernetes.io/lifecycle=spot" in script
+    assert policy.asgs_tagged(resources, "prod") == []

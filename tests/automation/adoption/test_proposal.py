@@ -198,6 +198,8 @@ def test_groups_without_a_pool_tag_are_pooled_by_their_names_less_what_each_runs
     assert general["instance_types"] == ["c5.xlarge", "m5.large"]
     assert general["capacity_types"] == ["on-demand", "spot"]
     assert "group_per" not in general  # one group per type, AZ and capacity, as the seed's
+    assert general["template_per"] == "group"  # each its own template, spot by its market
+    assert "template_per" not in pools["batch"]  # one on-demand group fits a shared one
     assert (pools["batch"]["capacity_types"], pools["batch"]["azs"]) == (
         ["on-demand"],
         ["eu-west-1a"],
