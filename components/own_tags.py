@@ -14,7 +14,9 @@ The legacy tags kops and kubeshift write beside ``kubernetes.io/cluster/<id>``
 (``KubernetesCluster=<id>``, and ``k8s.io/role/master`` on a member's parts) are left off
 the same way with ``kubeshift:cluster.legacy_tags: false``, for a cluster whose tool wrote
 only the current cluster tag (seed 001's Terraform modules): the runner finds instances
-by either form (:mod:`automation.aws.nodes`).
+by either form (:mod:`automation.aws.nodes`). So are cluster-autoscaler's tags on the
+worker groups with ``kubeshift:cluster.autoscaler_tags: false``, for a cluster whose groups
+carry none: a cluster-autoscaler that discovers groups by tag keeps leaving them alone.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 import pulumi
 
-from components.contract.tags import LEGACY_TAGS, block_key, is_own_tag
+from components.contract.tags import LEGACY_TAGS, block_key, is_autoscaler_tag, is_own_tag
 
 Dropped = Callable[[str], bool]
 
@@ -55,18 +57,22 @@ def _without_in_specifications(specifications: Any, dropped: Dropped) -> Any:
     ]
 
 
-def dropped_tags(*, own: bool, legacy: bool) -> Dropped | None:
+def dropped_tags(*, own: bool, legacy: bool, autoscaler: bool = True) -> Dropped | None:
     """Which tag keys the program leaves off: kubeshift's own unless ``own``, the legacy
-    ones unless ``legacy`` (``None``: none)."""
-    if own and legacy:
+    ones unless ``legacy``, cluster-autoscaler's unless ``autoscaler`` (``None``: none)."""
+    if own and legacy and autoscaler:
         return None
-    return lambda key: (not own and is_own_tag(key)) or (not legacy and key in LEGACY_TAGS)
+    return lambda key: (
+        (not own and is_own_tag(key))
+        or (not legacy and key in LEGACY_TAGS)
+        or (not autoscaler and is_autoscaler_tag(key))
+    )
 
 
-def apply(*, own: bool, legacy: bool = True) -> None:
+def apply(*, own: bool, legacy: bool = True, autoscaler: bool = True) -> None:
     """Leave kubeshift's own tags off every resource unless they are declared (``own``),
-    and the legacy ones unless ``legacy``."""
-    dropped = dropped_tags(own=own, legacy=legacy)
+    the legacy ones unless ``legacy``, cluster-autoscaler's unless ``autoscaler``."""
+    dropped = dropped_tags(own=own, legacy=legacy, autoscaler=autoscaler)
     if dropped is None:
         return
 

@@ -185,7 +185,10 @@ def main() -> None:
         # RunError: the engine prints the one-sentence message without a traceback.
         raise pulumi.RunError(str(exc)) from None
     adopting = imports.apply(config.phase, config.phase_ids[0])
-    own_tags.apply(own=config.cluster.own_tags, legacy=config.cluster.legacy_tags)  # before kept
+    cluster = config.cluster
+    own_tags.apply(  # before the kept ones, which it keeps
+        own=cluster.own_tags, legacy=cluster.legacy_tags, autoscaler=cluster.autoscaler_tags
+    )
     kept_tags.apply(config.cluster.kept_tags)
     kept_inputs.apply(
         kept_inputs.merged(config.cluster.kept_inputs, adopting.kept_inputs if adopting else {})

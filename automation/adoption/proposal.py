@@ -30,7 +30,12 @@ from automation.adoption.live import Balancer, LiveCluster, Raw, tags_of, templa
 from components.contract import userdata
 from components.contract.checks import POOL_NAME
 from components.contract.naming import stable_hash
-from components.contract.tags import LEGACY_CLUSTER_TAG, MASTER_ROLE_TAG, node_template
+from components.contract.tags import (
+    AUTOSCALER_TAG_PREFIX,
+    LEGACY_CLUSTER_TAG,
+    MASTER_ROLE_TAG,
+    node_template,
+)
 
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
 MASTER_TAG = MASTER_ROLE_TAG
@@ -73,6 +78,15 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
             f"No group carries the legacy {LEGACY_CLUSTER_TAG} tag; legacy_tags: false "
             f"leaves it (and {MASTER_TAG}) off what kubeshift declares, so adopting retags "
             "nothing."
+        )
+    if workers and not any(
+        key.startswith(AUTOSCALER_TAG_PREFIX) for g in workers for key in tags_of(g)
+    ):
+        proposal.cluster["autoscaler_tags"] = False
+        proposal.notes.append(
+            f"No worker group carries a cluster-autoscaler tag ({AUTOSCALER_TAG_PREFIX}…); "
+            "autoscaler_tags: false declares none, so adopting retags nothing and an "
+            "autoscaler that discovers groups by tag keeps leaving them alone."
         )
     image = next(
         (live.templates[template_spec(g)["LaunchTemplateId"]].get("ImageId") for g in workers),

@@ -441,6 +441,14 @@ class ClusterConfig(_Model):
         "the current cluster tag (a Terraform module's): adopting it then retags nothing, "
         "and its instances are found by kubernetes.io/cluster/<id>.",
     )
+    autoscaler_tags: bool = Field(
+        default=True,
+        description="Whether the program tags the worker groups for cluster-autoscaler "
+        "(k8s.io/cluster-autoscaler/enabled and /<id>, by which its auto-discovery takes a "
+        "group, and the node-template labels and taints of the pool's own). false for a "
+        "cluster whose groups carry none: adopting it then retags nothing, and a "
+        "cluster-autoscaler that discovers groups by tag keeps leaving them alone.",
+    )
     shared_group: bool = Field(
         default=True,
         description="Whether the cluster's instances share kubeshift's shared security "

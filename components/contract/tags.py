@@ -13,8 +13,11 @@ from typing import Any
 MANAGED_BY = "kubeshift"
 MANAGED_BY_TAG = "managed-by"
 """The tag whose value ``MANAGED_BY`` marks what kubeshift manages."""
-NODE_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
-NODE_TEMPLATE_TAINT = "k8s.io/cluster-autoscaler/node-template/taint/"
+AUTOSCALER_TAG_PREFIX = "k8s.io/cluster-autoscaler/"
+"""cluster-autoscaler's tags on a group: ``enabled`` and ``<id>`` by which its
+auto-discovery takes the group, and the node-template labels and taints below."""
+NODE_TEMPLATE_LABEL = f"{AUTOSCALER_TAG_PREFIX}node-template/label/"
+NODE_TEMPLATE_TAINT = f"{AUTOSCALER_TAG_PREFIX}node-template/taint/"
 """Prefixes of the Auto Scaling group tags that say which labels and taints its nodes
 carry (cluster-autoscaler reads them; kops writes them from an instance group's spec)."""
 
@@ -35,6 +38,11 @@ def is_own_tag(key: str) -> bool:
     for prefix in (NODE_TEMPLATE_LABEL, NODE_TEMPLATE_TAINT):
         key = key.removeprefix(prefix)
     return key == MANAGED_BY_TAG or key.startswith(OWN_TAG_PREFIX)
+
+
+def is_autoscaler_tag(key: str) -> bool:
+    """One of cluster-autoscaler's tags (:data:`AUTOSCALER_TAG_PREFIX`)."""
+    return key.startswith(AUTOSCALER_TAG_PREFIX)
 
 
 def cluster_tags(cluster: str) -> dict[str, str]:

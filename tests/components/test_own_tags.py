@@ -13,7 +13,7 @@ import pytest
 from automation.review.diff import policy_violations
 from automation.review.render import render_program
 from components.contract.loading import load_config
-from components.contract.tags import LEGACY_TAGS, is_own_tag
+from components.contract.tags import LEGACY_TAGS, is_autoscaler_tag, is_own_tag
 from tests.components.conftest import stack_values
 
 VPC = "demo-source-network-vpc"
@@ -70,6 +70,16 @@ def test_no_resource_carries_a_legacy_tag_and_the_current_cluster_tag_stays(phas
     for name, keys in marked.items():
         assert plain[name] == keys - set(LEGACY_TAGS), name
     assert any("kubernetes.io/cluster/demo" in keys for keys in plain.values())
+
+
+def test_a_cluster_without_autoscaler_tags_gets_none_and_keeps_the_rest() -> None:
+    values = _values(own_tags=True)
+    tagged = {r.name: _tag_keys(r) for r in render_program(values, "target-workers").resources}
+    values["kubeshift:cluster"]["autoscaler_tags"] = False
+    plain = {r.name: _tag_keys(r) for r in render_program(values, "target-workers").resources}
+    assert any(is_autoscaler_tag(k) for keys in tagged.values() for k in keys)
+    for name, keys in tagged.items():
+        assert plain[name] == {k for k in keys if not is_autoscaler_tag(k)}, name
 
 
 def test_the_policy_asks_a_cluster_without_legacy_tags_for_the_current_tag_alone() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from automation.adoption.live import Balancer, LiveCluster
 from automation.adoption.proposal import member_groups, member_numbers, propose
 from components.contract.checks import POOL_NAME
@@ -32,7 +34,12 @@ def _group(name: str, subnet: str, *, spot: bool = False, size: int = 1, **tags:
             },
         },
         "Tags": _tags(
-            **{"kubernetes.io/cluster/shop": "owned", "KubernetesCluster": "shop", **tags}
+            **{
+                "kubernetes.io/cluster/shop": "owned",
+                "KubernetesCluster": "shop",
+                "k8s.io/cluster-autoscaler/enabled": "true",
+                **tags,
+            }
         ),
     }
 
@@ -154,15 +161,19 @@ def test_a_group_whose_name_says_only_what_it_runs_is_a_problem_and_sizes_a_note
     assert "azs" not in proposal.cluster["worker_pools"][0]  # every AZ of the network
 
 
-def test_groups_without_the_legacy_cluster_tag_propose_to_declare_none() -> None:
+@pytest.mark.parametrize(
+    ("setting", "missing"),
+    [("legacy_tags", "KubernetesCluster"), ("autoscaler_tags", "k8s.io/cluster-autoscaler/")],
+)
+def test_groups_without_a_kind_of_tag_propose_to_declare_none(setting: str, missing: str) -> None:
     tagged = _group("web-a", "subnet-prv-a", **{"kubeshift.io/pool": "web"})
-    current_only = _group("web-a", "subnet-prv-a", **{"kubeshift.io/pool": "web"})
-    current_only["Tags"] = [t for t in current_only["Tags"] if t["Key"] != "KubernetesCluster"]
+    untagged = _group("web-a", "subnet-prv-a", **{"kubeshift.io/pool": "web"})
+    untagged["Tags"] = [t for t in untagged["Tags"] if not t["Key"].startswith(missing)]
 
-    assert "legacy_tags" not in propose(_live(tagged), "Z1").cluster
-    proposal = propose(_live(current_only), "Z1")
-    assert proposal.cluster["legacy_tags"] is False
-    assert any("KubernetesCluster" in note for note in proposal.notes)
+    assert setting not in propose(_live(tagged), "Z1").cluster
+    proposal = propose(_live(untagged), "Z1")
+    assert proposal.cluster[setting] is False
+    assert any(missing.rstrip("/") in note for note in proposal.notes)
 
 
 def _untagged(name: str, subnet: str, kind: str, *, spot_market: bool = False) -> Any:

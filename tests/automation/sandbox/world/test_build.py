@@ -256,6 +256,7 @@ def test_write_config_reads_back_every_name_kops_gave(
     # kops never wrote kubeshift's own tags, so the stack declares none
     assert cluster["own_tags"] is False
     assert "legacy_tags" not in cluster  # kops writes KubernetesCluster
+    assert "autoscaler_tags" not in cluster  # and cluster-autoscaler's tags
     # nor a group both its workers and its members carry
     assert cluster["shared_group"] is False
     # kops's own tags, which kubeshift does not declare, are kept, and the Name it gave

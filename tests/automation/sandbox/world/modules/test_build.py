@@ -115,6 +115,8 @@ def test_adoption_proposes_a_stack_that_finds_everything_without_any_tag_to_lean
     assert cluster["own_tags"] is False
     # the modules wrote only the current cluster tag: the legacy ones are left off too
     assert cluster["legacy_tags"] is False
+    assert cluster["autoscaler_tags"] is False  # and ran no cluster-autoscaler
+    assert pool["template_per"] == "group"  # a template per module, spot by its market
     # with the proposal, discovery finds every resource the program declares; nothing
     # is missing and nothing needs adding
     named = discover(proposed.values, clients, "local")
