@@ -256,6 +256,14 @@ CASES: list[tuple[str, Callable[[Values], None], str, str]] = [
         "type-zone-capacity",
     ),
     (
+        "own-templates-of-spanning-groups",
+        lambda v: v["kubeshift:cluster"]["worker_pools"][0].update(
+            group_per="capacity", template_per="group"
+        ),
+        "kubeshift:cluster.worker_pools[0].template_per",
+        "needs group_per type-zone-capacity",
+    ),
+    (
         "member-az-not-in-target",
         _set("kubeshift:migration.target_network.azs", ["us-west-2a", "us-west-2c"]),
         "kubeshift:cluster.control_plane.azs",
