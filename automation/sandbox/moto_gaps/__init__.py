@@ -15,6 +15,7 @@ from automation.sandbox.moto_gaps.autoscaling import (
     grace_period_as_given,
     groups_spread_over_zones_and_types,
     metrics_collection_adds_and_disables,
+    spot_templates_refused_under_mixed_policies,
 )
 from automation.sandbox.moto_gaps.ec2 import (
     addresses_taken_once,
@@ -55,6 +56,7 @@ def close_every_gap() -> None:
     rules_equal_whatever_their_descriptions()
     metrics_collection_adds_and_disables()
     grace_period_as_given()
+    spot_templates_refused_under_mixed_policies()
     interface_groups_reach_instances()
     launch_groups_in_one_place()  # after: it reads the launch as it was asked
     peering_status_in_place()

@@ -135,3 +135,54 @@ def grace_period_as_given() -> None:
 
     create_auto_scaling_group._kubeshift = True  # type: ignore[attr-defined]
     AutoScalingBackend.create_auto_scaling_group = create_auto_scaling_group  # type: ignore[method-assign]
+
+
+_INCOMPATIBLE_TEMPLATE = (
+    "Incompatible launch template: You cannot use a launch template that is set to request "
+    "Spot Instances (InstanceMarketOptions) when you configure an Auto Scaling group with a "
+    "mixed instances policy. Add a different launch template to the group and try again."
+)
+
+
+def spot_templates_refused_under_mixed_policies() -> None:
+    """``InvalidQueryParameter`` creating or updating a group whose mixed-instances policy
+    names a template version that asks for the spot market, before the group changes.
+    Idempotent."""
+    from moto.autoscaling.exceptions import AutoscalingClientError
+    from moto.autoscaling.models import FakeAutoScalingGroup
+
+    class IncompatibleLaunchTemplate(AutoscalingClientError):
+        code = "InvalidQueryParameter"
+
+    set_launch, update = FakeAutoScalingGroup._set_launch_configuration, FakeAutoScalingGroup.update
+    if getattr(set_launch, "_kubeshift", False):
+        return
+
+    def refuse_spot_template(group: Any, policy: Any) -> None:
+        spec = ((policy or {}).get("LaunchTemplate") or {}).get("LaunchTemplateSpecification")
+        spec = spec or {}
+        template = None
+        if spec.get("LaunchTemplateId"):
+            template = group.ec2_backend.get_launch_template(spec["LaunchTemplateId"])
+        elif spec.get("LaunchTemplateName"):
+            template = group.ec2_backend.get_launch_template_by_name(spec["LaunchTemplateName"])
+        if template is not None:
+            data = template.get_version(spec.get("Version") or "$Default").data
+            if (data or {}).get("InstanceMarketOptions"):
+                raise IncompatibleLaunchTemplate(_INCOMPATIBLE_TEMPLATE)
+
+    @functools.wraps(set_launch)
+    def checked_set_launch(
+        self: Any, launch_config_name: Any, launch_template: Any, mixed_instances_policy: Any
+    ) -> None:  # a new group: before moto makes it
+        refuse_spot_template(self, mixed_instances_policy)
+        set_launch(self, launch_config_name, launch_template, mixed_instances_policy)
+
+    @functools.wraps(update)
+    def checked_update(self: Any, *args: Any, **kwargs: Any) -> None:
+        refuse_spot_template(self, kwargs.get("mixed_instances_policy"))  # before any change
+        update(self, *args, **kwargs)
+
+    checked_set_launch._kubeshift = True  # type: ignore[attr-defined]
+    FakeAutoScalingGroup._set_launch_configuration = checked_set_launch  # type: ignore[method-assign]
+    FakeAutoScalingGroup.update = checked_update  # type: ignore[method-assign]

@@ -14,6 +14,7 @@ from automation.sandbox.moto_gaps.autoscaling import (
     grace_period_as_given,
     groups_spread_over_zones_and_types,
     metrics_collection_adds_and_disables,
+    spot_templates_refused_under_mixed_policies,
 )
 from automation.sandbox.moto_gaps.ec2 import (
     PEERING_STATUS,
@@ -430,6 +431,63 @@ def test_a_groups_grace_period_is_as_given_and_none_is_zero(
 
 def test_unpatched_moto_makes_no_grace_period_and_zero_300(moto: MotoServer) -> None:
     assert _grace_periods(moto) == {"none": 300, "zero": 300, "ten": 10}
+
+
+def _mixed_over_spot_template(moto: MotoServer) -> list[str]:
+    """Create a mixing group over an on-demand template (taken), then over a spot one,
+    then update the first onto the spot one: the error codes, "" where taken."""
+    ec2, autoscaling = moto.client("ec2"), moto.client("autoscaling")
+    data = {"ImageId": "ami-12c6146b", "InstanceType": "t3.micro"}
+    ec2.create_launch_template(LaunchTemplateName="plain", LaunchTemplateData=data)
+    spot = {**data, "InstanceMarketOptions": {"MarketType": "spot"}}
+    ec2.create_launch_template(LaunchTemplateName="spot", LaunchTemplateData=spot)
+
+    def policy(template: str) -> dict[str, Any]:
+        return {
+            "LaunchTemplate": {
+                "LaunchTemplateSpecification": {"LaunchTemplateName": template},
+                "Overrides": [{"InstanceType": "t3.micro"}, {"InstanceType": "t3a.micro"}],
+            },
+            "InstancesDistribution": {"OnDemandPercentageAboveBaseCapacity": 0},
+        }
+
+    codes = []
+    calls = (
+        (autoscaling.create_auto_scaling_group, "plain", "mixed"),
+        (autoscaling.create_auto_scaling_group, "spot", "spotted"),
+        (autoscaling.update_auto_scaling_group, "spot", "mixed"),
+    )
+    for call, template, name in calls:
+        size = {"MinSize": 0, "MaxSize": 1} if call == calls[0][0] else {}
+        try:
+            call(
+                AutoScalingGroupName=name, MixedInstancesPolicy=policy(template),
+                AvailabilityZones=[f"{moto.region}a"], **size,
+            )  # fmt: skip
+            codes.append("")
+        except ClientError as error:
+            codes.append(error.response["Error"]["Code"])
+    return codes
+
+
+def test_a_mixing_group_takes_no_template_that_asks_for_spot(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.autoscaling.models import FakeAutoScalingGroup
+
+    for method in ("_set_launch_configuration", "update"):  # undone after
+        monkeypatch.setattr(FakeAutoScalingGroup, method, getattr(FakeAutoScalingGroup, method))
+    spot_templates_refused_under_mixed_policies()
+    spot_templates_refused_under_mixed_policies()  # idempotent
+    assert _mixed_over_spot_template(moto) == ["", "InvalidQueryParameter", "InvalidQueryParameter"]
+    groups = moto.client("autoscaling").describe_auto_scaling_groups()["AutoScalingGroups"]
+    (mixed,) = groups  # the refused create made nothing; the refused update kept its template
+    spec = mixed["MixedInstancesPolicy"]["LaunchTemplate"]["LaunchTemplateSpecification"]
+    assert spec["LaunchTemplateName"] == "plain"
+
+
+def test_unpatched_moto_takes_a_spot_template_under_a_mixing_group(moto: MotoServer) -> None:
+    assert _mixed_over_spot_template(moto) == ["", "", ""]
 
 
 def _launched_groups(moto: MotoServer) -> tuple[set[str], str]:
