@@ -10,6 +10,7 @@ The member's interface has a fixed private address so DNS can point at it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -143,7 +144,7 @@ class ControlPlane(pulumi.ComponentResource):
         lt_name = placed.launch_template(f"control-plane-{m.index}")
         kept = placed.kept_user_data(f"control-plane-{m.index}")
         script = (
-            pulumi.Output.from_input(userdata.encode(kept))
+            interface.id.apply(lambda own: userdata.encode(with_own_interface(kept, own)))
             if kept
             else pulumi.Output.all(volume.id, interface.id).apply(
                 lambda ids: _member_script(args, ids[0], ids[1])
@@ -197,6 +198,19 @@ class ControlPlane(pulumi.ComponentResource):
     def group_names_on(self, side: Side) -> dict[str, pulumi.Output[str]]:
         """ASG names of the members placed on ``side``, by member number."""
         return {str(i): name for i, name in self.group_names.items() if self.placements[i] == side}
+
+
+_INTERFACE_ID = re.compile(r"\beni-[0-9a-f]{8,17}\b")
+
+
+def with_own_interface(script: str, interface_id: str) -> str:
+    """A member's kept boot script, the interface it names by id (a Terraform module's
+    attaches the member's fixed interface so) made the member's interface on this side:
+    the one adopted on the side it was adopted, the moved member's new one in the
+    network it moves to. A script that names none (kops's nodeup) is kept as it is."""
+    if not interface_id:  # a preview before the interface exists
+        return script
+    return _INTERFACE_ID.sub(interface_id, script)
 
 
 def _member_script(args: ControlPlaneArgs, volume_id: str, interface_id: str) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from automation.sandbox.boots import Kubelet
+from automation.sandbox.boots import JOIN_SCRIPT, Kubelet
 from components.contract.tags import node_template
 
 _FLAG = r"--{name}(?:=|\s+)[\"']?([^\s\"']+)"
@@ -28,6 +28,10 @@ _INSTANCE_GROUP = re.compile(r"^InstanceGroupName:\s*(\S+)\s*$", re.MULTILINE)
 _INSTANCE_GROUP_ROLE = re.compile(r"^InstanceGroupRole:\s*(\S+)\s*$", re.MULTILINE)
 INSTANCE_GROUP_LABEL = "kops.k8s.io/instancegroup"
 NODE_ROLE_LABEL = "node-role.kubernetes.io/node"
+CONTROL_PLANE_ROLE_LABEL = "node-role.kubernetes.io/control-plane"
+_JOINS_CONTROL_PLANE = re.compile(
+    rf"^\s*{re.escape(JOIN_SCRIPT)}\b[^\n]*\s--role(?:=|\s+)[\"']?control-plane\b", re.MULTILINE
+)
 _KUBELET_LABELS = {
     "kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch",
     "beta.kubernetes.io/os", "beta.kubernetes.io/arch", "beta.kubernetes.io/instance-type",
@@ -102,8 +106,15 @@ def registered_flags(
     what kops gives its instance group's nodes (nodeup passes the group's labels and
     taints to the kubelet, read from the state store as ``kubelet`` holds them; without
     it, as the group's cluster-autoscaler tags mirror them; kops-controller labels the
-    Node after the group)."""
+    Node after the group); where seed 001's join script joins a member, what kubeadm
+    marks a control-plane node with."""
     flags = kubelet_flags(text)
+    if _JOINS_CONTROL_PLANE.search(text):
+        # kubeadm join --control-plane's mark-control-plane phase, which seed 001's
+        # image's join script runs for a member: the role label and its NoSchedule taint
+        role = (CONTROL_PLANE_ROLE_LABEL, "", "NoSchedule")
+        merged = {(k, e): (k, v, e) for k, v, e in (*flags.taints, role)}
+        return KubeletFlags({**flags.labels, CONTROL_PLANE_ROLE_LABEL: ""}, tuple(merged.values()))
     group = _INSTANCE_GROUP.search(text)
     if group is None:
         return flags

@@ -51,7 +51,8 @@ log = logging.getLogger("kubeshift.sandbox.members")
 MEMBER_TAG = "kubeshift.io/member"
 KOPS_INSTANCE_GROUP = "kops.k8s.io/instancegroup"
 _NUMBERED_GROUP = re.compile(r"-(\d+)$")
-_DESCRIBED_MEMBER = re.compile(r"^etcd member (\d+) of ")
+_DESCRIBED_MEMBER = re.compile(r"^(?:etcd member (\d+) of |\S+-etcd-(\d+) peer address$)")
+"""kubeshift's description of a member's fixed interface, or a Terraform module's."""
 RESPAWN_SECONDS = 15.0
 _VOLUME = re.compile(r"--volume-id\s+'?(vol-[0-9a-f]+)")
 _INTERFACE = re.compile(r"--network-interface-id\s+'?(eni-[0-9a-f]+)")
@@ -89,7 +90,7 @@ class BootPlan:
 def described_member(interface: Mapping[str, Any]) -> str:
     """The member a fixed interface's description names (``etcd member <n> of …``)."""
     described = _DESCRIBED_MEMBER.match(interface.get("Description") or "")
-    return described.group(1) if described else ""
+    return (described.group(1) or described.group(2)) if described else ""
 
 
 def boot_plan(user_data: str) -> BootPlan | None:

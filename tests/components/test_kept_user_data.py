@@ -62,6 +62,24 @@ def test_new_workers_and_a_moved_member_boot_as_the_clusters_nodes_boot() -> Non
     assert "aws ec2 attach-volume" in moved["demo-control-plane-2"]
 
 
+def test_a_moved_members_kept_script_attaches_the_interface_it_moves_to() -> None:
+    """A Terraform module's member script attaches its volume and fixed interface by id:
+    the volume stays with the member, the interface is the one of the side it runs on."""
+    module = (
+        "#!/bin/bash\n"
+        "aws ec2 attach-volume --volume-id vol-0123456789abcdef0 --device /dev/xvdf\n"
+        "aws ec2 attach-network-interface --network-interface-id eni-0123456789abcdef0\n"
+        "/opt/bootstrap/join --role control-plane\n"
+    )
+    kept = {"demo-control-plane-1": module}
+    adopted = _scripts("baseline", kept)["demo-control-plane-1"]
+    moved = _scripts("control-plane-1", kept)["demo-control-plane-1-mig"]
+    # the rendering's ids are its mocks': the adopted interface's, then the moved one's
+    assert adopted == module.replace("eni-0123456789abcdef0", "demo-control-plane-eni-1-id")
+    assert moved == module.replace("eni-0123456789abcdef0", "demo-control-plane-eni-1-mig-id")
+    assert "vol-0123456789abcdef0" in moved
+
+
 @pytest.mark.parametrize(
     ("user_data", "says"),
     [

@@ -129,6 +129,19 @@ def test_a_node_kops_boots_carries_its_instance_groups_labels_and_taints() -> No
     assert registered_flags(own, tags).labels == {"a": "b"}
 
 
+def test_a_member_seed_001s_join_script_joins_is_marked_as_kubeadm_marks_one() -> None:
+    """``kubeadm join --control-plane`` labels the node and taints it NoSchedule (its
+    mark-control-plane phase); a worker the same script joins keeps its flags alone."""
+    join = '/opt/bootstrap/join --cluster c --role {role} --api-server "$API_ENDPOINT"'
+    member = f"#!/bin/bash\n{join.format(role='control-plane')} --node-labels a=b\n"
+    flags = registered_flags(member, {})
+    assert flags.labels == {"a": "b", "node-role.kubernetes.io/control-plane": ""}
+    assert flags.taints == (("node-role.kubernetes.io/control-plane", "", "NoSchedule"),)
+    worker = f"#!/bin/bash\n{join.format(role='worker')} --node-labels a=b\n"
+    assert registered_flags(worker, {}) == kubelet_flags(worker)
+    assert registered_flags(f"# {join.format(role='control-plane')}\n", {}).labels == {}
+
+
 def test_labels_a_real_kubelet_refuses() -> None:
     assert kubelet_refuses(
         {

@@ -16,7 +16,7 @@ from automation.sandbox.binaries import Binaries
 from automation.sandbox.etcd_cluster import EtcdCluster
 from automation.sandbox.instance_nodes import Instance
 from automation.sandbox.member_plan import SandboxEtcd, SandboxMember, plan_members
-from automation.sandbox.members import MemberBoots, boot_plan, start_members
+from automation.sandbox.members import MemberBoots, boot_plan, described_member, start_members
 from automation.sandbox.world.kops import nodeup_script
 from components.contract.loading import load_config, load_stack_file
 from components.contract.userdata import member_attach_script, node_script
@@ -48,6 +48,13 @@ def test_the_boot_plan_is_read_from_the_user_data_kubeshift_renders() -> None:
     plan = boot_plan(script)
     assert plan is not None and (plan.volume_id, plan.interface_id) == ("vol-0abc", "eni-0def")
     assert boot_plan("#!/bin/bash\nsystemctl enable --now kubelet\n") is None
+
+
+def test_a_fixed_interface_names_its_member_as_kubeshift_or_a_module_describes_it() -> None:
+    assert described_member({"Description": "etcd member 2 of demo"}) == "2"
+    assert described_member({"Description": "demo-control-plane-etcd-3 peer address"}) == "3"
+    assert described_member({"Description": "the NAT gateway's"}) == ""
+    assert described_member({}) == ""
 
 
 @dataclass

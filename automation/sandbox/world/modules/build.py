@@ -31,6 +31,7 @@ from automation.sandbox.world.modules.model import ModulesCluster, modules_clust
 from automation.sandbox.world.modules.state import Managed, state_file
 from automation.sandbox.world.network import Network, build_network
 from components.contract import loading as stack_loading
+from components.contract.userdata import member_attach_script
 
 ANYWHERE = "0.0.0.0/0"
 
@@ -227,13 +228,19 @@ def _identities(aws: Aws, cluster: ModulesCluster, world: ModulesWorld) -> dict[
 
 
 def _boot_script(
-    cluster: ModulesCluster, role: str, labels: Mapping[str, str], taints: list[str]
+    cluster: ModulesCluster,
+    role: str,
+    labels: Mapping[str, str],
+    taints: list[str],
+    attach: str = "",
 ) -> str:
-    """The modules' user data: the image's join script (:data:`JOIN_SCRIPT`), told the
-    cluster, the API and the kubelet's labels and taints."""
+    """The modules' user data (``data.template_file.user_data``): what a member attaches
+    first (``attach``: its etcd volume and fixed interface, by id), then the image's join
+    script (:data:`JOIN_SCRIPT`), told the cluster, the API and the kubelet's labels and
+    taints."""
     spec = cluster.spec
     lines = [
-        "#!/bin/bash", "set -euo pipefail",
+        "#!/bin/bash", "set -euo pipefail", *([attach] if attach else []),
         f"API_ENDPOINT=https://{spec.dns.api_record}:{spec.control_plane.api_port}",
         f'{JOIN_SCRIPT} --cluster {cluster.name} --role {role} --api-server "$API_ENDPOINT"'
         + (f" --node-labels {','.join(f'{k}={v}' for k, v in sorted(labels.items()))}"
@@ -251,32 +258,13 @@ def _members(
     profiles: dict[str, str],
     world: ModulesWorld,
 ) -> list[InstanceGroup]:
-    """Per member (``count``, its index the member's number less one): a template and a
-    group of one instance in its zone, its etcd volume and its fixed interface."""
+    """Per member (``count``, its index the member's number less one): its etcd volume
+    and fixed interface, and a template whose boot script attaches them by id, and a
+    group of one instance in its zone."""
     plane = cluster.spec.control_plane
     made = []
     for member in cluster.members:
         index, name = member.number - 1, cluster.member_name(member)
-        tags = cluster.tags(name)
-        data: dict[str, object] = {
-            "ImageId": cluster.spec.image_id, "InstanceType": plane.instance_type,
-            "UserData": _boot_script(cluster, "control-plane", {}, []),
-            "IamInstanceProfile": {"Name": profiles["control-plane"]},
-            "MetadataOptions": {"HttpEndpoint": "enabled", "HttpTokens": "required"},
-            "NetworkInterfaces": first_interface(group_id),
-            "TagSpecifications": tag_spec("instance", tags),
-        }  # fmt: skip
-        if plane.root_volume_size:
-            data["BlockDeviceMappings"] = root_device(plane.root_volume_size)
-        template = make_template(aws, name, data, tags)
-        world.add("ec2:launch-template", name, template, "control-plane", "aws_launch_template",
-                  "this", key=index)  # fmt: skip
-        spec: dict[str, object] = {"LaunchTemplate": {"LaunchTemplateId": template,
-                                                      "Version": "1"}}  # fmt: skip
-        make_group(aws, name, spec, [network.private[member.zone]], tags, metrics=())
-        world.add("autoscaling:group", name, name, "control-plane", "aws_autoscaling_group",
-                  "this", key=index)  # fmt: skip
-        made.append(InstanceGroup(name, spec, 1, 1, 1))
         etcd = cluster.named(f"control-plane-etcd-{member.number}")
         volume = aws.ec2.create_volume(
             AvailabilityZone=member.zone, Size=plane.etcd_volume_size,
@@ -293,6 +281,27 @@ def _members(
         )["NetworkInterface"]  # fmt: skip
         world.add("ec2:network-interface", etcd, interface["NetworkInterfaceId"], "control-plane",
                   "aws_network_interface", "etcd", key=index)  # fmt: skip
+        tags = cluster.tags(name)
+        data: dict[str, object] = {
+            "ImageId": cluster.spec.image_id, "InstanceType": plane.instance_type,
+            "UserData": _boot_script(cluster, "control-plane", {}, [], member_attach_script(
+                volume["VolumeId"], interface["NetworkInterfaceId"])),
+            "IamInstanceProfile": {"Name": profiles["control-plane"]},
+            "MetadataOptions": {"HttpEndpoint": "enabled", "HttpTokens": "required"},
+            "NetworkInterfaces": first_interface(group_id),
+            "TagSpecifications": tag_spec("instance", tags),
+        }  # fmt: skip
+        if plane.root_volume_size:
+            data["BlockDeviceMappings"] = root_device(plane.root_volume_size)
+        template = make_template(aws, name, data, tags)
+        world.add("ec2:launch-template", name, template, "control-plane", "aws_launch_template",
+                  "this", key=index)  # fmt: skip
+        spec: dict[str, object] = {"LaunchTemplate": {"LaunchTemplateId": template,
+                                                      "Version": "1"}}  # fmt: skip
+        make_group(aws, name, spec, [network.private[member.zone]], tags, metrics=())
+        world.add("autoscaling:group", name, name, "control-plane", "aws_autoscaling_group",
+                  "this", key=index)  # fmt: skip
+        made.append(InstanceGroup(name, spec, 1, 1, 1))
     return made
 
 
