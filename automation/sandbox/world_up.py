@@ -75,6 +75,10 @@ def build_world(
     )
     if built_by == "terraform-modules":  # the modules tag the cluster with its name
         config[stack_keys.CLUSTER_KEY].pop("cluster_id", None)
+        # as a user names the state Terraform keeps of it, so adopt and every phase
+        # check what Terraform still manages
+        runtime = dict(config.get(stack_keys.RUNTIME_KEY) or {})
+        config[stack_keys.RUNTIME_KEY] = {**runtime, "terraform_state": str(paths.terraform_state)}
     paths.backend.mkdir(parents=True, exist_ok=True)
     if state.backend == "s3":
         _state_bucket(state)
@@ -155,8 +159,9 @@ def _build_live(
         say(f"building the live cluster {cluster} as seed 001's Terraform modules name it, "
             "with boto3 (no engine, no Pulumi state)")  # fmt: skip
         count = len(build_modules(config, aws, paths.terraform_state).built)
-        say(f"  Terraform's state of it: {paths.terraform_state} (name it in "
-            "kubeshift:runtime.terraform_state for adopt to say what Terraform still claims)")
+        say(f"  Terraform's state of it: {paths.terraform_state} (the stack file names it in "
+            "kubeshift:runtime.terraform_state: adopt says what Terraform still manages, and "
+            "a phase refuses to change it until `terraform state rm` lets it go)")
     else:
         say(f"building the live cluster {cluster} as kops names it, with boto3 (no engine, "
             "no state)")  # fmt: skip

@@ -62,6 +62,7 @@ from tests.support.faults import (
     sandbox_store,
     table,
 )
+from tests.support.terraform_cli import run_state_rm_commands
 from tests.support.user_env import aimed_at_sandbox, user_environment
 
 HERE = Path(__file__).resolve().parent
@@ -505,6 +506,9 @@ class StackRehearsal:
     ``run`` went forward again (what the world was then: ``seen[BACK]``)."""
     back_dry_run: Ran | None = None
     """With ``back_to``: ``back --to --dry-run`` right before it."""
+    held: Ran | None = None
+    """A Terraform-built world's: ``run --yes`` right after adoption, while Terraform's
+    state still manages what was adopted (before ``terraform state rm`` let it go)."""
 
     def client(self, service: str) -> Any:
         return sandbox_client(self.sandbox, service)
@@ -527,10 +531,16 @@ def rehearse_adopted(
     handover_after: str | None = None,
     back_to: str | None = None,
     detour: tuple[str, str] | None = None,
+    built_by: str = "kops",
 ) -> Iterator[StackRehearsal]:
     """``sandbox up`` (kops-built), ``adopt --write-config``, the proposal taken as the
     stack file, ``adopt --yes --keep-live``, ``run --yes``, ``status``, a second ``run``; then
     ``sandbox down``. A failing command fails the tests with its output and the logs.
+
+    ``built_by``: ``terraform-modules`` builds seed 001's world instead, and the previous
+    tool is let go as its user would: ``run`` first (refused while Terraform's state
+    holds what was adopted: :attr:`StackRehearsal.held`), then the ``terraform state rm``
+    commands adopt printed, on the sandbox's state file; kops's is ``kubeshift release``.
 
     ``looks`` read the world from outside while the migration goes on, so a test need
     not take kubeshift's own account of it: under :data:`BEFORE_RUN` right after
@@ -560,7 +570,8 @@ def rehearse_adopted(
 
     try:
         backend = ("--backend", "s3") if handover_after else ()
-        must("kubeshift sandbox up", kubeshift(env, "--stack", stack, "sandbox", "up", *backend))
+        up = ("--stack", stack, "sandbox", "up", *backend, "--built-by", built_by)
+        must("kubeshift sandbox up", kubeshift(env, *up))
         exports = must("kubeshift sandbox env", kubeshift(env, "sandbox", "env")).stdout
         env = aimed_at_sandbox(env, exports)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
@@ -572,7 +583,13 @@ def rehearse_adopted(
             "kubeshift adopt",
             kubeshift(env, "--stack", stack, "--json", "adopt", "--yes", "--keep-live"),
         )
-        must("kubeshift release", kubeshift(env, "--stack", stack, "release", "--yes"))
+        held = None
+        if built_by == "terraform-modules":
+            held = kubeshift(env, "--stack", stack, "--json", "run", "--yes")
+            terraform = adopted.json()["terraform_release"]
+            run_state_rm_commands(state / "sandbox" / "terraform.tfstate", terraform)
+        else:
+            must("kubeshift release", kubeshift(env, "--stack", stack, "release", "--yes"))
         stops = dict(looks or {})
         before = stops.pop(BEFORE_RUN, None)
         back_look = stops.pop(BACK, None)
@@ -621,7 +638,7 @@ def rehearse_adopted(
         sys.stderr.write(f"{stack} commands: {'; '.join(took)}\n")
         yield StackRehearsal(
             env, adopted, run, rerun, records, recorded, sandbox, seen, handover, went_back,
-            back_dry_run,
+            back_dry_run, held,
         )  # fmt: skip
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)
