@@ -95,7 +95,7 @@ def test_terraform_held_the_run_until_its_state_let_go(modules: StackRehearsal) 
     assert held is not None and held.code != 0
     message = held.json()["message"] if held.stdout.strip().startswith("{") else held.stderr
     assert "terraform state rm" in message and "Traceback" not in held.stderr
-    released = {c["address"] for c in modules.adopted.json()["terraform_claims"]}
+    released = set(modules.adopted.json()["terraform_claims"])  # addresses
     document = json.loads((modules.seen["state"] / "sandbox" / "terraform.tfstate").read_text())
     left = {
         instance_address(resource, instance)
