@@ -159,9 +159,11 @@ def _build_live(
         say(f"building the live cluster {cluster} as seed 001's Terraform modules name it, "
             "with boto3 (no engine, no Pulumi state)")  # fmt: skip
         count = len(build_modules(config, aws, paths.terraform_state).built)
-        say(f"  Terraform's state of it: {paths.terraform_state} (the stack file names it in "
+        say(
+            f"  Terraform's state of it: {paths.terraform_state} (the stack file names it in "
             "kubeshift:runtime.terraform_state: adopt says what Terraform still manages, and "
-            "a phase refuses to change it until `terraform state rm` lets it go)")
+            "a phase refuses to change it until `terraform state rm` lets it go)"
+        )
     else:
         say(f"building the live cluster {cluster} as kops names it, with boto3 (no engine, "
             "no state)")  # fmt: skip
