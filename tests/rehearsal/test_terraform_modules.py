@@ -29,7 +29,7 @@ from tests.rehearsal.conftest import (
 )
 from tests.support.terraform_cli import instance_address
 
-pytestmark = [pytest.mark.rehearsal]
+pytestmark = [pytest.mark.rehearsal, pytest.mark.own_sandbox]  # the scenarios shard
 
 STACK = "local"
 FIRST_MEMBER_MOVED = "control-plane-1"
