@@ -31,11 +31,11 @@ from components.contract.tags import LEGACY_TAGS, block_key, is_autoscaler_tag, 
 Dropped = Callable[[str], bool]
 
 
-def without_own(tags: Any, dropped: Dropped = is_own_tag) -> Any:
+def without(tags: Any, dropped: Dropped) -> Any:
     """``tags`` (a map, or an Auto Scaling group's list of blocks) less those ``dropped``
-    says (kubeshift's own by default)."""
+    says."""
     if isinstance(tags, pulumi.Output):
-        return tags.apply(lambda resolved: without_own(resolved, dropped))
+        return tags.apply(lambda resolved: without(resolved, dropped))
     if isinstance(tags, list):
         return [block for block in tags if not dropped(str(block_key(block)))]
     if isinstance(tags, Mapping):
@@ -50,7 +50,7 @@ def _without_in_specifications(specifications: Any, dropped: Dropped) -> Any:
     if not isinstance(specifications, list):
         return specifications
     return [
-        {**spec, "tags": without_own(spec.get("tags"), dropped)}
+        {**spec, "tags": without(spec.get("tags"), dropped)}
         if isinstance(spec, Mapping)
         else spec
         for spec in specifications
@@ -81,7 +81,7 @@ def apply(*, own: bool, legacy: bool = True, autoscaler: bool = True) -> None:
     ) -> pulumi.ResourceTransformationResult | None:
         props = dict(args.props)
         if "tags" in props:
-            props["tags"] = without_own(props["tags"], dropped)
+            props["tags"] = without(props["tags"], dropped)
         if "tag_specifications" in props:
             props["tag_specifications"] = _without_in_specifications(
                 props["tag_specifications"], dropped

@@ -38,7 +38,6 @@ from components.contract.tags import (
 )
 
 POOL_TAGS = ("kubeshift.io/pool", "kops.k8s.io/instancegroup")
-MASTER_TAG = MASTER_ROLE_TAG
 MEMBER_TAG = "kubeshift.io/member"
 MAIN_ETCD_TAG = "k8s.io/etcd/main"
 """kops's tag on a member's volume of the main etcd: ``<member>/<every member>``, by which
@@ -66,9 +65,9 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
     members = member_groups(live)
     masters = [g for g in live.groups if g["AutoScalingGroupName"] in members]
     workers = [g for g in live.groups if g["AutoScalingGroupName"] not in members]
-    if masters and not any(MASTER_TAG in tags_of(g) for g in masters):
+    if masters and not any(MASTER_ROLE_TAG in tags_of(g) for g in masters):
         proposal.notes.append(
-            f"No group carries {MASTER_TAG}; the {len(masters)} single-instance group(s) "
+            f"No group carries {MASTER_ROLE_TAG}; the {len(masters)} single-instance group(s) "
             "behind the API's target groups (a port outside the node ports) are taken as "
             f"the control-plane members ({', '.join(sorted(members))}): check them."
         )
@@ -76,7 +75,7 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
         proposal.cluster["legacy_tags"] = False
         proposal.notes.append(
             f"No group carries the legacy {LEGACY_CLUSTER_TAG} tag; legacy_tags: false "
-            f"leaves it (and {MASTER_TAG}) off what kubeshift declares, so adopting retags "
+            f"leaves it (and {MASTER_ROLE_TAG}) off what kubeshift declares, so adopting retags "
             "nothing."
         )
     if workers and not any(
@@ -170,7 +169,9 @@ def member_groups(live: LiveCluster) -> frozenset[str]:
     """The control plane's groups, by name: those tagged ``k8s.io/role/master`` (kops,
     kubeshift); where none is (a Terraform module's), the single-instance groups behind
     a target group on a port outside the node ports, which only the API's are."""
-    tagged = frozenset(g["AutoScalingGroupName"] for g in live.groups if MASTER_TAG in tags_of(g))
+    tagged = frozenset(
+        g["AutoScalingGroupName"] for g in live.groups if MASTER_ROLE_TAG in tags_of(g)
+    )
     if tagged:
         return tagged
     ports = {
@@ -323,20 +324,20 @@ def _pools(
     subnet_azs: dict[str, str],
     proposal: Proposal,
 ) -> list[dict[str, Any]]:
-    grouped: dict[str, list[Raw]] = {}
-    named: dict[str, list[str]] = {}
-    for group in sorted(workers, key=lambda g: g["AutoScalingGroupName"]):
-        pool = pool_of(group, live)
-        if pool is None:
-            proposal.problems.append(
-                f"Auto Scaling group {group['AutoScalingGroupName']} matches no pool: it "
-                f"carries none of the tags {', '.join(POOL_TAGS)}, and its name says no "
-                "more than its AZ, instance type and capacity type."
-            )
-            continue
-        grouped.setdefault(pool, []).append(group)
-        if _pool_tag(group) is None:
-            named.setdefault(pool, []).append(group["AutoScalingGroupName"])
+    grouped = pools_of(live, workers)
+    pooled = {g["AutoScalingGroupName"] for groups in grouped.values() for g in groups}
+    proposal.problems += [
+        f"Auto Scaling group {g['AutoScalingGroupName']} matches no pool: it carries none "
+        f"of the tags {', '.join(POOL_TAGS)}, and its name says no more than its AZ, "
+        "instance type and capacity type."
+        for g in sorted(workers, key=lambda g: g["AutoScalingGroupName"])
+        if g["AutoScalingGroupName"] not in pooled
+    ]
+    named = {
+        pool: names
+        for pool, groups in grouped.items()
+        if (names := [g["AutoScalingGroupName"] for g in groups if _pool_tag(g) is None])
+    }
     proposal.notes += [
         f"Pool {pool} gathers {len(groups)} group(s) that carry no pool tag "
         f"({', '.join(POOL_TAGS)}) by their names less the AZ, instance type and capacity "

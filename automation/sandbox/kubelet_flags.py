@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from automation.sandbox.boots import JOIN_SCRIPT, Kubelet
 from components.contract.tags import node_template
+from components.contract.userdata import CONTROL_PLANE_ROLE
 
 _FLAG = r"--{name}(?:=|\s+)[\"']?([^\s\"']+)"
 _API_ENDPOINT = re.compile(r"^API_ENDPOINT=[\"']?([^\s\"']+)", re.MULTILINE)
@@ -28,7 +29,6 @@ _INSTANCE_GROUP = re.compile(r"^InstanceGroupName:\s*(\S+)\s*$", re.MULTILINE)
 _INSTANCE_GROUP_ROLE = re.compile(r"^InstanceGroupRole:\s*(\S+)\s*$", re.MULTILINE)
 INSTANCE_GROUP_LABEL = "kops.k8s.io/instancegroup"
 NODE_ROLE_LABEL = "node-role.kubernetes.io/node"
-CONTROL_PLANE_ROLE_LABEL = "node-role.kubernetes.io/control-plane"
 _JOINS_CONTROL_PLANE = re.compile(
     rf"^\s*{re.escape(JOIN_SCRIPT)}\b[^\n]*\s--role(?:=|\s+)[\"']?control-plane\b", re.MULTILINE
 )
@@ -112,9 +112,9 @@ def registered_flags(
     if _JOINS_CONTROL_PLANE.search(text):
         # kubeadm join --control-plane's mark-control-plane phase, which seed 001's
         # image's join script runs for a member: the role label and its NoSchedule taint
-        role = (CONTROL_PLANE_ROLE_LABEL, "", "NoSchedule")
+        role = (CONTROL_PLANE_ROLE, "", "NoSchedule")
         merged = {(k, e): (k, v, e) for k, v, e in (*flags.taints, role)}
-        return KubeletFlags({**flags.labels, CONTROL_PLANE_ROLE_LABEL: ""}, tuple(merged.values()))
+        return KubeletFlags({**flags.labels, CONTROL_PLANE_ROLE: ""}, tuple(merged.values()))
     group = _INSTANCE_GROUP.search(text)
     if group is None:
         return flags

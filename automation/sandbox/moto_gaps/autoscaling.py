@@ -159,8 +159,8 @@ def spot_templates_refused_under_mixed_policies() -> None:
         return
 
     def refuse_spot_template(group: Any, policy: Any) -> None:
-        spec = ((policy or {}).get("LaunchTemplate") or {}).get("LaunchTemplateSpecification")
-        spec = spec or {}
+        launch = (policy or {}).get("LaunchTemplate") or {}
+        spec = launch.get("LaunchTemplateSpecification") or {}
         template = None
         if spec.get("LaunchTemplateId"):
             template = group.ec2_backend.get_launch_template(spec["LaunchTemplateId"])
