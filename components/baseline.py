@@ -126,6 +126,7 @@ def cluster_spec(
         node_managed_policies=_tuple(cluster.managed_policies.node),
         control_plane_managed_policies=_tuple(cluster.managed_policies.control_plane),
         shared_group=cluster.shared_group,
+        member_interfaces=cp.membership == "static",
         tags=tags_of(config),
     )
 

@@ -85,6 +85,9 @@ class ClusterSpec:
     control_plane_managed_policies: tuple[str, ...] | None = None
     """Policies attached to each identity's role; None: kubeshift's."""
     shared_group: bool = True
+    member_interfaces: bool = True
+    """Each member has a fixed interface (``control_plane.membership: static``); none where
+    kops's etcd-manager names the members by DNS."""
     """The cluster's first side has kubeshift's shared group (``kubeshift:cluster.
     shared_group``); a side with a suffix always has one."""
 
@@ -177,6 +180,7 @@ class ClusterParts:
                 etcd_volume_size=spec.etcd_volume_size,
                 etcd_volume_type=spec.etcd_volume_type,
                 root_volume_size=spec.control_plane_root_volume_size,
+                fixed_interfaces=spec.member_interfaces,
                 tags=spec.tags,
             ),
             self.opts,

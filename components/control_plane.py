@@ -62,6 +62,10 @@ class ControlPlaneArgs:
     grants: Sequence[pulumi.Resource] = ()
     """What grants the members' role its permissions: a member's group launches after
     them, so its boot script may attach the member's volume and interface."""
+    fixed_interfaces: bool = True
+    """Each member gets a network interface at its fixed address, which its boot script
+    attaches (its etcd's peer URL is that address). Off where kops's etcd-manager keeps
+    membership: it names members by DNS, and the member's kept nodeup boots it."""
     protect_volumes: bool = True
     """The engine refuses to delete or replace the etcd volumes (off: a disposable
     mirror, torn down with its volumes)."""
@@ -131,25 +135,40 @@ class ControlPlane(pulumi.ComponentResource):
                 parent=self, retain_on_delete=False, protect=args.protect_volumes
             ),
         )
-        eni_name = placed.tag(f"control-plane-{m.index}")
-        interface = aws.ec2.NetworkInterface(
-            f"{name}-eni-{m.index}{side}",
-            subnet_id=m.subnet_id,
-            private_ips=[m.address],
-            security_groups=m.security_group_ids,
-            description=f"etcd member {m.index} of {args.namer.cluster}",
-            tags=merge_tags(member_tags, {"Name": eni_name, "kubeshift.io/network": m.side}),
-            opts=child,
-        )
         lt_name = placed.launch_template(f"control-plane-{m.index}")
         kept = placed.kept_user_data(f"control-plane-{m.index}")
-        script = (
-            interface.id.apply(lambda own: userdata.encode(with_own_interface(kept, own)))
-            if kept
-            else pulumi.Output.all(volume.id, interface.id).apply(
-                lambda ids: _member_script(args, ids[0], ids[1])
+        script: pulumi.Input[str]
+        if not args.fixed_interfaces:
+            if not kept:
+                raise ValueError(
+                    f"member {m.index} has no fixed interface and no kept boot script: only "
+                    "a kops member's nodeup (its etcd-manager claims its volumes) boots so"
+                )
+            script = userdata.encode(kept)
+        else:
+            interface = aws.ec2.NetworkInterface(
+                f"{name}-eni-{m.index}{side}",
+                subnet_id=m.subnet_id,
+                private_ips=[m.address],
+                security_groups=m.security_group_ids,
+                description=f"etcd member {m.index} of {args.namer.cluster}",
+                tags=merge_tags(
+                    member_tags,
+                    {
+                        "Name": placed.tag(f"control-plane-{m.index}"),
+                        "kubeshift.io/network": m.side,
+                    },
+                ),
+                opts=child,
             )
-        )
+            self.addresses[m.index] = interface.private_ip
+            script = (
+                interface.id.apply(lambda own: userdata.encode(with_own_interface(kept, own)))
+                if kept
+                else pulumi.Output.all(volume.id, interface.id).apply(
+                    lambda ids: _member_script(args, ids[0], ids[1])
+                )
+            )
         instance_tags = merge_tags(member_tags, {"Name": lt_name})
         lt = aws.ec2.LaunchTemplate(
             f"{name}-lt-{m.index}{side}",
@@ -192,7 +211,6 @@ class ControlPlane(pulumi.ComponentResource):
             ),
         )
         self.group_names[m.index] = group.name
-        self.addresses[m.index] = interface.private_ip
         self.placements[m.index] = m.side
 
     def group_names_on(self, side: Side) -> dict[str, pulumi.Output[str]]:

@@ -126,15 +126,16 @@ class VpcMove(pulumi.ComponentResource):
                 baseline.pool_specs(config, target_cfg),
                 suffix,
             )
-            target_side.keep_member_addresses(
-                {
-                    index: (
-                        member_az(cp, cluster.network, index),
-                        member_address(cp, cluster.network, target_cfg, index),
-                    )
-                    for index in range(1, cp.members + 1)
-                }
-            )
+            if cp.membership == "static":  # etcd-manager's members have no fixed address
+                target_side.keep_member_addresses(
+                    {
+                        index: (
+                            member_az(cp, cluster.network, index),
+                            member_address(cp, cluster.network, target_cfg, index),
+                        )
+                        for index in range(1, cp.members + 1)
+                    }
+                )
 
         # --- common: security groups and the workers' identity ----------------------
         source_common = target_common = None

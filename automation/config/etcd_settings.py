@@ -36,6 +36,12 @@ class EtcdSettings(BaseModel):
         description="Extra client URLs (http(s)://host:port) for cluster calls, tried "
         "before the members' own addresses.",
     )
+    events_endpoints: list[str] = Field(
+        default_factory=list,
+        description="Client URLs of the events etcd, where etcd-manager runs one beside the "
+        "main (control_plane.membership: etcd-manager; kops serves it on port 4002 of each "
+        "member's name). Such a cluster is reached through endpoints and these alone.",
+    )
     scheme: Literal["https", "http"] = Field(
         default="https", description="Scheme of the members' client and peer URLs."
     )
@@ -65,7 +71,7 @@ class EtcdSettings(BaseModel):
         default=DEFAULT_CONNECT_TIMEOUT, gt=0, description="Seconds to connect to a member."
     )
 
-    @field_validator("endpoints")
+    @field_validator("endpoints", "events_endpoints")
     @classmethod
     def _client_urls(cls, value: list[str]) -> list[str]:
         return [check_endpoint(url) for url in value]

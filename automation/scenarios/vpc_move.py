@@ -24,7 +24,7 @@ from automation.model.phase import (
     undoes_what_the_phase_did,
 )
 from automation.model.way_back import NoReturn, Reverse
-from automation.steps import etcd, ingress, nodes, preflight, traffic
+from automation.steps import etcd, etcd_managed, ingress, nodes, preflight, traffic
 from automation.steps.api_probe import API_PROBE
 from components.contract.scenarios import vpc_move as ids
 
@@ -126,6 +126,44 @@ ETCD_MEMBER_BACK = Gate(
     interval=2,  # a few reads of etcd's member list and status: cheap to ask often
 )
 
+MANAGED_QUORUM_KEPT = Gate(
+    name=ETCD_QUORUM_KEPT.name,
+    summary="etcd-manager's main and events etcd: every member healthy and caught up; "
+    "quorum kept in both with this one down",
+    check=etcd_managed.quorum_kept,
+    timeout=600,
+    interval=2,
+)
+RECORD_MANAGED_MEMBERS = Hook(
+    name=etcd.RECORD_STEP,
+    summary="record the moving member's ID, peer URLs (its names) and the member count in "
+    "the main and the events etcd",
+    run=etcd_managed.record_members,
+)
+MANAGED_MEMBERS_BACK = Gate(
+    name=ETCD_MEMBER_BACK.name,
+    summary="the member's volumes on its new instance, and etcd-manager's main and events "
+    "member back under the same IDs, caught up (no peer URL written: etcd-manager's)",
+    check=etcd_managed.members_back,
+    timeout=1800,
+    interval=2,
+)
+
+
+def _etcd_steps(membership: str) -> tuple[tuple[Gate | Hook, ...], tuple[Gate | Hook, ...]]:
+    """A member move's steps before its update (members and etcd ready to let it go) and
+    its etcd steps after it, by who keeps etcd's membership."""
+    if membership == "etcd-manager":
+        return (
+            (CONTROL_PLANE_QUORUM, MANAGED_QUORUM_KEPT, RECORD_MANAGED_MEMBERS),
+            (MANAGED_MEMBERS_BACK,),
+        )
+    return (
+        (MEMBER_ADDRESS_FREE, CONTROL_PLANE_QUORUM, ETCD_QUORUM_KEPT, RECORD_ETCD_MEMBER),
+        (ETCD_PEER_URL, ETCD_MEMBER_BACK),
+    )
+
+
 OPEN_BRIDGE = Hook(
     name="ingress-to-nodeport",
     summary="bridge the ingress Service: NodePort (unless a controller owns its LB), "
@@ -152,8 +190,9 @@ RESUME_DNS_WRITERS = Hook(
 )
 
 
-def _control_plane_phase(member: int, members: int) -> Phase:
+def _control_plane_phase(member: int, members: int, membership: str = "static") -> Phase:
     first = member == 1
+    etcd_before, etcd_after = _etcd_steps(membership)
     # Member 1 moves with the API record on the source API load balancer, member 2's
     # phase moves the record to the new one; taking that phase back moves it back once
     # the source load balancer serves (the later members' keep it on the new one).
@@ -181,16 +220,9 @@ def _control_plane_phase(member: int, members: int) -> Phase:
         summary=f"move control-plane member {member}/{members} to the target VPC; {dns}",
         # From member 2 on the API record names the new API load balancer (member 1 moved
         # behind it): it must serve before the record moves to it.
-        before=(
-            MEMBER_ADDRESS_FREE,
-            CONTROL_PLANE_QUORUM,
-            ETCD_QUORUM_KEPT,
-            RECORD_ETCD_MEMBER,
-            *(() if first else (NEW_API_TARGETS_HEALTHY,)),
-        ),
+        before=(*etcd_before, *(() if first else (NEW_API_TARGETS_HEALTHY,))),
         after=(
-            ETCD_PEER_URL,
-            ETCD_MEMBER_BACK,
+            *etcd_after,
             member_back,
             *(() if first else (NEW_API_TARGETS_HEALTHY,)),
             API_RECORD_AS_DECLARED,
@@ -204,14 +236,8 @@ def _control_plane_phase(member: int, members: int) -> Phase:
             "the member moved back to the source VPC the way it came: its volume follows "
             "it, and the same etcd checks keep quorum"
             + ("; the API record back on the source API load balancer" if record_moved else ""),
-            before=(
-                MEMBER_ADDRESS_FREE,
-                CONTROL_PLANE_QUORUM,
-                ETCD_QUORUM_KEPT,
-                RECORD_ETCD_MEMBER,
-                *serving_after_back,
-            ),
-            after=(ETCD_PEER_URL, ETCD_MEMBER_BACK, member_back, API_RECORD_AS_DECLARED),
+            before=(*etcd_before, *serving_after_back),
+            after=(*etcd_after, member_back, API_RECORD_AS_DECLARED),
             changes=undoes_what_the_phase_did(
                 f"member {member}'s resources and the API record back only"
             ),
@@ -436,8 +462,10 @@ def scenario(config: StackConfig) -> Scenario:
             ),
         ),
     )
+    membership = config.cluster.control_plane.membership
     moves = tuple(
-        _control_plane_phase(m, control_plane_members) for m in range(1, control_plane_members + 1)
+        _control_plane_phase(m, control_plane_members, membership)
+        for m in range(1, control_plane_members + 1)
     )
     tail = (
         Phase(

@@ -44,6 +44,7 @@ _CLUSTER_NAME = re.compile(r"^[a-z][a-z0-9-]*[a-z0-9]$")
 _SUFFIX = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
 POOL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 """A worker pool's name: it goes into the names of its groups and templates."""
+_ETCD_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?")
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
 # Kubernetes qualified names (label and taint keys): optional DNS-subdomain prefix.
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
@@ -62,6 +63,13 @@ def check(config: StackConfig) -> None:
     _check_cluster_name(cluster.name)
     _check_suffix(migration.suffix)
     _check_control_plane(cluster.control_plane)
+    if cluster.control_plane.membership == "etcd-manager" and not cluster.user_data:
+        key = f"{CLUSTER_KEY}.control_plane.membership"
+        _fail(
+            key,
+            f"{key} etcd-manager boots members with the cluster's own nodeup scripts, which "
+            f"{CLUSTER_KEY}.user_data keeps (adopt --write-config writes them); it keeps none.",
+        )
     if config.phase not in config.phase_ids:
         _fail(
             PHASE_KEY,
@@ -189,6 +197,19 @@ def _check_control_plane(cp: ControlPlaneConfig) -> None:
     if not _INSTANCE_TYPE.fullmatch(cp.instance_type):
         key = f"{CLUSTER_KEY}.control_plane.instance_type"
         _fail(key, f"{key} {cp.instance_type!r} is not an EC2 instance type.")
+    if cp.etcd_names is not None:
+        key = f"{CLUSTER_KEY}.control_plane.etcd_names"
+        if cp.membership != "etcd-manager":
+            _fail(key, f"{key} names etcd-manager's members; set membership: etcd-manager too.")
+        if len(cp.etcd_names) != cp.members or len(set(cp.etcd_names)) != cp.members:
+            _fail(key, f"{key} needs {cp.members} different names, one per member.")
+        for name in cp.etcd_names:
+            if not _ETCD_NAME.fullmatch(name):
+                _fail(
+                    key,
+                    f"{key} has {name!r}; etcd-manager's names are lower-case letters, "
+                    "digits and inner hyphens (they end up in DNS names).",
+                )
 
 
 def _check_pools(cluster: ClusterConfig, networks: list[tuple[str, NetworkConfig]]) -> None:

@@ -211,6 +211,23 @@ class ControlPlaneConfig(_Model):
         description="Port of the Kubernetes API: the API load balancer's listener and "
         "target port; clients reach https://<dns.api_record>:<api_port> (kops: 443).",
     )
+    membership: Literal["static", "etcd-manager"] = Field(
+        default="static",
+        description="Who keeps etcd's membership. static: each member runs one etcd at a "
+        "fixed address (an interface kubeshift declares and the boot script attaches), and "
+        "kubeshift moves the member's peer URL (kubeadm, a Terraform module). etcd-manager: "
+        "kops's etcd-manager runs a main and an events etcd on each member, names its peers "
+        "by DNS and claims the member's volumes by tag in its AZ; kubeshift declares no "
+        "fixed interface, writes no peer URL, and checks both etcd clusters through each "
+        "move (adoption proposes it where the members' volumes carry k8s.io/etcd/main).",
+    )
+    etcd_names: list[str] | None = Field(
+        default=None,
+        description="etcd-manager only: each member's name in member order (kops's "
+        "etcdMembers[].name, the part before '/' of its volumes' k8s.io/etcd/main tag); its "
+        "etcd members are etcd-<name> (main) and etcd-events-<name> (events). Default: the "
+        "member numbers.",
+    )
     release_etcd_volumes: bool = Field(
         default=False,
         description="Lift the etcd volumes' protection (only at the scenario's last phase), "

@@ -30,3 +30,9 @@ def member_address(
     """Fixed private address of member ``member`` when it lives in ``placement``."""
     subnet = placement.private_subnet_in(member_az(cp, source, member))
     return str(subnet.network_address + cp.host_index + member - 1)
+
+
+def etcd_manager_name(cp: ControlPlaneConfig, member: int) -> str:
+    """etcd-manager's name of control-plane member ``member`` (its etcd members are
+    ``etcd-<name>`` and ``etcd-events-<name>``): the stack's ``etcd_names``, else its number."""
+    return cp.etcd_names[member - 1] if cp.etcd_names else str(member)

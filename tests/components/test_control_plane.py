@@ -10,7 +10,12 @@ from components.control_plane import ControlPlane, ControlPlaneArgs, MemberPlace
 from tests.components.conftest import by_type
 
 
-def _program(moved: int, root_volume_size: int | None = None) -> None:
+def _program(
+    moved: int,
+    root_volume_size: int | None = None,
+    namer: Namer | None = None,
+    fixed_interfaces: bool = True,
+) -> None:
     members = [
         MemberPlacement(
             index=i,
@@ -25,7 +30,7 @@ def _program(moved: int, root_volume_size: int | None = None) -> None:
     ControlPlane(
         "cp",
         ControlPlaneArgs(
-            namer=Namer("prod"),
+            namer=namer or Namer("prod"),
             target_suffix="mig",
             members=members,
             instance_type="m5.large",
@@ -33,6 +38,7 @@ def _program(moved: int, root_volume_size: int | None = None) -> None:
             instance_profile_name="prod-control-plane-profile",
             api_endpoint="https://api:6443",
             root_volume_size=root_volume_size,
+            fixed_interfaces=fixed_interfaces,
         ),
     )
 
@@ -82,3 +88,20 @@ def test_moving_a_member_keeps_its_volume_and_renames_the_rest() -> None:
     assert "cp-etcd-1" in before and "cp-etcd-1" in after
     assert before - after == {"cp-eni-1", "cp-lt-1", "cp-asg-1"}
     assert after - before == {"cp-eni-1-mig", "cp-lt-1-mig", "cp-asg-1-mig"}
+
+
+def test_etcd_managers_members_have_no_fixed_interface_and_boot_kops_nodeup() -> None:
+    """kops's etcd-manager names members by DNS and claims their volumes by tag: each
+    member, on either side, boots the kept nodeup script as it is, with no interface."""
+    nodeup = "#!/bin/bash\n# kops nodeup: etcd-manager claims k8s.io/etcd/main and events\n"
+    kept = {f"prod-control-plane-{i}": nodeup for i in (1, 2, 3)}
+    namer = Namer("prod", user_data=tuple(sorted(kept.items())))
+    resources = record(lambda: _program(moved=1, namer=namer, fixed_interfaces=False)).resources
+    assert by_type(resources, "aws:ec2/networkInterface:NetworkInterface") == []
+    scripts = {
+        t.name: base64.b64decode(t.inputs["userData"]).decode()
+        for t in by_type(resources, "aws:ec2/launchTemplate:LaunchTemplate")
+    }
+    assert sorted(scripts) == ["cp-lt-1-mig", "cp-lt-2", "cp-lt-3"]
+    assert set(scripts.values()) == {nodeup}
+    assert len(by_type(resources, "aws:ebs/volume:Volume")) == 3
