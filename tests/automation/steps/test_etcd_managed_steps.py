@@ -133,11 +133,12 @@ def stage(testbin: Binaries, tmp_path: Path, moto: MotoServer) -> Iterator[Stage
         stage = Stage(etcd, settings, config, aws, _networks(aws, config))
         for member in (1, 2, 3):
             az = member_az(config.cluster.control_plane, config.cluster.network, member)
+            owned = {"Key": f"kubernetes.io/cluster/{config.cluster.tag_id}", "Value": "owned"}
             for tag in ("k8s.io/etcd/main", "k8s.io/etcd/events"):
                 aws.ec2.create_volume(AvailabilityZone=az, Size=20, TagSpecifications=[{
                     "ResourceType": "volume",
                     "Tags": [{"Key": tag, "Value": f"{member}/1,2,3"},
-                             {"Key": f"kubernetes.io/cluster/{config.cluster.tag_id}", "Value": "owned"}],
+                             owned],
                 }])  # fmt: skip
             stage.claim(member, stage.launch(member, "source"))
         yield stage
