@@ -138,13 +138,12 @@ class ControlPlane(pulumi.ComponentResource):
         lt_name = placed.launch_template(f"control-plane-{m.index}")
         kept = placed.kept_user_data(f"control-plane-{m.index}")
         script: pulumi.Input[str]
-        if not args.fixed_interfaces:
-            if not kept:
-                raise ValueError(
-                    f"member {m.index} has no fixed interface and no kept boot script: only "
-                    "a kops member's nodeup (its etcd-manager claims its volumes) boots so"
-                )
-            script = userdata.encode(kept)
+        if not args.fixed_interfaces:  # kops's nodeup: its etcd-manager claims the volumes
+            script = (
+                userdata.encode(kept)
+                if kept
+                else volume.id.apply(lambda own: _member_script(args, own, None))
+            )
         else:
             interface = aws.ec2.NetworkInterface(
                 f"{name}-eni-{m.index}{side}",
@@ -231,8 +230,9 @@ def with_own_interface(script: str, interface_id: str) -> str:
     return _INTERFACE_ID.sub(interface_id, script)
 
 
-def _member_script(args: ControlPlaneArgs, volume_id: str, interface_id: str) -> str:
-    """kubeshift's boot script for a member: attach its own volume and interface."""
+def _member_script(args: ControlPlaneArgs, volume_id: str, interface_id: str | None) -> str:
+    """kubeshift's boot script for a member: attach its own volume and interface (its
+    volume alone where it has no fixed interface)."""
     return userdata.encode(
         userdata.node_script(
             cluster_name=args.namer.tag_id,

@@ -22,9 +22,11 @@ from automation.aws.lookup import Lookup, LookupProblem, Missing, OwnAddition, f
 from automation.aws.lookup.iam import role_policies_besides
 from automation.aws.lookup.security import rules_besides
 from automation.aws.lookup.tagged import tagged_resources
+from automation.core.errors import ConfigError
 from automation.review.render import render_program
 from components.contract import keys as stack_keys
 from components.contract import loading as stack_loading
+from components.contract import model_base as stack_model_base
 
 UNFOUND = "kubeshift-unfound:"
 GROUP = "aws:autoscaling/group:Group"
@@ -123,7 +125,10 @@ class LiveMocks(pulumi.runtime.Mocks):
 
 def discover(values: Mapping[str, Any], clients: AwsClients, stack: str) -> Discovery:
     """Map every resource of the first phase of the stack ``values`` to what runs."""
-    config = stack_loading.load_config(values)
+    try:
+        config = stack_loading.load_config(values)
+    except stack_model_base.ConfigError as exc:  # kept values merged in since it loaded
+        raise ConfigError(f"The stack with what adoption keeps is not valid: {exc}") from exc
     first = config.phase_ids[0]
     lookup = Lookup(clients=clients, cluster=config.cluster.name, cluster_id=config.cluster.tag_id)
     mocks = LiveMocks(lookup)

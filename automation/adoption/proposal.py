@@ -97,14 +97,7 @@ def propose(live: LiveCluster, zone_id: str | None) -> Proposal:
         proposal.problems.append("No worker group of the cluster runs a launch template.")
     subnet_azs = {s["SubnetId"]: s["AvailabilityZone"] for s in live.subnets}
     proposal.cluster["control_plane"] = _control_plane(live, masters, network, subnet_azs)
-    events = [v["VolumeId"] for v in live.volumes if EVENTS_TAG in tags_of(v)]
-    if events:
-        proposal.notes.append(
-            f"The cluster keeps its events in a second etcd ({len(events)} volume(s) tagged "
-            f"{EVENTS_TAG}, as kops's etcd-manager runs it); kubeshift moves the main etcd's "
-            "members only, so move each member's events member with it, or expect the API "
-            "server's event writes to fail once most of them are gone."
-        )
+    _membership(live, masters, subnet_azs, proposal)
     proposal.cluster["worker_pools"] = _pools(live, workers, network["azs"], subnet_azs, proposal)
     api, ingress = front(live)
     vpc_cidr = live.vpc["CidrBlock"]
@@ -265,6 +258,44 @@ def _control_plane(
             ipaddress.IPv4Network(subnet["CidrBlock"]).network_address
         )
     return plane
+
+
+def _membership(
+    live: LiveCluster, masters: list[Raw], subnet_azs: dict[str, str], proposal: Proposal
+) -> None:
+    """etcd-manager's membership where the members' volumes carry kops's etcd tags
+    (``<name>/<every name>``): each member's name, where not its number, by its AZ."""
+    tagged = {
+        tags_of(v)[MAIN_ETCD_TAG].split("/")[0]: v.get("AvailabilityZone", "")
+        for v in live.volumes
+        if tags_of(v).get(MAIN_ETCD_TAG)
+    }
+    if not tagged:
+        return
+    plane = proposal.cluster["control_plane"]
+    plane["membership"] = "etcd-manager"
+    events = sum(1 for v in live.volumes if EVENTS_TAG in tags_of(v))
+    proposal.notes.append(
+        f"The members' volumes carry {MAIN_ETCD_TAG} ({len(tagged)}) and {EVENTS_TAG} "
+        f"({events}): kops's etcd-manager keeps membership of a main and an events etcd, so "
+        "membership: etcd-manager checks both through each move and writes no peer URL; "
+        "set runtime.etcd.endpoints and events_endpoints (kops: ports 4001 and 4002)."
+    )
+    numbers = [str(k) for k in range(1, len(masters) + 1)]
+    if sorted(tagged) == sorted(numbers):
+        return
+    numbered = member_numbers(live)
+    by_number = sorted(masters, key=lambda g: numbered[g["AutoScalingGroupName"]])
+    zones = [subnet_azs.get(g["VPCZoneIdentifier"].split(",")[0], "") for g in by_number]
+    names = [[n for n, az in tagged.items() if az == zone] for zone in zones]
+    if any(len(found) != 1 for found in names) or len(tagged) != len(masters):
+        proposal.problems.append(
+            f"etcd-manager's member names ({', '.join(sorted(tagged))}, from {MAIN_ETCD_TAG}) "
+            "cannot be matched to the members one AZ each; set "
+            "control_plane.etcd_names in member order."
+        )
+        return
+    plane["etcd_names"] = [found[0] for found in names]
 
 
 def _pool_tag(group: Raw) -> str | None:

@@ -92,3 +92,26 @@ def _instances(ec2: EC2Client, ids: set[str]) -> dict[str, tuple[str, str | None
                     raw.get("PrivateIpAddress"),
                 )
     return known
+
+
+def member_at(ec2: EC2Client, address: str) -> str | None:
+    """etcd-manager's name of the member the running instance at private ``address``
+    runs: the one whose main etcd volume it holds; None where it holds none."""
+    try:
+        reply = ec2.describe_instances(Filters=[
+            {"Name": "private-ip-address", "Values": [address]},
+            {"Name": "instance-state-name", "Values": ["running"]},
+        ])  # fmt: skip
+        ids = [i["InstanceId"] for r in reply.get("Reservations", []) for i in r["Instances"]]
+        if not ids:
+            return None
+        volumes = ec2.describe_volumes(Filters=[
+            {"Name": "attachment.instance-id", "Values": ids},
+            {"Name": "tag-key", "Values": [MAIN_VOLUME_TAG]},
+        ])["Volumes"]  # fmt: skip
+    except ClientError as exc:
+        raise from_client_error(exc, f"find the etcd member at {address}") from exc
+    for volume in volumes:
+        tags = {t["Key"]: t["Value"] for t in volume.get("Tags", [])}
+        return tags[MAIN_VOLUME_TAG].split("/")[0]
+    return None

@@ -200,7 +200,7 @@ def _start_supervisor(
         "--cloud-controllers", ",".join(cloud_controllers(info)), *_pod_cidr_argv(info),
         *_images_argv(info, built_by),
     ]  # fmt: skip
-    plan = plan_members(info.config)
+    plan = plan_members(info.config, etcd_manager=built_by == "kops")
     if plan is not None:
         argv += ["--members", plan.model_dump_json()]
     with (paths.logs / "supervisor.out").open("ab") as out:

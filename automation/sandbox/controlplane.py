@@ -47,6 +47,9 @@ class ClusterOptions:
     pod_ready_delay_ms: int = 0
     cloud_routes: bool = False
     """A route controller reports the nodes' ``NetworkUnavailable`` (kwok does not)."""
+    events_etcd: tuple[str, ...] = ()
+    """Where events are kept apart from the rest (kops's events etcd): the API server's
+    ``--etcd-servers-overrides`` for core ``events``."""
 
 
 @dataclass
@@ -138,9 +141,15 @@ def _apiserver_args(
     bins: Binaries, opts: ClusterOptions, etcd_url: str, port: int, creds: pki_mod.ClusterPki,
     workdir: Path,
 ) -> list[str | Path]:  # fmt: skip
+    overrides = (
+        [f"--etcd-servers-overrides=/events#{';'.join(opts.events_etcd)}"]
+        if opts.events_etcd
+        else []
+    )
     return [
         bins.kube_apiserver,
         f"--etcd-servers={etcd_url}",
+        *overrides,
         f"--etcd-prefix=/kubeshift/{opts.name}",
         f"--bind-address={LOOPBACK}",
         f"--advertise-address={LOOPBACK}",

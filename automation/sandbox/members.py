@@ -37,7 +37,7 @@ from automation.aws.lookup.model import tag_map
 from automation.sandbox.boots import KubeEnv
 from automation.sandbox.instance_nodes import Instance
 from automation.sandbox.kubelet_flags import kops_role, user_data_text
-from automation.sandbox.member_plan import SandboxEtcd
+from automation.sandbox.member_plan import SandboxEtcd, SandboxMember
 from automation.sandbox.pacing import SLOWEST_SECONDS, Pace
 from automation.sandbox.world.kops import ETCD_MAIN_TAG
 
@@ -62,19 +62,29 @@ ETCD_TAGS = (ETCD_MAIN_TAG, EVENTS_TAG)
 
 def start_members(
     binary: Path, workdir: Path, plan: SandboxEtcd
-) -> tuple[EtcdCluster, SandboxEtcd]:
-    """Start the members at their source addresses; the plan with the ports chosen."""
+) -> tuple[EtcdCluster, EtcdCluster | None, SandboxEtcd]:
+    """Start the members where they run first (their source addresses, or their names
+    for etcd-manager's, with its events etcd beside); the plan with the ports chosen."""
     from automation.sandbox.etcd_cluster import start_etcd_cluster
 
-    reach = plan.settings()
-    hosts = {m.name: reach.reach(m.source) for m in plan.members}
+    if plan.managed:
+        hosts = {m.name: m.named_at for m in plan.members}
+    else:
+        reach = plan.settings()
+        hosts = {m.name: reach.reach(m.source) for m in plan.members}
     cluster = start_etcd_cluster(binary, workdir, hosts=hosts)
+    ports: dict[str, int] = dict(zip(("client_port", "peer_port"), _ports(cluster), strict=True))
+    events = None
+    if plan.managed:
+        named = {m.events_name: m.named_at for m in plan.members}
+        events = start_etcd_cluster(binary, workdir / "events", hosts=named)
+        ports |= dict(zip(("events_client_port", "events_peer_port"), _ports(events), strict=True))
+    return cluster, events, plan.model_copy(update=ports)
+
+
+def _ports(cluster: EtcdCluster) -> tuple[int, int]:
     first = next(iter(cluster.members.values()))
-    ports = {
-        "client_port": int(first.client_url.rsplit(":", 1)[1]),
-        "peer_port": int(first.peer_url.rsplit(":", 1)[1]),
-    }
-    return cluster, plan.model_copy(update=ports)
+    return int(first.client_url.rsplit(":", 1)[1]), int(first.peer_url.rsplit(":", 1)[1])
 
 
 @dataclass(frozen=True)
@@ -111,9 +121,12 @@ class MemberBoots:
         plan: SandboxEtcd,
         instances: Callable[[], Iterable[Instance]],
         user_data: Callable[[Instance], str | None],
+        events: EtcdCluster | None = None,
     ) -> None:
         self._ec2 = ec2
         self._etcd = etcd
+        self._events = events
+        """etcd-manager's events etcd, whose members follow the main ones'."""
         self._plan = plan
         self._reach = plan.settings()
         self._instances = instances
@@ -138,22 +151,73 @@ class MemberBoots:
         for member in self._plan.members:
             live = {i.instance_id: i for i in running[str(member.index)]}
             host = self.hosts.get(member.name)
-            process = self._etcd.members[member.name]
+            processes = self._processes(member)
             if host is not None and host not in live:
-                process.stop()
+                for cluster, name in processes:
+                    cluster.members[name].stop()
                 del self.hosts[member.name]
                 events.append(f"{member.name}: instance {host} stopped running, so did etcd")
                 host = None
+            candidates = sorted(live.values(), key=lambda i: i.instance_id)
             if host is None:
-                events += self._boot(
-                    member.name, sorted(live.values(), key=lambda i: i.instance_id)
-                )
-            elif not process.running() and self._may_respawn(member.name):
-                self._etcd.spawn_member(member.name)
-                events.append(f"{member.name}: etcd exited on {host}; started it again")
+                boot = self._boot_managed if self._plan.managed else self._boot
+                events += boot(member, candidates)
+                continue
+            exited = [(c, n) for c, n in processes if not c.members[n].running()]
+            if exited and self._may_respawn(member.name):
+                for cluster, name in exited:
+                    cluster.spawn_member(name)
+                    events.append(f"{name}: etcd exited on {host}; started it again")
         return events
 
-    def _boot(self, name: str, candidates: list[Instance]) -> list[str]:
+    def _processes(self, member: SandboxMember) -> list[tuple[EtcdCluster, str]]:
+        """The etcd processes a member's instance runs: its main one, and etcd-manager's
+        events one where there is one."""
+        found = [(self._etcd, member.name)]
+        if self._events is not None and member.events_name:
+            found.append((self._events, member.events_name))
+        return found
+
+    def _boot_managed(self, member: SandboxMember, candidates: list[Instance]) -> list[str]:
+        """What etcd-manager does on a member's new instance: claim the member's main and
+        events volumes in its zone by kops's tags (never while another running instance
+        holds one), then run each etcd from its volume's data under the member's names."""
+        for instance in candidates:
+            text = user_data_text(self._user_data(instance))
+            if kops_role(text) != "ControlPlane":
+                continue
+            plan = self._claimed(instance, interface=False)
+            if plan is None or not plan.events_volume_id:
+                continue
+            if not self._attach_volume(instance.instance_id, plan.volume_id, "/dev/xvdu"):
+                return []  # another running instance still holds it: wait
+            if not self._attach_volume(instance.instance_id, plan.events_volume_id, "/dev/xvdv"):
+                return []
+            self.hosts[member.name] = instance.instance_id
+            volumes = (plan.volume_id, plan.events_volume_id)
+            started = []
+            for (cluster, name), volume in zip(self._processes(member), volumes, strict=True):
+                process = cluster.members[name]
+                if process.running() and self.volumes.setdefault(volume, process.data_dir) == (
+                    process.data_dir
+                ):
+                    continue  # the instance it first ran on: already up from this volume
+                process.stop()
+                process.data_dir = self.volumes.setdefault(
+                    volume, self._etcd.workdir / "volumes" / volume
+                )
+                process.data_dir.parent.mkdir(parents=True, exist_ok=True)
+                cluster.spawn_member(name)
+                started.append(f"{name} from {volume}")
+            self._spawned[member.name] = time.monotonic()
+            return [
+                f"{member.name}: instance {instance.instance_id} holds volumes "
+                f"{', '.join(volumes)}" + (f"; started {', '.join(started)}" if started else "")
+            ]
+        return []
+
+    def _boot(self, member: SandboxMember, candidates: list[Instance]) -> list[str]:
+        name = member.name
         for instance in candidates:
             text = user_data_text(self._user_data(instance))
             plan = boot_plan(text)
@@ -225,25 +289,30 @@ class MemberBoots:
         self._members[instance.instance_id] = member
         return member
 
-    def _claimed(self, instance: Instance) -> BootPlan | None:
+    def _claimed(self, instance: Instance, *, interface: bool = True) -> BootPlan | None:
         """What a member kops's nodeup boots attaches: etcd-manager claims the member's
         volumes in the instance's zone by kops's etcd tags (``<member>/<members>``: main,
-        and events where the cluster has one; the sandbox runs the main etcd only); the
-        sandbox gives it the interface described as its member's in its subnet too, for
-        the fixed address its etcd is reached at."""
+        and events where the cluster has one). With ``interface``, a static member the
+        sandbox also gives the interface described as its member's in its subnet, for the
+        fixed address its etcd is reached at."""
         member = self._member_of(instance)
         volumes, events = (self._tagged_volumes(instance, member, tag) for tag in ETCD_TAGS)
         interfaces = [
             i
-            for i in self._ec2.describe_network_interfaces(
-                Filters=[{"Name": "subnet-id", "Values": [instance.subnet_id]}]
-            )["NetworkInterfaces"]
+            for i in (
+                self._ec2.describe_network_interfaces(
+                    Filters=[{"Name": "subnet-id", "Values": [instance.subnet_id]}]
+                )["NetworkInterfaces"]
+                if interface
+                else []
+            )
             if described_member(i) == member
         ]
-        if len(volumes) != 1 or len(interfaces) != 1 or len(events) > 1:
+        if len(volumes) != 1 or len(interfaces) != int(interface) or len(events) > 1:
             return None
         events_id = events[0]["VolumeId"] if events else ""
-        return BootPlan(volumes[0]["VolumeId"], interfaces[0]["NetworkInterfaceId"], events_id)
+        found = interfaces[0]["NetworkInterfaceId"] if interfaces else ""
+        return BootPlan(volumes[0]["VolumeId"], found, events_id)
 
     def _tagged_volumes(self, instance: Instance, member: str, tag: str) -> list[Any]:
         """The volumes in the instance's zone that kops's ``tag`` gives to ``member``."""

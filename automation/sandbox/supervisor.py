@@ -99,15 +99,20 @@ def serve(args: argparse.Namespace) -> int:
                         log=str(etcd.daemon.log_path)),
         ]  # fmt: skip
         plan = SandboxEtcd.model_validate_json(args.members) if args.members else None
-        members = None
+        members = events = None
         fronts: list[str] = []
+        events_fronts: list[str] = []
         if plan is not None:
-            members, plan = start_members(bins.etcd, paths.run / "members", plan)
+            members, events, plan = start_members(bins.etcd, paths.run / "members", plan)
             cleanups.append(members.stop)
             # Not listed as processes: a member restarts under a new pid on every move
             # (member boots log it); each dies with the supervisor like every daemon.
             log.info("etcd members at %s", ", ".join(members.endpoints))
             fronts = _member_fronts(members, cleanups)
+            if events is not None:  # kops's: the API server keeps its events there
+                cleanups.append(events.stop)
+                log.info("events etcd members at %s", ", ".join(events.endpoints))
+                events_fronts = _member_fronts(events, cleanups)
         clusters: list[ClusterInfo] = []
         roles = [("primary", args.cluster_name)]
         if args.mirror_name:
@@ -119,7 +124,11 @@ def serve(args: argparse.Namespace) -> int:
             # The primary of a vpc-move stack runs on its members, reached through their fronts.
             servers = ",".join(fronts) if fronts and role == "primary" else etcd.url
             routed = ROUTES in args.cloud_controllers.split(",")
-            options = ClusterOptions(name=role, cloud_routes=routed)
+            options = ClusterOptions(
+                name=role,
+                cloud_routes=routed,
+                events_etcd=tuple(events_fronts) if role == "primary" else (),
+            )
             cluster = start_cluster(bins, servers, paths.run / role, options)
             cleanups.append(cluster.stop)
             clusters.append(
@@ -159,7 +168,9 @@ def serve(args: argparse.Namespace) -> int:
                 target=local.run, args=(stop,), name=f"local-traffic-{role}", daemon=True
             ).start()
             if role == "primary" and members is not None and plan is not None:
-                boots = MemberBoots(ec2, members, plan, bridge.running_instances, bridge.user_data)
+                boots = MemberBoots(
+                    ec2, members, plan, bridge.running_instances, bridge.user_data, events
+                )
                 threading.Thread(
                     target=boots.run, args=(stop,), name="member-boots", daemon=True
                 ).start()

@@ -62,7 +62,10 @@ def api_probing(ctx: HookContext) -> ApiProbing | None:
     ask = readyz(configuration, settings.timeout)
     if settings.resolve == "route53":
         dns = ctx.stack_config.cluster.dns
-        ask = through_record(ctx.clients.aws(), dns.zone_id, dns.api_record, ctx.settings.etcd, ask)
+        managed = ctx.stack_config.cluster.control_plane.membership == "etcd-manager"
+        ask = through_record(
+            ctx.clients.aws(), dns.zone_id, dns.api_record, ctx.settings.etcd, ask, managed=managed
+        )
     probe = ApiProbe(ask, interval=settings.interval)
     return ApiProbing(probe, settings.max_gap, settings.resolve)
 
@@ -75,10 +78,17 @@ API_PROBE = PhaseProbe(
 
 
 def through_record(
-    aws: AwsClients, zone_id: str, api_record: str, etcd: EtcdSettings | None, ask: Check
+    aws: AwsClients,
+    zone_id: str,
+    api_record: str,
+    etcd: EtcdSettings | None,
+    ask: Check,
+    *,
+    managed: bool = False,
 ) -> Check:
     """``ask``, counted only while the API record's answer reaches a member that serves
-    (with ``etcd``: whose etcd member answers too)."""
+    (with ``etcd``: whose etcd member answers too; ``managed``: etcd-manager's member,
+    found by the volume its instance holds and asked through the endpoints)."""
     from automation.aws.api_record import ApiRecordReader, record_name
 
     route53 = aws.client("route53")
@@ -95,7 +105,10 @@ def through_record(
         serving = reader.serving()
         if not serving.addresses:
             return f"the API record reaches no member: {serving.answer}"
-        if etcd is not None and not any(member_answers(etcd, a) for a in serving.addresses):
+        if etcd is not None and not any(
+            managed_member_answers(aws, etcd, a) if managed else member_answers(etcd, a)
+            for a in serving.addresses
+        ):
             at = ", ".join(serving.addresses)
             return f"the API record reaches no member whose etcd answers ({serving.answer}: {at})"
         return ask()
@@ -110,5 +123,24 @@ def member_answers(etcd: EtcdSettings, address: str) -> bool:
         try:
             client.status(url)
         except RetryableError:  # EtcdUnavailable among them: no answer, for now
+            return False
+    return True
+
+
+def managed_member_answers(aws: AwsClients, etcd: EtcdSettings, address: str) -> bool:
+    """etcd-manager's main etcd member on the instance at ``address`` answers its status
+    request (its members are reached by name, through ``etcd.endpoints``)."""
+    from automation.aws.etcd_volumes import member_at
+
+    name = member_at(aws.ec2, address)
+    if name is None or not etcd.endpoints:
+        return False
+    with etcd.client(etcd.endpoints) as client:
+        try:
+            member = next((m for m in client.members() if m.name == f"etcd-{name}"), None)
+            if member is None or not member.client_urls:
+                return False
+            client.status(member.client_urls[0])
+        except RetryableError:
             return False
     return True

@@ -63,13 +63,6 @@ def check(config: StackConfig) -> None:
     _check_cluster_name(cluster.name)
     _check_suffix(migration.suffix)
     _check_control_plane(cluster.control_plane)
-    if cluster.control_plane.membership == "etcd-manager" and not cluster.user_data:
-        key = f"{CLUSTER_KEY}.control_plane.membership"
-        _fail(
-            key,
-            f"{key} etcd-manager boots members with the cluster's own nodeup scripts, which "
-            f"{CLUSTER_KEY}.user_data keeps (adopt --write-config writes them); it keeps none.",
-        )
     if config.phase not in config.phase_ids:
         _fail(
             PHASE_KEY,

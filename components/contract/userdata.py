@@ -70,11 +70,22 @@ def is_node_script(text: str) -> bool:
     return text.startswith("#!/bin/bash\n") and f"\ncat > {NODE_ENV} <<'ENV'\n" in text
 
 
-def member_attach_script(volume_id: str, interface_id: str, device: str = "/dev/xvdf") -> str:
-    """Attach this member's own etcd volume and network interface, retrying until free.
+def member_attach_script(
+    volume_id: str, interface_id: str | None, device: str = "/dev/xvdf"
+) -> str:
+    """Attach this member's own etcd volume and network interface (where it has one),
+    retrying until free.
 
     The previous instance of the member may still hold them while it terminates.
     """
+    interface = (
+        [
+            f"until aws ec2 attach-network-interface --network-interface-id "
+            f"{shlex.quote(interface_id)} --instance-id $IID --device-index 1; do sleep 5; done"
+        ]
+        if interface_id
+        else []
+    )
     return "\n".join(
         [
             'IID=$(curl -sf -H "X-aws-ec2-metadata-token: $(curl -sf -X PUT '
@@ -82,8 +93,7 @@ def member_attach_script(volume_id: str, interface_id: str, device: str = "/dev/
             "60')\" http://169.254.169.254/latest/meta-data/instance-id)",
             f"until aws ec2 attach-volume --volume-id {shlex.quote(volume_id)} "
             f"--instance-id $IID --device {device}; do sleep 5; done",
-            f"until aws ec2 attach-network-interface --network-interface-id "
-            f"{shlex.quote(interface_id)} --instance-id $IID --device-index 1; do sleep 5; done",
+            *interface,
         ]
     )
 

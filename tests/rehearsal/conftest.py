@@ -188,6 +188,10 @@ class Rehearsal:
     by_hand: ByHand
     etcd_before: dict[int, tuple[str, ...]]
     """etcd member ID -> peer URLs, read right after ``sandbox up``."""
+    events_before: dict[int, tuple[str, ...]]
+    """The same of etcd-manager's events etcd."""
+    holders_before: dict[str, str]
+    """Each etcd volume's holder's address (:func:`volume_holders`), after ``sandbox up``."""
     admitted_across: frozenset[tuple[str, str]]
     """(group, group it admits) of each rule between the two VPCs' groups, read while
     the run paused after ``ingress-move``, both VPCs running."""
@@ -204,6 +208,9 @@ class Rehearsal:
     member_went_back: dict[int, tuple[str, ...]] | None = None
     """etcd member ID -> peer URLs after B's ``back --to control-plane-1`` (member 2
     moved back to the source VPC), before B's run went on to the end."""
+    events_went_back: dict[int, tuple[str, ...]] | None = None
+    holders_went_back: dict[str, str] | None = None
+    """The events etcd's members and the volumes' holders at the same moment."""
 
     def kubeshift(self, *args: str, timeout: float = 900) -> Ran:
         return kubeshift(self.env, *args, timeout=timeout)
@@ -219,8 +226,8 @@ class Rehearsal:
     def client(self, service: str) -> Any:
         return sandbox_client(self.sandbox, service)
 
-    def etcd_members(self) -> dict[int, tuple[str, ...]]:
-        return etcd_members(self.sandbox)
+    def etcd_members(self, *, events: bool = False) -> dict[int, tuple[str, ...]]:
+        return etcd_members(self.sandbox, events=events)
 
     def kube(self) -> Any:
         import kubernetes
@@ -259,14 +266,34 @@ def admitted_across(sandbox: dict[str, Any]) -> frozenset[tuple[str, str]]:
     return frozenset(pairs)
 
 
-def etcd_members(sandbox: dict[str, Any]) -> dict[int, tuple[str, ...]]:
-    """The sandbox's etcd members (ID -> peer URLs), asked at every member address."""
+def etcd_members(sandbox: dict[str, Any], *, events: bool = False) -> dict[int, tuple[str, ...]]:
+    """The sandbox's etcd members (ID -> peer URLs), asked at every member address or
+    name; ``events``: etcd-manager's events etcd's."""
     from automation.etcd.client import EtcdClient
     from automation.sandbox.member_plan import SandboxEtcd
 
     plan = SandboxEtcd.model_validate(sandbox["etcd"])
-    with EtcdClient(plan.client_urls()) as client:
+    with EtcdClient(plan.events_client_urls() if events else plan.client_urls()) as client:
         return {m.id: m.peer_urls for m in client.members()}
+
+
+def volume_holders(sandbox: dict[str, Any]) -> dict[str, str]:
+    """kops's etcd volume (``<tag>=<member>``) -> the private address of the running
+    instance holding it (``""``: none)."""
+    ec2 = _ec2(sandbox)
+    held: dict[str, str] = {}
+    for tag in ("k8s.io/etcd/main", "k8s.io/etcd/events"):
+        volumes = ec2.describe_volumes(Filters=[{"Name": "tag-key", "Values": [tag]}])["Volumes"]
+        for volume in volumes:
+            member = {t["Key"]: t["Value"] for t in volume["Tags"]}[tag].split("/")[0]
+            address = ""
+            for attachment in volume.get("Attachments") or []:
+                found = ec2.describe_instances(InstanceIds=[attachment["InstanceId"]])
+                for instance in (i for r in found["Reservations"] for i in r["Instances"]):
+                    if instance["State"]["Name"] == "running":
+                        address = instance.get("PrivateIpAddress", "")
+            held[f"{tag}={member}"] = address
+    return held
 
 
 def kubeshift(env: dict[str, str], *args: str, timeout: float = 900) -> Ran:
@@ -660,6 +687,8 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         user_env, env = env, aimed_at_sandbox(env, kubeshift(env, "sandbox", "env").stdout)
         sandbox = kubeshift(env, "sandbox", "status", "--json").json()
         etcd_before = etcd_members(sandbox)
+        events_before = etcd_members(sandbox, events=True)
+        holders_before = volume_holders(sandbox)
         adoption = adopt(env, logs, sandbox)
         journal = sandbox_journal(KUBESHIFT, STACK, env, REPO)
         backend = sandbox_store(KUBESHIFT, STACK, env, REPO)
@@ -686,7 +715,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
 
         session = faulty("runs-1a", "--to", INGRESS_NODEPORT).rehearse(ci_faults_to_the_bridge())
         across: frozenset[tuple[str, str]] = frozenset()
-        bridged = went_back = member_went_back = None
+        bridged = went_back = member_went_back = events_went_back = holders_went_back = None
         if session.final_code == 0:
             bridged = world()
             onward = faulty("runs-1b", "--to", INGRESS_MOVE)
@@ -711,6 +740,8 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             back = seconds("runs-2b", "--to", control_plane_phase(1), command="back")
             session = joined(session, back.rehearse([]))
             member_went_back = etcd_members(sandbox)
+            events_went_back = etcd_members(sandbox, events=True)
+            holders_went_back = volume_holders(sandbox)
         if session.final_code == 0:
             session = joined(session, seconds("runs-2c").rehearse([]))
         sys.stderr.write("\nfault trials:\n" + table(session.trials) + "\n")
@@ -729,12 +760,16 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             journal=journal,
             by_hand=by_hand,
             etcd_before=etcd_before,
+            events_before=events_before,
+            holders_before=holders_before,
             admitted_across=across,
             second_env=second_env,
             second_status=second_status,
             bridged=bridged,
             went_back=went_back,
             member_went_back=member_went_back,
+            events_went_back=events_went_back,
+            holders_went_back=holders_went_back,
         )
     finally:
         down = kubeshift(env, "sandbox", "down", timeout=120)

@@ -14,7 +14,6 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -32,6 +31,7 @@ from tests.rehearsal.conftest import (
     SecondOperator,
     events_volumes,
     kubeshift,
+    volume_holders,
 )
 from tests.rehearsal.team import SECOND_OPERATOR
 from tests.support.faults import REPEATABLE, repeated_successes, since_taken_back, table
@@ -471,53 +471,73 @@ def test_nodes_and_workloads_live_in_the_target_vpc(rehearsal: Rehearsal) -> Non
         assert placed and all(node_vpc.get(p.spec.node_name) == target for p in placed)
 
 
-def _host(url: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
-    return ipaddress.ip_address(urlsplit(url).hostname or "")
+def _side(address: str) -> str:
+    """``source`` or ``target``: the network of the stack's a private address is in."""
+    stack = _stack()
+    nets = {
+        "source": stack["kubeshift:cluster"]["network"]["cidr"],
+        "target": stack["kubeshift:migration"]["target_network"]["cidr"],
+    }
+    found = [
+        side
+        for side, cidr in nets.items()
+        if address and ipaddress.ip_address(address) in ipaddress.ip_network(cidr)
+    ]
+    return found[0] if found else f"nowhere ({address or 'no holder'})"
 
 
-def test_etcd_members_moved_under_their_ids_to_the_target_vpc(rehearsal: Rehearsal) -> None:
-    """Each control-plane phase moved one real member: same IDs, every peer URL now at
-    its target address (the sandbox reaches the target VPC on its own loopback range)."""
-    plan = rehearsal.sandbox["etcd"]
-    source, target = (ipaddress.ip_network(r) for r in plan["address_map"].values())
-    before, after = rehearsal.etcd_before, rehearsal.etcd_members()
-    assert len(before) == _stack()["kubeshift:cluster"]["control_plane"]["members"]
-    assert set(after) == set(before)
-    assert all(_host(u) in source for urls in before.values() for u in urls)
-    assert all(_host(u) in target for urls in after.values() for u in urls)
+def test_both_etcd_clusters_kept_their_members_while_the_volumes_followed_them(
+    rehearsal: Rehearsal,
+) -> None:
+    """kops's etcd-manager keeps two etcd clusters, main and events. Each control-plane
+    phase replaced one member's instance; read from etcd itself at the end, both clusters
+    have the same members under the same IDs at the same peer URLs (the members' names:
+    kubeshift wrote none), and from EC2 each member's two volumes, held in the source VPC
+    after ``sandbox up``, are held by a running instance in the target VPC."""
+    members = _stack()["kubeshift:cluster"]["control_plane"]["members"]
+    assert len(rehearsal.etcd_before) == len(rehearsal.events_before) == members
+    assert rehearsal.etcd_members() == rehearsal.etcd_before
+    assert rehearsal.etcd_members(events=True) == rehearsal.events_before
+    before = rehearsal.holders_before
+    after = volume_holders(rehearsal.sandbox)
+    assert sorted(after) == sorted(before) and len(before) == 2 * members
+    assert {v: _side(a) for v, a in before.items()} == dict.fromkeys(before, "source")
+    assert {v: _side(a) for v, a in after.items()} == dict.fromkeys(after, "target")
     records = rehearsal.kubeshift("--stack", STACK, "status", "--json").json()
-    moves = [r for r in records if r["step"] == "after:etcd-peer-url"]
-    forward = [r for r in moves if not r["phase"].startswith("back-from-")]
-    assert len(forward) == len(before) and all("peer URL" in r["message"] for r in moves)
+    assert not [r for r in records if r["step"] == "after:etcd-peer-url"]
+    backs = [r for r in records if r["step"] == "after:etcd-member-back"
+             and not r["phase"].startswith("back-from-")]  # fmt: skip
+    assert len(backs) == members
+    assert all("main etcd" in r["message"] and "events etcd" in r["message"] for r in backs)
 
 
 def test_member_2_went_back_to_the_source_vpc_under_its_id_and_on_again(
     rehearsal: Rehearsal,
 ) -> None:
     """Operator B's ``back --to control-plane-1`` after control-plane-2 moved member 2
-    back the way it came: read from etcd itself right after, the same members under the
-    same IDs, member 1 alone at its target address, member 2 at its source one again
-    (member 3 never left); then B's run moved it to the target VPC once more. The API
-    record went back on the source API load balancer, checked in Route53, and the API
-    probe followed it without a gap longer than its bound."""
-    plan = rehearsal.sandbox["etcd"]
-    source, target = (ipaddress.ip_network(r) for r in plan["address_map"].values())
-    went_back = rehearsal.member_went_back
-    assert went_back is not None and set(went_back) == set(rehearsal.etcd_before)
+    back the way it came: read right after, both etcd clusters had the same members
+    under the same IDs, and member 2's two volumes were held in the source VPC again
+    (member 1's in the target one, member 3's never left); then B's run moved it to the
+    target VPC once more. The API record went back on the source API load balancer,
+    checked in Route53, and the API probe followed it without a gap longer than its
+    bound."""
+    assert rehearsal.member_went_back == rehearsal.etcd_before
+    assert rehearsal.events_went_back == rehearsal.events_before
     records = _records(rehearsal)
-    recorded = records["back-from-control-plane-2/before:record-etcd-member"]
-    moved = recorded["details"]["expectation"]["member_id"]
-    assert all(_host(u) in source for u in went_back[moved]), went_back
-    sides = sorted(
-        "target" if all(_host(u) in target for u in urls) else "source"
-        for urls in went_back.values()
-    )
-    assert sides == ["source", "source", "target"], went_back
-    assert all(_host(u) in target for u in rehearsal.etcd_members()[moved])
+    recorded = records["back-from-control-plane-2/before:record-etcd-member"]["details"]
+    expected = recorded["expectations"]
+    assert (expected["main"]["name"], expected["events"]["name"]) == ("etcd-2", "etcd-events-2")
+    held = rehearsal.holders_went_back
+    assert held is not None
+    sides = {volume: _side(address) for volume, address in held.items()}
+    assert sides == {
+        f"k8s.io/etcd/{etcd}={member}": "target" if member == "1" else "source"
+        for etcd in ("main", "events")
+        for member in ("1", "2", "3")
+    }, held
     for step in ("after:etcd-member-back", "after:api-record-in-route53", "update"):
         assert records[f"back-from-control-plane-2/{step}"]["status"] == "succeeded", step
-    statuses = [e["status"] for e in records["control-plane-2/after:etcd-peer-url"]["executions"]]
-    assert statuses[-2:] == ["undone", "succeeded"], statuses
+    assert records["control-plane-2/after:etcd-member-back"]["status"] == "succeeded"
 
 
 def test_the_cname_api_record_moved_between_load_balancers_and_never_changed_type(

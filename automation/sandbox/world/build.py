@@ -9,12 +9,12 @@ two roles with kops's inline grants (:mod:`.identity`), an instance group per me
 per pool and capacity type, every template booting nodeup, each group's nodeup
 configuration in kops's state store (:mod:`.state_store`), each member's main and events
 etcd volumes (:mod:`.compute`), and its API load balancer and record
-(:mod:`.balancers`). Then what the user adds by hand before adopting, because kubeshift's
-model needs it and kops has no counterpart (:mod:`.prepared`): the members' fixed
-interfaces. kops builds no ingress load balancer and opens its API's to anyone: adoption
-adds kubeshift's ingress load balancer and the rules its stack file asks for beside what
-runs (``automation.adoption.additions``). Nothing of kubeshift's program runs, and
-nothing is recorded anywhere but in moto:
+(:mod:`.balancers`). Nothing is added by hand: the members have no fixed interface
+(etcd-manager names them by DNS; kubeshift's ``control_plane.membership: etcd-manager``),
+and kops builds no ingress load balancer and opens its API's to anyone, so adoption adds
+kubeshift's ingress load balancer and the rules its stack file asks for beside what runs
+(``automation.adoption.additions``). Nothing of kubeshift's program runs, and nothing is
+recorded anywhere but in moto:
 ``kubeshift adopt`` has to find it all, as on a real account.
 """
 
@@ -40,7 +40,6 @@ from automation.sandbox.world.identity import KOPS_POLICY, build_identities
 from automation.sandbox.world.kops import load_balancer_name
 from automation.sandbox.world.model import Built, KopsCluster, kops_cluster
 from automation.sandbox.world.network import build_network
-from automation.sandbox.world.prepared import member_interfaces
 from automation.sandbox.world.state_store import StateStore
 from components.contract import loading as stack_loading
 
@@ -57,8 +56,8 @@ class WorldError(KubeshiftError):
 
 
 def build(values: Mapping[str, Any], aws: Aws) -> list[Built]:
-    """Create the live cluster the stack ``values`` describes in moto, as kops (and the
-    user preparing it for kubeshift) made it; return what was created, in order."""
+    """Create the live cluster the stack ``values`` describes in moto, as kops made it;
+    return what was created, in order."""
     cluster = kops_cluster(stack_loading.load_config(values))
     built: list[Built] = []
     try:
@@ -84,7 +83,6 @@ def _build(aws: Aws, cluster: KopsCluster, built: list[Built]) -> None:
     build_members(aws, cluster, compute, group_ids["masters"], network.private, store)
     build_workers(aws, cluster, compute, group_ids["nodes"], network.private, store)
     built += compute.built
-    built += member_interfaces(aws, cluster, group_ids["masters"], network.private)
 
     spec, zones = cluster.spec, cluster.zones
 
@@ -101,5 +99,5 @@ def _build(aws: Aws, cluster: KopsCluster, built: list[Built]) -> None:
     ))  # fmt: skip
     built += api.built
     built += write_records(aws, cluster, api)
-    # instances launch last, as a cluster's do after the members' fixed addresses are taken
+    # instances launch last, once their groups' load balancers are in place
     launch(aws, compute.members + compute.workers)

@@ -330,7 +330,7 @@ def test_the_first_members_address_is_read_from_an_interface_described_as_its_ow
     assert propose(live, None).cluster["control_plane"]["host_index"] == 10
 
 
-def test_kops_events_etcd_is_noted_and_its_volumes_do_not_size_the_members() -> None:
+def test_kops_etcd_manager_is_proposed_and_the_events_volumes_do_not_size_the_members() -> None:
     live = _live(*(
         _master(f"master-eu-west-1{az}-{n}.masters.shop.k8s.local", f"subnet-prv-{az}")
         for n, az in ((1, "a"), (2, "b"))
@@ -345,11 +345,31 @@ def test_kops_events_etcd_is_noted_and_its_volumes_do_not_size_the_members() -> 
     proposal = propose(live, None)
     plane = proposal.cluster["control_plane"]
     assert (plane["etcd_volume_size"], plane["etcd_volume_type"]) == (20, "gp3")
-    events = [n for n in proposal.notes if "second etcd" in n]
-    assert len(events) == 1 and "2 volume(s) tagged k8s.io/etcd/events" in events[0]
+    assert plane["membership"] == "etcd-manager" and "etcd_names" not in plane
+    noted = [n for n in proposal.notes if "etcd-manager keeps membership" in n]
+    assert len(noted) == 1 and "k8s.io/etcd/events (2)" in noted[0]
 
-    live.volumes = live.volumes[2:]
-    assert not [n for n in propose(live, None).notes if "second etcd" in n]
+    live.volumes = [v for v in live.volumes if "main" not in v["VolumeId"]]
+    plain = propose(live, None)  # no volume etcd-manager claims: static members
+    assert "membership" not in plain.cluster["control_plane"]
+    assert not [n for n in plain.notes if "etcd-manager" in n]
+
+
+def test_etcd_managers_member_names_are_matched_to_members_by_zone() -> None:
+    """kops names etcd members after their zones (a, b): each member's name is the one
+    whose volume sits in its AZ."""
+    live = _live(*(
+        _master(f"master-eu-west-1{az}-{n}.masters.shop.k8s.local", f"subnet-prv-{az}")
+        for n, az in ((1, "a"), (2, "b"))
+    ))  # fmt: skip
+    live.volumes = [
+        {"VolumeId": f"vol-{az}", "Size": 20, "VolumeType": "gp3",
+         "AvailabilityZone": f"eu-west-1{az}", "Tags": _tags(**{"k8s.io/etcd/main": f"{az}/a,b"})}
+        for az in ("b", "a")
+    ]  # fmt: skip
+    proposal = propose(live, None)
+    assert proposal.cluster["control_plane"]["etcd_names"] == ["a", "b"]
+    assert not [p for p in proposal.problems if "etcd" in p]
 
 
 def _balancer(dns_name: str) -> Any:

@@ -130,7 +130,7 @@ def world(moto: MotoServer, testbin: Binaries, tmp_path: Path) -> Iterator[World
         SandboxMember(index=3, name="member-3", source="10.0.1.12", target="10.20.1.12"),
     ]
     address_map = {"10.0.0.0/16": "127.100.0.0/16", "10.20.0.0/16": "127.120.0.0/16"}
-    etcd, plan = start_members(
+    etcd, _, plan = start_members(
         testbin.etcd, tmp_path / "members", SandboxEtcd(members=members, address_map=address_map)
     )
     boots = MemberBoots(ec2, etcd, plan, lambda: _instances(ec2), _user_data(ec2))
@@ -277,3 +277,74 @@ def test_a_member_kubeshift_boots_without_its_member_tag_is_told_by_its_interfac
     events = world.boots.sync()
     assert events[0] == f"member-1: instance {old} stopped running, so did etcd"
     assert events[1].startswith(f"member-1: booted on {new} at 10.20.1.10")
+
+
+def test_etcd_managers_member_claims_both_volumes_and_follows_them_under_its_names(
+    moto: MotoServer, testbin: Binaries, tmp_path: Path
+) -> None:
+    """kops's etcd-manager, as the sandbox plays it: a member's main and events etcd run
+    from its two volumes (claimed by kops's tags in the instance's zone) under the
+    member's names, which stay put; a second instance waits while the first holds them;
+    once it is gone the new one claims both and both etcd members come back under their
+    IDs at the same peer URLs."""
+    ec2 = moto.client("ec2")
+    zone = f"{moto.region}a"
+    subnets = {}
+    for side, cidr in (("source", "10.0.0.0/16"), ("target", "10.20.0.0/16")):
+        vpc = ec2.create_vpc(CidrBlock=cidr)["Vpc"]["VpcId"]
+        subnets[side] = ec2.create_subnet(
+            VpcId=vpc, CidrBlock=cidr.replace("0.0/16", "1.0/24"), AvailabilityZone=zone
+        )["Subnet"]["SubnetId"]
+    volumes = {
+        tag: ec2.create_volume(AvailabilityZone=zone, Size=1, TagSpecifications=[{
+            "ResourceType": "volume", "Tags": [{"Key": tag, "Value": "1/1,2,3"}]}])["VolumeId"]
+        for tag in ("k8s.io/etcd/main", "k8s.io/etcd/events")
+    }  # fmt: skip
+    members = [
+        SandboxMember(index=k, name=f"etcd-{k}", events_name=f"etcd-events-{k}",
+                      source=f"10.0.1.{9 + k}", target=f"10.20.1.{9 + k}")
+        for k in (1, 2, 3)
+    ]  # fmt: skip
+    address_map = {"10.0.0.0/16": "127.100.0.0/16", "10.20.0.0/16": "127.120.0.0/16"}
+    plan = SandboxEtcd(members=members, address_map=address_map, membership="etcd-manager")
+    main, events, plan = start_members(testbin.etcd, tmp_path / "members", plan)
+    assert events is not None
+    boots = MemberBoots(ec2, main, plan, lambda: _instances(ec2), _user_data(ec2), events)
+    nodeup = nodeup_script("master-a-1", "c.k8s.local", role="ControlPlane", config_hash="")
+
+    def launch(side: str) -> str:
+        reply = ec2.run_instances(
+            ImageId=AMI, MinCount=1, MaxCount=1, SubnetId=subnets[side], UserData=nodeup,
+            TagSpecifications=[{"ResourceType": "instance", "Tags": [
+                {"Key": k, "Value": v} for k, v in KOPS_MEMBER.items()]}],
+        )  # fmt: skip
+        return str(reply["Instances"][0]["InstanceId"])
+
+    def holders() -> set[str]:
+        found = ec2.describe_volumes(VolumeIds=list(volumes.values()))["Volumes"]
+        return {a["InstanceId"] for v in found for a in v["Attachments"]}
+
+    def members_of(cluster: EtcdCluster) -> dict[str, tuple[int, tuple[str, ...]]]:
+        with EtcdClient(cluster.endpoints) as client:
+            return {m.name: (m.id, m.peer_urls) for m in client.members()}
+
+    try:
+        before = {"main": members_of(main), "events": members_of(events)}
+        assert before["main"]["etcd-1"][1] == (f"http://127.90.0.1:{plan.peer_port}",)
+        old = launch("source")
+        first = boots.sync()
+        assert first[0].startswith(f"etcd-1: instance {old} holds volumes") and holders() == {old}
+        new = launch("target")
+        assert boots.sync() == [] and holders() == {old}  # never two writers
+        ec2.terminate_instances(InstanceIds=[old])
+        moved = boots.sync()
+        assert moved[0] == f"etcd-1: instance {old} stopped running, so did etcd"
+        assert moved[1].startswith(f"etcd-1: instance {new} holds volumes")
+        assert "started etcd-1 from" in moved[1] and "etcd-events-1 from" in moved[1]
+        assert holders() == {new}
+        for cluster in (main, events):
+            cluster.wait_healthy()
+        assert {"main": members_of(main), "events": members_of(events)} == before
+    finally:
+        main.stop()
+        events.stop()

@@ -238,9 +238,12 @@ def test_write_config_reads_back_every_name_kops_gave(
     clients = AwsClients(AwsAccess(region=REGION))
     proposed = propose_stack(values, tmp_path / "Pulumi.local.yaml", clients)
     assert proposed.proposal.problems == []
-    # kops's events etcd is named, not modelled: kubeshift moves the main one
-    assert [n for n in proposed.proposal.notes if "(3 volume(s) tagged k8s.io/etcd/events" in n]
+    # kops's volumes say etcd-manager keeps membership of a main and an events etcd;
+    # its members are named by their numbers here, so no etcd_names
+    assert [n for n in proposed.proposal.notes if "k8s.io/etcd/events (3)" in n]
     cluster = proposed.values["kubeshift:cluster"]
+    assert cluster["control_plane"]["membership"] == "etcd-manager"
+    assert "etcd_names" not in cluster["control_plane"]
     # with no kubeshift tag to say a pool, kops's instance groups are the pools: one
     # launch template each, its groups the zones and types
     pools = {p["name"]: (p["capacity_types"], p["group_per"]) for p in cluster["worker_pools"]}
