@@ -150,7 +150,13 @@ def rehearsal_config(
             mappings.append("runtime.etcd: the stack's endpoints and TLS -> the sandbox's members")
         runtime["etcd"] = state.etcd.settings().model_dump(mode="json", exclude_defaults=True)
         ranges = ", ".join(f"{vpc} -> {lo}" for vpc, lo in state.etcd.address_map.items())
-        mappings.append(f"etcd members: {len(state.etcd.members)} on loopback ({ranges})")
+        if state.etcd.managed:
+            mappings.append(
+                f"etcd members: {len(state.etcd.members)} main and as many events, as kops's "
+                "etcd-manager runs them, each member's names on a loopback address of its own"
+            )
+        else:
+            mappings.append(f"etcd members: {len(state.etcd.members)} on loopback ({ranges})")
     if state.scenario == "cni-swap":
         mappings += _mirror_settings(runtime, project)
     mappings += _dns_drain_settings(runtime)
