@@ -264,6 +264,28 @@ CASES: list[tuple[str, Callable[[Values], None], str, str]] = [
         "needs group_per type-zone-capacity",
     ),
     (
+        "etcd-names-of-static-members",
+        lambda v: v["kubeshift:cluster"]["control_plane"].update(etcd_names=["a", "b", "c"]),
+        "kubeshift:cluster.control_plane.etcd_names",
+        "set membership: etcd-manager too",
+    ),
+    (
+        "etcd-names-one-short",
+        lambda v: v["kubeshift:cluster"]["control_plane"].update(
+            membership="etcd-manager", etcd_names=["a", "b"]
+        ),
+        "kubeshift:cluster.control_plane.etcd_names",
+        "different names, one per member",
+    ),
+    (
+        "etcd-name-not-in-dns",
+        lambda v: v["kubeshift:cluster"]["control_plane"].update(
+            membership="etcd-manager", etcd_names=["a", "b", "C_3"]
+        ),
+        "kubeshift:cluster.control_plane.etcd_names",
+        "end up in DNS names",
+    ),
+    (
         "member-az-not-in-target",
         _set("kubeshift:migration.target_network.azs", ["us-west-2a", "us-west-2c"]),
         "kubeshift:cluster.control_plane.azs",
