@@ -4,11 +4,15 @@ Run on demand (not in CI's timed path; about 35 minutes on 2 cores):
 
     .venv/bin/python benchmarks/example_at_scale.py                  # 3000 pods in 60 apps
     .venv/bin/python benchmarks/example_at_scale.py --deployments 10 --replicas 20   # a look
+    .venv/bin/python benchmarks/example_at_scale.py --built-by terraform-modules   # seed 001's
 
 Needs the testbin cache (``scripts/testbin``). Through the console script, as a user:
 
 1. ``kubeshift sandbox up``: the 72-ASG cluster built as kops would have (about 192
-   workers, 3 members), its Nodes Ready.
+   workers, 3 members running etcd-manager's main and events etcd), its Nodes Ready;
+   with ``--built-by terraform-modules``, as seed 001's modules built it (72 worker
+   groups, 3 static members), released after adoption by the ``terraform state rm``
+   commands adopt prints.
 2. The fleet: ``--deployments`` Deployments of ``--replicas`` pause pods on the workers,
    each with a PodDisruptionBudget (maxUnavailable 1) and a Service; pods turn Ready
    ``--ready-delay`` after they start (kwok), so every replacement costs that long.
@@ -84,6 +88,7 @@ from benchmarks.deletes import DELETERS, delete_at_once  # noqa: E402
 from benchmarks.drain import EndPoint, EndPointMissed, lower_bound  # noqa: E402
 from benchmarks.faults import preview_scope, take_proposal  # noqa: E402
 from components.contract.loading import load_config, load_stack_file  # noqa: E402
+from tests.support.terraform_cli import run_state_rm_commands  # noqa: E402
 from tests.support.user_env import aimed_at_sandbox, user_environment  # noqa: E402
 from tests.support.workloads import PAUSE_IMAGE  # noqa: E402
 
@@ -467,6 +472,11 @@ def main() -> None:
         "--preview-scope", choices=("judged", "verify", "full"), default="judged",
         help="kubeshift:runtime.preview_scope of the run (the sandbox alone maps verify)",
     )  # fmt: skip
+    parser.add_argument(
+        "--built-by", choices=("kops", "terraform-modules"), default="kops",
+        help="the world: kops's (etcd-manager members) or seed 001's Terraform modules' "
+        "(static members; released by `terraform state rm` of what adopt names)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     if not 0 <= args.ceiling_share < 1:
@@ -481,7 +491,9 @@ def main() -> None:
     compared = True
     print(f"stack {stack}, load avg {os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus", flush=True)
     try:
-        stages["sandbox up"], _ = kubeshift(env, "--stack", stack, "sandbox", "up")
+        stages["sandbox up"], _ = kubeshift(
+            env, "--stack", stack, "sandbox", "up", "--built-by", args.built_by
+        )
         env = aimed_at_sandbox(env, kubeshift(env, "sandbox", "env")[1])
         log(f"sandbox up in {stages['sandbox up']:.0f}s")
         _, text = kubeshift(env, "sandbox", "status", "--json")
@@ -504,10 +516,18 @@ def main() -> None:
         take_proposal(
             proposal, state / "sandbox" / "workspace" / "stacks" / f"Pulumi.{stack}.yaml", stack
         )
-        stages["adopt --yes --keep-live"], _ = kubeshift(
-            env, "--stack", stack, "adopt", "--yes", "--keep-live"
+        stages["adopt --yes --keep-live"], adopted = kubeshift(
+            env, "--stack", stack, "--json", "adopt", "--yes", "--keep-live"
         )
-        stages["release --yes"], _ = kubeshift(env, "--stack", stack, "release", "--yes")
+        if args.built_by == "terraform-modules":  # the user's `terraform state rm`
+            began = time.perf_counter()
+            released = run_state_rm_commands(
+                state / "sandbox" / "terraform.tfstate", json.loads(adopted)["terraform_release"]
+            )
+            stages["terraform state rm"] = time.perf_counter() - began
+            log(f"terraform state rm of {released} addresses adopt named")
+        else:
+            stages["release --yes"], _ = kubeshift(env, "--stack", stack, "release", "--yes")
         log(f"adopted in {stages['adopt --yes --keep-live']:.0f}s; running")
         if args.ceiling_share:
             stages["run --yes --to ingress-move"], memory = timed_run(
