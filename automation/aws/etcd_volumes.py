@@ -20,6 +20,7 @@ from automation.core.errors import from_client_error
 
 if TYPE_CHECKING:
     from mypy_boto3_ec2 import EC2Client
+    from mypy_boto3_ec2.type_defs import VolumeTypeDef
 
 MAIN_VOLUME_TAG = "k8s.io/etcd/main"
 EVENTS_VOLUME_TAG = "k8s.io/etcd/events"
@@ -65,12 +66,12 @@ def member_volumes(ec2: EC2Client, *, cluster: str, member: str) -> tuple[Member
     )  # fmt: skip
 
 
-def _volumes(ec2: EC2Client, tag: str) -> Iterable[dict]:  # type: ignore[type-arg]
+def _volumes(ec2: EC2Client, tag: str) -> Iterable[VolumeTypeDef]:
     try:
         for page in ec2.get_paginator("describe_volumes").paginate(
             Filters=[{"Name": "tag-key", "Values": [tag]}]
         ):
-            yield from page.get("Volumes", [])  # type: ignore[misc]
+            yield from page.get("Volumes", [])
     except ClientError as exc:
         raise from_client_error(exc, f"list volumes tagged {tag}") from exc
 

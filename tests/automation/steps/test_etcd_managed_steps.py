@@ -246,3 +246,27 @@ def test_without_the_events_endpoints_the_steps_refuse_in_one_sentence(stage: St
         steps.quorum_kept(bare)
     with pytest.raises(PreconditionFailed, match="no etcd-manager record"):
         steps.members_back(stage.ctx(1))
+
+
+def test_the_api_probe_finds_etcd_managers_member_by_the_volume_its_instance_holds(
+    stage: Stage,
+) -> None:
+    """Where the API record reaches an instance, the probe asks the etcd member whose
+    main volume that instance holds (through the endpoints: its names do not resolve
+    here); an instance holding none, or whose member is down, does not count."""
+    from automation.aws.etcd_volumes import member_at
+    from automation.steps.api_probe import managed_member_answers
+
+    ec2 = stage.aws.ec2
+    holder = stage.holders[2]
+    reply = ec2.describe_instances(InstanceIds=[holder])
+    address = reply["Reservations"][0]["Instances"][0]["PrivateIpAddress"]
+    assert member_at(ec2, address) == "2"
+    assert managed_member_answers(stage.aws, stage.settings, address)
+    stranger = stage.launch(1, "source")
+    reply = ec2.describe_instances(InstanceIds=[stranger])
+    other = reply["Reservations"][0]["Instances"][0]["PrivateIpAddress"]
+    assert member_at(ec2, other) is None
+    assert not managed_member_answers(stage.aws, stage.settings, other)
+    stage.etcd["main"].stop_member("etcd-2")
+    assert not managed_member_answers(stage.aws, stage.settings, address)
