@@ -28,6 +28,7 @@ from automation.core.errors import UserError
 from automation.engine.property_paths import UNKNOWN_SHOWN, top_level
 from components.contract.cluster_models import KeptInput
 from components.contract.kept_file import KEPT_KEY as KEPT_FILE_KEY
+from components.contract.kept_file import SECTIONS, SPLIT_AT, config_env_bytes, kept_file_name
 from components.contract.keys import CLUSTER_KEY
 
 KEPT_KEY = "kept_inputs"
@@ -85,7 +86,9 @@ def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> Path:
     """Add ``kept`` under ``kept_inputs`` and return the file written: the kept file the
     stack file at ``path`` names (``kubeshift:kept``: there the values leave the stack's
     config, which Pulumi hands the program in one bounded environment string), else the
-    stack file's ``kubeshift:cluster``. The rest of the file stays as it is, comments
+    stack file's ``kubeshift:cluster``; where that would take the config past what a
+    proposal keeps in the stack file, the kept sections move to a new kept file beside
+    it, named there (:func:`_set_aside`). The rest of the file stays as it is, comments
     included."""
     yaml, document = _load(path)
     config = document.get("config") if isinstance(document, CommentedMap) else None
@@ -105,6 +108,39 @@ def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> Path:
         entry = block.setdefault(name, CommentedMap())
         for attribute, value in found.items():
             entry[attribute] = value.model_dump(mode="json")
+    if target == path and config_env_bytes(config) > SPLIT_AT:
+        aside = _set_aside(path, config, cluster)
+        _dump(yaml, document, path)
+        return aside
+    _dump(yaml, document, target)
+    return target
+
+
+def _set_aside(path: Path, config: CommentedMap, cluster: CommentedMap) -> Path:
+    """Move the cluster block's kept sections to a new kept file beside the stack file
+    at ``path`` and name it in ``kubeshift:kept``, as ``--write-config`` does for a large
+    cluster's proposal: Pulumi hands the program the whole config in one environment
+    string, which Linux bounds (``components/contract/kept_file.py``)."""
+    stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+    aside = path.with_name(kept_file_name(stack))
+    if aside.exists():
+        raise UserError(
+            f"The kept values would take {path.name} past what Pulumi can hand its program, "
+            f"and {aside.name} already exists beside it; name it in {KEPT_FILE_KEY} or move it."
+        )
+    sections = CommentedMap()
+    for name in SECTIONS:
+        if name in cluster:
+            sections[name] = cluster.pop(name)
+    config[KEPT_FILE_KEY] = aside.name
+    writer = YAML()
+    writer.width = 100
+    _dump(writer, sections, aside)
+    return aside
+
+
+def _dump(yaml: YAML, document: object, target: Path) -> None:
+    """Write ``document`` to ``target`` through a temporary file beside it."""
     temporary = target.with_name(f".{target.name}.kept")
     try:
         with temporary.open("w") as stream:
@@ -112,7 +148,6 @@ def write(path: Path, kept: Mapping[str, Mapping[str, KeptInput]]) -> Path:
         temporary.replace(target)
     except OSError as exc:
         raise UserError(f"Cannot write {target} ({exc.strerror}).") from None
-    return target
 
 
 def _load(path: Path) -> tuple[YAML, object]:

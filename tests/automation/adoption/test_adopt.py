@@ -303,3 +303,44 @@ def test_what_could_not_be_kept_safely_is_not() -> None:
     assert keepable([replaced.model_copy(update={"replaces": False})]) == {
         NAME: {"cidrBlock": KeptInput(live="10.1.0.0/16", declared="10.0.0.0/16")}
     }
+
+
+def test_kept_live_values_that_would_overflow_the_config_set_the_kept_sections_aside(
+    tmp_path: Path,
+) -> None:
+    """A stack file whose proposal stayed just under the size a kept file is made for
+    (seed 001's 75 groups: 55 kB) would pass Linux's bound on one environment string
+    once ``--keep-live`` adds its values, and Pulumi could not start the program
+    (``argument list too long``): the kept sections move to a kept file beside it."""
+    import yaml
+
+    from automation.adoption.kept_inputs import write
+    from automation.core.errors import UserError
+    from components.contract.cluster_models import KeptInput
+    from components.contract.kept_file import SPLIT_AT, config_env_bytes, merge, resolve
+
+    stack_file = tmp_path / "Pulumi.big.yaml"
+    scripts = {f"big-workers-{n}": "#!/bin/bash\n" + "x" * 2000 for n in range(30)}
+    stack_file.write_text(yaml.safe_dump({"config": {
+        "aws:region": "us-east-1",
+        "kubeshift:cluster": {"name": "big", "user_data": scripts, "names": {"a": "b"}},
+    }}))  # fmt: skip
+    assert config_env_bytes(yaml.safe_load(stack_file.read_text())["config"]) < SPLIT_AT
+    kept = {f"big-workers-{n}": {"maxSize": KeptInput(live=9, declared=3)} for n in range(30)}
+    kept["filler"] = {"description": KeptInput(live="y" * SPLIT_AT, declared="")}
+
+    written = write(stack_file, kept)
+
+    assert written == tmp_path / "Pulumi.big.kept.yaml"
+    config = yaml.safe_load(stack_file.read_text())["config"]
+    assert config["kubeshift:kept"] == "Pulumi.big.kept.yaml"
+    assert config["kubeshift:cluster"] == {"name": "big"}
+    assert config_env_bytes(config) < SPLIT_AT
+    aside = yaml.safe_load(written.read_text())
+    assert sorted(aside) == ["kept_inputs", "names", "user_data"]
+    merged = merge(resolve(config, tmp_path), "kubeshift:cluster")["kubeshift:cluster"]
+    assert merged["user_data"] == scripts and len(merged["kept_inputs"]) == 31
+    with pytest.raises(UserError, match="already exists beside it"):
+        stack_file.write_text(yaml.safe_dump({"config": {
+            "kubeshift:cluster": {"name": "big", "user_data": scripts}}}))  # fmt: skip
+        write(stack_file, kept)
