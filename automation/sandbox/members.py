@@ -16,6 +16,12 @@ and starts the member from that volume's data at the interface's address. When t
 instance stops running, its member stops with it. A volume's data is a directory kept
 by volume ID, so a member moved to a new instance keeps its ID; a volume the sandbox
 has never seen starts empty, as a lost volume would.
+
+Where kops's etcd-manager keeps membership (the kops world: ``SandboxEtcd.managed``),
+each member runs a main and an events etcd under its names, which do not move: a member
+instance nodeup boots claims both of the member's volumes by kops's tags in its zone
+(never while another running instance holds one) and runs each etcd from its volume's
+data, with no interface to attach (:meth:`MemberBoots._boot_managed`).
 """
 
 from __future__ import annotations
