@@ -204,10 +204,12 @@ class MemberBoots:
             started = []
             for (cluster, name), volume in zip(self._processes(member), volumes, strict=True):
                 process = cluster.members[name]
-                if process.running() and self.volumes.setdefault(volume, process.data_dir) == (
+                # still running from this volume's data (the instance it first ran on)
+                if process.running() and self.volumes.get(volume, process.data_dir) == (
                     process.data_dir
                 ):
-                    continue  # the instance it first ran on: already up from this volume
+                    self.volumes[volume] = process.data_dir
+                    continue
                 process.stop()
                 process.data_dir = self.volumes.setdefault(
                     volume, self._etcd.workdir / "volumes" / volume

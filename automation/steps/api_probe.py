@@ -101,12 +101,16 @@ def through_record(
         name=record_name(route53, zone_id, api_record),
     )
 
+    members: dict[str, str] = {}
+    """Address -> etcd-manager's member its instance holds the volume of, once found: an
+    instance keeps its address and its volumes while the record reaches it."""
+
     def check() -> str | None:
         serving = reader.serving()
         if not serving.addresses:
             return f"the API record reaches no member: {serving.answer}"
         if etcd is not None and not any(
-            managed_member_answers(aws, etcd, a) if managed else member_answers(etcd, a)
+            managed_member_answers(aws, etcd, a, members) if managed else member_answers(etcd, a)
             for a in serving.addresses
         ):
             at = ", ".join(serving.addresses)
@@ -127,14 +131,19 @@ def member_answers(etcd: EtcdSettings, address: str) -> bool:
     return True
 
 
-def managed_member_answers(aws: AwsClients, etcd: EtcdSettings, address: str) -> bool:
+def managed_member_answers(
+    aws: AwsClients, etcd: EtcdSettings, address: str, known: dict[str, str] | None = None
+) -> bool:
     """etcd-manager's main etcd member on the instance at ``address`` answers its status
-    request (its members are reached by name, through ``etcd.endpoints``)."""
+    request (its members are reached by name, through ``etcd.endpoints``); ``known``
+    keeps the members found by address, so EC2 is asked once per address."""
     from automation.aws.etcd_volumes import member_at
 
-    name = member_at(aws.ec2, address)
+    known = {} if known is None else known
+    name = known.get(address) or member_at(aws.ec2, address)
     if name is None or not etcd.endpoints:
         return False
+    known[address] = name
     with etcd.client(etcd.endpoints) as client:
         try:
             member = next((m for m in client.members() if m.name == f"etcd-{name}"), None)

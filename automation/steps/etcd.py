@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from ipaddress import IPv4Network
+from typing import Any
 
 from automation.config.etcd_settings import EtcdSettings
 from automation.core.errors import PreconditionFailed
@@ -159,16 +160,22 @@ def _target_network(ctx: HookContext) -> IPv4Network:
     return target.cidr
 
 
-def expectation(ctx: HookContext) -> MoveExpectation:
-    """The record ``record-etcd-member`` left in the journal before the update."""
+def recorded_before(ctx: HookContext, key: str, what: str = "etcd") -> Any:
+    """``key`` of what ``record-etcd-member`` left in the journal before the update; one
+    sentence naming the command that records it when it is not there."""
     recorded = ctx.recorded(f"before:{RECORD_STEP}")
-    if not recorded or "expectation" not in recorded:
+    if not recorded or key not in recorded:
         raise PreconditionFailed(
-            f"The journal holds no etcd record of phase '{ctx.phase}' from before its update "
+            f"The journal holds no {what} record of phase '{ctx.phase}' from before its update "
             f"(step before:{RECORD_STEP}); run `kubeshift --stack {ctx.stack} hooks "
             f"{ctx.phase} --before` on the machine that keeps the journal."
         )
-    return MoveExpectation.model_validate(recorded["expectation"])
+    return recorded[key]
+
+
+def expectation(ctx: HookContext) -> MoveExpectation:
+    """The record ``record-etcd-member`` left in the journal before the update."""
+    return MoveExpectation.model_validate(recorded_before(ctx, "expectation"))
 
 
 def move_peer_url(ctx: HookContext) -> HookResult:

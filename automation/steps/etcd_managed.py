@@ -34,7 +34,7 @@ from automation.etcd.moves import MoveExpectation, expect_move, member_back, rea
 from automation.etcd.observe import ClusterView, observe
 from automation.model.context import HookContext
 from automation.model.phase import HookResult
-from automation.steps.etcd import RECORD_STEP, going_back, moving_member, settings
+from automation.steps.etcd import going_back, moving_member, recorded_before, settings
 from components.contract.placement import etcd_manager_name
 
 CLUSTERS = tuple(VOLUME_TAGS)
@@ -119,14 +119,8 @@ def record_members(ctx: HookContext) -> HookResult:
 
 def expectations(ctx: HookContext) -> dict[str, MoveExpectation]:
     """The records ``record-etcd-member`` left in the journal before the update."""
-    recorded = ctx.recorded(f"before:{RECORD_STEP}")
-    if not recorded or "expectations" not in recorded:
-        raise PreconditionFailed(
-            f"The journal holds no etcd-manager record of phase '{ctx.phase}' from before "
-            f"its update (step before:{RECORD_STEP}); run `kubeshift --stack {ctx.stack} "
-            f"hooks {ctx.phase} --before` on the machine that keeps the journal."
-        )
-    return {c: MoveExpectation.model_validate(e) for c, e in recorded["expectations"].items()}
+    recorded = recorded_before(ctx, "expectations", "etcd-manager")
+    return {c: MoveExpectation.model_validate(e) for c, e in recorded.items()}
 
 
 def members_back(ctx: HookContext) -> Pending:

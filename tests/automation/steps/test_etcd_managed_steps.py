@@ -205,6 +205,7 @@ def test_events_quorum_refuses_a_second_member_while_the_first_is_not_back(
 ) -> None:
     """The wrong order: member 1's events etcd is not back yet. The main etcd alone would
     let member 2 go; the events etcd would lose quorum, and the gate names it."""
+    eventually("both clusters settled", lambda: steps.quorum_kept(stage.ctx(2)), until=done)
     stage.etcd["events"].stop_member("etcd-events-1")
     waited = steps.quorum_kept(stage.ctx(2))
     assert not waited.done
@@ -262,7 +263,9 @@ def test_the_api_probe_finds_etcd_managers_member_by_the_volume_its_instance_hol
     reply = ec2.describe_instances(InstanceIds=[holder])
     address = reply["Reservations"][0]["Instances"][0]["PrivateIpAddress"]
     assert member_at(ec2, address) == "2"
-    assert managed_member_answers(stage.aws, stage.settings, address)
+    known: dict[str, str] = {}
+    assert managed_member_answers(stage.aws, stage.settings, address, known)
+    assert known == {address: "2"}  # found once: the next poll asks etcd alone
     stranger = stage.launch(1, "source")
     reply = ec2.describe_instances(InstanceIds=[stranger])
     other = reply["Reservations"][0]["Instances"][0]["PrivateIpAddress"]
